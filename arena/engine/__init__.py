@@ -1,0 +1,33 @@
+"""The pure Mafia rules engine: rules, state, events, requests and the one view function. No I/O, no clock."""
+
+from arena.engine.decisions import Decision, IllegalDecision, Kind, Request, SpeechKind
+from arena.engine.events import Event, EventType, Phase, Vis
+from arena.engine.game import Game, Input, Winner
+from arena.engine.roles import Role, Team
+from arena.engine.ruleset import PRESETS, RulesError, RuleSet, load_rules
+from arena.engine.view import MODERATOR, Observation, view, visible_events
+
+__all__ = [
+    "MODERATOR",
+    "PRESETS",
+    "Decision",
+    "Event",
+    "EventType",
+    "Game",
+    "IllegalDecision",
+    "Input",
+    "Kind",
+    "Observation",
+    "Phase",
+    "Request",
+    "Role",
+    "RuleSet",
+    "RulesError",
+    "SpeechKind",
+    "Team",
+    "Vis",
+    "Winner",
+    "load_rules",
+    "view",
+    "visible_events",
+]

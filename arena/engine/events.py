@@ -1,0 +1,112 @@
+"""Events: every state change the engine makes, each tagged at the source with who may see it.
+
+One wide, frozen event type keeps filtering, rendering and serialising uniform; `docs/transcripts.md` lists the
+fields each `type` uses. `visible_to` is the single visibility predicate; `view.py` is its only caller inside the
+engine, and every renderer and prompt goes through `view`.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Vis(StrEnum):
+    PUBLIC = "public"  # every seat
+    BLACK = "black"  # the black team (seats listed in `to`, fixed at the deal)
+    SEATS = "seats"  # the seats listed in `to`
+    MODERATOR = "moderator"  # no seat; the judge and the god view only
+
+
+class Phase(StrEnum):
+    SETUP = "setup"
+    NIGHT = "night"
+    DAY = "day"
+    END = "end"
+
+
+class EventType(StrEnum):
+    GAME_STARTED = "game_started"  # public: value=rules name, count=players
+    ROLES_DEALT = "roles_dealt"  # moderator: roles=all roles by seat, value="seed" or "fixed" (the chance event)
+    ROLE_ASSIGNED = "role_assigned"  # seats{seat}: seat, value=role
+    BLACK_TEAM = "black_team"  # black: seats=black seats, target=don
+    WOKE_TO_BE_SEEN = "woke_to_be_seen"  # moderator: seat, value=role (R2.3 no-op)
+    SIDE_CHOSEN = "side_chosen"  # seats{maniac}: seat, value=independent|mafia_ally
+    BLACK_MESSAGE = "black_message"  # black: seat, text
+    KILL_ORDER = "kill_order"  # black: seat=don, seats=order
+    PHASE_STARTED = "phase_started"  # public: phase, day
+    SPEECH = "speech"  # public: seat, text, value=speech kind
+    SPEECH_TRUNCATED = "speech_truncated"  # public: seat, count=words spoken, limit in `seats`? no: value=limit
+    NOMINATED = "nominated"  # public: seat=by, target
+    NOMINATION_REJECTED = "nomination_rejected"  # public: seat, target, value=reason
+    NOMINATION_IGNORED = "nomination_ignored"  # public: seat, target, value=reason
+    EXTRA_REQUESTED = "extra_requested"  # public: seat raised a hand for the extra word
+    VOTING_STARTED = "voting_started"  # public: seats=candidates, value=round kind
+    VOTE_CAST = "vote_cast"  # public: seat, target (None=abstain / lift no), value=yes|no|default|abstain
+    VOTES_COUNTED = "votes_counted"  # public: seats=candidates, counts
+    NO_VOTE = "no_vote"  # public: value=reason
+    TIE = "tie"  # public: seats=tied
+    LIFT_RESULT = "lift_result"  # public: seats=tied, count=yes votes, value=passed|failed|not_held_*
+    ACQUITTED = "acquitted"  # public: seat
+    ELIMINATED = "eliminated"  # public: seat, value=voted|lifted|single_nominee|justification|killed|removed
+    CARD_REVEALED = "card_revealed"  # public: seat, value=role
+    SHOT = "shot"  # seats{shooter} (blind) or black (eyes open): seat, target (None: no shot)
+    MAFIA_RESULT = "mafia_result"  # moderator: target (None: miss), value=reason
+    MAFIA_MISS_ANNOUNCED = "mafia_miss_announced"  # public (club, at once)
+    DON_CHECK = "don_check"  # seats{don}: seat, target, value=sheriff|not_sheriff
+    SHERIFF_CHECK = "sheriff_check"  # seats{sheriff}: seat, target, value=black|red|yes|no
+    SHERIFF_SHOT = "sheriff_shot"  # seats{sheriff}: seat, target
+    MANIAC_KILL = "maniac_kill"  # seats{maniac}: seat, target (None: nobody)
+    STRETCHERS = "stretchers"  # seats{doctor}: seats=victims shown to the doctor
+    HEAL = "heal"  # seats{doctor}: seat, target (the pick); value=saved|arms_crossed|none
+    SAVE_RESULT = "save_result"  # moderator: target=actually saved
+    VISIT = "visit"  # seats{lover}: seat, target
+    BLOCKED = "blocked"  # seats{blocked seat}: crossed arms
+    MORNING = "morning"  # public: seats=deaths, value=announcement
+    BEST_MOVE = "best_move"  # public: seat, seats
+    FOUL = "foul"  # public: seat, count=fouls now, value=reason
+    VOTE_LOST = "vote_lost"  # public: seat lost the right to vote (aurora warnings)
+    SPEECH_FORFEITED = "speech_forfeited"  # public: seat
+    REMOVED = "removed"  # public: seat, value=reason
+    VOTE_CANCELLED = "vote_cancelled"  # public: day (the day whose vote is not held)
+    ACTION_REJECTED = "action_rejected"  # seats{seat}: value=reason (a re-ask)
+    DEFAULT_APPLIED = "default_applied"  # seats{seat}: value=reason
+    GAME_ENDED = "game_ended"  # public: value=winner (town|mafia|maniac|draw), text=reason
+
+
+class Event(BaseModel):
+    """One thing that happened. `seq` is its index in the game's event list."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    seq: int
+    day: int
+    phase: Phase
+    type: EventType
+    vis: Vis
+    to: tuple[int, ...] = ()
+    seat: int | None = None
+    target: int | None = None
+    seats: tuple[int, ...] = ()
+    counts: tuple[int, ...] = ()
+    roles: tuple[str, ...] = ()
+    count: int | None = None
+    value: str | None = None
+    text: str | None = None
+
+    def visible_to(self, seat: int) -> bool:
+        """The one visibility rule: public to all, moderator to none, otherwise the listed seats."""
+        if self.vis is Vis.PUBLIC:
+            return True
+        if self.vis is Vis.MODERATOR:
+            return False
+        return seat in self.to
+
+    def audience(self, players: int) -> tuple[int, ...] | range:
+        """Every seat for which `visible_to` holds: the same rule, enumerated (used to index views as events come)."""
+        if self.vis is Vis.PUBLIC:
+            return range(1, players + 1)
+        if self.vis is Vis.MODERATOR:
+            return ()
+        return self.to

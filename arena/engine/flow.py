@@ -1,0 +1,212 @@
+"""The phase machine: Night 0, then Day k and Night k until a win or a draw (RULES.md §1).
+
+Written as one generator so that the order of the rules reads top to bottom: every `yield` hands a batch of requests
+to the driver in `game.py` and receives the answers. Voting lives in `voting.py`, the night in `night.py`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from arena.engine.decisions import Decision, Kind, Request, SpeechKind
+from arena.engine.events import EventType, Phase, Vis
+from arena.engine.roles import Role
+
+if TYPE_CHECKING:
+    from arena.engine.game import Answers, Flow, Game
+
+
+def run(g: Game) -> Flow:
+    g.emit(EventType.GAME_STARTED, value=g.rules.name, count=g.n)
+    g.emit(EventType.ROLES_DEALT, Vis.MODERATOR, roles=tuple(r.value for r in g.roles[1:]), value=g._deal_source)
+    for s in g.seats():
+        g.emit(EventType.ROLE_ASSIGNED, Vis.SEATS, (s,), seat=s, value=g.roles[s].value)
+    don = g.seat_of(Role.DON) if g.rules.count(Role.DON) else 0
+    g.emit(EventType.BLACK_TEAM, Vis.BLACK, seats=g.black, target=don or None)
+    from arena.engine.night import night, night0
+
+    yield from night0(g)
+    day = 1
+    while True:
+        yield from day_flow(g, day)
+        yield from night(g, day)
+        day += 1
+
+
+def speech_request(
+    g: Game, seat: int, kind: SpeechKind, seconds: int, may_nominate: bool = False, may_request_extra: bool = False
+) -> Request:
+    options = tuple(s for s in g.living() if s != seat or g.rules.nominations.self_allowed) if may_nominate else ()
+    return Request(
+        seat=seat,
+        kind=Kind.SPEECH,
+        options=(),
+        allow_none=False,
+        max_words=g.words(seconds),
+        speech=kind,
+        may_nominate=may_nominate,
+        nominate_options=options,
+        may_request_extra=may_request_extra,
+        candidate=None,
+        subject=None,
+        candidates=(),
+        max_targets=0,
+        may_set_order=False,
+        actions=(),
+        choices=(),
+        default=_EMPTY,
+    )
+
+
+_EMPTY = Decision()
+
+
+def say(g: Game, seat: int, decision: Decision | None, kind: SpeechKind, max_words: int) -> None:
+    """Record a speech: cut it at the budget (R3.4) and give a foul for forbidden words (R9.7)."""
+    text = decision.text if decision is not None else ""
+    words = text.split()
+    if kind is SpeechKind.NOMINATE_ONLY and len(words) > max_words:  # R4.6: a few words to nominate, not a speech
+        words = words[:max_words]
+        text = " ".join(words)
+    if len(words) > max_words:
+        text = " ".join(words[:max_words])
+        g.emit(EventType.SPEECH_TRUNCATED, seat=seat, count=len(words), value=str(max_words))
+        if g.rules.speech.overlong == "truncate_and_foul" and g.alive[seat]:
+            g._foul(seat, "overlong_speech")
+    g.emit(EventType.SPEECH, seat=seat, text=text, value=kind.value)
+    _forbidden_content(g, seat, text)
+
+
+def _forbidden_content(g: Game, seat: int, text: str) -> None:
+    mode = g.rules.fouls.forbidden_content
+    if mode == "off" or not text or not g.alive[seat]:
+        return
+    low = text.lower()
+    for phrases in g.rules.forbidden_words.values():
+        for phrase in phrases:
+            if phrase in low:
+                if mode == "removal":
+                    g._remove(seat, "forbidden_content")
+                else:
+                    g._foul(seat, "forbidden_content")
+                return
+
+
+def one_speech(g: Game, seat: int, kind: SpeechKind, seconds: int) -> Flow:
+    """A speech with no nomination right: last words, popil, justification, intro, extra."""
+    if seconds <= 0:
+        return
+    request = speech_request(g, seat, kind, seconds)
+    answers: Answers = yield {seat: request}
+    say(g, seat, answers.get(seat), kind, request.max_words)
+
+
+def last_words(g: Game, seats: list[int], seconds: int) -> Flow:
+    for seat in seats:
+        yield from one_speech(g, seat, SpeechKind.LAST_WORD, seconds)
+
+
+def regular_speech(g: Game, seat: int, extras: list[int]) -> Flow:
+    rules = g.rules
+    kind, seconds = SpeechKind.REGULAR, rules.speech.regular_s
+    if seat in g.forfeit_pending:
+        g.forfeit_pending.discard(seat)
+        if len(g.living()) <= rules.fouls.short_speech_if_alive_le:
+            kind, seconds = SpeechKind.SHORT, rules.speech.short_speech_s
+        else:
+            g.emit(EventType.SPEECH_FORFEITED, seat=seat)
+            kind, seconds = SpeechKind.NOMINATE_ONLY, rules.speech.nominate_only_s
+    may_nominate = (
+        rules.nominations.enabled and seat not in g.nominators and (g.day > 1 or rules.nominations.day1_allowed)
+    )
+    may_extra = rules.speech.extra_s > 0
+    request = speech_request(g, seat, kind, seconds, may_nominate, may_extra)
+    answers = yield {seat: request}
+    decision = answers.get(seat)
+    if decision is None:
+        return
+    say(g, seat, decision, kind, request.max_words)
+    for target in decision.nominate:
+        _nominate(g, seat, target)
+    if decision.extra and g.alive[seat]:
+        g.emit(EventType.EXTRA_REQUESTED, seat=seat)
+        extras.append(seat)
+
+
+def _nominate(g: Game, seat: int, target: int) -> None:
+    """R4.1–R4.4: one accepted nomination per player per day; an already-nominated name is not accepted."""
+    if seat in g.nominators:
+        g.emit(EventType.NOMINATION_IGNORED, seat=seat, target=target, value="one_per_day")
+    elif g.day in g.cancelled_days:
+        g.emit(EventType.NOMINATION_IGNORED, seat=seat, target=target, value="vote_cancelled")
+    elif target in g.nominees:
+        g.emit(EventType.NOMINATION_REJECTED, seat=seat, target=target, value="already_nominated")
+    else:
+        g.nominees.append(target)
+        g.nominators.add(seat)
+        g.emit(EventType.NOMINATED, seat=seat, target=target)
+
+
+def _morning(g: Game) -> Flow:
+    """R3.1–R3.2, R8.8, P30: the announcement, cards, then the night victims' last words; then a decided win."""
+    style = g.rules.night.morning
+    deaths = g.morning_deaths
+    if deaths:
+        value = "killed"
+    elif style == "killed_or_missed":
+        value = "missed"
+    elif style == "deaths_or_everyone_woke":
+        value = "everyone_woke"
+    else:
+        value = "nobody_killed"
+    g.emit(EventType.MORNING, seats=tuple(deaths), value=value)
+    if g.morning_lover_miss:
+        g.emit(EventType.MAFIA_MISS_ANNOUNCED, value="lover")
+    for seat in deaths:
+        g.announce_departure(seat, "killed")
+    for seat in list(g.night_last_words):
+        g.speaking_night_last_word = seat
+        yield from one_speech(g, seat, SpeechKind.LAST_WORD, g.rules.speech.last_word_night_s)
+        g.speaking_night_last_word = 0
+    g.night_last_words = []
+    g.morning_deaths = []
+    g.morning_lover_miss = False
+    if g.pending_winner is not None:
+        g.finish(g.pending_winner, "night kill")
+
+
+def _next_opener(g: Game, day: int) -> int:
+    if day == 1 or g.opener == 0:
+        return g.rules.opener.day1
+    order = [((g.opener + i) % g.n) + 1 for i in range(g.n)]  # clockwise after the previous opener
+    return next(s for s in order if g.alive[s])
+
+
+def day_flow(g: Game, day: int) -> Flow:
+    from arena.engine.voting import day_vote
+
+    g.day = day
+    g.phase = Phase.DAY
+    g.nominees = []
+    g.nominators = set()
+    g.vote_settled = False
+    g.leaving_today = set()
+    g.emit(EventType.PHASE_STARTED, value="day")
+    if day > 1:
+        yield from _morning(g)
+    g.opener = _next_opener(g, day)
+    speakers = g.clockwise_from(g.opener)
+    if day == 1 and g.rules.day1 == "intro_only":
+        for seat in speakers:
+            if g.alive[seat]:
+                yield from one_speech(g, seat, SpeechKind.INTRO, g.rules.speech.intro_s)
+        g.emit(EventType.NO_VOTE, value="intro_day")
+        return
+    extras: list[int] = []
+    for seat in speakers:
+        if g.alive[seat]:
+            yield from regular_speech(g, seat, extras)
+    for seat in extras:
+        if g.alive[seat]:
+            yield from one_speech(g, seat, SpeechKind.EXTRA, g.rules.speech.extra_s)
+    yield from day_vote(g)

@@ -1,0 +1,390 @@
+"""Game: the engine's one stateful object and its public API.
+
+A game is a pure function of (rules, seed, inputs). The phase machine lives in `flow.py` as a generator that yields
+batches of requests (one per deciding seat) and receives the answers; this class validates every answer before it
+touches the state, buffers answers until the whole batch is in (so the event stream never depends on who answered
+first), and takes the judge's out-of-band inputs: fouls and removals. No I/O, no clock, no global random.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Generator
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from arena.engine.decisions import Decision, IllegalDecision, Request
+from arena.engine.events import Event, EventType, Phase, Vis
+from arena.engine.roles import BLACK_ROLES, Role
+from arena.engine.ruleset import RuleSet
+from arena.engine.validate import validate
+
+Batch = dict[int, Request]
+Answers = dict[int, Decision]
+Flow = Generator[Batch, Answers, None]
+Winner = Literal["town", "mafia", "maniac", "draw"]
+
+
+class GameEnded(Exception):
+    """Raised inside the flow when the game is decided; caught by the driver."""
+
+
+class Input(BaseModel):
+    """One input to the engine, in the order it was given: the game's replay record."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    op: Literal["decide", "reject", "default", "foul", "remove"]
+    seat: int
+    decision: Decision | None = None
+    reason: str = ""
+
+
+class Game:
+    """One game of Mafia. Create it, then loop: `pending()`, `submit()` (or `apply_default()`), until `over`."""
+
+    def __init__(self, rules: RuleSet, seed: int = 0, roles: list[Role] | None = None) -> None:
+        self.rules = rules
+        self.seed = seed
+        self.n = rules.players
+        self.events: list[Event] = []
+        self.seen_by: list[list[int]] = [[] for _ in range(self.n + 1)]  # per seat: seqs of the events it sees
+        self._inputs: list[tuple[str, int, Decision | None, str]] = []  # kept light; `inputs` builds the models
+        self.day = 0
+        self.phase = Phase.SETUP
+        self.winner: Winner | None = None
+        self.end_reason = ""
+        self._deal_source = "fixed" if roles is not None else "seed"
+        self.roles: list[Role] = [Role.CIVILIAN, *self._deal(roles)]
+        self.alive = [False] + [True] * self.n
+        self.fouls = [0] * (self.n + 1)
+        self.black: tuple[int, ...] = tuple(s for s in self.seats() if self.roles[s] in BLACK_ROLES)
+        self.maniac_ally = rules.maniac_side == "mafia_ally"
+        # day state
+        self.opener = 0
+        self.nominees: list[int] = []
+        self.nominators: set[int] = set()
+        self.vote_settled = False
+        self.leaving_today: set[int] = set()
+        self.cancelled_days: set[int] = set()
+        self.speaking_night_last_word = 0
+        # long-lived state
+        self.forfeit_pending: set[int] = set()
+        self.lost_vote: set[int] = set()
+        self.justified: set[int] = set()
+        self.idle_nights = 0
+        self.day1_vote_left = 0
+        self.morning_deaths: list[int] = []
+        self.morning_lover_miss = False
+        self.night_last_words: list[int] = []
+        self.pending_winner: Winner | None = None
+        self.doctor_saved: set[int] = set()
+        self.doctor_self_heals = 0
+        self.doctor_last_heal = 0
+        self.sheriff_shots = 0
+        self.kill_order: tuple[int, ...] = ()
+        self.lover_last_visit = 0
+        self.reset_night()
+        # the driver
+        self._batch: Batch = {}
+        self._answers: Answers = {}
+        self._notes: list[tuple[int, EventType, str]] = []
+        self._default_fouls: list[int] = []
+        self._in_flow = False
+        from arena.engine.flow import run  # the flow imports Game for typing only
+
+        self._flow: Flow | None = run(self)
+        self._advance(None)
+
+    # ----- construction -------------------------------------------------------------------------------------
+    def _deal(self, roles: list[Role] | None) -> list[Role]:
+        if roles is not None:
+            if len(roles) != self.n:
+                raise ValueError(f"seating lists {len(roles)} roles but the rules have {self.n} players")
+            want = {r: self.rules.count(r) for r in Role}
+            got = {r: roles.count(r) for r in Role}
+            if want != got:
+                raise ValueError(f"seating roles {got} do not match the rules {want}")
+            return list(roles)
+        pool = [role for role, count in self.rules.roles.items() for _ in range(count)]
+        pool.sort(key=lambda r: list(Role).index(r))  # the deal depends on the seed only, not on dict order
+        random.Random(self.seed).shuffle(pool)
+        return pool
+
+    def reset_night(self) -> None:
+        """This night's intents, resolved together at its end."""
+        self.night_mafia_target: int | None = None
+        self.night_maniac_target: int | None = None
+        self.night_sheriff_target: int | None = None
+        self.night_heal: int | None = None
+
+    @property
+    def inputs(self) -> list[Input]:
+        """Every input so far, in order: replaying them on a new Game with the same rules and seed rebuilds this one."""
+        return [Input(op=op, seat=seat, decision=d, reason=r) for op, seat, d, r in self._inputs]
+
+    # ----- queries ------------------------------------------------------------------------------------------
+    def seats(self) -> range:
+        return range(1, self.n + 1)
+
+    def living(self) -> list[int]:
+        return [s for s in range(1, self.n + 1) if self.alive[s]]
+
+    def clockwise_from(self, start: int) -> list[int]:
+        """Living seats in speaking order, starting at `start` (or the first living seat after it)."""
+        order = [((start - 1 + i) % self.n) + 1 for i in range(self.n)]
+        return [s for s in order if self.alive[s]]
+
+    def seat_of(self, role: Role) -> int:
+        for s in self.seats():
+            if self.roles[s] is role:
+                return s
+        return 0
+
+    def is_black(self, seat: int) -> bool:
+        return self.roles[seat] in BLACK_ROLES
+
+    def counts_as_black(self, seat: int) -> bool:
+        return self.is_black(seat) or (self.roles[seat] is Role.MANIAC and self.maniac_ally)
+
+    def words(self, seconds: int) -> int:
+        return self.rules.speech.words(seconds)
+
+    @property
+    def over(self) -> bool:
+        return self.winner is not None
+
+    def pending(self) -> list[Request]:
+        """The requests still waiting for an answer, in seat order."""
+        return [r for s, r in sorted(self._batch.items()) if s not in self._answers]
+
+    def request_for(self, seat: int) -> Request | None:
+        if seat in self._answers:
+            return None
+        return self._batch.get(seat)
+
+    # ----- events -------------------------------------------------------------------------------------------
+    def emit(self, type_: EventType, vis: Vis = Vis.PUBLIC, to: tuple[int, ...] = (), **fields: Any) -> Event:
+        if vis is Vis.BLACK:
+            to = self.black
+        event = Event(seq=len(self.events), day=self.day, phase=self.phase, type=type_, vis=vis, to=to, **fields)
+        self.events.append(event)
+        seq = event.seq
+        seen_by = self.seen_by
+        for seat in event.audience(self.n):
+            seen_by[seat].append(seq)
+        return event
+
+    # ----- inputs -------------------------------------------------------------------------------------------
+    def submit(self, seat: int, decision: Decision) -> None:
+        """Answer `seat`'s pending request. Raises IllegalDecision, leaving the state unchanged, if not legal."""
+        request = self._require_pending(seat)
+        decision = validate(self, request, decision)
+        self._inputs.append(("decide", seat, decision, ""))
+        self._answers[seat] = decision
+        self._maybe_resolve()
+
+    def reject(self, seat: int, reason: str) -> None:
+        """Record that `seat`'s answer was refused and asked again (the orchestrator's re-ask), as an event."""
+        self._require_pending(seat)
+        self._inputs.append(("reject", seat, None, reason))
+        self._notes.append((seat, EventType.ACTION_REJECTED, reason))
+
+    def apply_default(self, seat: int, reason: str) -> Decision:
+        """Apply the rule's default for `seat`'s pending request (after bounded re-asks or a timeout)."""
+        request = self._require_pending(seat)
+        self._inputs.append(("default", seat, None, reason))
+        self._notes.append((seat, EventType.DEFAULT_APPLIED, reason))
+        if self.rules.fouls.illegal_action_foul:
+            self._default_fouls.append(seat)
+        self._answers[seat] = request.default
+        self._maybe_resolve()
+        return request.default
+
+    def foul(self, seat: int, reason: str = "judge") -> None:
+        """The judge gives `seat` a foul (or warning). May forfeit a speech, cost the vote, or remove him."""
+        self._require_living(seat)
+        self._inputs.append(("foul", seat, None, reason))
+        self._outside_flow(lambda: self._foul(seat, reason))
+
+    def remove(self, seat: int, reason: str = "disqualified") -> None:
+        """The judge removes `seat` at once, with no last word (R9.3, R9.4)."""
+        self._require_living(seat)
+        self._inputs.append(("remove", seat, None, reason))
+        self._outside_flow(lambda: self._remove(seat, reason))
+
+    def replay(self, inputs: list[Input]) -> None:
+        """Feed recorded inputs, in order. Used by verify and resume."""
+        for item in inputs:
+            if item.op == "decide":
+                assert item.decision is not None
+                self.submit(item.seat, item.decision)
+            elif item.op == "reject":
+                self.reject(item.seat, item.reason)
+            elif item.op == "default":
+                self.apply_default(item.seat, item.reason)
+            elif item.op == "foul":
+                self.foul(item.seat, item.reason)
+            else:
+                self.remove(item.seat, item.reason)
+
+    def _require_pending(self, seat: int) -> Request:
+        if self.over:
+            raise IllegalDecision("game_over", "the game is over")
+        request = self._batch.get(seat)
+        if request is None:
+            raise IllegalDecision("not_pending", f"seat {seat} has no decision pending")
+        if seat in self._answers:
+            raise IllegalDecision("already_answered", f"seat {seat} has already answered this request")
+        return request
+
+    def _require_living(self, seat: int) -> None:
+        if self.over:
+            raise IllegalDecision("game_over", "the game is over")
+        if not 1 <= seat <= self.n or not self.alive[seat]:
+            raise IllegalDecision("not_alive", f"seat {seat} is not a living player")
+
+    # ----- discipline (called from the flow and from the judge) ----------------------------------------------
+    def _foul(self, seat: int, reason: str) -> None:
+        f = self.rules.fouls
+        self.fouls[seat] += 1
+        count = self.fouls[seat]
+        self.emit(EventType.FOUL, seat=seat, count=count, value=reason)
+        if count >= f.removal_at:
+            self._remove(seat, "fouls")
+            return
+        if f.lose_vote_at != "never" and count == f.lose_vote_at:
+            self.lost_vote.add(seat)
+            self.emit(EventType.VOTE_LOST, seat=seat)
+        if f.lose_speech_at != "never" and count == f.lose_speech_at:
+            self.forfeit_pending.add(seat)
+
+    def _remove(self, seat: int, reason: str) -> None:
+        self.emit(EventType.REMOVED, seat=seat, value=reason)
+        self._cancel_vote_for_removal(seat)
+        self.eliminate(seat, "removed")
+        self._batch.pop(seat, None)
+        self._answers.pop(seat, None)
+        if seat in self.night_last_words:
+            self.night_last_words.remove(seat)
+        if self.pending_winner is not None:
+            return  # R7.4: removals during the game-end speech do not change the result
+        winner = self.check_win()
+        if winner is not None:
+            self.finish(winner, f"seat {seat} removed")
+
+    def _cancel_vote_for_removal(self, seat: int) -> None:
+        """R9.5: a removal cancels today's vote if it is not yet settled, otherwise tomorrow's."""
+        if not self.rules.fouls.cancel_vote_on_removal:
+            return
+        if self.phase is Phase.NIGHT or self.phase is Phase.SETUP:
+            day = self.day + 1
+        elif seat in self.leaving_today or seat == self.speaking_night_last_word:
+            return
+        else:
+            day = self.day + 1 if self.vote_settled else self.day
+        if day not in self.cancelled_days:
+            self.cancelled_days.add(day)
+
+    # ----- shared game actions (used by the flow) -----------------------------------------------------------
+    def eliminate(self, seat: int, how: str) -> None:
+        self.alive[seat] = False
+        self.idle_nights = 0
+        self.announce_departure(seat, how)
+
+    def announce_departure(self, seat: int, how: str) -> None:
+        """P04: the departure is public; with open cards the card is shown too."""
+        self.emit(EventType.ELIMINATED, seat=seat, value=how)
+        if self.rules.reveal_on_elimination == "card":
+            self.emit(EventType.CARD_REVEALED, seat=seat, value=self.roles[seat].value)
+
+    def check_win(self) -> Winner | None:
+        """R10 / P34–P37: who has won now, if anyone. The maniac is checked first (edge precedence)."""
+        win = self.rules.win
+        alive = self.living()
+        if not alive:
+            return "draw"
+        black = sum(1 for s in alive if self.counts_as_black(s))
+        maniac_free = any(self.roles[s] is Role.MANIAC and not self.maniac_ally for s in alive)
+        if win.maniac == "alive_and_at_most_one_other" and maniac_free and len(alive) <= 2:
+            return "maniac"
+        if black == 0 and (win.town == "no_black" or not maniac_free):
+            return "town"
+        others = len(alive) - black
+        if win.mafia == "black_ge_red" and maniac_free:
+            others -= 1
+        if black > 0 and black >= others:
+            return "mafia"
+        return None
+
+    def finish(self, winner: Winner, reason: str) -> None:
+        self.winner = winner
+        self.end_reason = reason
+        self.phase = Phase.END
+        self.emit(EventType.GAME_ENDED, value=winner, text=reason)
+        self._batch = {}
+        self._answers = {}
+        raise GameEnded
+
+    # ----- the driver ---------------------------------------------------------------------------------------
+    def _maybe_resolve(self) -> None:
+        if self._batch and len(self._answers) < len(self._batch):
+            return
+        self._resolve()
+
+    def _resolve(self) -> None:
+        answers = self._answers
+        self._flush_notes()
+        try:
+            self._flush_default_fouls()
+        except GameEnded:
+            self._close()
+            return
+        self._batch = {}
+        self._answers = {}
+        self._advance({s: d for s, d in answers.items() if self.alive[s] or self._may_speak_dead(s)})
+
+    def _may_speak_dead(self, seat: int) -> bool:
+        # the departing speak after leaving: last words and the best move
+        return seat in self.leaving_today or seat in self.night_last_words or seat in self.morning_deaths
+
+    def _flush_notes(self) -> None:
+        for seat, type_, reason in sorted(self._notes, key=lambda n: n[0]):
+            self.emit(type_, Vis.SEATS, (seat,), seat=seat, value=reason)
+        self._notes = []
+
+    def _flush_default_fouls(self) -> None:
+        fouls, self._default_fouls = sorted(self._default_fouls), []
+        for seat in fouls:
+            if self.alive[seat]:
+                self._foul(seat, "illegal_action")
+
+    def _outside_flow(self, action: Callable[[], None]) -> None:
+        """Run a judge action; if it ends the game, stop the flow; if it completed the batch, move on."""
+        try:
+            action()
+        except GameEnded:
+            self._close()
+            return
+        if self._flow is not None and not self._in_flow and len(self._answers) >= len(self._batch):
+            self._resolve()
+
+    def _advance(self, answers: Answers | None) -> None:
+        assert self._flow is not None
+        self._in_flow = True
+        try:
+            self._batch = self._flow.send(answers) if answers is not None else next(self._flow)
+        except GameEnded:
+            self._flow = None
+        except StopIteration:  # pragma: no cover - the flow loops until a win or a draw
+            self._flow = None
+        finally:
+            self._in_flow = False
+
+    def _close(self) -> None:
+        if self._flow is not None:
+            self._flow.close()
+            self._flow = None
+        self._batch = {}
+        self._answers = {}

@@ -1,0 +1,319 @@
+"""Nights: Night 0 (the black meeting, the maniac's side, aurora's checks) and Night k's resolution for every preset.
+
+RULES.md §1.2, §1.8 and §3: the lover's visit first (edge), then the blacks' shot, then the checks, the maniac and
+the blind heal at once, then the club doctor who sees the stretchers, then the best move. Deaths take effect together
+at the end of the night; the morning announcement is the next day's first event (`flow._morning`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from arena.engine.decisions import Decision, Kind, Request
+from arena.engine.events import EventType, Phase, Vis
+from arena.engine.roles import Role
+
+if TYPE_CHECKING:
+    from arena.engine.game import Flow, Game
+
+_NONE = Decision()
+
+
+def _request(seat: int, kind: Kind, **fields: Any) -> Request:
+    return Request(seat=seat, kind=kind, **fields)
+
+
+def _living(g: Game, role: Role) -> int:
+    s = g.seat_of(role) if g.rules.count(role) else 0
+    return s if s and g.alive[s] else 0
+
+
+def _senior_black(g: Game) -> int:
+    don = _living(g, Role.DON)
+    if don:
+        return don
+    return next((s for s in g.black if g.alive[s]), 0)
+
+
+def _checks_tonight(from_night: int | str, night: int) -> bool:
+    return isinstance(from_night, int) and night >= from_night
+
+
+def black_chat(g: Game, rounds: int, set_order: bool) -> Flow:
+    """R2.2 / P23: a bounded exchange of black-only messages, the don first; on Night 0 he sets the kill order."""
+    senior = _senior_black(g)
+    order = [senior] + [s for s in g.black if s != senior]
+    words = g.words(g.rules.night0.message_s)
+    for rnd in range(max(rounds, 1 if set_order else 0)):
+        for s in order:
+            if not g.alive[s] or (rounds == 0 and s != senior):
+                continue
+            may_order = set_order and rnd == 0 and s == senior and g.rules.night0.kill_order_length > 0
+            request = _request(
+                s,
+                Kind.BLACK_MESSAGE,
+                max_words=words,
+                may_set_order=may_order,
+                max_targets=g.rules.night0.kill_order_length if may_order else 0,
+                options=tuple(x for x in g.living() if x != s) if may_order else (),
+            )
+            answers = yield {s: request}
+            decision = answers.get(s)
+            if decision is None:
+                continue
+            text = " ".join(decision.text.split()[:words])
+            g.emit(EventType.BLACK_MESSAGE, Vis.BLACK, seat=s, text=text)
+            if may_order and decision.targets:
+                g.kill_order = tuple(decision.targets)
+                g.emit(EventType.KILL_ORDER, Vis.BLACK, seat=s, seats=g.kill_order)
+
+
+def night0(g: Game) -> Flow:
+    r = g.rules
+    g.day = 0
+    g.phase = Phase.NIGHT
+    g.emit(EventType.PHASE_STARTED, value="night")
+    maniac = _living(g, Role.MANIAC)
+    if maniac and r.maniac_side == "chosen_at_night0":
+        choices = ("independent", "mafia_ally")
+        answers = yield {
+            maniac: _request(maniac, Kind.CHOOSE_SIDE, choices=choices, default=Decision(action=choices[0]))
+        }
+        chosen = answers.get(maniac)
+        g.maniac_ally = chosen is not None and chosen.action == "mafia_ally"
+        g.emit(EventType.SIDE_CHOSEN, Vis.SEATS, (maniac,), seat=maniac, value=choices[g.maniac_ally])
+    if r.night0.black_meeting:
+        yield from black_chat(g, r.night0.black_meeting_rounds, r.night0.don_sets_order)
+    for role in r.night0.wake_to_be_seen:
+        seat = _living(g, role)
+        if seat:
+            g.emit(EventType.WOKE_TO_BE_SEEN, Vis.MODERATOR, seat=seat, value=role.value)
+    yield from _abilities(g, 0, set(), None)
+
+
+def _shot_request(g: Game, seat: int, may_miss: bool) -> Request:
+    living = g.living()
+    options = tuple(s for s in living if not (g.rules.night.mafia_targets == "non_mafia" and g.is_black(s)))
+    default = _NONE
+    if not may_miss:
+        planned = [s for s in g.kill_order if s in options]
+        default = Decision(target=planned[0] if planned else options[0])
+    return _request(seat, Kind.SHOOT, options=options, allow_none=may_miss, default=default)
+
+
+def _mafia_shot(g: Game) -> Flow:
+    """R8.2 / P22: unanimous and blind, unanimous with eyes open, the don decides, or consensus with his tiebreak."""
+    mode = g.rules.night.mafia_kill
+    senior = _senior_black(g)
+    shooters = [senior] if mode == "don_decides" else [s for s in g.black if g.alive[s]]
+    if not shooters:
+        return
+    answers = yield {s: _shot_request(g, s, mode != "don_decides") for s in shooters}
+    shots = {s: (answers[s].target if s in answers else None) for s in shooters if g.alive[s]}
+    for s in sorted(shots):
+        if mode == "unanimous_blind":
+            g.emit(EventType.SHOT, Vis.SEATS, (s,), seat=s, target=shots[s])
+        else:
+            g.emit(EventType.SHOT, Vis.BLACK, seat=s, target=shots[s])
+    picks = set(shots.values())
+    if mode in ("unanimous_blind", "unanimous_point"):
+        target = next(iter(picks)) if len(picks) == 1 else None
+    elif mode == "don_decides":
+        target = shots.get(senior)
+    else:
+        target = next(iter(picks)) if len(picks) == 1 else shots.get(senior)
+    g.night_mafia_target = target
+
+
+def _sheriff_answer(g: Game, target: int) -> str:
+    role = g.roles[target]
+    night = g.rules.night
+    if night.sheriff_answer == "is_don":
+        return "yes" if role is Role.DON else "no"
+    black = g.is_black(target) or (role is Role.MANIAC and night.maniac_reads_black)
+    if night.sheriff_answer == "colour":
+        return "black" if black else "red"
+    return "yes" if black else "no"
+
+
+def _heal_options(g: Game, doctor: int) -> tuple[int, ...]:
+    night = g.rules.night
+    out = []
+    for s in g.living():
+        if night.doctor_no_repeat_target and s == g.doctor_last_heal:
+            continue
+        cap = night.doctor_self_heal_max
+        if s == doctor and cap != "unlimited" and g.doctor_self_heals >= cap:
+            continue
+        out.append(s)
+    return tuple(out)
+
+
+def _abilities(g: Game, night: int, blocked: set[int], shot_target: int | None) -> Flow:
+    """R8.3–R8.6 and §3: the don's and sheriff's checks, the maniac's kill and the blind heal, all at once."""
+    r = g.rules.night
+    batch: dict[int, Request] = {}
+
+    def others(seat: int) -> tuple[int, ...]:
+        return tuple(s for s in g.living() if s != seat)
+
+    don = _living(g, Role.DON)
+    sheriff = _living(g, Role.SHERIFF)
+    maniac = _living(g, Role.MANIAC) if night > 0 and r.maniac_kills else 0
+    doctor = _living(g, Role.DOCTOR) if night > 0 and r.doctor == "blind_heal" else 0
+    if don and _checks_tonight(r.don_check_from_night, night):
+        if r.shot_checker_still_checks or shot_target != don:
+            batch[don] = _request(don, Kind.DON_CHECK, options=others(don), allow_none=True)
+    if sheriff and _checks_tonight(r.sheriff_check_from_night, night):
+        if r.shot_checker_still_checks or shot_target != sheriff:
+            shots_left = r.sheriff_max_shots == "unlimited" or g.sheriff_shots < r.sheriff_max_shots
+            actions = ("check", "shoot") if r.sheriff_can_shoot and shots_left and night > 0 else ("check",)
+            batch[sheriff] = _request(sheriff, Kind.SHERIFF, options=others(sheriff), allow_none=True, actions=actions)
+    if maniac:
+        batch[maniac] = _request(maniac, Kind.MANIAC_KILL, options=others(maniac), allow_none=True)
+    if doctor:
+        batch[doctor] = _request(doctor, Kind.HEAL, options=_heal_options(g, doctor), allow_none=True)
+    for seat in sorted(blocked):
+        if seat in batch:
+            del batch[seat]
+            g.emit(EventType.BLOCKED, Vis.SEATS, (seat,), seat=seat)
+    if not batch:
+        return
+    answers = yield batch
+    for seat in (don, sheriff, maniac, doctor):  # R8.1 order
+        decision = answers.get(seat)
+        if seat not in batch or decision is None:
+            continue
+        target = decision.target
+        if seat == don and target is not None:
+            value = "sheriff" if g.roles[target] is Role.SHERIFF else "not_sheriff"
+            g.emit(EventType.DON_CHECK, Vis.SEATS, (seat,), seat=seat, target=target, value=value)
+        elif seat == sheriff and target is not None:
+            if (decision.action or "check") == "shoot":
+                g.sheriff_shots += 1
+                g.night_sheriff_target = target
+                g.emit(EventType.SHERIFF_SHOT, Vis.SEATS, (seat,), seat=seat, target=target)
+            else:
+                value = _sheriff_answer(g, target)
+                g.emit(EventType.SHERIFF_CHECK, Vis.SEATS, (seat,), seat=seat, target=target, value=value)
+        elif seat == maniac:
+            g.night_maniac_target = target
+            g.emit(EventType.MANIAC_KILL, Vis.SEATS, (seat,), seat=seat, target=target)
+        elif seat == doctor:
+            g.night_heal = target
+            g.emit(EventType.HEAL, Vis.SEATS, (seat,), seat=seat, target=target, value="healed" if target else "none")
+
+
+def _stretchers(g: Game, victims: list[int]) -> Flow:
+    """§3.1 step 5 (club): the doctor sees the victims and saves one; an ineligible pick passes to the next."""
+    doctor = _living(g, Role.DOCTOR)
+    if not doctor or not victims:
+        return
+    options = tuple(victims)
+    g.emit(EventType.STRETCHERS, Vis.SEATS, (doctor,), seats=options)
+    request = _request(doctor, Kind.HEAL, options=options, default=Decision(target=options[0]))
+    answers = yield {doctor: request}
+    decision = answers.get(doctor)
+    pick = decision.target if decision is not None and decision.target is not None else options[0]
+    once = g.rules.night.doctor_once_per_player
+    eligible = [v for v in victims if not (once and v in g.doctor_saved)]
+    saved = pick if pick in eligible else next((v for v in eligible if v != pick), None)
+    g.emit(
+        EventType.HEAL,
+        Vis.SEATS,
+        (doctor,),
+        seat=doctor,
+        target=pick,
+        value="saved" if saved == pick else "arms_crossed",
+    )
+    if saved is not None:
+        g.doctor_saved.add(saved)
+        if saved == doctor:
+            g.doctor_self_heals += 1
+    g.emit(EventType.SAVE_RESULT, Vis.MODERATOR, target=saved)
+    g.night_heal = saved
+
+
+def _silent(g: Game, seat: int) -> bool:
+    silent = g.rules.silent_night_exit
+    role = g.roles[seat]
+    return (
+        ("sheriff" in silent and role is Role.SHERIFF)
+        or ("black" in silent and g.is_black(seat))
+        or ("maniac_if_ally" in silent and role is Role.MANIAC and g.maniac_ally)
+    )
+
+
+def night(g: Game, k: int) -> Flow:
+    r = g.rules
+    g.day = k
+    g.phase = Phase.NIGHT
+    g.emit(EventType.PHASE_STARTED, value="night")
+    g.reset_night()
+    blocked: set[int] = set()
+    void = False
+    lover = _living(g, Role.LOVER)
+    if lover:
+        options = tuple(
+            s
+            for s in g.living()
+            if (s != lover or r.night.lover_self_visit) and (r.night.lover_repeat_visit or s != g.lover_last_visit)
+        )
+        answers = yield {lover: _request(lover, Kind.VISIT, options=options, allow_none=True)}
+        visit = answers[lover].target if lover in answers else None
+        g.lover_last_visit = visit or 0
+        g.emit(EventType.VISIT, Vis.SEATS, (lover,), seat=lover, target=visit)
+        if visit is not None:
+            blocked.add(visit)
+            void = g.is_black(visit) and r.night.lover_voids_mafia_kill
+    if r.night.black_channel_every_night:
+        yield from black_chat(g, 1, False)
+    yield from _mafia_shot(g)
+    miss_reason = "lover" if void else ("agreed" if g.night_mafia_target is not None else "disagreed")
+    if void:
+        g.night_mafia_target = None
+    g.emit(EventType.MAFIA_RESULT, Vis.MODERATOR, target=g.night_mafia_target, value=miss_reason)
+    if g.night_mafia_target is None and r.night.miss_announced_at_night and not void:
+        g.emit(EventType.MAFIA_MISS_ANNOUNCED, value="disagreed")
+    yield from _abilities(g, k, blocked, g.night_mafia_target)
+    attacks = [t for t in (g.night_mafia_target, g.night_maniac_target, g.night_sheriff_target) if t is not None]
+    victims = list(dict.fromkeys(attacks))
+    if r.night.doctor == "sees_victims":
+        yield from _stretchers(g, victims)
+    elif g.night_heal is not None:
+        heal = g.night_heal
+        doctor = _living(g, Role.DOCTOR)
+        g.doctor_last_heal = heal
+        if heal == doctor:
+            g.doctor_self_heals += 1
+    elif r.night.doctor == "blind_heal":
+        g.doctor_last_heal = 0  # no heal (or blocked) tonight: it does not count for the limits
+    deaths = sorted(v for v in victims if v != g.night_heal)
+    yield from _best_move(g, k, deaths)
+    for s in deaths:
+        g.alive[s] = False
+    g.idle_nights = 0 if deaths else g.idle_nights + 1
+    g.morning_deaths = deaths
+    g.morning_lover_miss = void and r.night.morning == "deaths_plus_lover_miss"
+    g.night_last_words = [s for s in deaths if not _silent(g, s)]
+    winner = g.check_win() if deaths else None
+    if winner is not None:
+        g.pending_winner = winner
+    elif not deaths and g.idle_nights >= r.win.draw_after_idle_rounds:
+        g.finish("draw", f"{g.idle_nights} nights and the days between passed with nobody leaving")
+
+
+def _best_move(g: Game, k: int, deaths: list[int]) -> Flow:
+    """R8.7: only the Night-1 victim of the mafia names up to three seats, unless two left on Day 1."""
+    bm = g.rules.best_move
+    victim = g.night_mafia_target
+    if not bm.enabled or k != 1 or victim is None or victim not in deaths:
+        return
+    if g.day1_vote_left >= bm.void_if_day1_left_at_least:
+        return
+    g.morning_deaths = deaths  # lets the departing victim answer
+    options = tuple(s for s in g.living() if s != victim)
+    answers = yield {victim: _request(victim, Kind.BEST_MOVE, options=options, max_targets=bm.seats)}
+    decision = answers.get(victim)
+    if decision is not None:
+        g.emit(EventType.BEST_MOVE, seat=victim, seats=tuple(decision.targets))

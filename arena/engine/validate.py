@@ -1,0 +1,96 @@
+"""The legality oracle: checks one decision against its request and says exactly why it is refused.
+
+Callers never re-check rules; the orchestrator re-asks with `IllegalDecision.reason` and, past its bound, applies
+`Request.default`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from arena.engine.decisions import Decision, IllegalDecision, Kind, Request
+
+if TYPE_CHECKING:
+    from arena.engine.game import Game
+
+_TARGETED = {Kind.SHOOT, Kind.DON_CHECK, Kind.MANIAC_KILL, Kind.HEAL, Kind.VISIT, Kind.BALLOT, Kind.SHERIFF}
+
+
+def _why_not(game: Game, request: Request, target: int) -> IllegalDecision:
+    seat = request.seat
+    if not 1 <= target <= game.n:
+        return IllegalDecision("no_such_seat", f"there is no seat {target}; seats are 1 to {game.n}")
+    if request.kind is Kind.BALLOT:
+        return IllegalDecision(
+            "not_a_candidate", f"seat {target} is not on the ballot; vote for one of {list(request.options)}"
+        )
+    if not game.alive[target] and target not in request.options:
+        return IllegalDecision("dead_target", f"seat {target} is not alive")
+    if target == seat and target not in request.options:
+        return IllegalDecision("self_target", f"you cannot target yourself with {request.kind.value}")
+    if request.kind is Kind.HEAL and target == game.doctor_last_heal and game.rules.night.doctor_no_repeat_target:
+        return IllegalDecision("repeat_heal", f"you healed seat {target} last night; pick someone else")
+    if request.kind is Kind.HEAL and target == seat:
+        return IllegalDecision("self_heal_used", "you have already used your self-heal")
+    if request.kind is Kind.HEAL:
+        return IllegalDecision("not_on_stretchers", f"seat {target} is not among the victims {list(request.options)}")
+    if request.kind is Kind.SHOOT:
+        return IllegalDecision("mafia_target", f"seat {target} is not a legal target for the mafia")
+    return IllegalDecision(
+        "illegal_target", f"seat {target} is not a legal target; choose from {list(request.options)}"
+    )
+
+
+def _check_target(game: Game, request: Request, target: int | None) -> None:
+    if target is None:
+        if not request.allow_none:
+            raise IllegalDecision(
+                "target_required", f"{request.kind.value} needs a target: one of {list(request.options)}"
+            )
+        return
+    if target not in request.options:
+        raise _why_not(game, request, target)
+
+
+def _check_speech(game: Game, request: Request, decision: Decision) -> None:
+    if decision.nominate and not request.may_nominate:
+        raise IllegalDecision("no_nomination_right", "this turn carries no right to nominate")
+    for target in decision.nominate:
+        if not 1 <= target <= game.n:
+            raise IllegalDecision("no_such_seat", f"there is no seat {target}; seats are 1 to {game.n}")
+        if not game.alive[target]:
+            raise IllegalDecision("dead_target", f"seat {target} is not alive and cannot be nominated")
+        if target == request.seat and not game.rules.nominations.self_allowed:
+            raise IllegalDecision("self_nomination", "you cannot nominate yourself")
+    if decision.extra and not request.may_request_extra:
+        raise IllegalDecision("no_extra", "there is no extra word to ask for in this turn")
+
+
+def validate(game: Game, request: Request, decision: Decision) -> Decision:
+    """Return the decision if it is legal for `request`; raise IllegalDecision otherwise."""
+    kind = request.kind
+    if kind is Kind.SPEECH:
+        _check_speech(game, request, decision)
+    elif kind is Kind.VOTE:
+        if decision.vote is None:
+            raise IllegalDecision("vote_required", f"answer yes or no on seat {request.candidate}")
+    elif kind in _TARGETED:
+        if kind is Kind.SHERIFF:
+            action = decision.action or "check"
+            if action not in request.actions:
+                raise IllegalDecision("illegal_action", f"choose one of {list(request.actions)}, not {action!r}")
+        _check_target(game, request, decision.target)
+    elif kind is Kind.BEST_MOVE or kind is Kind.BLACK_MESSAGE:
+        if decision.targets and kind is Kind.BLACK_MESSAGE and not request.may_set_order:
+            raise IllegalDecision("no_kill_order", "only the don sets the kill order, on the first night")
+        if len(decision.targets) > request.max_targets:
+            raise IllegalDecision("too_many", f"name at most {request.max_targets} seats")
+        if len(set(decision.targets)) != len(decision.targets) and kind is Kind.BEST_MOVE:
+            raise IllegalDecision("duplicate", "name each seat once")
+        for target in decision.targets:
+            if target not in request.options:
+                raise _why_not(game, request, target)
+    elif kind is Kind.CHOOSE_SIDE:
+        if decision.action not in request.choices:
+            raise IllegalDecision("illegal_choice", f"choose one of {list(request.choices)}")
+    return decision

@@ -1,0 +1,77 @@
+"""view(game, seat): the only way information leaves the engine for a seat.
+
+Everything a seat, a renderer or a prompt may know is computed here from the events' own visibility. Pass
+`since` to get only the events after a point (an append-only conversation needs just the new ones).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from dataclasses import dataclass
+
+from arena.engine.decisions import Request
+from arena.engine.events import Event, Phase
+from arena.engine.game import Game
+from arena.engine.roles import Role, Team, base_team
+
+MODERATOR = 0  # pass as `seat` for the god view (every event, every role)
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """What one seat knows now. A plain frozen dataclass: it is built at every decision and only read."""
+
+    seat: int
+    role: Role | None
+    team: Team | None
+    teammates: tuple[int, ...]
+    players: int
+    alive: tuple[int, ...]
+    day: int
+    phase: Phase
+    fouls: tuple[int, ...]
+    nominees: tuple[int, ...]
+    events: tuple[Event, ...]
+    since: int
+    next_seq: int
+    request: Request | None
+    winner: str | None
+
+
+def visible_events(game: Game, seat: int, since: int = 0) -> list[Event]:
+    """The events `seat` may see with seq >= since. Indexed per seat as events are emitted, by `Event.visible_to`."""
+    events = game.events
+    if seat == MODERATOR:
+        return events[since:]
+    seen = game.seen_by[seat]
+    start = bisect_left(seen, since) if since else 0
+    return [events[i] for i in seen[start:]]
+
+
+def view(game: Game, seat: int, since: int = 0) -> Observation:
+    """The observation of `seat` (1..N), or of the moderator (0)."""
+    if seat == MODERATOR:
+        role: Role | None = None
+        team: Team | None = None
+        mates: tuple[int, ...] = ()
+    else:
+        role = game.roles[seat]
+        team = base_team(role)
+        mates = tuple(s for s in game.black if s != seat) if game.is_black(seat) else ()
+    return Observation(
+        seat=seat,
+        role=role,
+        team=team,
+        teammates=mates,
+        players=game.n,
+        alive=tuple(game.living()),
+        day=game.day,
+        phase=game.phase,
+        fouls=tuple(game.fouls[1:]),
+        nominees=tuple(game.nominees) if game.phase is Phase.DAY else (),
+        events=tuple(visible_events(game, seat, since)),
+        since=since,
+        next_seq=len(game.events),
+        request=game.request_for(seat) if seat != MODERATOR else None,
+        winner=game.winner,
+    )

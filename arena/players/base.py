@@ -1,0 +1,56 @@
+"""The Player protocol every kind of seat implements (bot, LLM, LangChain, human, scripted), and the records of
+model calls that seats hand back with their decisions."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from arena.engine import Decision, Observation, Request
+
+
+class ModelCall(BaseModel):
+    """One request to a model, as the transcript stores it. Never holds an API key."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    seat: int
+    request_kind: str
+    attempt: int = 1
+    model: str = ""  # the model name the server reported
+    mode: str = ""  # structured-output mode: json_schema | tools | json_object | prompt
+    messages: list[dict[str, object]] = Field(default_factory=list)  # new messages only when prefix_ref is set
+    prefix_ref: int | None = None  # index of the earlier call whose messages this one extends
+    prefix_messages: int = 0  # how many messages are shared with that call
+    raw: str = ""
+    parsed: dict[str, object] | None = None
+    error: str | None = None
+    finish_reason: str | None = None
+    latency_ms: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+class Answer(BaseModel):
+    """What a seat returns: the decision plus the model calls it took (empty for bots and humans)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    decision: Decision
+    calls: list[ModelCall] = Field(default_factory=list)
+
+
+class Player(ABC):
+    """A seat's brain. The orchestrator calls `decide` with the seat's own observation and pending request; on a
+    re-ask `problem` holds the engine's reason for refusing the previous answer."""
+
+    seat: int
+
+    @abstractmethod
+    async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer: ...
+
+    async def close(self) -> None:  # noqa: B027 - optional hook
+        """Release connections; most seats hold none."""
