@@ -185,6 +185,10 @@ class Game:
         self._answers[seat] = decision
         self._maybe_resolve()
 
+    def check(self, seat: int, decision: Decision) -> Decision:
+        """Validate without applying: what `submit` would accept. Raises IllegalDecision with the reason."""
+        return validate(self, self._require_pending(seat), decision)
+
     def reject(self, seat: int, reason: str) -> None:
         """Record that `seat`'s answer was refused and asked again (the orchestrator's re-ask), as an event."""
         self._require_pending(seat)
