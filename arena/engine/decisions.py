@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 
 class Kind(StrEnum):
@@ -32,6 +32,24 @@ class SpeechKind(StrEnum):
     LAST_WORD = "last_word"
 
 
+class Decision(BaseModel):
+    """A seat's answer. Fields a request does not use are ignored; `reasoning` never reaches the engine's events."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    text: str = ""
+    target: int | None = None
+    targets: tuple[int, ...] = ()
+    nominate: tuple[int, ...] = ()  # nomination attempts in the order spoken
+    vote: bool | None = None
+    action: str | None = None
+    extra: bool = False
+    reasoning: str = ""
+
+
+NO_DECISION = Decision()  # the default default: silence, no target, no vote
+
+
 class Request(BaseModel):
     """One pending decision of one seat, with everything needed to answer it legally."""
 
@@ -53,22 +71,7 @@ class Request(BaseModel):
     may_set_order: bool = False
     actions: tuple[str, ...] = ()  # sheriff: check / shoot
     choices: tuple[str, ...] = ()  # maniac side
-    default: Decision = Field(default_factory=lambda: Decision())
-
-
-class Decision(BaseModel):
-    """A seat's answer. Fields a request does not use are ignored; `reasoning` never reaches the engine's events."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    text: str = ""
-    target: int | None = None
-    targets: tuple[int, ...] = ()
-    nominate: tuple[int, ...] = ()  # nomination attempts in the order spoken
-    vote: bool | None = None
-    action: str | None = None
-    extra: bool = False
-    reasoning: str = ""
+    default: Decision = NO_DECISION  # the rule's answer when the seat fails to give a legal one
 
 
 class IllegalDecision(ValueError):
@@ -78,6 +81,3 @@ class IllegalDecision(ValueError):
         super().__init__(message)
         self.code = code
         self.reason = message
-
-
-Request.model_rebuild()

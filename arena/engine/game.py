@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Generator
+from itertools import compress
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -58,6 +59,7 @@ class Game:
         self._deal_source = "fixed" if roles is not None else "seed"
         self.roles: list[Role] = [Role.CIVILIAN, *self._deal(roles)]
         self.alive = [False] + [True] * self.n
+        self._all_seats = range(self.n + 1)
         self.fouls = [0] * (self.n + 1)
         self.black: tuple[int, ...] = tuple(s for s in self.seats() if self.roles[s] in BLACK_ROLES)
         self.maniac_ally = rules.maniac_side == "mafia_ally"
@@ -129,7 +131,7 @@ class Game:
         return range(1, self.n + 1)
 
     def living(self) -> list[int]:
-        return [s for s in range(1, self.n + 1) if self.alive[s]]
+        return list(compress(self._all_seats, self.alive))  # alive[0] is always False
 
     def clockwise_from(self, start: int) -> list[int]:
         """Living seats in speaking order, starting at `start` (or the first living seat after it)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass
+from itertools import compress
 
 from arena.engine.decisions import Request
 from arena.engine.events import Event, Phase
@@ -64,7 +65,7 @@ def view(game: Game, seat: int, since: int = 0) -> Observation:
         team=team,
         teammates=mates,
         players=game.n,
-        alive=tuple(game.living()),
+        alive=tuple(compress(range(game.n + 1), game.alive)),
         day=game.day,
         phase=game.phase,
         fouls=tuple(game.fouls[1:]),
