@@ -1,0 +1,210 @@
+"""The game runner: asks the seats the engine says are pending, and feeds their answers back.
+
+One invalid-action policy for every kind of seat: an answer the engine refuses, a timeout, or an exception from the
+player is a failed attempt; it is re-asked with the reason up to `max_reasks` times, then the rule's default is
+applied. A game never aborts because a seat misbehaves.
+
+A batch (a vote round, the night actors) is asked concurrently; a speech is a one-seat batch, so speeches run in
+order. Once every seat of a batch has its final answer, the re-asks and answers are applied in seat order, so the
+same seed and the same answers give a byte-identical transcript whichever seat answered first.
+
+Seats see incremental views: each call gets `view(game, seat, since)` where `since` is the `next_seq` of the last
+view that seat returned an answer for. A player that wants the whole history keeps it; a fresh player (e.g. after
+`arena resume`) starts at 0 and so gets everything it may see.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from arena.engine import Decision, Event, Game, IllegalDecision, Input, Request, view
+from arena.players.base import ModelCall, Player
+from arena.transcript import SeatCounters, TranscriptWriter
+
+EventHook = Callable[[Event], None]
+
+
+@dataclass
+class RunStats:
+    """What one run measured: per-seat counters, and wall time inside and outside the players."""
+
+    counters: dict[int, SeatCounters] = field(default_factory=dict)
+    total_s: float = 0.0
+    batches: int = 0
+
+    @property
+    def decisions(self) -> int:
+        return sum(c.decisions for c in self.counters.values())
+
+    @property
+    def player_s(self) -> float:
+        return sum(c.player_s for c in self.counters.values())
+
+
+@dataclass
+class _Outcome:
+    """One seat's final word on one request: a legal decision, or the reason the default applies."""
+
+    decision: Decision | None
+    rejects: list[str]
+    calls: list[ModelCall]
+    default_reason: str = ""
+
+
+class _Runner:
+    def __init__(
+        self,
+        game: Game,
+        players: Mapping[int, Player],
+        transcript: TranscriptWriter | None,
+        timeout_s: float | None,
+        max_reasks: int,
+        on_event: EventHook | None,
+        timeouts: Mapping[int, float | None],
+        stats: RunStats,
+    ) -> None:
+        self.game = game
+        self.players = players
+        self.transcript = transcript
+        self.timeout_s = timeout_s
+        self.max_reasks = max_reasks
+        self.on_event = on_event
+        self.timeouts = timeouts
+        self.stats = stats
+        self.since: dict[int, int] = dict.fromkeys(players, 0)
+        self.shown = len(game.events) if transcript is None else transcript.events_written
+
+    def counters(self, seat: int) -> SeatCounters:
+        return self.stats.counters.setdefault(seat, SeatCounters())
+
+    async def ask(self, request: Request) -> _Outcome:
+        """Ask one seat until it gives a legal answer or runs out of attempts."""
+        seat = request.seat
+        player = self.players[seat]
+        count = self.counters(seat)
+        timeout = self.timeouts.get(seat, self.timeout_s)
+        rejects: list[str] = []
+        calls: list[ModelCall] = []
+        problem: str | None = None
+        for attempt in range(self.max_reasks + 1):
+            observation = view(self.game, seat, self.since[seat])
+            count.attempts += 1
+            started = time.perf_counter()
+            try:
+                answer = await asyncio.wait_for(player.decide(observation, request, problem), timeout)
+            except TimeoutError:
+                count.timeouts += 1
+                reason = f"no answer within {timeout:g} s"
+            except Exception as exc:  # a broken seat must not stop the game
+                count.errors += 1
+                reason = f"the player failed: {type(exc).__name__}: {exc}"
+            else:
+                self.since[seat] = observation.next_seq
+                calls.extend(answer.calls)
+                try:
+                    decision = self.game.check(seat, answer.decision)
+                except IllegalDecision as exc:
+                    count.invalid += 1
+                    reason = exc.reason
+                else:
+                    return _Outcome(decision, rejects, calls)
+            finally:
+                count.player_s += time.perf_counter() - started
+            if attempt == self.max_reasks:
+                return _Outcome(None, rejects, calls, default_reason=reason)
+            rejects.append(reason)
+            problem = reason
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def apply(self, seat: int, outcome: _Outcome) -> None:
+        """Feed one seat's outcome to the engine and log it; called in seat order once the batch is in."""
+        game, out = self.game, self.transcript
+        count = self.counters(seat)
+        if out is not None:
+            for call in outcome.calls:
+                out.call(call)
+        records: list[Input] = []
+        for reason in outcome.rejects:
+            game.reject(seat, reason)
+            records.append(Input(op="reject", seat=seat, reason=reason))
+        decision, reason = outcome.decision, outcome.default_reason
+        if decision is not None:
+            try:
+                game.submit(seat, decision)
+                records.append(Input(op="decide", seat=seat, decision=decision))
+            except IllegalDecision as exc:  # checked a moment ago; kept so a surprise never stops the game
+                decision, reason = None, exc.reason
+        if decision is None:
+            game.apply_default(seat, reason)
+            records.append(Input(op="default", seat=seat, reason=reason))
+            count.defaults += 1
+        count.decisions += 1
+        if out is not None:
+            for record in records:
+                out.input(record)
+
+    def flush(self) -> None:
+        """Write and show the events the engine emitted since the last flush."""
+        events = self.game.events
+        if self.transcript is not None:
+            self.transcript.sync_events(self.game)
+        if self.on_event is not None:
+            for index in range(self.shown, len(events)):
+                self.on_event(events[index])
+        self.shown = len(events)
+
+    async def run(self) -> None:
+        game = self.game
+        self.flush()  # a resumed game may hold events its file lacks (a batch cut short by the crash)
+        while not game.over:
+            batch = game.pending()
+            if not batch:
+                raise RuntimeError(f"the engine has no pending request but the game is not over (day {game.day})")
+            missing = [r.seat for r in batch if r.seat not in self.players]
+            if missing:
+                raise KeyError(f"no player for seat(s) {missing}")
+            if len(batch) == 1:
+                outcomes = [await self.ask(batch[0])]
+            else:
+                outcomes = list(await asyncio.gather(*(self.ask(r) for r in batch)))
+            for request, outcome in zip(batch, outcomes, strict=True):  # `pending()` is in seat order
+                if game.over:
+                    break
+                self.apply(request.seat, outcome)
+            self.stats.batches += 1
+            self.flush()
+
+
+async def run_game(
+    game: Game,
+    players: Mapping[int, Player],
+    transcript: TranscriptWriter | None = None,
+    *,
+    timeout_s: float | None = 60.0,
+    max_reasks: int = 2,
+    on_event: EventHook | None = None,
+    timeouts: Mapping[int, float | None] | None = None,
+    stats: RunStats | None = None,
+    end_record: bool = True,
+    timing: bool = True,
+) -> Game:
+    """Play `game` to its end with `players` (seat -> Player) and return it.
+
+    `timeout_s` bounds each decision (None: no bound); `timeouts` overrides it per seat (a human seat gets None).
+    `transcript` receives every input, model call and event as it happens, and the end record when the game is
+    over (unless `end_record` is False). `on_event` sees each new event. `stats` collects per-seat counters and
+    timings. `timing=False` keeps wall times out of the end record (golden files).
+    """
+    stats = stats if stats is not None else RunStats()
+    runner = _Runner(game, players, transcript, timeout_s, max_reasks, on_event, timeouts or {}, stats)
+    started = time.perf_counter()
+    try:
+        await runner.run()
+    finally:
+        stats.total_s += time.perf_counter() - started
+    if transcript is not None and end_record:
+        transcript.end(game, stats.counters, timing=timing)
+    return game
