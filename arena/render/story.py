@@ -1,0 +1,593 @@
+"""The review story: one viewer's game, as plain data that the console and the HTML renderers both draw.
+
+Why a middle layer: the two renderers must say exactly the same things in the same words, and the leak tests must be
+able to check one place. A `Story` is built from `arena.engine.view(game, viewer)` and nothing else of the game's
+hidden state: the events come from the engine's own visibility filter, the viewer's role and teammates from the
+`Observation`. Only the god view (`MODERATOR`) sees every event, hence every role (from `roles_dealt`) and the seed.
+Reasoning and model calls are the seats' own records: a seat's view holds only its own.
+
+Every fact is phrased in one fixed way (`#3 shoots at #5`, `don #3 checks #9: not the sheriff`, `#4's card is
+shown: sheriff`), so a test can look for the phrase of every hidden event and assert it is absent. All text that came
+from a player, a model or a reason string is untrusted: it is sanitised here (control and bidi characters dropped)
+and every renderer must draw it as text, never as markup.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from arena.engine import MODERATOR, Event, EventType, Game, Input, Phase, Role, Vis, view, visible_events
+from arena.players.base import ModelCall
+
+Style = Literal[
+    "plain", "seat", "role", "dim", "good", "bad", "label", "black", "private", "moderator", "vote", "warn"
+]  # fmt: skip
+Audience = Literal["public", "black", "private", "moderator"]
+
+_BIDI = {
+    "\u061c",
+    "\u200e",
+    "\u200f",
+    *(chr(c) for c in range(0x202A, 0x202F)),
+    *(chr(c) for c in range(0x2066, 0x206A)),
+}
+
+
+def clean(text: str) -> str:
+    """Untrusted text made safe to print: no control characters (but newlines and tabs), no bidi overrides."""
+    out = []
+    for ch in text:
+        if ch in "\n\t":
+            out.append(ch)
+        elif ch in _BIDI or unicodedata.category(ch) == "Cc":
+            continue
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def seat_label(seat: int) -> str:
+    return f"#{seat}"
+
+
+# ----- the data a renderer draws -----------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Span:
+    text: str
+    style: Style = "plain"
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One rendered event. `quote` is a player's own words (a speech, a black message), drawn apart as data."""
+
+    seq: int
+    event: str
+    audience: Audience
+    spans: tuple[Span, ...]
+    quote: str | None = None
+    speaker: int | None = None
+
+    @property
+    def text(self) -> str:
+        return "".join(s.text for s in self.spans) + (f" {self.quote}" if self.quote else "")
+
+
+@dataclass(slots=True)
+class VoteRound:
+    """One vote round: candidates × voters. `marks[(row, voter)]` is yes / no / default; row None is abstain."""
+
+    seq: int
+    kind: str  # main | revote | lift | acquittal | threshold
+    candidates: tuple[int, ...]
+    marks: dict[tuple[int | None, int], str] = field(default_factory=dict)
+    counts: tuple[int, ...] | None = None
+    yes_no: bool = False
+
+    @property
+    def voters(self) -> list[int]:
+        return sorted({v for _, v in self.marks})
+
+    @property
+    def rows(self) -> list[int | None]:
+        rows: list[int | None] = list(self.candidates) if not self.yes_no else [None]
+        if not self.yes_no and any(r is None for r, _ in self.marks):
+            rows.append(None)
+        return rows
+
+    def row_total(self, row: int | None) -> int:
+        if self.yes_no:
+            return sum(1 for m in self.marks.values() if m == "yes")
+        if row is not None and self.counts is not None and row in self.candidates:
+            return self.counts[self.candidates.index(row)]
+        return sum(1 for (r, _), m in self.marks.items() if r == row)
+
+    @property
+    def title(self) -> str:
+        cands = ", ".join(seat_label(c) for c in self.candidates)
+        return {
+            "main": f"Vote on {cands}",
+            "revote": f"Re-vote between {cands}",
+            "lift": f"Lift vote: do {cands} all leave?",
+            "acquittal": f"Acquittal re-vote: does {cands} leave?",
+            "threshold": f"Vote on the lone nominee {cands}: more than half needed",
+        }.get(self.kind, f"Vote ({self.kind}) on {cands}")
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A seat's private record next to the game: its reasoning for a decision, or one model call."""
+
+    seq: int  # drawn before the event with this seq
+    kind: Literal["reasoning", "call"]
+    seat: int
+    request: str
+    text: str
+    call: ModelCall | None = None
+
+
+Item = Line | VoteRound | Note
+
+
+@dataclass(slots=True)
+class Chapter:
+    key: str  # setup | n0 | d1 | n1 | ...
+    title: str
+    items: list[Item] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    seat: int
+    name: str
+    role: str | None  # as far as the viewer knows
+    fate: str | None  # how and when the seat left, if it did
+
+
+@dataclass(slots=True)
+class Story:
+    viewer: int
+    players: int
+    rules: str
+    seed: int | None  # god view only: the seed determines the deal
+    role: str | None  # the viewer's own role (seat views)
+    side: str | None  # the maniac's chosen side, if the viewer is the maniac
+    teammates: tuple[int, ...]
+    seats: list[SeatInfo]
+    chapters: list[Chapter]
+    timeline_columns: list[str]
+    timeline: dict[int, list[str]]  # seat -> per column: alive | out:<how> | gone
+    winner: str | None
+    end_reason: str | None
+    status: str | None
+
+    @property
+    def title(self) -> str:
+        if self.viewer == MODERATOR:
+            return "God view (moderator): every event and every role"
+        who = f"seat {seat_label(self.viewer)}"
+        return f"Seat view of {who}: only what {who} saw"
+
+
+# ----- phrasing ------------------------------------------------------------------------------------------------------
+def _s(seat: int | None) -> Span:
+    return Span(seat_label(seat), "seat") if seat is not None else Span("nobody", "dim")
+
+
+def _seats(seats: Sequence[int]) -> list[Span]:
+    out: list[Span] = []
+    for i, s in enumerate(seats):
+        if i:
+            out.append(Span(", "))
+        out.append(_s(s))
+    return out or [Span("nobody", "dim")]
+
+
+def _p(text: str, style: Style = "plain") -> Span:
+    return Span(clean(text), style)
+
+
+def _reason(value: str | None) -> str:
+    return clean((value or "").replace("_", " "))
+
+
+_SPEECH_KIND = {
+    "regular": "speech",
+    "short": "short speech",
+    "nominate_only": "nomination turn (speech forfeited)",
+    "intro": "introduction",
+    "extra": "extra word",
+    "tie": "popil / justification speech",
+    "last_word": "last word",
+}
+_HOW = {
+    "voted": "voted out",
+    "lifted": "lifted out",
+    "single_nominee": "out as the lone nominee",
+    "justification": "voted out after justifying",
+    "killed": "killed at night",
+    "removed": "removed by the judge",
+}
+SHORT_HOW = {"single_nominee": "nominee", "justification": "voted"}  # the timeline's one-word labels
+_MORNING = {
+    "killed": "Morning: the night took",
+    "missed": "Morning: the mafia missed",
+    "nobody_killed": "Morning: nobody was killed",
+    "everyone_woke": "Morning: everyone woke up",
+}
+_CHECK = {"black": "black", "red": "red", "yes": "yes", "no": "no"}
+
+
+def _audience(event: Event) -> Audience:
+    if event.vis is Vis.PUBLIC:
+        return "public"
+    if event.vis is Vis.BLACK:
+        return "black"
+    if event.vis is Vis.MODERATOR:
+        return "moderator"
+    return "private"
+
+
+def phrase(event: Event) -> list[Span] | None:
+    """The fixed words for one event, or None for the events drawn otherwise (phases, votes, speeches)."""
+    t = event.type
+    E = EventType
+    if t is E.GAME_STARTED:
+        return [_p(f"Game of {event.value} with {event.count} players begins", "label")]
+    if t is E.ROLES_DEALT:
+        spans: list[Span] = [_p(f"Roles dealt ({event.value}): ", "moderator")]
+        for i, role in enumerate(event.roles):
+            if i:
+                spans.append(Span(" · "))
+            spans += [_s(i + 1), _p(" is "), _p(role, "role")]
+        return spans
+    if t is E.ROLE_ASSIGNED:
+        return [_p("card dealt: "), _s(event.seat), _p(" is "), _p(event.value or "", "role")]
+    if t is E.BLACK_TEAM:
+        spans = [_p("black team: ", "black")]
+        for i, s in enumerate(event.seats):
+            if i:
+                spans.append(Span(", "))
+            spans += [_s(s), _p(" don" if s == event.target else " mafia", "role")]
+        return spans
+    if t is E.WOKE_TO_BE_SEEN:
+        return [_s(event.seat), _p(" wakes to be seen as "), _p(event.value or "", "role")]
+    if t is E.SIDE_CHOSEN:
+        side = "the mafia (ally)" if event.value == "mafia_ally" else "nobody (independent)"
+        return [_p("maniac "), _s(event.seat), _p(f" sides with {side}", "private")]
+    if t is E.KILL_ORDER:
+        return [_p("don "), _s(event.seat), _p(" sets the kill order: "), *_seats(event.seats)]
+    if t is E.SPEECH_TRUNCATED:
+        return [_s(event.seat), _p(f"'s speech is cut at {event.value} words ({event.count} spoken)", "warn")]
+    if t is E.NOMINATED:
+        return [_s(event.seat), _p(" nominates "), _s(event.target)]
+    if t is E.NOMINATION_REJECTED:
+        return [_s(event.seat), _p("'s nomination of "), _s(event.target), _p(f" is refused: {_reason(event.value)}")]
+    if t is E.NOMINATION_IGNORED:
+        return [_s(event.seat), _p("'s nomination of "), _s(event.target), _p(f" is ignored: {_reason(event.value)}")]
+    if t is E.EXTRA_REQUESTED:
+        return [_s(event.seat), _p(" raises a hand for the extra word")]
+    if t is E.NO_VOTE:
+        return [_p(f"No elimination today: {_reason(event.value)}", "dim")]
+    if t is E.TIE:
+        return [_p("Tie between "), *_seats(event.seats)]
+    if t is E.LIFT_RESULT:
+        value = event.value or ""
+        if value.startswith("not_held:"):
+            return [_p(f"Lift vote not held: {_reason(value.split(':', 1)[1])}", "dim")]
+        return [_p(f"Lift vote {value} with {event.count} yes", "good" if value == "passed" else "dim")]
+    if t is E.ACQUITTED:
+        return [_s(event.seat), _p(" is acquitted", "good")]
+    if t is E.ELIMINATED:
+        return [_s(event.seat), _p(f" leaves the game: {_HOW.get(event.value or '', _reason(event.value))}", "bad")]
+    if t is E.CARD_REVEALED:
+        return [_s(event.seat), _p("'s card is shown: "), _p(event.value or "", "role")]
+    if t is E.SHOT:
+        if event.target is None:
+            return [_s(event.seat), _p(" holds fire")]
+        return [_s(event.seat), _p(" shoots at "), _s(event.target)]
+    if t is E.MAFIA_RESULT:
+        if event.target is None:
+            return [_p(f"the mafia's shot misses ({_reason(event.value)})", "moderator")]
+        return [_p("the mafia's shot lands on ", "moderator"), _s(event.target)]
+    if t is E.MAFIA_MISS_ANNOUNCED:
+        why = "the lover's visit" if event.value == "lover" else "no agreement"
+        return [_p(f"The mafia missed tonight ({why})")]
+    if t is E.DON_CHECK:
+        answer = "the sheriff" if event.value == "sheriff" else "not the sheriff"
+        return [_p("don "), _s(event.seat), _p(" checks "), _s(event.target), _p(f": {answer}", "private")]
+    if t is E.SHERIFF_CHECK:
+        if event.value in ("yes", "no"):
+            return [
+                _p("sheriff "),
+                _s(event.seat),
+                _p(" asks if "),
+                _s(event.target),
+                _p(f" is the don: {event.value}"),
+            ]
+        answer = _CHECK.get(event.value or "", _reason(event.value))
+        return [_p("sheriff "), _s(event.seat), _p(" checks "), _s(event.target), _p(f": {answer}", "private")]
+    if t is E.SHERIFF_SHOT:
+        return [_p("sheriff "), _s(event.seat), _p(" fires the sheriff's shot at "), _s(event.target)]
+    if t is E.MANIAC_KILL:
+        if event.target is None:
+            return [_p("maniac "), _s(event.seat), _p(" spares everyone tonight")]
+        return [_p("maniac "), _s(event.seat), _p(" goes for "), _s(event.target)]
+    if t is E.STRETCHERS:
+        return [_p("on the doctor's stretchers: "), *_seats(event.seats)]
+    if t is E.HEAL:
+        if event.target is None:
+            return [_p("doctor "), _s(event.seat), _p(" heals nobody")]
+        outcome = {"saved": " (saved)", "arms_crossed": " (arms crossed)"}.get(event.value or "", "")
+        return [_p("doctor "), _s(event.seat), _p(" heals "), _s(event.target), _p(outcome)]
+    if t is E.SAVE_RESULT:
+        if event.target is None:
+            return [_p("the doctor's save holds for nobody", "moderator")]
+        return [_p("the doctor's save holds for ", "moderator"), _s(event.target)]
+    if t is E.VISIT:
+        if event.target is None:
+            return [_p("lover "), _s(event.seat), _p(" stays home")]
+        return [_p("lover "), _s(event.seat), _p(" visits "), _s(event.target)]
+    if t is E.BLOCKED:
+        return [_s(event.seat), _p(" is blocked tonight by a visit: arms crossed")]
+    if t is E.MORNING:
+        spans = [_p(_MORNING.get(event.value or "", f"Morning: {_reason(event.value)}"), "label")]
+        if event.seats:
+            spans += [Span(" "), *_seats(event.seats)]
+        return spans
+    if t is E.BEST_MOVE:
+        return [_s(event.seat), _p("'s best move names "), *_seats(event.seats)]
+    if t is E.FOUL:
+        return [_s(event.seat), _p(f" gets foul {event.count} ({_reason(event.value)})", "warn")]
+    if t is E.VOTE_LOST:
+        return [_s(event.seat), _p(" loses the right to vote", "warn")]
+    if t is E.SPEECH_FORFEITED:
+        return [_s(event.seat), _p(" forfeits the speech", "warn")]
+    if t is E.REMOVED:
+        return [_s(event.seat), _p(f" is removed by the judge ({_reason(event.value)})", "bad")]
+    if t is E.VOTE_CANCELLED:
+        return [_p(f"The vote of Day {event.count} is cancelled", "warn")]
+    if t is E.ACTION_REJECTED:
+        return [_p("answer of "), _s(event.seat), _p(f" refused: {_reason(event.value)}", "warn")]
+    if t is E.DEFAULT_APPLIED:
+        return [_p("default applied for "), _s(event.seat), _p(f": {_reason(event.value)}", "warn")]
+    if t is E.GAME_ENDED:
+        return [_p(f"Game over: {event.value} wins ({_reason(event.text)})", "label")]
+    return None  # PHASE_STARTED, SPEECH, BLACK_MESSAGE, VOTE_CAST, VOTES_COUNTED: drawn by the builder
+
+
+# ----- building -----------------------------------------------------------------------------------------------------
+def input_anchors(game: Game, inputs: Sequence[Input]) -> list[tuple[int, str]]:
+    """For each input: how many events existed when it was given, and the kind of request it answered.
+
+    Replays the inputs on a fresh game of the same rules, seed and deal (the god view's `roles_dealt` says whether
+    the deal was fixed), so reasoning and calls can be drawn where the decision was taken.
+    """
+    # bookkeeping only: the deal is needed to replay, and nothing of it reaches a story
+    dealt = next((e for e in visible_events(game, MODERATOR) if e.type is EventType.ROLES_DEALT), None)
+    roles = [Role(r) for r in dealt.roles] if dealt is not None and dealt.value == "fixed" else None
+    fresh = Game(game.rules, game.seed, roles=roles)
+    out: list[tuple[int, str]] = []
+    for item in inputs:
+        request = fresh.request_for(item.seat)
+        out.append((len(fresh.events), request.kind.value if request is not None else ""))
+        try:
+            fresh.replay([item])
+        except Exception:  # a transcript that does not replay: draw the rest at the end
+            out += [(len(game.events), "")] * (len(inputs) - len(out))
+            break
+    return out
+
+
+def _group_calls(calls: Sequence[ModelCall]) -> dict[int, list[list[ModelCall]]]:
+    """Per seat, the calls split into one group per `decide` (a new group starts when `attempt` does not rise)."""
+    groups: dict[int, list[list[ModelCall]]] = {}
+    for call in calls:
+        seat_groups = groups.setdefault(call.seat, [])
+        if not seat_groups or call.attempt <= seat_groups[-1][-1].attempt:
+            seat_groups.append([call])
+        else:
+            seat_groups[-1].append(call)
+    return groups
+
+
+def _notes(
+    game: Game,
+    viewer: int,
+    inputs: Sequence[Input],
+    calls: Sequence[ModelCall],
+    reasoning: bool,
+    with_calls: bool,
+    anchors: Sequence[tuple[int, str]] | None,
+) -> list[Note]:
+    """The viewer's notes (every seat's for the god view), each anchored at the event count of its decision."""
+    god = viewer == MODERATOR
+    own_calls = [c for c in calls if god or c.seat == viewer] if with_calls else []
+    mine = [i for i, item in enumerate(inputs) if god or item.seat == viewer] if reasoning or with_calls else []
+    if mine and anchors is None:
+        anchors = input_anchors(game, inputs)
+    groups = _group_calls(own_calls)
+    notes: list[Note] = []
+    for n, i in enumerate(mine):
+        assert anchors is not None
+        item = inputs[i]
+        seq, kind = anchors[i]
+        queue = groups.get(item.seat, [])
+        if queue and item.op in ("decide", "reject", "default"):
+            first = queue[0][0].request_kind
+            later = sum(1 for j in mine[n + 1 :] if inputs[j].seat == item.seat and inputs[j].op != "foul")
+            if (not first or not kind or first == kind) and (item.op != "default" or len(queue) > later):
+                notes += [_call_note(seq, c) for c in queue.pop(0)]
+        if reasoning and item.op == "decide" and item.decision is not None and item.decision.reasoning.strip():
+            notes.append(Note(seq, "reasoning", item.seat, kind, clean(item.decision.reasoning.strip())))
+    end = len(game.events)
+    for seat_groups in groups.values():  # calls that no decision claimed: drawn at the end, never lost
+        for group in seat_groups:
+            notes += [_call_note(end, c) for c in group]
+    notes.sort(key=lambda note: note.seq)
+    return notes
+
+
+def _call_note(seq: int, call: ModelCall) -> Note:
+    summary = f"{call.model or 'model'} · attempt {call.attempt} · {call.prompt_tokens}+{call.completion_tokens} tokens"
+    if call.latency_ms:
+        summary += f" · {call.latency_ms / 1000:.1f} s"
+    if call.error:
+        summary += f" · error: {call.error}"
+    return Note(seq, "call", call.seat, call.request_kind, clean(summary), call)
+
+
+def _chapter(event: Event) -> Chapter:
+    if event.phase is Phase.NIGHT:
+        return Chapter(f"n{event.day}", f"Night {event.day}")
+    return Chapter(f"d{event.day}", f"Day {event.day}")
+
+
+def build_story(
+    game: Game,
+    viewer: int,
+    calls: Sequence[ModelCall] = (),
+    inputs: Sequence[Input] = (),
+    *,
+    reasoning: bool = True,
+    with_calls: bool = True,
+    names: Mapping[int, str] | None = None,
+    status: str | None = None,
+    anchors: Sequence[tuple[int, str]] | None = None,
+) -> Story:
+    """The story of `game` as `viewer` (1..N, or MODERATOR for the god view) saw it, from `view` alone.
+
+    `inputs` and `calls` are the transcript's records; a seat's story keeps only its own reasoning and calls.
+    `anchors` (from `input_anchors`) saves a replay when several stories of one game are built.
+    """
+    if not (viewer == MODERATOR or 1 <= viewer <= game.n):
+        raise ValueError(f"seat {viewer} is out of range: seats are 1 to {game.n}, and {MODERATOR} is the god view")
+    obs = view(game, viewer)
+    events = obs.events
+    god = viewer == MODERATOR
+
+    known: dict[int, str] = {}
+    side: str | None = None
+    for e in events:
+        if e.type is EventType.ROLES_DEALT:
+            known.update({i + 1: r for i, r in enumerate(e.roles)})
+        elif e.type in (EventType.ROLE_ASSIGNED, EventType.CARD_REVEALED) and e.seat is not None and e.value:
+            known[e.seat] = e.value
+        elif e.type is EventType.BLACK_TEAM:
+            known.update({s: "don" if s == e.target else "mafia" for s in e.seats})
+        elif e.type is EventType.SIDE_CHOSEN and e.seat == viewer:
+            side = e.value
+
+    chapters: list[Chapter] = [Chapter("setup", "Setup")]
+    notes = _notes(game, viewer, inputs, calls, reasoning, with_calls, anchors)
+    note_i = 0
+    round_: VoteRound | None = None
+    fates: dict[int, str] = {}
+    out_at: dict[int, tuple[int, str]] = {}  # seat -> (chapter index, how)
+    winner: str | None = None
+    end_reason: str | None = None
+
+    def close_round() -> None:
+        nonlocal round_
+        if round_ is not None:
+            chapters[-1].items.append(round_)
+            round_ = None
+
+    for e in events:
+        while note_i < len(notes) and notes[note_i].seq <= e.seq:
+            chapters[-1].items.append(notes[note_i])
+            note_i += 1
+        t = e.type
+        if t is EventType.PHASE_STARTED:
+            close_round()
+            chapters.append(_chapter(e))
+            continue
+        if t is EventType.SPEECH:
+            kind = _SPEECH_KIND.get(e.value or "", _reason(e.value))
+            spans: tuple[Span, ...] = (_s(e.seat), _p(f" ({kind}) ▸", "dim"))
+            text = clean(e.text or "")
+            chapters[-1].items.append(
+                Line(e.seq, t.value, "public", spans, text if text.strip() else "(silence)", e.seat)
+            )
+            continue
+        if t is EventType.BLACK_MESSAGE:
+            spans = (_p("black chat ", "black"), _s(e.seat), _p(" ▸", "dim"))
+            text = clean(e.text or "")
+            chapters[-1].items.append(
+                Line(e.seq, t.value, _audience(e), spans, text if text.strip() else "(silence)", e.seat)
+            )
+            continue
+        if t is EventType.VOTE_CAST:
+            if round_ is not None and e.seat is not None:
+                if round_.yes_no:
+                    round_.marks[(None, e.seat)] = e.value or "no"
+                else:
+                    target = e.target if e.value != "abstain" else None
+                    round_.marks[(target, e.seat)] = e.value or "yes"
+            continue
+        if t is EventType.VOTES_COUNTED:
+            if round_ is not None:
+                round_.counts = e.counts
+            close_round()
+            continue
+        if t is EventType.VOTING_STARTED:
+            close_round()
+            kind = e.value or "main"
+            round_ = VoteRound(e.seq, kind, e.seats, yes_no=kind in ("lift", "acquittal", "threshold"))
+        elif t in (EventType.LIFT_RESULT, EventType.VOTE_CANCELLED, EventType.GAME_ENDED):
+            close_round()
+        if t is EventType.ELIMINATED and e.seat is not None:
+            how = e.value or ""
+            out_at[e.seat] = (len(chapters) - 1, how)
+            when = f"announced {chapters[-1].title}" if how == "killed" else chapters[-1].title
+            fates[e.seat] = f"{_HOW.get(how, _reason(how))} ({when})"
+        if t is EventType.GAME_ENDED:
+            winner, end_reason = e.value, clean(e.text or "")
+            if chapters[-1].key != "end":
+                chapters.append(Chapter("end", "The end"))
+        spans_ = phrase(e)
+        if spans_ is not None:
+            chapters[-1].items.append(Line(e.seq, t.value, _audience(e), tuple(spans_), None, e.seat))
+    close_round()
+    chapters[-1].items += notes[note_i:]
+
+    columns = [(ci, c) for ci, c in enumerate(chapters) if c.key not in ("setup", "end")]
+    timeline: dict[int, list[str]] = {}
+    for seat in range(1, obs.players + 1):
+        row: list[str] = []
+        gone_at = out_at.get(seat)
+        for ci, _ in columns:
+            if gone_at is None or ci < gone_at[0]:
+                row.append("alive")
+            elif ci == gone_at[0]:
+                row.append(f"out:{SHORT_HOW.get(gone_at[1], gone_at[1])}")
+            else:
+                row.append("gone")
+        if gone_at is not None and row and all(ci < gone_at[0] for ci, _ in columns):
+            # left after the last phase began (e.g. removed at the very end)
+            row[-1] = f"out:{SHORT_HOW.get(gone_at[1], gone_at[1])}"
+        timeline[seat] = row
+
+    seats = [
+        SeatInfo(s, clean((names or {}).get(s, "")), known.get(s), fates.get(s)) for s in range(1, obs.players + 1)
+    ]
+    started = next((e for e in events if e.type is EventType.GAME_STARTED), None)
+    return Story(
+        viewer=viewer,
+        players=obs.players,
+        rules=clean(started.value or "") if started is not None else "",
+        seed=game.seed if god else None,
+        role=obs.role.value if obs.role is not None else None,
+        side=side,
+        teammates=obs.teammates,
+        seats=seats,
+        chapters=[c for c in chapters if c.items or c.key not in ("setup", "end")],
+        timeline_columns=[c.title for _, c in columns],
+        timeline=timeline,
+        winner=winner,
+        end_reason=end_reason,
+        status=status,
+    )
