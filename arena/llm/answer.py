@@ -1,0 +1,53 @@
+"""Reading a completion into a Decision, or saying exactly why it cannot be used.
+
+The failures a model produces are told apart so the transcript shows which happened: a refusal, a content filter,
+an empty answer, an answer cut off at the token limit, text with no JSON in it, and JSON of the wrong shape. A
+cut-off answer whose JSON can be closed (typically a long speech) is used and marked as salvaged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from arena.engine import Decision, Request
+from arena.llm.client import Completion
+from arena.llm.extract import NoJSON, extract_object
+from arena.llm.schema import ShapeError, to_decision
+
+
+class UnusableAnswer(ValueError):
+    """A completion that yields no decision; the message is what the model is told on the re-ask."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    decision: Decision
+    parsed: dict[str, Any]
+    note: str | None = None  # set when the answer was used but needed salvaging
+
+
+def read_completion(completion: Completion, request: Request, max_tokens: int) -> Reading:
+    """The decision in `completion`, or UnusableAnswer saying what went wrong."""
+    cut = completion.finish_reason == "length"
+    if completion.refusal:
+        raise UnusableAnswer(f"the model refused: {completion.refusal[:300]}")
+    if completion.finish_reason == "content_filter":
+        raise UnusableAnswer("the answer was withheld by the server's content filter")
+    if not completion.raw.strip():
+        if cut:
+            raise UnusableAnswer(f"the answer was cut off at the token limit ({max_tokens}) before any JSON")
+        raise UnusableAnswer("the answer was empty")
+    try:
+        found = extract_object(completion.raw, truncated=cut)
+    except NoJSON as exc:
+        prefix = f"the answer was cut off at the token limit ({max_tokens}) and " if cut else ""
+        raise UnusableAnswer(f"{prefix}{exc}") from None
+    try:
+        decision = to_decision(request, found.value)
+    except ShapeError as exc:
+        raise UnusableAnswer(f"the JSON does not match the schema: {exc}") from None
+    note = None
+    if found.how == "closed":
+        note = f"cut off at the token limit ({max_tokens}); the JSON was closed and used"
+    return Reading(decision, found.value, note)

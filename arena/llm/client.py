@@ -1,0 +1,177 @@
+"""One chat-completions call to any OpenAI-compatible server, in one of four structured-output modes.
+
+`json_schema` (default) sends the decision schema as a strict `response_format`; `tools` sends it as the one
+function the model must call; `json_object` asks for any JSON object (the schema is in the prompt); `prompt` sends
+no format at all (the schema is in the prompt and the JSON is extracted from free text). Transport failures go
+through the one retry layer in `retry.py`; the SDK's own retries are off. The result keeps the raw text, the
+finish reason, any refusal, the model name the server reported, usage and latency, for the call record.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+import openai
+
+from arena.llm.retry import RetryPolicy, call_with_retries
+from arena.llm.usage import Usage
+
+
+class Mode(StrEnum):
+    JSON_SCHEMA = "json_schema"
+    TOOLS = "tools"
+    JSON_OBJECT = "json_object"
+    PROMPT = "prompt"
+
+    @property
+    def schema_in_prompt(self) -> bool:
+        """The modes whose server does not receive the schema, so the prompt must carry it."""
+        return self in (Mode.JSON_OBJECT, Mode.PROMPT)
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """One successful HTTP exchange. `raw` is the message content, or the tool call's arguments in `tools` mode."""
+
+    raw: str
+    finish_reason: str | None
+    refusal: str | None
+    model: str
+    usage: Usage
+    latency_ms: float
+    via_tool: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TransportFailure:
+    """One attempt that got no usable HTTP answer (status error, timeout, lost connection)."""
+
+    error: str
+    latency_ms: float
+    status: int | None = None
+
+
+@dataclass(slots=True)
+class CallResult:
+    """Every attempt of one logical call: the failures first, then the completion if one arrived."""
+
+    failures: list[TransportFailure] = field(default_factory=list)
+    completion: Completion | None = None
+    final_error: TransportFailure | None = None
+
+
+def describe_error(exc: BaseException) -> tuple[str, int | None]:
+    """A short, key-free description of a failed attempt, and its HTTP status if any."""
+    if isinstance(exc, openai.APITimeoutError):
+        return "timeout: the server did not answer in time", None
+    if isinstance(exc, openai.APIConnectionError):
+        return f"connection error: {exc.__cause__ or exc}", None
+    if isinstance(exc, openai.APIStatusError):
+        retry_after = exc.response.headers.get("retry-after")
+        hint = f" (Retry-After: {retry_after})" if retry_after else ""
+        return f"HTTP {exc.status_code}{hint}: {exc.message}"[:500], exc.status_code
+    return f"{type(exc).__name__}: {exc}"[:500], None
+
+
+def request_format(mode: Mode, name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments that carry the schema for `mode` (none for `prompt`)."""
+    if mode is Mode.JSON_SCHEMA:
+        return {
+            "response_format": {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}
+        }
+    if mode is Mode.TOOLS:
+        tool = {"type": "function", "function": {"name": name, "parameters": schema, "strict": True}}
+        return {"tools": [tool], "tool_choice": {"type": "function", "function": {"name": name}}}
+    if mode is Mode.JSON_OBJECT:
+        return {"response_format": {"type": "json_object"}}
+    return {}
+
+
+@dataclass(frozen=True, slots=True)
+class ClientSettings:
+    model: str
+    base_url: str | None = None
+    api_key: str | None = None
+    timeout_s: float = 60.0
+    temperature: float | None = None
+    max_tokens_param: str = "max_tokens"  # OpenAI's newer models take max_completion_tokens
+    extra_body: dict[str, Any] = field(default_factory=dict)
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+
+
+class LLMClient:
+    """An `openai.AsyncOpenAI` with retries off, plus the one retry layer and the structured-output modes."""
+
+    def __init__(self, settings: ClientSettings, client: openai.AsyncOpenAI | None = None) -> None:
+        self.settings = settings
+        self._client = client or openai.AsyncOpenAI(
+            api_key=settings.api_key,  # None: the SDK reads OPENAI_API_KEY
+            base_url=settings.base_url,  # None: the SDK reads OPENAI_BASE_URL
+            timeout=settings.timeout_s,
+            max_retries=0,
+        )
+
+    async def close(self) -> None:
+        await self._client.close()
+
+    async def complete(
+        self, messages: list[dict[str, Any]], *, mode: Mode, name: str, schema: dict[str, Any], max_tokens: int
+    ) -> CallResult:
+        """Send one request (retrying transport failures) and return every attempt."""
+        s = self.settings
+        kwargs: dict[str, Any] = {"model": s.model, "messages": messages, s.max_tokens_param: max_tokens}
+        if s.temperature is not None:
+            kwargs["temperature"] = s.temperature
+        if s.extra_body:
+            kwargs["extra_body"] = s.extra_body
+        kwargs.update(request_format(mode, name, schema))
+        result = CallResult()
+        started = [time.perf_counter()]
+
+        def on_failure(exc: BaseException, attempt: int, wait: float) -> None:
+            text, status = describe_error(exc)
+            latency = (time.perf_counter() - started[0]) * 1000
+            result.failures.append(TransportFailure(f"{text}; retrying in {wait:.2f}s", latency, status))
+
+        async def attempt() -> Any:
+            started[0] = time.perf_counter()
+            return await self._client.chat.completions.create(**kwargs)
+
+        try:
+            response = await call_with_retries(attempt, s.retry, on_failure)
+        except (openai.APIError, openai.OpenAIError) as exc:
+            text, status = describe_error(exc)
+            result.final_error = TransportFailure(text, (time.perf_counter() - started[0]) * 1000, status)
+            return result
+        latency = (time.perf_counter() - started[0]) * 1000
+        result.completion = _completion(response, latency, mode)
+        return result
+
+
+def _completion(response: Any, latency_ms: float, mode: Mode) -> Completion:
+    choices = getattr(response, "choices", None) or []
+    usage = Usage.from_openai(getattr(response, "usage", None))
+    model = str(getattr(response, "model", "") or "")
+    if not choices:
+        return Completion("", None, None, model, usage, latency_ms)
+    choice = choices[0]
+    message = choice.message
+    raw = message.content or ""
+    via_tool = False
+    tool_calls = getattr(message, "tool_calls", None) or []
+    if mode is Mode.TOOLS and tool_calls:
+        function = getattr(tool_calls[0], "function", None)
+        if function is not None:
+            raw, via_tool = function.arguments or "", True
+    return Completion(
+        raw=raw,
+        finish_reason=choice.finish_reason,
+        refusal=getattr(message, "refusal", None),
+        model=model,
+        usage=usage,
+        latency_ms=latency_ms,
+        via_tool=via_tool,
+    )

@@ -1,0 +1,130 @@
+"""One seat's append-only conversation with its model: the system prompt, then a user turn per decision.
+
+The system prompt is the same for every seat (the rules); the first user turn opens with the seat's private role
+prompt; each turn then adds only the events the seat has not been shown yet (from its own `view`), a refusal if
+the moderator refused the last answer, and the decision asked for. The model's answer is appended after it. So
+consecutive calls share everything but their last turn, which providers cache. Messages alternate strictly
+user/assistant (a tool result follows a tool call), because some chat templates reject anything else.
+
+Only committed exchanges stay: a turn whose call failed in transport is dropped, and its events are shown again
+next time. Every turn is built from the Observation alone, so a seat is never sent a fact the engine hid from it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.engine import Event, EventType, Observation, Request, RuleSet
+from arena.llm.client import Completion, Mode
+from arena.llm.injection import flags
+from arena.llm.schema import FieldSpec, answer_fields, answer_schema, schema_name
+from arena.prompts import PromptSet, rules_context
+
+Message = dict[str, Any]
+_QUOTED = (EventType.SPEECH, EventType.BLACK_MESSAGE)
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """A user turn ready to send: the message, what it asks for, and what it showed."""
+
+    user: Message
+    request: Request | None
+    name: str
+    schema: dict[str, Any]
+    fields: list[FieldSpec]
+    next_cursor: int
+    flags: list[str] = field(default_factory=list)
+
+
+def speech_flags(events: list[Event], me: int) -> list[str]:
+    """`#seq seat N: what` for every other seat's quoted text that imitates the moderator, a turn or a decision."""
+    out: list[str] = []
+    for e in events:
+        if e.type in _QUOTED and e.seat != me:
+            out.extend(f"#{e.seq} seat {e.seat}: {what}" for what in flags(e.text))
+    return out
+
+
+class Conversation:
+    """The messages of one seat, and the position in the event stream it has been shown up to."""
+
+    def __init__(
+        self, prompts: PromptSet, rules: RuleSet, seat: int, mode: Mode = Mode.JSON_SCHEMA, persona: str | None = None
+    ) -> None:
+        self.prompts = prompts
+        self.rules = rules
+        self.seat = seat
+        self.mode = mode
+        self.persona = persona
+        self._context = rules_context(rules)
+        self.messages: list[Message] = [{"role": "system", "content": prompts.render("system.j2", **self._context)}]
+        self.cursor = 0
+        self.turns = 0  # committed user turns; also numbers tool calls deterministically
+
+    @property
+    def started(self) -> bool:
+        return len(self.messages) > 1
+
+    def role_prompt(self, obs: Observation) -> str:
+        role = obs.role.value if obs.role is not None else "civilian"
+        return self.prompts.render(
+            f"role_{role}.j2", seat=obs.seat, role=role, teammates=obs.teammates, persona=self.persona, **self._context
+        )
+
+    def turn(self, obs: Observation, request: Request | None, problem: str | None = None) -> Turn:
+        """The next user message: new events since the cursor, the refusal, and the decision asked for."""
+        events = [e for e in obs.events if e.seq >= self.cursor]
+        fields = answer_fields(request) if request is not None else []
+        schema = answer_schema(request) if request is not None else {}
+        schema_text = (
+            json.dumps(schema, ensure_ascii=False) if request is not None and self.mode.schema_in_prompt else ""
+        )
+        text = self.prompts.render(
+            "turn.j2",
+            intro=self.role_prompt(obs) if not self.started else "",
+            events=events,
+            me=self.seat,
+            obs=obs,
+            request=request,
+            problem=problem,
+            fields=fields,
+            schema_text=schema_text,
+            **self._context,
+        )
+        return Turn(
+            user={"role": "user", "content": text},
+            request=request,
+            name=schema_name(request) if request is not None else "",
+            schema=schema,
+            fields=fields,
+            next_cursor=max(obs.next_seq, self.cursor),
+            flags=speech_flags(events, self.seat),
+        )
+
+    def answer_messages(self, turn: Turn, completion: Completion) -> list[Message]:
+        """The assistant's reply as it goes back into the history (a tool call gets its tool result too)."""
+        if completion.via_tool:
+            call_id = f"call_{self.turns + 1}"
+            function = {"name": turn.name, "arguments": completion.raw}
+            return [
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [{"id": call_id, "type": "function", "function": function}],
+                },
+                {"role": "tool", "tool_call_id": call_id, "content": "received"},
+            ]
+        return [{"role": "assistant", "content": completion.raw or completion.refusal or ""}]
+
+    def commit(self, turn: Turn, answer: list[Message]) -> None:
+        """Keep a turn and its answer; the events it showed are not shown again."""
+        self.messages.extend([turn.user, *answer])
+        self.cursor = turn.next_cursor
+        self.turns += 1
+
+    def request_messages(self, turn: Turn) -> list[Message]:
+        """What is sent for `turn`: the history, then the turn."""
+        return [*self.messages, turn.user]

@@ -1,0 +1,120 @@
+"""Prompt sets: the Jinja2 templates in `prompts/<lang>/` that turn rules, roles, events and requests into text.
+
+A prompt set is a folder of templates (`system.j2`, one `role_<role>.j2` per role, one `<kind>.j2` per decision
+kind, `events.j2`, `turn.j2`, `repair.j2`). Its hash (over every file's name and bytes) goes into the transcript
+header, so a result can be tied to the exact wording that produced it. Player text enters a template only through
+the `quote` filter (see `arena/llm/injection.py`). Templates get `rules` (the RuleSet) and the word limits derived
+from it, so a custom rules file is described as it is, not as a preset would be.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from arena.engine import Role, RuleSet
+from arena.llm.injection import flags, quote
+
+PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+LANGUAGES = ("en", "ru")
+REQUIRED = ("system.j2", "turn.j2", "events.j2", "repair.j2", *(f"role_{r.value}.j2" for r in Role))
+
+
+class PromptError(ValueError):
+    """A prompt set that cannot be used: missing folder or template, or a template error (named)."""
+
+
+def prompt_dir(prompt_set: str, lang: str) -> Path:
+    """`default` is `prompts/<lang>`; another name is `prompts/<name>/<lang>`; a path is `<path>/<lang>`."""
+    if prompt_set == "default":
+        return PROMPTS_DIR / lang
+    candidate = Path(prompt_set)
+    if candidate.is_dir():
+        return candidate / lang
+    return PROMPTS_DIR / prompt_set / lang
+
+
+def hash_dir(directory: Path) -> str:
+    """sha256 over the sorted relative names and bytes of every template; the first 16 hex digits."""
+    digest = hashlib.sha256()
+    for path in sorted(directory.rglob("*.j2")):
+        digest.update(path.relative_to(directory).as_posix().encode())
+        digest.update(b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _seats(value: Any) -> str:
+    return ", ".join(str(v) for v in value)
+
+
+@dataclass(frozen=True)
+class PromptSet:
+    """One language of one prompt set, ready to render."""
+
+    name: str
+    lang: str
+    directory: Path
+    hash: str
+    env: jinja2.Environment
+
+    def render(self, template: str, **context: Any) -> str:
+        try:
+            return self.env.get_template(template).render(**context).strip()
+        except jinja2.TemplateNotFound as exc:
+            raise PromptError(f"prompt set {self.name!r} ({self.lang}) has no template {exc.name}") from None
+
+    def has(self, template: str) -> bool:
+        return (self.directory / template).is_file()
+
+
+@lru_cache(maxsize=32)
+def load_prompt_set(prompt_set: str = "default", lang: str = "en") -> PromptSet:
+    """Load (once per process) and check a prompt set: the folder exists and holds every required template."""
+    if lang not in LANGUAGES:
+        raise PromptError(f"unknown language {lang!r}; prompts exist for {', '.join(LANGUAGES)}")
+    directory = prompt_dir(prompt_set, lang)
+    if not directory.is_dir():
+        raise PromptError(f"prompt set {prompt_set!r}: no folder {directory}")
+    missing = [name for name in REQUIRED if not (directory / name).is_file()]
+    if missing:
+        raise PromptError(f"prompt set {prompt_set!r} ({lang}) lacks {', '.join(missing)} in {directory}")
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(directory)),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,  # plain text for models; player text goes through `quote`
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+    )
+    env.filters["quote"] = quote
+    env.filters["seats"] = _seats
+    env.filters["flagged"] = lambda text: bool(flags(text))
+    return PromptSet(prompt_set, lang, directory, hash_dir(directory), env)
+
+
+def rules_context(rules: RuleSet) -> dict[str, Any]:
+    """What the templates need beyond the RuleSet itself: word limits, the roles dealt, the black count."""
+    sp = rules.speech
+    words = {
+        "regular": sp.words(sp.regular_s),
+        "intro": sp.words(sp.intro_s),
+        "extra": sp.words(sp.extra_s),
+        "tie": sp.words(sp.tie_s),
+        "last_word_voted": sp.words(sp.last_word_voted_s),
+        "last_word_night": sp.words(sp.last_word_night_s),
+        "nominate_only": sp.words(sp.nominate_only_s),
+        "short": sp.words(sp.short_speech_s),
+        "black_message": sp.words(rules.night0.message_s),
+    }
+    dealt = [(role, count) for role in Role if (count := rules.count(role)) > 0]
+    black = rules.count(Role.MAFIA) + rules.count(Role.DON)
+    has = defaultdict(int, {role.value: count for role, count in dealt})  # `has.doctor` is 0 when none is dealt
+    return {"rules": rules, "words": words, "dealt": dealt, "has": has, "black_count": black}
