@@ -1,9 +1,336 @@
-"""Commands of the `arena` CLI (placeholder until this group is written)."""
+"""`arena play`, `arena verify` and `arena resume`: run a game live, check a transcript, continue a crashed game.
+
+Every user error (an unknown preset, a bad rules file, a bad seat spec, a missing agent, an unreadable transcript)
+ends with one `error:` line and exit code 2, never a traceback. A game stopped with Ctrl-C stays resumable.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import random
+import re
+from collections.abc import Mapping
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, NoReturn
+
 import typer
+from rich.console import Console
+from rich.live import Live
+from rich.text import Text
+
+from arena.agents import AgentError, AgentSpec, resolve_agent
+from arena.engine import Event, Game, Observation, Request, RulesError, RuleSet, load_rules
+from arena.live import EventPrinter, status_line
+from arena.orchestrator import RunStats, counters_from_inputs, run_game
+from arena.players.base import Answer, Player
+from arena.players.bot_lines import LinesError
+from arena.players.factory import PlayerBuildError, build_player
+from arena.transcript import (
+    Transcript,
+    TranscriptError,
+    TranscriptWriter,
+    default_path,
+    load,
+    make_header,
+    verify,
+)
+
+DEFAULT_AGENT = "bot:heuristic"
+HUMAN_TIMEOUT: float | None = None  # a person at the terminal is never timed out
+
+
+class Lang(StrEnum):
+    EN = "en"
+    RU = "ru"
+
+
+class SeatSpecError(ValueError):
+    """A `--seat` value that cannot be read; the message shows the accepted forms."""
+
+
+_SEAT_KEY = re.compile(r"^(all|\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*)$")
+
+
+def parse_seat_specs(specs: list[str], players: int, agents_dir: Path | None = None) -> dict[int, AgentSpec]:
+    """`all=bot:random`, `3=human`, `1,4-6=NAME`: later specs override earlier ones; `all=` applies first."""
+    seats = dict.fromkeys(range(1, players + 1), resolve_agent(DEFAULT_AGENT))
+    ordered = sorted(specs, key=lambda s: not s.startswith("all="))
+    for spec in ordered:
+        key, sep, agent = spec.partition("=")
+        key = key.strip().lower()
+        if not sep or not agent.strip() or not _SEAT_KEY.match(key):
+            raise SeatSpecError(f"bad --seat {spec!r}: use all=AGENT, N=AGENT or N,M-K=AGENT (e.g. 3=human)")
+        resolved = resolve_agent(agent.strip(), agents_dir)
+        targets: list[int] = []
+        if key == "all":
+            targets = list(seats)
+        else:
+            for part in key.split(","):
+                low, _, high = part.partition("-")
+                targets.extend(range(int(low), int(high or low) + 1))
+        for seat in targets:
+            if seat not in seats:
+                raise SeatSpecError(f"bad --seat {spec!r}: seat {seat} does not exist (seats are 1 to {players})")
+            seats[seat] = resolved
+    return seats
+
+
+class DelayedPlayer(Player):
+    """Waits before answering (the hidden `--delay`): slows a bot game so tests can kill it mid-game."""
+
+    def __init__(self, inner: Player, delay: float) -> None:
+        self.inner = inner
+        self.seat = inner.seat
+        self.delay = delay
+
+    async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
+        await asyncio.sleep(self.delay)
+        return await self.inner.decide(observation, request, problem)
+
+    async def close(self) -> None:
+        await self.inner.close()
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _build_players(
+    seats: Mapping[int, AgentSpec], *, seed: int, rules: RuleSet, lang: str, delay: float
+) -> dict[int, Player]:
+    players: dict[int, Player] = {}
+    for seat, spec in seats.items():
+        try:
+            player = build_player(spec, seat, seed=seed, rules=rules, lang=lang)
+        except (PlayerBuildError, LinesError, AgentError) as exc:
+            fail(str(exc))
+        players[seat] = DelayedPlayer(player, delay) if delay > 0 else player
+    return players
+
+
+def _summary(seats: Mapping[int, AgentSpec]) -> str:
+    counts: dict[str, int] = {}
+    for spec in seats.values():
+        counts[spec.name] = counts.get(spec.name, 0) + 1
+    return ", ".join(f"{n}× {name}" for name, n in counts.items())
+
+
+def _drive(
+    game: Game,
+    players: Mapping[int, Player],
+    writer: TranscriptWriter,
+    *,
+    console: Console,
+    quiet: bool,
+    timeout: float,
+    max_reasks: int,
+    stats: RunStats,
+    humans: list[int],
+) -> None:
+    """Run the game with the live view; Ctrl-C leaves the transcript resumable, an internal error closes it."""
+    path = writer.path
+    timeouts = dict.fromkeys(humans, HUMAN_TIMEOUT)
+    printer = EventPrinter(console, game.rules)
+    live_ok = not quiet and not humans and console.is_terminal
+
+    def on_event(event: Event) -> None:
+        if quiet or humans:
+            return
+        printer(event)
+        if live is not None:
+            live.update(status_line(game), refresh=True)
+
+    live = Live(status_line(game), console=console, auto_refresh=False, transient=True) if live_ok else None
+    try:
+        with live if live is not None else contextlib.nullcontext():
+            asyncio.run(
+                run_game(
+                    game,
+                    players,
+                    writer,
+                    timeout_s=timeout,
+                    max_reasks=max_reasks,
+                    on_event=on_event,
+                    timeouts=timeouts,
+                    stats=stats,
+                )
+            )
+        printer.flush_votes()
+    except KeyboardInterrupt:
+        writer.close()
+        typer.echo(f"\ninterrupted; the game is saved. Continue it with: arena resume {path}", err=True)
+        raise typer.Exit(130) from None
+    except Exception as exc:  # an engine or orchestrator bug: record it, tell the user, no traceback
+        writer.abort(f"{type(exc).__name__}: {exc}")
+        writer.close()
+        fail(f"the game stopped on an internal error ({type(exc).__name__}: {exc}); transcript: {path}", 1)
+    finally:
+        asyncio.run(_close(players))
+    writer.close()
+
+
+async def _close(players: Mapping[int, Player]) -> None:
+    for player in players.values():
+        with contextlib.suppress(Exception):  # closing is best effort
+            await player.close()
+
+
+def _report(game: Game, stats: RunStats, path: Path | None, console: Console, quiet: bool) -> None:
+    if not quiet:
+        roles = "  ".join(f"#{s} {game.roles[s].value}" for s in game.seats())
+        console.print(Text(f"Roles: {roles}", style="dim"))
+        for seat, c in sorted(stats.counters.items()):
+            if c.invalid or c.timeouts or c.errors or c.defaults:
+                line = (
+                    f"seat {seat}: {c.invalid} refused, {c.timeouts} timeouts, {c.errors} errors, {c.defaults} defaults"
+                )
+                console.print(Text(line, style="yellow"))
+        result = "a draw" if game.winner == "draw" else f"{game.winner} wins"
+        console.print(Text(f"{result} ({game.end_reason}) on day {game.day}", style="bold"))
+    typer.echo(f"transcript: {path}")
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to `app`."""
+    """Add `play`, `verify` and `resume` to `app`."""
+
+    @app.command()
+    def play(
+        preset: Annotated[
+            str | None, typer.Option("--preset", "-p", help="Rules preset: fiim, club, classic, aurora, edge.")
+        ] = None,
+        rules_file: Annotated[
+            Path | None, typer.Option("--rules", help="A rules file (TOML or YAML); may name a `base` preset.")
+        ] = None,
+        rule: Annotated[
+            list[str] | None, typer.Option("--rule", help="Override one rule, e.g. voting.protocol=ballot. Repeatable.")
+        ] = None,
+        seed: Annotated[int | None, typer.Option(help="Seed of the deal (random and printed if not given).")] = None,
+        lang: Annotated[Lang, typer.Option(help="Language of the bots' speeches.")] = Lang.EN,
+        out: Annotated[Path, typer.Option("--out", help="Directory for the transcript.")] = Path("transcripts"),
+        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the transcript path.")] = False,
+        seat: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--seat",
+                help="Who plays which seat: all=bot:heuristic, 3=human, 2,5=bot:random, 4=NAME (agents/NAME.toml). "
+                "Repeatable; all= applies first.",
+            ),
+        ] = None,
+        timeout: Annotated[float, typer.Option(help="Seconds a seat has for one decision.", min=0.001)] = 60.0,
+        max_reasks: Annotated[int, typer.Option(help="Re-asks after a refused answer before the default.", min=0)] = 2,
+        agents_dir: Annotated[Path, typer.Option(help="Where agent definitions live.")] = Path("agents"),
+        delay: Annotated[float, typer.Option(hidden=True, help="Seconds each seat waits before answering.")] = 0.0,
+    ) -> None:
+        """Play one game (by default fiim with 10 heuristic bots), live, and save its transcript."""
+        try:
+            rules = load_rules(preset, rules_file, rule or None)
+        except RulesError as exc:
+            fail(str(exc))
+        try:
+            seats = parse_seat_specs(seat or [], rules.players, agents_dir)
+        except (SeatSpecError, AgentError) as exc:
+            fail(str(exc))
+        seed = seed if seed is not None else random.SystemRandom().randrange(1_000_000)
+        console = Console(highlight=False)
+        header = make_header(rules, seed, seats, lang=lang.value)
+        players = _build_players(seats, seed=seed, rules=rules, lang=lang.value, delay=delay)
+        try:
+            writer = TranscriptWriter.create(default_path(out, header), header)
+        except (TranscriptError, OSError) as exc:
+            fail(str(exc))
+        if not quiet:
+            console.print(Text(f"{rules.name} · seed {seed} · {_summary(seats)}", style="bold"))
+        game = Game(rules, seed)
+        stats = RunStats()
+        humans = [s for s, spec in seats.items() if spec.kind == "human"]
+        _drive(
+            game,
+            players,
+            writer,
+            console=console,
+            quiet=quiet,
+            timeout=timeout,
+            max_reasks=max_reasks,
+            stats=stats,
+            humans=humans,
+        )
+        _report(game, stats, writer.path, console, quiet)
+
+    @app.command(name="verify")
+    def verify_cmd(
+        file: Annotated[Path, typer.Argument(help="A transcript (.jsonl).")],
+    ) -> None:
+        """Replay a transcript's inputs through the engine and check every recorded event."""
+        try:
+            transcript = load(file)
+        except TranscriptError as exc:
+            fail(str(exc))
+        verdict = verify(transcript)
+        if not verdict.ok:
+            fail(f"{file}: {verdict.message}", 1)
+        typer.echo(f"OK {file}: {verdict.message}")
+
+    @app.command()
+    def resume(
+        file: Annotated[Path, typer.Argument(help="An unfinished transcript (.jsonl).")],
+        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the transcript path.")] = False,
+        timeout: Annotated[float, typer.Option(help="Seconds a seat has for one decision.", min=0.001)] = 60.0,
+        max_reasks: Annotated[int, typer.Option(help="Re-asks after a refused answer before the default.", min=0)] = 2,
+        delay: Annotated[float, typer.Option(hidden=True, help="Seconds each seat waits before answering.")] = 0.0,
+    ) -> None:
+        """Continue a game whose process died, from its transcript, appending to the same file."""
+        transcript, game = _load_for_resume(file)
+        header = transcript.header
+        seats = {entry.seat: entry.agent for entry in header.seats}
+        players = _build_players(seats, seed=header.seed, rules=game.rules, lang=header.lang, delay=delay)
+        console = Console(highlight=False)
+        if not quiet:
+            console.print(
+                Text(f"resuming {file} · day {game.day} {game.phase.value} · {len(game.events)} events", style="bold")
+            )
+        stats = RunStats(counters=counters_from_inputs(transcript.inputs))
+        try:
+            writer = TranscriptWriter.append_to(transcript)
+        except (TranscriptError, OSError) as exc:
+            fail(str(exc))
+        humans = [s for s, spec in seats.items() if spec.kind == "human"]
+        _drive(
+            game,
+            players,
+            writer,
+            console=console,
+            quiet=quiet,
+            timeout=timeout,
+            max_reasks=max_reasks,
+            stats=stats,
+            humans=humans,
+        )
+        _report(game, stats, writer.path, console, quiet)
+
+
+def _load_for_resume(file: Path) -> tuple[Transcript, Game]:
+    """Load (dropping a torn last line), refuse finished games, and rebuild the game from the inputs."""
+    try:
+        transcript = load(file, repair=True)
+    except TranscriptError as exc:
+        fail(str(exc))
+    if transcript.status == "complete":
+        fail(f"{file}: the game is already complete; nothing to resume", 1)
+    if transcript.status == "aborted":
+        error = transcript.end.error if transcript.end else ""
+        fail(f"{file}: the game was aborted by an internal error ({error}); it cannot be resumed", 1)
+    try:
+        game = transcript.rebuild()
+    except TranscriptError as exc:
+        fail(str(exc))
+    for recorded, replayed in zip(transcript.events, game.events, strict=False):
+        if recorded != replayed:
+            fail(f"{file}: event seq {recorded.seq} disagrees with the replay; run `arena verify {file}`", 1)
+    if len(transcript.events) > len(game.events):
+        fail(f"{file}: the file holds events the replay does not produce; run `arena verify {file}`", 1)
+    if transcript.torn is not None:
+        typer.echo(f"note: dropped a torn last line ({len(transcript.torn)} characters)", err=True)
+    return transcript, game

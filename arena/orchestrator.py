@@ -25,6 +25,8 @@ from arena.players.base import ModelCall, Player
 from arena.transcript import SeatCounters, TranscriptWriter
 
 EventHook = Callable[[Event], None]
+TIMEOUT_PREFIX = "no answer within"
+ERROR_PREFIX = "the player failed:"
 
 
 @dataclass
@@ -75,7 +77,7 @@ class _Runner:
         self.timeouts = timeouts
         self.stats = stats
         self.since: dict[int, int] = dict.fromkeys(players, 0)
-        self.shown = len(game.events) if transcript is None else transcript.events_written
+        self.shown = transcript.events_written if transcript is not None else 0  # on_event sees the rest
 
     def counters(self, seat: int) -> SeatCounters:
         return self.stats.counters.setdefault(seat, SeatCounters())
@@ -97,10 +99,10 @@ class _Runner:
                 answer = await asyncio.wait_for(player.decide(observation, request, problem), timeout)
             except TimeoutError:
                 count.timeouts += 1
-                reason = f"no answer within {timeout:g} s"
+                reason = f"{TIMEOUT_PREFIX} {timeout:g} s"
             except Exception as exc:  # a broken seat must not stop the game
                 count.errors += 1
-                reason = f"the player failed: {type(exc).__name__}: {exc}"
+                reason = f"{ERROR_PREFIX} {type(exc).__name__}: {exc}"
             else:
                 self.since[seat] = observation.next_seq
                 calls.extend(answer.calls)
@@ -176,6 +178,29 @@ class _Runner:
                 self.apply(request.seat, outcome)
             self.stats.batches += 1
             self.flush()
+
+
+def counters_from_inputs(inputs: list[Input]) -> dict[int, SeatCounters]:
+    """Rebuild the per-seat counters from recorded inputs (resume), reading the failure kind from the reason."""
+    out: dict[int, SeatCounters] = {}
+    for item in inputs:
+        if item.op in ("foul", "remove"):
+            continue
+        count = out.setdefault(item.seat, SeatCounters())
+        count.attempts += 1
+        if item.op == "decide":
+            count.decisions += 1
+            continue
+        if item.reason.startswith(TIMEOUT_PREFIX):
+            count.timeouts += 1
+        elif item.reason.startswith(ERROR_PREFIX):
+            count.errors += 1
+        else:
+            count.invalid += 1
+        if item.op == "default":
+            count.decisions += 1
+            count.defaults += 1
+    return out
 
 
 async def run_game(

@@ -92,7 +92,7 @@ class End(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: Literal["end"] = "end"
-    status: Status = "complete"
+    status: Status  # required, so the end record always spells it out
     winner: str | None = None
     reason: str = ""
     days: int = 0
@@ -288,7 +288,10 @@ class TranscriptWriter:
 
     def end(self, game: Game, counters: Mapping[int, SeatCounters], *, timing: bool = True) -> None:
         """The closing record. `timing=False` leaves wall times out (golden files must not depend on the clock)."""
-        kept = {s: c if timing else c.model_copy(update={"player_s": 0.0}) for s, c in sorted(counters.items())}
+        kept = {
+            s: c.model_copy(update={"player_s": round(c.player_s, 4) if timing else 0.0})
+            for s, c in sorted(counters.items())
+        }
         record = End(
             status="complete",
             winner=game.winner,
@@ -403,3 +406,54 @@ def load(path: str | Path, *, repair: bool = False) -> Transcript:
     transcript = parse(text, str(path), repair=repair)
     transcript.path = str(path)
     return transcript
+
+
+# ----- verifying ------------------------------------------------------------------------------------------------
+class Verdict(BaseModel):
+    """The result of replaying a transcript: `ok`, and if not, the first disagreement."""
+
+    ok: bool
+    message: str
+    events: int = 0
+    inputs: int = 0
+    seq: int | None = None  # the first event that differs
+
+
+def _diff(recorded: Event, regenerated: Event) -> str:
+    a, b = recorded.model_dump(mode="json"), regenerated.model_dump(mode="json")
+    fields = [k for k in a if a[k] != b[k]]
+    return ", ".join(f"{k}: recorded {a[k]!r}, replay {b[k]!r}" for k in fields)
+
+
+def verify(transcript: Transcript) -> Verdict:
+    """Replay the inputs through the engine and check that every recorded event is the one the engine emits, and
+    that a finished game ends as its end record says."""
+    n_in = len(transcript.inputs)
+    try:
+        game = transcript.rebuild()
+    except TranscriptError as exc:
+        return Verdict(ok=False, message=str(exc), inputs=n_in)
+    recorded, regenerated = transcript.events, game.events
+    for a, b in zip(recorded, regenerated, strict=False):
+        if a != b:
+            return Verdict(ok=False, message=f"event seq {a.seq} ({a.type.value}) differs: {_diff(a, b)}", seq=a.seq)
+    if len(recorded) > len(regenerated):
+        extra = recorded[len(regenerated)]
+        return Verdict(
+            ok=False, message=f"event seq {extra.seq} ({extra.type.value}) is not produced by the replay", seq=extra.seq
+        )
+    end = transcript.end
+    if end is not None and end.status == "complete":
+        if len(regenerated) != len(recorded):
+            seq = len(recorded)
+            return Verdict(ok=False, message=f"the replay goes on past the recorded end (event seq {seq})", seq=seq)
+        if not game.over or game.winner != end.winner:
+            return Verdict(ok=False, message=f"the end record says {end.winner!r}, the replay gives {game.winner!r}")
+    state = "complete" if game.over else "unfinished"
+    result = f"; {game.winner} wins" if game.winner and game.winner != "draw" else ("; a draw" if game.over else "")
+    return Verdict(
+        ok=True,
+        message=f"{len(recorded)} events and {n_in} inputs replay identically ({state}{result})",
+        events=len(recorded),
+        inputs=n_in,
+    )
