@@ -230,7 +230,11 @@ class Driver:
         if req.kind is Kind.SPEECH and req.speech is SpeechKind.INTRO:
             self.out.openers.setdefault(g.day, g.opener)
         script = self._script(here)
-        if isinstance(script, DayScript):
+        if self._quiet_vote(script, req):
+            # a vote over all living players on a day that scripts no votes: each votes for himself, so the vote
+            # is an all-way tie and nobody leaves (the rule's default would send the last seat out every day)
+            decision = Decision(vote=req.candidate == req.seat) if req.kind is Kind.VOTE else Decision(target=req.seat)
+        elif isinstance(script, DayScript):
             decision = self._day(here, script, req)
         elif isinstance(script, NightScript):
             decision = self._night(here, script, req)
@@ -242,6 +246,13 @@ class Driver:
             self.out.refused.append(Refused(here, req.seat, exc.code, exc.reason, decision))
             g.reject(req.seat, exc.reason)
             g.apply_default(req.seat, "scenario: the scripted decision was refused")
+
+    def _quiet_vote(self, script: DayScript | NightScript | None, req: Request) -> bool:
+        if req.kind not in (Kind.VOTE, Kind.BALLOT) or req.subject != "nominee":
+            return False
+        if self.game.rules.nominations.enabled or (isinstance(script, DayScript) and script.votes):
+            return False
+        return req.kind is Kind.VOTE or req.seat in req.options
 
     def _use(self, here: PhaseRef, item: str) -> None:
         self.out.used.add((here.ordinal, item))

@@ -108,7 +108,11 @@ def _mafia_shot(g: Game) -> Flow:
     shooters = [senior] if mode == "don_decides" else [s for s in g.black if g.alive[s]]
     if not shooters:
         return
-    answers = yield {s: _shot_request(g, s, mode != "don_decides") for s in shooters}
+    # P22: the don's pick decides (don_decides) or breaks the tie (consensus), so he cannot pass: no miss there
+    # except by the lover
+    answers = yield {
+        s: _shot_request(g, s, mode not in ("don_decides", "consensus_don_tiebreak") or s != senior) for s in shooters
+    }
     shots = {s: (answers[s].target if s in answers else None) for s in shooters if g.alive[s]}
     for s in sorted(shots):
         if mode == "unanimous_blind":
