@@ -37,7 +37,7 @@ class AgentSpec(BaseModel):
     max_tokens_param: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
     structured: Literal["json_schema", "tools", "json_object", "prompt"] = "json_schema"
     prompt_set: str = "default"
-    language: Literal["en", "ru"] = "en"
+    language: Literal["en", "ru"] | None = None  # None: the game's language (`arena play --lang`)
     persona: str | None = None
     price_input_per_m: float = Field(0.0, ge=0)
     price_cached_per_m: float = Field(0.0, ge=0)

@@ -1,9 +1,69 @@
-"""Commands of the `arena` CLI (placeholder until this group is written)."""
+"""`arena prompt`: print exactly the messages an LLM seat was sent (or would be sent) at a point of a saved game.
+
+Researchers audit prompts with it; the leak and injection tests read every seat's prompts through it. The work is
+in `arena/llm/rebuild.py`; this module parses options, prints, and turns bad input into one line and exit code 2.
+"""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Annotated
+
 import typer
+
+from arena.llm.conversation import Message
+from arena.llm.rebuild import call_input_positions, seat_prompt
+from arena.transcript import TranscriptError, load
+
+BAD_INPUT = 2
+
+
+def _render(messages: list[Message]) -> str:
+    parts = []
+    for message in messages:
+        parts.append(f"----- {message.get('role', '?')} -----")
+        content = message.get("content")
+        if content:
+            parts.append(str(content))
+        if message.get("tool_calls"):
+            parts.append(json.dumps(message["tool_calls"], ensure_ascii=False))
+    return "\n".join(parts)
+
+
+def prompt(
+    file: Annotated[Path, typer.Argument(help="a transcript (.jsonl)")],
+    seat: Annotated[int, typer.Option("--seat", help="the seat whose prompt to print")],
+    at: Annotated[
+        int | None, typer.Option("--at", help="right after this event seq (default: the seat's last call)")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the messages as a JSON list")] = False,
+    rebuild: Annotated[
+        bool, typer.Option("--rebuild", help="rebuild with the current prompt set even where a call was recorded")
+    ] = False,
+) -> None:
+    """Print the messages seat N was sent (or would be sent) at a point of the game."""
+    try:
+        transcript = load(file, repair=True)
+        players = transcript.rules.players
+        if not 1 <= seat <= players:
+            raise ValueError(f"seat {seat} is not at this table (seats 1 to {players})")
+        result = seat_prompt(transcript, call_input_positions(file), seat, at, rebuild=rebuild)
+    except (TranscriptError, ValueError, OSError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(BAD_INPUT) from None
+    if as_json:
+        typer.echo(json.dumps(result.messages, ensure_ascii=False, indent=1))
+    else:
+        typer.echo(_render(result.messages))
+    where = f"call {result.call}" if result.sent else "rebuilt from the game"
+    typer.echo(
+        f"# seat {seat}, {'sent' if result.sent else 'would be sent'} after {result.events} events ({where})", err=True
+    )
+    if result.prompt_set_changed:
+        typer.echo("# warning: the prompt set changed since this game; the rebuilt turn uses the current one", err=True)
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to `app`."""
+    app.command("prompt")(prompt)

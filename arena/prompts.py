@@ -10,6 +10,7 @@ from it, so a custom rules file is described as it is, not as a preset would be.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
@@ -23,6 +24,7 @@ from arena.llm.injection import flags, quote
 
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 LANGUAGES = ("en", "ru")
+_BLANK_RUNS = re.compile(r"\n(?:[ \t]*\n){2,}")
 REQUIRED = ("system.j2", "turn.j2", "events.j2", "repair.j2", *(f"role_{r.value}.j2" for r in Role))
 
 
@@ -67,9 +69,10 @@ class PromptSet:
 
     def render(self, template: str, **context: Any) -> str:
         try:
-            return self.env.get_template(template).render(**context).strip()
+            text = self.env.get_template(template).render(**context)
         except jinja2.TemplateNotFound as exc:
             raise PromptError(f"prompt set {self.name!r} ({self.lang}) has no template {exc.name}") from None
+        return _BLANK_RUNS.sub("\n\n", text).strip()  # optional blocks leave blank lines; player text has none
 
     def has(self, template: str) -> bool:
         return (self.directory / template).is_file()

@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import Any
 
 import openai
+from openai.types.chat import ChatCompletion
 
 from arena.llm.retry import RetryPolicy, call_with_retries
 from arena.llm.usage import Usage
@@ -122,12 +123,11 @@ class LLMClient:
     ) -> CallResult:
         """Send one request (retrying transport failures) and return every attempt."""
         s = self.settings
-        kwargs: dict[str, Any] = {"model": s.model, "messages": messages, s.max_tokens_param: max_tokens}
+        body: dict[str, Any] = {"model": s.model, "messages": messages, s.max_tokens_param: max_tokens}
         if s.temperature is not None:
-            kwargs["temperature"] = s.temperature
-        if s.extra_body:
-            kwargs["extra_body"] = s.extra_body
-        kwargs.update(request_format(mode, name, schema))
+            body["temperature"] = s.temperature
+        body.update(request_format(mode, name, schema))
+        body.update(s.extra_body)
         result = CallResult()
         started = [time.perf_counter()]
 
@@ -136,9 +136,12 @@ class LLMClient:
             latency = (time.perf_counter() - started[0]) * 1000
             result.failures.append(TransportFailure(f"{text}; retrying in {wait:.2f}s", latency, status))
 
-        async def attempt() -> Any:
+        async def attempt() -> ChatCompletion:
             started[0] = time.perf_counter()
-            return await self._client.chat.completions.create(**kwargs)
+            # The SDK's documented low-level call for a prepared body: `chat.completions.create` would walk every
+            # message of the growing conversation through its TypedDict transform on each call (milliseconds per
+            # call late in a game); the body here is plain JSON already. Auth, errors and parsing are the SDK's.
+            return await self._client.post("/chat/completions", body=body, cast_to=ChatCompletion)
 
         try:
             response = await call_with_retries(attempt, s.retry, on_failure)
@@ -151,7 +154,7 @@ class LLMClient:
         return result
 
 
-def _completion(response: Any, latency_ms: float, mode: Mode) -> Completion:
+def _completion(response: ChatCompletion, latency_ms: float, mode: Mode) -> Completion:
     choices = getattr(response, "choices", None) or []
     usage = Usage.from_openai(getattr(response, "usage", None))
     model = str(getattr(response, "model", "") or "")

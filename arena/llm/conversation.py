@@ -4,7 +4,7 @@ The system prompt is the same for every seat (the rules); the first user turn op
 prompt; each turn then adds only the events the seat has not been shown yet (from its own `view`), a refusal if
 the moderator refused the last answer, and the decision asked for. The model's answer is appended after it. So
 consecutive calls share everything but their last turn, which providers cache. Messages alternate strictly
-user/assistant (a tool result follows a tool call), because some chat templates reject anything else.
+user/assistant, because some chat templates reject anything else.
 
 Only committed exchanges stay: a turn whose call failed in transport is dropped, and its events are shown again
 next time. Every turn is built from the Observation alone, so a seat is never sent a fact the engine hid from it.
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.engine import Event, EventType, Observation, Request, RuleSet
-from arena.llm.client import Completion, Mode
+from arena.llm.client import Mode
 from arena.llm.injection import flags
 from arena.llm.schema import FieldSpec, answer_fields, answer_schema, schema_name
 from arena.prompts import PromptSet, rules_context
@@ -62,7 +62,23 @@ class Conversation:
         self._context = rules_context(rules)
         self.messages: list[Message] = [{"role": "system", "content": prompts.render("system.j2", **self._context)}]
         self.cursor = 0
-        self.turns = 0  # committed user turns; also numbers tool calls deterministically
+
+    @classmethod
+    def resumed(
+        cls,
+        prompts: PromptSet,
+        rules: RuleSet,
+        seat: int,
+        mode: Mode,
+        persona: str | None,
+        history: list[Message],
+        cursor: int,
+    ) -> Conversation:
+        """A conversation that already holds `history` (system first) and has shown the events before `cursor`."""
+        conversation = cls(prompts, rules, seat, mode, persona)
+        conversation.messages = list(history)
+        conversation.cursor = cursor
+        return conversation
 
     @property
     def started(self) -> bool:
@@ -104,26 +120,17 @@ class Conversation:
             flags=speech_flags(events, self.seat),
         )
 
-    def answer_messages(self, turn: Turn, completion: Completion) -> list[Message]:
-        """The assistant's reply as it goes back into the history (a tool call gets its tool result too)."""
-        if completion.via_tool:
-            call_id = f"call_{self.turns + 1}"
-            function = {"name": turn.name, "arguments": completion.raw}
-            return [
-                {
-                    "role": "assistant",
-                    "content": None,
-                    "tool_calls": [{"id": call_id, "type": "function", "function": function}],
-                },
-                {"role": "tool", "tool_call_id": call_id, "content": "received"},
-            ]
-        return [{"role": "assistant", "content": completion.raw or completion.refusal or ""}]
+    @staticmethod
+    def answer_messages(raw: str) -> list[Message]:
+        """The assistant's reply as it goes back into the history: its text (a tool call's arguments in `tools`
+        mode, a refusal's words). Kept as plain content in every mode, so the history is the same whatever the
+        mode and can be rebuilt from the call record's `raw` alone."""
+        return [{"role": "assistant", "content": raw}]
 
     def commit(self, turn: Turn, answer: list[Message]) -> None:
         """Keep a turn and its answer; the events it showed are not shown again."""
         self.messages.extend([turn.user, *answer])
         self.cursor = turn.next_cursor
-        self.turns += 1
 
     def request_messages(self, turn: Turn) -> list[Message]:
         """What is sent for `turn`: the history, then the turn."""

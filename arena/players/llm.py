@@ -116,7 +116,7 @@ class LLMPlayer(Player):
             "cached_tokens": usage.cached_tokens,
             "cost_usd": self.prices.cost(usage),
         }
-        answer = self.conversation.answer_messages(turn, completion)
+        answer = self.conversation.answer_messages(str(common["raw"]))
         try:
             reading = read_completion(completion, request, max_tokens)
         except UnusableAnswer as exc:
@@ -146,7 +146,7 @@ def client_settings(spec: AgentSpec) -> ClientSettings:
 
 def seat_language(spec: AgentSpec, lang: str) -> str:
     """The agent's own language if its definition sets one, otherwise the game's."""
-    return spec.language if "language" in spec.model_fields_set else lang
+    return spec.language or lang
 
 
 def build_llm_player(spec: AgentSpec, seat: int, *, rules: RuleSet, lang: str = "en") -> Player:

@@ -1,0 +1,340 @@
+"""A local OpenAI-compatible chat server that plays legally from the request's own schema, and injects faults.
+
+It stands in for a provider in tests, in `bench/llm_game.py` and in offline demos: `POST /v1/chat/completions`
+answers in the shape of the Chat Completions API reference (content JSON for `response_format`, a forced
+`tool_calls` entry for tools, a fenced block in prose for the prompt mode, `usage` with
+`prompt_tokens_details.cached_tokens`), after a fixed latency. The answer is drawn from the JSON schema the seat
+sent (the enum of legal seats), seeded by the request body, so it is always of the right shape and legal.
+
+Cached tokens are computed as a prefix cache would: the tokens a request shares with the previous request of the same
+conversation (same system prompt and first user turn). Faults are injected by a `FaultPlan`: the n-th request for a
+schema name (e.g. the 3rd `vote_decision`) gets a 429 with Retry-After, a 500, a hang past the client's timeout, a
+broken body, malformed JSON, the wrong schema, an illegal target, a refusal, an empty or cut-off answer, or a speech
+far over its word limit. Standard library only (http.server in a thread), bound to 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+FAULTS = (
+    "rate_limit",  # 429 with Retry-After (and retry-after-ms)
+    "server_error",  # 500
+    "timeout",  # no answer until after the client's timeout
+    "bad_body",  # HTTP 200 whose body is not JSON
+    "bad_json",  # content that is not JSON at all
+    "wrong_schema",  # valid JSON, wrong fields
+    "illegal_target",  # right shape, a seat outside the enum
+    "refusal",  # message.refusal set, no content
+    "empty",  # empty content
+    "cut_off",  # finish_reason length, JSON cut mid-string
+    "overlong",  # a speech far over any word limit
+)
+TRANSIENT_FAULTS = ("rate_limit", "server_error", "timeout", "bad_body")
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+_WORDS = ("i", "think", "seat", "is", "quiet", "today", "we", "should", "look", "at", "the", "votes", "and", "trust")
+_JSON_BLOCK = re.compile(r"```json\s*\n(.*?)```", re.DOTALL)
+
+
+def tokens(text: str) -> list[str]:
+    """A crude tokenizer (words and punctuation), enough to count and compare prompts."""
+    return _TOKEN.findall(text)
+
+
+@dataclass
+class FaultPlan:
+    """Faults keyed by (schema name, n-th request for it, counting from 1). A name of "*" matches every request."""
+
+    faults: dict[tuple[str, int], str] = field(default_factory=dict)
+    hang_s: float = 2.0  # how long a `timeout` fault keeps the client waiting
+
+    def add(self, fault: str, schema: str = "*", nth: int = 1) -> FaultPlan:
+        if fault not in FAULTS:
+            raise ValueError(f"unknown fault {fault!r}; known: {', '.join(FAULTS)}")
+        self.faults[(schema, nth)] = fault
+        return self
+
+
+@dataclass
+class ServerStats:
+    requests: int = 0
+    by_schema: Counter[str] = field(default_factory=Counter)
+    injected: list[tuple[str, str, int]] = field(default_factory=list)  # (fault, schema, n-th)
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    schema_tokens: int = 0  # tokens of the schemas (response_format / tools) sent with the requests
+    cached_schema_first: int = 0  # cached tokens if the schema were cached as the prompt's first part (OpenAI)
+    authorization_seen: set[str] = field(default_factory=set)
+
+
+def _schema_of(body: dict[str, Any]) -> tuple[str, dict[str, Any] | None, str]:
+    """(schema name, schema, mode) from a request: response_format, the forced tool, or a ```json block."""
+    fmt = body.get("response_format") or {}
+    if fmt.get("type") == "json_schema":
+        spec = fmt.get("json_schema") or {}
+        return str(spec.get("name", "")), spec.get("schema"), "json_schema"
+    tools = body.get("tools") or []
+    if tools:
+        function = tools[0].get("function") or {}
+        return str(function.get("name", "")), function.get("parameters"), "tools"
+    mode = "json_object" if fmt.get("type") == "json_object" else "prompt"
+    for message in reversed(body.get("messages") or []):
+        if message.get("role") == "user":
+            blocks = _JSON_BLOCK.findall(str(message.get("content") or ""))
+            if blocks:
+                try:
+                    schema = json.loads(blocks[-1])
+                except json.JSONDecodeError:
+                    break
+                return _name_from(schema), schema, mode
+            break
+    return "", None, mode
+
+
+def _name_from(schema: dict[str, Any]) -> str:
+    props = list((schema.get("properties") or {}).keys())
+    key = props[1] if len(props) > 1 else "reasoning"
+    return {"speech": "speech_decision", "message": "black_message_decision"}.get(key, f"{key}_decision")
+
+
+def _value(name: str, spec: dict[str, Any], rng: random.Random, overlong: bool) -> Any:
+    if "anyOf" in spec:
+        options = [s for s in spec["anyOf"] if s.get("type") != "null"]
+        if not options or (name == "nominate" and rng.random() < 0.5):
+            return None
+        return _value(name, options[0], rng, overlong)
+    kind = spec.get("type")
+    if "enum" in spec:
+        return rng.choice(spec["enum"]) if spec["enum"] else None
+    if kind == "null":
+        return None
+    if kind == "boolean":
+        return rng.random() < (0.35 if name == "vote" else 0.2)
+    if kind == "integer":
+        return rng.randint(1, 10)
+    if kind == "array":
+        items = (spec.get("items") or {}).get("enum") or []
+        size = min(int(spec.get("maxItems", len(items))), len(items))
+        return rng.sample(items, size)
+    if name == "reasoning":
+        return "I weigh the speeches and the votes so far."
+    count = 400 if overlong else rng.randint(6, 18)
+    return " ".join(rng.choice(_WORDS) for _ in range(count))
+
+
+def valid_answer(schema: dict[str, Any], rng: random.Random, overlong: bool = False) -> dict[str, Any]:
+    """An answer object that satisfies `schema` (the seat's legal options), fields in schema order."""
+    props = schema.get("properties") or {}
+    return {name: _value(name, spec, rng, overlong) for name, spec in props.items()}
+
+
+class _State:
+    def __init__(self, latency_s: float, plan: FaultPlan, model_suffix: str) -> None:
+        self.latency_s = latency_s
+        self.plan = plan
+        self.model_suffix = model_suffix
+        self.lock = threading.Lock()
+        self.stats = ServerStats()
+        self.last_prompt: dict[str, list[str]] = {}
+        self.last_schema_first: dict[str, list[str]] = {}
+
+
+def _common(a: list[str], b: list[str]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        return
+
+    def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/").endswith("/models"):
+            body = {"object": "list", "data": [{"id": "fake-model", "object": "model", "owned_by": "local"}]}
+            self._send(200, json.dumps(body).encode())
+        else:
+            self._send(404, b'{"error": {"message": "not found"}}')
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send(404, b'{"error": {"message": "not found"}}')
+            return
+        body = json.loads(raw)
+        state = self.server.state
+        name, schema, mode = _schema_of(body)
+        with state.lock:
+            state.stats.requests += 1
+            state.stats.by_schema[name] += 1
+            nth = state.stats.by_schema[name]
+            auth = self.headers.get("Authorization")
+            if auth:
+                state.stats.authorization_seen.add(auth)
+            fault = state.plan.faults.get((name, nth)) or state.plan.faults.get(("*", state.stats.requests))
+            if fault:
+                state.stats.injected.append((fault, name, nth))
+        if state.latency_s:
+            time.sleep(state.latency_s)
+        if fault == "rate_limit":
+            error = {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}
+            self._send(429, json.dumps(error).encode(), {"Retry-After": "1", "retry-after-ms": "50"})
+            return
+        if fault == "server_error":
+            error = {"error": {"message": "The server had an error", "type": "server_error"}}
+            self._send(500, json.dumps(error).encode())
+            return
+        if fault == "timeout":
+            time.sleep(state.plan.hang_s)
+            self._send(504, b'{"error": {"message": "too late"}}')
+            return
+        if fault == "bad_body":
+            self._send(200, b'{"id": "chatcmpl-broken", "choices": [ {"mess')
+            return
+        self._send(200, json.dumps(self._completion(body, name, schema, mode, fault)).encode())
+
+    def _completion(
+        self, body: dict[str, Any], name: str, schema: dict[str, Any] | None, mode: str, fault: str | None
+    ) -> dict[str, Any]:
+        state = self.server.state
+        seed = int.from_bytes(hashlib.sha256(json.dumps(body, sort_keys=True).encode()).digest()[:8], "big")
+        rng = random.Random(seed)
+        answer = valid_answer(schema or {}, rng, overlong=fault == "overlong")
+        if fault == "wrong_schema":
+            answer = {"thoughts": "hmm", "decision": "maybe"}
+        elif fault == "illegal_target":
+            for key in ("target", "nominate"):
+                if key in answer:
+                    answer[key] = 99
+            if "targets" in answer or "kill_order" in answer:
+                answer["targets" if "targets" in answer else "kill_order"] = [99]
+            if "vote" in answer:
+                answer["vote"] = "perhaps"
+        text = json.dumps(answer, ensure_ascii=False)
+        finish = "stop"
+        refusal = None
+        if fault == "bad_json":
+            text = "I think seat 3 is suspicious, so my vote goes there. {reasoning: no quotes, target: 3"
+        elif fault == "refusal":
+            text, refusal = "", "I'm sorry, but I can't help with that."
+        elif fault == "empty":
+            text = ""
+        elif fault == "cut_off":
+            text, finish = text[: max(len(text) // 2, 12)], "length"
+        if mode == "prompt" and text and fault not in ("bad_json", "cut_off"):
+            text = f"Here is my decision.\n```json\n{text}\n```"
+        message: dict[str, Any] = {"role": "assistant", "content": text or None, "refusal": refusal}
+        if mode == "tools" and fault not in ("refusal", "empty", "bad_json"):
+            call = {"id": f"call_{seed % 10**8}", "type": "function", "function": {"name": name, "arguments": text}}
+            message = {"role": "assistant", "content": None, "refusal": None, "tool_calls": [call]}
+            finish = "length" if fault == "cut_off" else "tool_calls"
+        usage = self._usage(body, text)
+        return {
+            "id": f"chatcmpl-{seed % 10**12}",
+            "object": "chat.completion",
+            "created": 1_790_000_000,
+            "model": f"{body.get('model', 'fake')}{state.model_suffix}",
+            "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
+            "usage": usage,
+            "system_fingerprint": "fp_local",
+        }
+
+    def _usage(self, body: dict[str, Any], text: str) -> dict[str, Any]:
+        state = self.server.state
+        messages = body.get("messages") or []
+        prompt = [t for m in messages for t in [m.get("role", ""), *tokens(_content(m))]]
+        schema_part = {k: body[k] for k in ("response_format", "tools") if k in body}
+        schema_toks = tokens(json.dumps(schema_part, sort_keys=True)) if schema_part else []
+        key = hashlib.sha256(json.dumps(messages[:2], sort_keys=True).encode()).hexdigest()
+        with state.lock:
+            cached = _common(state.last_prompt.get(key, []), prompt)
+            with_schema = schema_toks + prompt
+            cached_first = _common(state.last_schema_first.get(key, []), with_schema)
+            state.last_prompt[key] = prompt
+            state.last_schema_first[key] = with_schema
+            stats = state.stats
+            stats.prompt_tokens += len(prompt)
+            stats.cached_tokens += cached
+            stats.schema_tokens += len(schema_toks)
+            stats.cached_schema_first += cached_first
+        completion = len(tokens(text))
+        return {
+            "prompt_tokens": len(prompt),
+            "completion_tokens": completion,
+            "total_tokens": len(prompt) + completion,
+            "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
+            "completion_tokens_details": {"reasoning_tokens": 0},
+        }
+
+
+def _content(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    parts = [content if isinstance(content, str) else ""]
+    for call in message.get("tool_calls") or []:
+        parts.append(json.dumps(call.get("function", {}), sort_keys=True))
+    return " ".join(parts)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    state: _State
+
+
+class FakeServer:
+    """Start with `with FakeServer(...) as server:`; point clients at `server.base_url`."""
+
+    def __init__(
+        self, latency_s: float = 0.0, plan: FaultPlan | None = None, model_suffix: str = "-2026-01-01"
+    ) -> None:
+        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server.state = _State(latency_s, plan or FaultPlan(), model_suffix)
+        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-openai", daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    @property
+    def stats(self) -> ServerStats:
+        return self._server.state.stats
+
+    def start(self) -> FakeServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

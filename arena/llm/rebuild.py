@@ -1,0 +1,139 @@
+"""What a seat was sent, or would be sent, at a point of a recorded game: the engine of `arena prompt`.
+
+A call record holds the messages that were sent (by reference to the seat's previous record, see `records.py`), so
+"was sent" is read back verbatim. "Would be sent" (a point where the seat made no call, or a seat that is not an
+LLM) is built by the same `Conversation` code the live seat uses: the seat's last answered call gives the history,
+the engine's `view` of the replayed game gives the events since, and the request pending there gives the decision.
+Researchers audit prompts with it, and the leak and injection tests read every seat's prompts through it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.agents import AgentSpec
+from arena.engine import Game, view
+from arena.llm.client import Mode
+from arena.llm.conversation import Conversation, Message
+from arena.llm.records import expand
+from arena.players.base import ModelCall
+from arena.prompts import load_prompt_set
+from arena.transcript import Transcript
+
+TRANSPORT = "transport:"  # the error prefix of an attempt that got no completion (see players/llm.py)
+
+
+@dataclass(frozen=True)
+class SeatPrompt:
+    """The messages, whether they were recorded as sent (else rebuilt), and where: events shown, call index."""
+
+    messages: list[Message]
+    sent: bool
+    events: int
+    call: int | None
+    prompt_set_changed: bool = False
+
+
+def call_input_positions(path: Path) -> list[int]:
+    """For each call record of the file, in order, how many input records precede it.
+
+    The loader keeps calls apart from inputs; the file's order places each call at its decision: the orchestrator
+    writes a seat's calls just before that seat's inputs of the same batch.
+    """
+    positions: list[int] = []
+    inputs = 0
+    for line in path.read_text(encoding="utf-8").split("\n")[1:]:
+        if not line.strip():
+            continue
+        try:
+            kind = json.loads(line).get("kind")
+        except (json.JSONDecodeError, AttributeError):
+            continue  # a torn last line
+        if kind == "input":
+            inputs += 1
+        elif kind == "call":
+            positions.append(inputs)
+    return positions
+
+
+def _replay(transcript: Transcript, count: int) -> Game:
+    game = Game(transcript.rules, transcript.header.seed, roles=transcript.header.roles)
+    game.replay(transcript.inputs[:count])
+    return game
+
+
+def _events_after_inputs(transcript: Transcript) -> list[int]:
+    """len(game.events) after replaying the first k inputs, for every k."""
+    game = Game(transcript.rules, transcript.header.seed, roles=transcript.header.roles)
+    out = [len(game.events)]
+    for item in transcript.inputs:
+        game.replay([item])
+        out.append(len(game.events))
+    return out
+
+
+def _spec_of(transcript: Transcript, seat: int) -> AgentSpec | None:
+    return next((entry.agent for entry in transcript.header.seats if entry.seat == seat), None)
+
+
+def _answered(call: ModelCall) -> bool:
+    return not (call.error or "").startswith(TRANSPORT)
+
+
+def seat_prompt(
+    transcript: Transcript, positions: list[int], seat: int, at: int | None = None, *, rebuild: bool = False
+) -> SeatPrompt:
+    """The messages of `seat` right after event `at` (default: at its last call, or at the end of the game).
+
+    With `rebuild`, a point where the seat did make a call is rebuilt too (with the current prompt set) instead of
+    read from the record: the two agree unless the prompt set changed, which is how the tests check the rebuild.
+    """
+    if len(positions) != len(transcript.calls):
+        raise ValueError(f"{len(positions)} call positions for {len(transcript.calls)} calls")
+    events_after = _events_after_inputs(transcript)
+    full = expand(transcript.calls)
+    mine = [i for i, c in enumerate(transcript.calls) if c.seat == seat]
+    shown = {i: events_after[min(positions[i], len(transcript.inputs))] for i in mine}
+    if at is None and not rebuild:
+        if mine:
+            last = mine[-1]
+            return SeatPrompt(full[last], True, shown[last], last)
+        count = len(transcript.inputs)
+    else:
+        count = next((k for k, n in enumerate(events_after) if n > at), len(transcript.inputs))
+    target = events_after[count]
+    here = [i for i in mine if shown[i] == target]
+    if here and not rebuild:
+        return SeatPrompt(full[here[-1]], True, target, here[-1])
+    return _would_be_sent(transcript, seat, count, target, [i for i in mine if shown[i] < target], full, shown)
+
+
+def _would_be_sent(
+    transcript: Transcript,
+    seat: int,
+    count: int,
+    target: int,
+    earlier: list[int],
+    full: list[list[Message]],
+    shown: dict[int, int],
+) -> SeatPrompt:
+    spec = _spec_of(transcript, seat)
+    lang = (spec.language if spec is not None else None) or transcript.header.lang
+    prompts = load_prompt_set(spec.prompt_set if spec is not None else "default", lang)
+    mode = Mode(spec.structured) if spec is not None else Mode.JSON_SCHEMA
+    persona = spec.persona if spec is not None else None
+    rules = transcript.rules
+    answered = [i for i in earlier if _answered(transcript.calls[i])]
+    if answered:
+        base = answered[-1]
+        history = full[base] + Conversation.answer_messages(transcript.calls[base].raw)
+        conversation = Conversation.resumed(prompts, rules, seat, mode, persona, history, shown[base])
+    else:
+        conversation = Conversation(prompts, rules, seat, mode, persona)
+    game = _replay(transcript, count)
+    observation = view(game, seat)
+    turn = conversation.turn(observation, game.request_for(seat))
+    changed = transcript.header.prompt_set_hash not in (None, prompts.hash)
+    return SeatPrompt(conversation.request_messages(turn), False, target, None, changed)
