@@ -96,13 +96,12 @@ def seat_prompt(
     full = expand(transcript.calls)
     mine = [i for i, c in enumerate(transcript.calls) if c.seat == seat]
     shown = {i: events_after[min(positions[i], len(transcript.inputs))] for i in mine}
-    if at is None and not rebuild:
-        if mine:
-            last = mine[-1]
-            return SeatPrompt(full[last], True, shown[last], last)
-        count = len(transcript.inputs)
-    else:
-        count = next((k for k, n in enumerate(events_after) if n > at), len(transcript.inputs))
+    if at is None and mine and not rebuild:
+        last = mine[-1]
+        return SeatPrompt(full[last], True, shown[last], last)
+    count = len(transcript.inputs)
+    if at is not None:
+        count = next((k for k, n in enumerate(events_after) if n > at), count)
     target = events_after[count]
     here = [i for i in mine if shown[i] == target]
     if here and not rebuild:
