@@ -56,7 +56,7 @@ def run(
     trace: bool = typer.Option(False, "--trace", help="Print the god-view event log of every failing case."),
 ) -> None:
     """Run scenario files and check their expected outcomes."""
-    console = Console(highlight=False)
+    console = Console(highlight=False, soft_wrap=True)
     files = scenario_files(paths)
     missing = [p for p in files if not p.exists()]
     results: list[FileResult] = [FileResult(p, error=f"{p}: no such file") for p in missing]

@@ -63,11 +63,15 @@ class FileResult:
 # ----- loading -------------------------------------------------------------------------------------------------------
 
 
-def _deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+def _deep_merge(base: Mapping[str, Any], over: Mapping[str, Any], patch: bool = False) -> dict[str, Any]:
+    """Mappings merge key by key; anything else replaces. With `patch` (a case over its base, as in a JSON merge
+    patch) a null deletes the key, so a case can drop a phase, an expectation or one seat's decision."""
     out = dict(base)
     for key, value in over.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
-            out[key] = _deep_merge(out[key], value)
+        if patch and value is None:
+            out.pop(key, None)
+        elif isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = _deep_merge(out[key], value, patch)
         else:
             out[key] = value
     return out
@@ -119,7 +123,7 @@ def load_cases(path: Path) -> list[tuple[str, Scenario]]:
                 raise ScenarioError(f"{path}: cases › {i}: a mapping, e.g. {{case: b, night 1: {{shoot: 4}}}}")
             case = _normalise_phase_keys(case)
             label = str(case.pop("case", i + 1))
-            variants.append((label, _deep_merge(data, case)))
+            variants.append((label, _deep_merge(data, case, patch=True)))
     out = []
     for label, raw in variants:
         try:

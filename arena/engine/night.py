@@ -254,6 +254,7 @@ def night(g: Game, k: int) -> Flow:
     g.phase = Phase.NIGHT
     g.emit(EventType.PHASE_STARTED, value="night")
     g.reset_night()
+    living_at_dusk = len(g.living())
     blocked: set[int] = set()
     void = False
     lover = _living(g, Role.LOVER)
@@ -281,7 +282,7 @@ def night(g: Game, k: int) -> Flow:
         g.emit(EventType.MAFIA_MISS_ANNOUNCED, value="disagreed")
     yield from _abilities(g, k, blocked, g.night_mafia_target)
     attacks = [t for t in (g.night_mafia_target, g.night_maniac_target, g.night_sheriff_target) if t is not None]
-    victims = list(dict.fromkeys(attacks))
+    victims = [v for v in dict.fromkeys(attacks) if g.alive[v]]  # R7.3: a seat removed tonight is not killed too
     if r.night.doctor == "sees_victims":
         yield from _stretchers(g, victims)
     elif g.night_heal is not None:
@@ -292,18 +293,19 @@ def night(g: Game, k: int) -> Flow:
             g.doctor_self_heals += 1
     elif r.night.doctor == "blind_heal":
         g.doctor_last_heal = 0  # no heal (or blocked) tonight: it does not count for the limits
-    deaths = sorted(v for v in victims if v != g.night_heal)
+    deaths = sorted(v for v in victims if v != g.night_heal and g.alive[v])
     yield from _best_move(g, k, deaths)
     for s in deaths:
         g.alive[s] = False
-    g.idle_nights = 0 if deaths else g.idle_nights + 1
+    left = bool(deaths) or len(g.living()) < living_at_dusk  # R10.4: a removal tonight is someone leaving too
+    g.idle_nights = 0 if left else g.idle_nights + 1
     g.morning_deaths = deaths
     g.morning_lover_miss = void and r.night.morning == "deaths_plus_lover_miss"
     g.night_last_words = [s for s in deaths if not _silent(g, s)]
     winner = g.check_win() if deaths else None
     if winner is not None:
         g.pending_winner = winner
-    elif not deaths and g.idle_nights >= r.win.draw_after_idle_rounds:
+    elif not left and g.idle_nights >= r.win.draw_after_idle_rounds:
         g.finish("draw", f"{g.idle_nights} nights and the days between passed with nobody leaving")
 
 
