@@ -5,9 +5,9 @@ said what, who nominated whom, how everyone voted, what the night brought, and (
 that seat could know. Everything drawn comes from a `Story` (`story.py`), which is built from the engine's `view`.
 
 Player text is data, never markup: every piece of text is a `rich.text.Text` (no markup parsing, no emoji codes, no
-highlighting), and each chapter is a two-column grid whose left column holds the marker of who is talking (`»` a
+highlighting), and every line of a chapter starts with the marker of who is talking (`»` a
 player, `•` the moderator, `♠` the black team, `◆` a private event, `⚖` moderator-only), so a speech that wraps or
-contains newlines stays inside its own column and cannot pass for a moderator line.
+contains newlines stays indented under its own text (`Hanging`) and cannot pass for a moderator line.
 """
 
 from __future__ import annotations
@@ -16,15 +16,29 @@ import io
 from collections.abc import Mapping, Sequence
 from typing import IO
 
-from rich.console import Console, Group, RenderableType
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.rule import Rule
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
 from arena.engine import MODERATOR, Game, Input
 from arena.players.base import ModelCall
-from arena.render.story import Chapter, Line, Note, Span, Story, VoteRound, build_story, clean, seat_label
+from arena.render.story import (
+    Chapter,
+    Line,
+    Note,
+    Span,
+    Story,
+    VoteRound,
+    build_story,
+    clean,
+    result_text,
+    seat_label,
+)
 
 STYLES: dict[str, str] = {
     "plain": "",
@@ -41,8 +55,7 @@ STYLES: dict[str, str] = {
     "warn": "dark_orange",
 }
 MARKERS = {"public": "•", "black": "♠", "private": "◆", "moderator": "⚖"}
-VOTE_MARKS = {"yes": "●", "default": "○", "no": "✗", "abstain": "·", "aye": "✓"}
-YES_NO = {"yes": "aye", "no": "no"}  # a yes/no round draws ✓ and ✗
+VOTE_MARKS = {"yes": "●", "default": "○", "abstain": "●"}  # an abstention is a mark in the abstain row
 CALL_TEXT_LIMIT = 600
 
 
@@ -77,36 +90,40 @@ def _line(line: Line, viewer: int) -> tuple[Text, Text]:
     return Text(marker, style="dim" if line.audience == "public" else "yellow"), body
 
 
-def _cell(mark: str | None) -> Text:
+def _mark(mark: str | None, yes_no: bool) -> Text:
     if mark is None:
-        return Text("")
-    style = {"yes": "bold green", "aye": "bold green", "default": "green", "no": "red"}.get(mark, "dim")
-    return Text(VOTE_MARKS.get(mark, mark), style=style)
+        return Text("·", style="dim")
+    if yes_no:
+        return Text("✓", style="bold green") if mark == "yes" else Text("✗", style="red")
+    style = {"yes": "bold green", "default": "green", "abstain": "yellow"}.get(mark, "")
+    return Text(VOTE_MARKS.get(mark, "?"), style=style)
 
 
-def vote_table(round_: VoteRound) -> Table:
-    """Candidates × voters for one round (● a vote, ○ counted by default); a yes/no round (lift, acquittal,
-    threshold) is one row of ✓ and ✗."""
-    table = Table(title=Text(round_.title, style="bold"), title_justify="left", show_edge=False, pad_edge=False)
-    table.add_column(Text(""), no_wrap=True)
+def vote_table(round_: VoteRound) -> Text:
+    """Candidates × voters for one round: ● a vote, ○ counted by default (R5.7), · none; a yes/no round (lift,
+    acquittal, threshold) is one row of ✓ and ✗. Drawn as fixed-width text: as clear as a table, far cheaper."""
     voters = round_.voters
+    rows = round_.rows
+    labels = ["yes / no" if round_.yes_no else seat_label(r) if r is not None else "abstain" for r in rows]
+    width = max([len(label) for label in labels] + [4])
+    out = Text(no_wrap=True, overflow="crop")
+    out.append(round_.title, style="bold")
+    out.append("\n" + " " * width)
     for v in voters:
-        table.add_column(Text(seat_label(v), style="cyan"), justify="center", no_wrap=True)
-    table.add_column(Text("Σ", style="bold"), justify="right")
-    for row in round_.rows:
-        if round_.yes_no:
-            label = Text("yes / no", style="bold")
-            cells = [_cell(YES_NO.get(round_.marks.get((None, v)) or "")) for v in voters]
-        else:
-            label = Text(seat_label(row), style="bold cyan") if row is not None else Text("abstain", style="dim")
-            cells = [_cell(round_.marks.get((row, v))) for v in voters]
-        table.add_row(label, *cells, Text(str(round_.row_total(row)), style="bold"))
+        out.append(f" {seat_label(v):>3}", style="cyan")
+    out.append(" │   Σ", style="bold")
+    for row, label in zip(rows, labels, strict=True):
+        out.append("\n" + label.ljust(width), style="bold cyan" if row is not None else "bold")
+        for v in voters:
+            out.append("   ")
+            out.append_text(_mark(round_.marks.get((row, v)), round_.yes_no))
+        out.append(f" │ {round_.row_total(row):>3}", style="bold")
     if not voters:
-        table.caption = Text("no votes were cast", style="dim")
-    return table
+        out.append("\nno votes were cast", style="dim")
+    return out
 
 
-def _note(note: Note, show_calls: bool) -> tuple[Text, RenderableType]:
+def _note(note: Note, show_calls: bool) -> tuple[Text, Text]:
     if note.kind == "reasoning":
         body = Text()
         body.append(f"reasoning of {seat_label(note.seat)}", style="bold blue")
@@ -126,18 +143,39 @@ def _note(note: Note, show_calls: bool) -> tuple[Text, RenderableType]:
     return Text("⚙", style="magenta"), body
 
 
+class Hanging:
+    """A marker, then a body wrapped with a hanging indent: continuation lines start under the body, never in the
+    marker column, so a player's text (however long, whatever newlines it holds) cannot begin a line of its own."""
+
+    def __init__(self, marker: Text, body: Text) -> None:
+        self.marker = marker
+        self.body = body
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        indent = cell_len(self.marker.plain) + 1
+        width = max(options.max_width - indent, 10)
+        pad = Segment(" " * indent)
+        for i, line in enumerate(self.body.wrap(console, width, overflow="fold")):
+            if i == 0:
+                yield from self.marker.render(console)
+                yield Segment(" ")
+            else:
+                yield pad
+            yield from line.render(console)
+            yield Segment.line()
+
+
 def chapter(chapter_: Chapter, viewer: int, *, reasoning: bool, show_calls: bool) -> RenderableType:
-    grid = Table.grid(padding=(0, 1))
-    grid.add_column(width=1, no_wrap=True)
-    grid.add_column(ratio=1)
+    """A chapter's title, then its lines, each with its marker; a vote table stands between them, indented."""
+    parts: list[RenderableType] = [Rule(Text(chapter_.title, style="bold"), align="left")]
     for item in chapter_.items:
-        if isinstance(item, Line):
-            grid.add_row(*_line(item, viewer))
-        elif isinstance(item, VoteRound):
-            grid.add_row(Text("☐", style="cyan"), vote_table(item))
+        if isinstance(item, VoteRound):
+            parts.append(Padding(vote_table(item), (0, 0, 0, 2)))
+        elif isinstance(item, Line):
+            parts.append(Hanging(*_line(item, viewer)))
         elif (item.kind == "reasoning" and reasoning) or (item.kind == "call" and show_calls):
-            grid.add_row(*_note(item, show_calls))
-    return Group(Rule(Text(chapter_.title, style="bold"), align="left"), grid)
+            parts.append(Hanging(*_note(item, show_calls)))
+    return Group(*parts)
 
 
 def roster(story: Story) -> Table:
@@ -158,24 +196,33 @@ def roster(story: Story) -> Table:
     return table
 
 
-def timeline(story: Story) -> Table:
-    """Who was alive in each phase: ● alive, ✝ left in that phase (with how), blank afterwards."""
-    table = Table(title=Text("Who was alive", style="bold"), title_justify="left", show_edge=False, pad_edge=False)
-    table.add_column(Text("seat"), no_wrap=True)
-    short = [t.replace("Night ", "N").replace("Day ", "D") for t in story.timeline_columns]
-    for title in short:
-        table.add_column(Text(title), justify="center", no_wrap=True)
+TIMELINE_CODES = {"voted": "V", "killed": "K", "lifted": "L", "removed": "R", "nominee": "N"}
+
+
+def timeline(story: Story) -> Text:
+    """Who was alive in each phase: ● alive, ✝ and a letter in the phase a seat left (how), blank afterwards."""
+    columns = [t.replace("Night ", "N").replace("Day ", "D") for t in story.timeline_columns]
+    width = max([len(c) for c in columns] + [2])
+    out = Text(no_wrap=True, overflow="crop")
+    out.append("Who was alive", style="bold")
+    out.append("\nseat")
+    for c in columns:
+        out.append(" " + c.center(width), style="dim")
     for seat, row in story.timeline.items():
-        cells = []
+        out.append("\n" + seat_label(seat).ljust(4), style="cyan")
         for cell in row:
+            out.append(" ")
             if cell == "alive":
-                cells.append(Text("●", style="green"))
+                out.append("●".center(width), style="green")
             elif cell.startswith("out:"):
-                cells.append(Text("✝ " + cell[4:], style="bold red"))
+                out.append(("✝" + TIMELINE_CODES.get(cell[4:], "?")).center(width), style="bold red")
             else:
-                cells.append(Text(""))
-        table.add_row(Text(seat_label(seat), style="cyan"), *cells)
-    return table
+                out.append(" " * width)
+    used = sorted({cell[4:] for row in story.timeline.values() for cell in row if cell.startswith("out:")})
+    if used:
+        legend = " · ".join(f"✝{TIMELINE_CODES.get(how, '?')} {how}" for how in used)
+        out.append("\n" + legend, style="dim")
+    return out
 
 
 def header(story: Story) -> Panel:
@@ -199,7 +246,7 @@ def header(story: Story) -> Panel:
                 body.append(f" {known.get(mate) or ''}".rstrip(), style="magenta")
     if story.winner:
         body.append("\nResult: ", style="bold")
-        body.append(f"{story.winner} wins", style="bold green")
+        body.append(result_text(story.winner), style="bold green")
         body.append(f" ({story.end_reason})" if story.end_reason else "")
     else:
         body.append("\nThe game is not over.", style="dim")
@@ -223,11 +270,20 @@ def render(
     show_calls: bool = False,
     names: Mapping[int, str] | None = None,
     status: str | None = None,
+    call_positions: Sequence[int] | None = None,
     console: Console | None = None,
 ) -> None:
     """Print the game as `viewer` (1..N, or MODERATOR) saw it. Raises ValueError for a seat out of range."""
     story = build_story(
-        game, viewer, calls, inputs, reasoning=reasoning, with_calls=show_calls, names=names, status=status
+        game,
+        viewer,
+        calls,
+        inputs,
+        reasoning=reasoning,
+        with_calls=show_calls,
+        names=names,
+        status=status,
+        call_positions=call_positions,
     )
     console = console or make_console()
     for item in renderables(story, reasoning=reasoning, show_calls=show_calls):
@@ -256,10 +312,22 @@ def render_text(
     reasoning: bool = False,
     show_calls: bool = False,
     names: Mapping[int, str] | None = None,
+    status: str | None = None,
+    call_positions: Sequence[int] | None = None,
     width: int = 160,
 ) -> str:
     """The same drawing as plain text (no colours), e.g. for tests and for piping."""
     buffer = io.StringIO()
-    console = make_console(buffer, width, color=False)
-    render(game, viewer, calls, inputs, reasoning=reasoning, show_calls=show_calls, names=names, console=console)
+    render(
+        game,
+        viewer,
+        calls,
+        inputs,
+        reasoning=reasoning,
+        show_calls=show_calls,
+        names=names,
+        status=status,
+        call_positions=call_positions,
+        console=make_console(buffer, width, color=False),
+    )
     return buffer.getvalue()

@@ -119,13 +119,16 @@ def export_html(
     names: Mapping[int, str] | None = None,
     status: str | None = None,
     title: str | None = None,
+    call_positions: Sequence[int] | None = None,
 ) -> str:
     """The whole page. With `seat`, only that seat's view; otherwise the god view and every seat's view."""
     viewers = [seat] if seat is not None else [MODERATOR, *range(1, game.n + 1)]
     anchors = input_anchors(game, inputs) if inputs else None
     blocks = []
     for viewer in viewers:
-        story = build_story(game, viewer, calls, inputs, names=names, status=status, anchors=anchors)
+        story = build_story(
+            game, viewer, calls, inputs, names=names, status=status, anchors=anchors, call_positions=call_positions
+        )
         blocks.append(
             f'<script type="application/json" class="view" data-viewer="{viewer}">'
             f"{embed_json(story_json(story))}</script>"
@@ -233,7 +236,7 @@ _JS = r"""
   });
   order.sort(function (a, b) { return a - b; });
   var MARKERS = { "public": "•", "black": "♠", "private": "◆", "moderator": "⚖" };
-  var VOTES = { "yes": "●", "default": "○", "no": "✗", "abstain": "·", "aye": "✓" };
+  var VOTES = { "yes": "●", "default": "○", "no": "✗", "abstain": "●", "aye": "✓" };
 
   function el(tag, cls, text) {
     var node = document.createElement(tag);
@@ -274,7 +277,8 @@ _JS = r"""
         box.appendChild(team);
       }
     }
-    var result = el("div", "result", v.winner ? "Result: " + v.winner + " wins" : "The game is not over.");
+    var outcome = v.winner === "draw" ? "a draw" : v.winner + " wins";
+    var result = el("div", "result", v.winner ? "Result: " + outcome : "The game is not over.");
     if (v.winner && v.end_reason) result.appendChild(el("span", "s-dim", " (" + v.end_reason + ")"));
     box.appendChild(result);
     return box;

@@ -15,6 +15,7 @@ and every renderer must draw it as text, never as markup.
 from __future__ import annotations
 
 import unicodedata
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -51,6 +52,11 @@ def clean(text: str) -> str:
 
 def seat_label(seat: int) -> str:
     return f"#{seat}"
+
+
+def result_text(winner: str | None) -> str:
+    """`town wins`, `mafia wins`, `maniac wins`, or `a draw`."""
+    return "a draw" if winner == "draw" else f"{clean(winner or '?')} wins"
 
 
 # ----- the data a renderer draws -----------------------------------------------------------------------------------
@@ -231,8 +237,11 @@ def _audience(event: Event) -> Audience:
     return "private"
 
 
-def phrase(event: Event) -> list[Span] | None:
-    """The fixed words for one event, or None for the events drawn otherwise (phases, votes, speeches)."""
+def phrase(event: Event, sheriff_answer: str = "colour") -> list[Span] | None:
+    """The fixed words for one event, or None for the events drawn otherwise (phases, votes, speeches).
+
+    `sheriff_answer` is the rules' question (colour, is_don, is_mafia): a yes/no check answer means nothing alone.
+    """
     t = event.type
     E = EventType
     if t is E.GAME_STARTED:
@@ -301,13 +310,8 @@ def phrase(event: Event) -> list[Span] | None:
         return [_p("don "), _s(event.seat), _p(" checks "), _s(event.target), _p(f": {answer}", "private")]
     if t is E.SHERIFF_CHECK:
         if event.value in ("yes", "no"):
-            return [
-                _p("sheriff "),
-                _s(event.seat),
-                _p(" asks if "),
-                _s(event.target),
-                _p(f" is the don: {event.value}"),
-            ]
+            question = " is the don: " if sheriff_answer == "is_don" else " is black: "
+            return [_p("sheriff "), _s(event.seat), _p(" asks if "), _s(event.target), _p(question + event.value)]
         answer = _CHECK.get(event.value or "", _reason(event.value))
         return [_p("sheriff "), _s(event.seat), _p(" checks "), _s(event.target), _p(f": {answer}", "private")]
     if t is E.SHERIFF_SHOT:
@@ -355,7 +359,7 @@ def phrase(event: Event) -> list[Span] | None:
     if t is E.DEFAULT_APPLIED:
         return [_p("default applied for "), _s(event.seat), _p(f": {_reason(event.value)}", "warn")]
     if t is E.GAME_ENDED:
-        return [_p(f"Game over: {event.value} wins ({_reason(event.text)})", "label")]
+        return [_p(f"Game over: {result_text(event.value)} ({_reason(event.text)})", "label")]
     return None  # PHASE_STARTED, SPEECH, BLACK_MESSAGE, VOTE_CAST, VOTES_COUNTED: drawn by the builder
 
 
@@ -382,16 +386,46 @@ def input_anchors(game: Game, inputs: Sequence[Input]) -> list[tuple[int, str]]:
     return out
 
 
-def _group_calls(calls: Sequence[ModelCall]) -> dict[int, list[list[ModelCall]]]:
-    """Per seat, the calls split into one group per `decide` (a new group starts when `attempt` does not rise)."""
-    groups: dict[int, list[list[ModelCall]]] = {}
+def call_owners(
+    inputs: Sequence[Input],
+    calls: Sequence[ModelCall],
+    positions: Sequence[int] | None = None,
+    kinds: Sequence[str] | None = None,
+) -> list[int | None]:
+    """For each call, the index of the input that settled the request it served (that seat's next `decide` or
+    `default`), or None.
+
+    The orchestrator writes an ask's calls just before that ask's inputs, so with `positions` (how many inputs the
+    transcript held before each call) the owner is exact. Without them it is a best effort: each seat's calls are
+    dealt to its settling inputs in order, one logical call each, a rising `attempt` (transport retries) staying
+    with the call before it, and a call skipping forward to the next input of its `request_kind` (from `kinds`).
+    """
+    settling: dict[int, list[int]] = {}
+    for i, item in enumerate(inputs):
+        if item.op in ("decide", "default"):
+            settling.setdefault(item.seat, []).append(i)
+    owners: list[int | None] = []
+    if positions is not None:
+        for call, pos in zip(calls, positions, strict=True):
+            mine = settling.get(call.seat, [])
+            k = bisect_left(mine, pos)
+            owners.append(mine[k] if k < len(mine) else None)
+        return owners
+    cursor: dict[int, int] = {}
+    last: dict[int, ModelCall] = {}
     for call in calls:
-        seat_groups = groups.setdefault(call.seat, [])
-        if not seat_groups or call.attempt <= seat_groups[-1][-1].attempt:
-            seat_groups.append([call])
-        else:
-            seat_groups[-1].append(call)
-    return groups
+        mine = settling.get(call.seat, [])
+        k = cursor.get(call.seat, 0)
+        previous = last.get(call.seat)
+        if previous is not None and call.attempt <= previous.attempt:
+            k += 1  # a new logical call: the next request
+        if kinds is not None and call.request_kind:
+            while k < len(mine) and kinds[mine[k]] and kinds[mine[k]] != call.request_kind:
+                k += 1
+        cursor[call.seat] = k
+        last[call.seat] = call
+        owners.append(mine[k] if k < len(mine) else None)
+    return owners
 
 
 def _notes(
@@ -402,33 +436,33 @@ def _notes(
     reasoning: bool,
     with_calls: bool,
     anchors: Sequence[tuple[int, str]] | None,
+    call_positions: Sequence[int] | None,
 ) -> list[Note]:
     """The viewer's notes (every seat's for the god view), each anchored at the event count of its decision."""
     god = viewer == MODERATOR
-    own_calls = [c for c in calls if god or c.seat == viewer] if with_calls else []
-    mine = [i for i, item in enumerate(inputs) if god or item.seat == viewer] if reasoning or with_calls else []
-    if mine and anchors is None:
+    if not (reasoning or with_calls) or not (inputs or calls):
+        return []
+    if anchors is None:
         anchors = input_anchors(game, inputs)
-    groups = _group_calls(own_calls)
-    notes: list[Note] = []
-    for n, i in enumerate(mine):
-        assert anchors is not None
-        item = inputs[i]
-        seq, kind = anchors[i]
-        queue = groups.get(item.seat, [])
-        if queue and item.op in ("decide", "reject", "default"):
-            first = queue[0][0].request_kind
-            later = sum(1 for j in mine[n + 1 :] if inputs[j].seat == item.seat and inputs[j].op != "foul")
-            if (not first or not kind or first == kind) and (item.op != "default" or len(queue) > later):
-                notes += [_call_note(seq, c) for c in queue.pop(0)]
-        if reasoning and item.op == "decide" and item.decision is not None and item.decision.reasoning.strip():
-            notes.append(Note(seq, "reasoning", item.seat, kind, clean(item.decision.reasoning.strip())))
     end = len(game.events)
-    for seat_groups in groups.values():  # calls that no decision claimed: drawn at the end, never lost
-        for group in seat_groups:
-            notes += [_call_note(end, c) for c in group]
-    notes.sort(key=lambda note: note.seq)
-    return notes
+    keyed: list[tuple[int, int, int, Note]] = []  # (seq, input index, order, note): calls before the reasoning
+    if with_calls:
+        owners = call_owners(inputs, calls, call_positions, [kind for _, kind in anchors])
+        for n, (call, owner) in enumerate(zip(calls, owners, strict=True)):
+            if not (god or call.seat == viewer):
+                continue
+            seq = anchors[owner][0] if owner is not None else end
+            keyed.append((seq, owner if owner is not None else len(inputs), n, _call_note(seq, call)))
+    if reasoning:
+        for i, item in enumerate(inputs):
+            if not (god or item.seat == viewer) or item.op != "decide" or item.decision is None:
+                continue
+            text = item.decision.reasoning.strip()
+            if text:
+                seq, kind = anchors[i]
+                keyed.append((seq, i, len(calls), Note(seq, "reasoning", item.seat, kind, clean(text))))
+    keyed.sort(key=lambda k: k[:3])
+    return [note for *_, note in keyed]
 
 
 def _call_note(seq: int, call: ModelCall) -> Note:
@@ -457,11 +491,13 @@ def build_story(
     names: Mapping[int, str] | None = None,
     status: str | None = None,
     anchors: Sequence[tuple[int, str]] | None = None,
+    call_positions: Sequence[int] | None = None,
 ) -> Story:
     """The story of `game` as `viewer` (1..N, or MODERATOR for the god view) saw it, from `view` alone.
 
     `inputs` and `calls` are the transcript's records; a seat's story keeps only its own reasoning and calls.
-    `anchors` (from `input_anchors`) saves a replay when several stories of one game are built.
+    `anchors` (from `input_anchors`) saves a replay when several stories of one game are built; `call_positions`
+    (inputs recorded before each call, see `call_owners`) places each call at its decision exactly.
     """
     if not (viewer == MODERATOR or 1 <= viewer <= game.n):
         raise ValueError(f"seat {viewer} is out of range: seats are 1 to {game.n}, and {MODERATOR} is the god view")
@@ -482,7 +518,7 @@ def build_story(
             side = e.value
 
     chapters: list[Chapter] = [Chapter("setup", "Setup")]
-    notes = _notes(game, viewer, inputs, calls, reasoning, with_calls, anchors)
+    notes = _notes(game, viewer, inputs, calls, reasoning, with_calls, anchors, call_positions)
     note_i = 0
     round_: VoteRound | None = None
     fates: dict[int, str] = {}
@@ -548,7 +584,7 @@ def build_story(
             winner, end_reason = e.value, clean(e.text or "")
             if chapters[-1].key != "end":
                 chapters.append(Chapter("end", "The end"))
-        spans_ = phrase(e)
+        spans_ = phrase(e, game.rules.night.sheriff_answer)
         if spans_ is not None:
             chapters[-1].items.append(Line(e.seq, t.value, _audience(e), tuple(spans_), None, e.seat))
     close_round()
