@@ -44,9 +44,10 @@ def read_completion(completion: Completion, request: Request, max_tokens: int) -
         prefix = f"the answer was cut off at the token limit ({max_tokens}) and " if cut else ""
         raise UnusableAnswer(f"{prefix}{exc}") from None
     try:
-        decision = to_decision(request, found.value)
+        decision = to_decision(request, found.value, partial=found.how == "closed")
     except ShapeError as exc:
-        raise UnusableAnswer(f"the JSON does not match the schema: {exc}") from None
+        prefix = f"the answer was cut off at the token limit ({max_tokens}); " if cut else ""
+        raise UnusableAnswer(f"{prefix}the JSON does not match the schema: {exc}") from None
     note = None
     if found.how == "closed":
         note = f"cut off at the token limit ({max_tokens}); the JSON was closed and used"

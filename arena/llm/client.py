@@ -9,6 +9,7 @@ finish reason, any refusal, the model name the server reported, usage and latenc
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -66,6 +67,10 @@ class CallResult:
 
 def describe_error(exc: BaseException) -> tuple[str, int | None]:
     """A short, key-free description of a failed attempt, and its HTTP status if any."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"malformed response body (not JSON): {exc}", None
+    if isinstance(exc, openai.APIResponseValidationError):
+        return f"malformed response body: {exc.message}"[:500], exc.status_code
     if isinstance(exc, openai.APITimeoutError):
         return "timeout: the server did not answer in time", None
     if isinstance(exc, openai.APIConnectionError):
@@ -145,7 +150,7 @@ class LLMClient:
 
         try:
             response = await call_with_retries(attempt, s.retry, on_failure)
-        except (openai.APIError, openai.OpenAIError) as exc:
+        except (openai.OpenAIError, json.JSONDecodeError) as exc:
             text, status = describe_error(exc)
             result.final_error = TransportFailure(text, (time.perf_counter() - started[0]) * 1000, status)
             return result

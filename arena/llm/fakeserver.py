@@ -171,7 +171,10 @@ class _Handler(BaseHTTPRequestHandler):
         for key, value in (headers or {}).items():
             self.send_header(key, value)
         self.end_headers()
-        self.wfile.write(payload)
+        try:
+            self.wfile.write(payload)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (a `timeout` fault): nothing to do
+            self.close_connection = True
 
     def do_GET(self) -> None:
         if self.path.rstrip("/").endswith("/models"):
@@ -244,8 +247,9 @@ class _Handler(BaseHTTPRequestHandler):
             text, refusal = "", "I'm sorry, but I can't help with that."
         elif fault == "empty":
             text = ""
-        elif fault == "cut_off":
-            text, finish = text[: max(len(text) // 2, 12)], "length"
+        elif fault == "cut_off":  # cut inside the longest text field, as a token limit does
+            start = max(text.find('"speech": "'), text.find('"message": "'))
+            text, finish = text[: start + 16 if start > 0 else max(len(text) // 2, 12)], "length"
         if mode == "prompt" and text and fault not in ("bad_json", "cut_off"):
             text = f"Here is my decision.\n```json\n{text}\n```"
         message: dict[str, Any] = {"role": "assistant", "content": text or None, "refusal": refusal}

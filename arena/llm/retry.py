@@ -2,13 +2,15 @@
 
 The SDK's own retries are switched off (`max_retries=0`, see `client.py`) so attempts never multiply. Waits follow
 the server's `retry-after-ms` / `Retry-After` when it sends one (capped), otherwise exponential backoff with
-jitter. Each failed attempt is reported to `on_failure` so the seat can record it in the transcript; an answer that
-arrives but is unusable (bad JSON, refusal) is not a transport failure and is not retried here.
+jitter. A 200 whose body is broken JSON is retried too. Each failed attempt is reported to `on_failure` so the
+seat can record it in the transcript; an answer that arrives but is unusable (bad JSON in the model's text, a
+refusal) is not a transport failure and is not retried here: the orchestrator re-asks it.
 """
 
 from __future__ import annotations
 
 import email.utils
+import json
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -34,8 +36,9 @@ class RetryPolicy:
 
 
 def is_transient(exc: BaseException) -> bool:
-    """True for failures worth retrying: timeouts, connection errors, 408, 409, 429 and every 5xx."""
-    if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
+    """True for failures worth retrying: timeouts, connection errors, 408, 409, 429, every 5xx, and a response body
+    that is not valid JSON (a proxy or server cut it short)."""
+    if isinstance(exc, (openai.APIConnectionError, openai.APIResponseValidationError, json.JSONDecodeError)):
         return True
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code in _RETRY_STATUS or exc.status_code >= 500

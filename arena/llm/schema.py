@@ -142,19 +142,27 @@ def _read(spec: FieldSpec, value: Any) -> Any:
     return _string(spec.name, value)
 
 
-def to_decision(request: Request, data: dict[str, Any]) -> Decision:
+_EMPTY: dict[str, Any] = {"string": "", "integer": None, "boolean": False, "array": ()}
+
+
+def to_decision(request: Request, data: dict[str, Any], *, partial: bool = False) -> Decision:
     """Read an answer object into a Decision; raise ShapeError if a field is missing or of the wrong type.
 
     `reasoning` may be missing (it is private and optional to the engine); extra fields are ignored. Values are not
     checked against the legal options: an illegal target reaches the engine, which refuses it with a reason.
+    `partial` reads an answer cut off by the token limit: the fields it never reached are empty (no nomination, no
+    extra word), but at least one field after the reasoning must have arrived.
     """
+    fields = answer_fields(request)
+    if partial and not any(f.name in data for f in fields[1:]):
+        raise ShapeError("the answer was cut off before its first public field")
     values: dict[str, Any] = {}
-    for spec in answer_fields(request):
+    for spec in fields:
         if spec.name not in data:
-            if spec.name == "reasoning":
-                values["reasoning"] = ""
+            if spec.name == "reasoning" or partial:
+                values[spec.name] = _EMPTY[spec.type] if spec.name != "reasoning" else ""
                 continue
-            expected = ", ".join(f.name for f in answer_fields(request))
+            expected = ", ".join(f.name for f in fields)
             raise ShapeError(f"field {spec.name!r} is missing; the answer needs: {expected}")
         values[spec.name] = _read(spec, data[spec.name])
     fields: dict[str, Any] = {"reasoning": values.pop("reasoning")}
