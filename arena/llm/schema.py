@@ -153,16 +153,16 @@ def to_decision(request: Request, data: dict[str, Any], *, partial: bool = False
     `partial` reads an answer cut off by the token limit: the fields it never reached are empty (no nomination, no
     extra word), but at least one field after the reasoning must have arrived.
     """
-    fields = answer_fields(request)
-    if partial and not any(f.name in data for f in fields[1:]):
+    specs = answer_fields(request)
+    if partial and not any(f.name in data for f in specs[1:]):
         raise ShapeError("the answer was cut off before its first public field")
     values: dict[str, Any] = {}
-    for spec in fields:
+    for spec in specs:
         if spec.name not in data:
             if spec.name == "reasoning" or partial:
                 values[spec.name] = _EMPTY[spec.type] if spec.name != "reasoning" else ""
                 continue
-            expected = ", ".join(f.name for f in fields)
+            expected = ", ".join(f.name for f in specs)
             raise ShapeError(f"field {spec.name!r} is missing; the answer needs: {expected}")
         values[spec.name] = _read(spec, data[spec.name])
     fields: dict[str, Any] = {"reasoning": values.pop("reasoning")}
