@@ -7,14 +7,15 @@ format is parsed in `scenario_format`, played by `scenario_driver` and compared 
 
 from __future__ import annotations
 
+import re
 import traceback
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args, get_origin
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from arena.engine import Game, Role, RulesError, RuleSet, load_rules
 from arena.scenario_check import Mismatch, check
@@ -89,15 +90,53 @@ def _where(loc: tuple[int | str, ...]) -> str:
     return " › ".join(str(p) for p in parts) or "(top level)"
 
 
+_UNION_TAG = re.compile(r"^(constrained-\w+|list\[.*|dict\[.*|literal\[.*|int|str|bool|function-.*)$")
+
+
+def _model_at(loc: tuple[int | str, ...]) -> type[BaseModel] | None:
+    """The model a location points into, so that an unknown key can be answered with the allowed ones."""
+    current: Any = Scenario
+    for part in loc:
+        if isinstance(current, type) and issubclass(current, BaseModel):
+            if not isinstance(part, str) or part not in current.model_fields:
+                return None
+            current = current.model_fields[part].annotation
+        else:
+            args = [a for a in get_args(current) if a is not type(None)]
+            if get_origin(current) is dict and len(args) == 2:
+                current = args[1]
+            elif get_origin(current) is list and args:
+                current = args[0]
+            else:
+                models = [a for a in args if isinstance(a, type) and issubclass(a, BaseModel)]
+                if not models:
+                    return None
+                current = models[0]
+    while not (isinstance(current, type) and issubclass(current, BaseModel)):
+        models = [a for a in get_args(current) if isinstance(a, type) and issubclass(a, BaseModel)]
+        if not models:
+            return None
+        current = models[0]
+    return current
+
+
 def _validation_message(exc: ValidationError) -> str:
-    lines = []
+    merged: dict[tuple[int | str, ...], list[str]] = {}
     for e in exc.errors():
+        loc = tuple(p for p in e["loc"] if not (isinstance(p, str) and _UNION_TAG.match(p)))
         msg = e["msg"].removeprefix("Value error, ")
         got = e.get("input")
-        if e["type"] != "value_error" and not isinstance(got, dict | list):
+        if e["type"] == "extra_forbidden":
+            model = _model_at(loc[:-1])
+            allowed = [f for f in model.model_fields if f not in ("days", "nights")] if model else []
+            if model is Scenario:
+                allowed += ["day N", "night N", "cases"]
+            msg = "unknown key" + (f"; allowed here: {', '.join(allowed)}" if allowed else "")
+        elif e["type"] != "value_error" and not isinstance(got, dict | list):
             msg += f"; got {got!r}"
-        lines.append(f"  {_where(tuple(e['loc']))}: {msg}")
-    return "\n".join(lines)
+        if msg not in merged.setdefault(loc, []):
+            merged[loc].append(msg)
+    return "\n".join(f"  {_where(loc)}: {' | '.join(msgs)}" for loc, msgs in merged.items())
 
 
 def load_cases(path: Path) -> list[tuple[str, Scenario]]:
