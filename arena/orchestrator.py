@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from arena.engine import Decision, Event, Game, IllegalDecision, Input, Request, view
-from arena.players.base import ModelCall, Player
+from arena.players.base import Answer, ModelCall, Player
 from arena.transcript import SeatCounters, TranscriptWriter
 
 EventHook = Callable[[Event], None]
@@ -36,6 +36,7 @@ class RunStats:
     counters: dict[int, SeatCounters] = field(default_factory=dict)
     total_s: float = 0.0
     batches: int = 0
+    engine_s: float = 0.0  # inside the engine: views, checks and inputs (part of the time outside the players)
 
     @property
     def decisions(self) -> int:
@@ -92,20 +93,28 @@ class _Runner:
         calls: list[ModelCall] = []
         problem: str | None = None
         for attempt in range(self.max_reasks + 1):
+            mark = time.perf_counter()
             observation = view(self.game, seat, self.since[seat])
             count.attempts += 1
             started = time.perf_counter()
+            self.stats.engine_s += started - mark
+            answer: Answer | None = None
+            reason = ""
             try:
-                answer = await asyncio.wait_for(player.decide(observation, request, problem), timeout)
+                async with asyncio.timeout(timeout):  # no extra task, so a bot's time is measured exactly
+                    answer = await player.decide(observation, request, problem)
             except TimeoutError:
                 count.timeouts += 1
                 reason = f"{TIMEOUT_PREFIX} {timeout:g} s"
             except Exception as exc:  # a broken seat must not stop the game
                 count.errors += 1
                 reason = f"{ERROR_PREFIX} {type(exc).__name__}: {exc}"
-            else:
+            finally:
+                count.player_s += time.perf_counter() - started
+            if answer is not None:
                 self.since[seat] = observation.next_seq
                 calls.extend(answer.calls)
+                mark = time.perf_counter()
                 try:
                     decision = self.game.check(seat, answer.decision)
                 except IllegalDecision as exc:
@@ -113,8 +122,8 @@ class _Runner:
                     reason = exc.reason
                 else:
                     return _Outcome(decision, rejects, calls)
-            finally:
-                count.player_s += time.perf_counter() - started
+                finally:
+                    self.stats.engine_s += time.perf_counter() - mark
             if attempt == self.max_reasks:
                 return _Outcome(None, rejects, calls, default_reason=reason)
             rejects.append(reason)
@@ -128,6 +137,7 @@ class _Runner:
         if out is not None:
             for call in outcome.calls:
                 out.call(call)
+        mark = time.perf_counter()
         records: list[Input] = []
         for reason in outcome.rejects:
             game.reject(seat, reason)
@@ -143,6 +153,7 @@ class _Runner:
             game.apply_default(seat, reason)
             records.append(Input(op="default", seat=seat, reason=reason))
             count.defaults += 1
+        self.stats.engine_s += time.perf_counter() - mark
         count.decisions += 1
         if out is not None:
             for record in records:

@@ -274,7 +274,8 @@ class _Turn:
         else:
             body, target = self.town_speech(kind)
         nominate: tuple[int, ...] = ()
-        if req.may_nominate and target is not None and target in req.nominate_options:
+        fresh = target is not None and target in req.nominate_options and target not in self.obs.nominees
+        if req.may_nominate and fresh and target is not None:
             chance = BLACK_NOMINATION if self.black and target not in self.m.claims else 1.0
             if self.rng.random() < chance:
                 nominate = (target,)
