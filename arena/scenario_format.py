@@ -83,6 +83,9 @@ _ALIASES = {"popil": "tie speech", "justification": "tie speech", "defence": "ti
 _SEAT_RE = re.compile(
     r"^(speech|intro|extra|tie speech|popil|justification|defence|last word)\s+(?:of\s+)?(?:seat\s+)?#?(\d+)$"
 )
+_SEAT_FIRST_RE = re.compile(
+    r"^(?:seat\s+)?#?(\d+)\s+(speech|intro|extra|tie speech|popil|justification|defence|last word)$"
+)
 _VOTE_RE = re.compile(r"^(vote|revote)(?:\s+(\d+))?(?:\s+on\s+#?(\d+))?$")
 
 
@@ -109,12 +112,15 @@ class Moment:
 
 
 def parse_moment(text: object) -> Moment:
-    raw = " ".join(str(text).strip().lower().replace("'s", "").split())
+    raw = " ".join(str(text).strip().lower().replace("'s", "").split()).removeprefix("during ")
     if raw.isdigit():
         return Moment("speech", int(raw))
     m = _SEAT_RE.match(raw)
     if m:
         return Moment(_ALIASES.get(m.group(1), m.group(1)), int(m.group(2)))
+    m = _SEAT_FIRST_RE.match(raw)  # "seat 7's speech", "#10's last word"
+    if m:
+        return Moment(_ALIASES.get(m.group(2), m.group(2)), int(m.group(1)))
     m = _VOTE_RE.match(raw)
     if m:
         rnd = 0 if m.group(1) == "vote" else int(m.group(2) or 1)
