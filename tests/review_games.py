@@ -36,9 +36,11 @@ def play(
     judge: bool = True,
     path: Path | None = None,
     llm_seats: frozenset[int] | None = None,
+    max_steps: int | None = None,
 ) -> tuple[Game, list[ModelCall]]:
     """Play one random game; with `path`, write its transcript there. `llm_seats` (default: the odd seats) make a
-    fake model call for each request, sometimes a transport retry too, and give reasoning with each decision."""
+    fake model call for each request, sometimes a transport retry too, and give reasoning with each decision.
+    With `max_steps` the game stops early and the transcript has no end record (a game still running)."""
     rules = load_rules(preset)
     game = Game(rules, seed)
     rng = random.Random(seed * 7919 + 1)
@@ -64,7 +66,7 @@ def play(
             writer.sync_events(game)
 
     step = 0
-    while not game.over:
+    while not game.over and (max_steps is None or step < max_steps):
         step += 1
         living = game.living()
         roll = rng.random()
@@ -118,6 +120,7 @@ def play(
             record("decide", seat, decision)
     if writer is not None:
         assert writer.inputs_written == len(game.inputs), "the transcript must hold every input"
-        writer.end(game, {}, timing=False)
+        if game.over:
+            writer.end(game, {}, timing=False)
         writer.close()
     return game, calls

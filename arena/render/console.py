@@ -7,7 +7,7 @@ that seat could know. Everything drawn comes from a `Story` (`story.py`), which 
 Player text is data, never markup: every piece of text is a `rich.text.Text` (no markup parsing, no emoji codes, no
 highlighting), and every line of a chapter starts with the marker of who is talking (`»` a
 player, `•` the moderator, `♠` the black team, `◆` a private event, `⚖` moderator-only), so a speech that wraps or
-contains newlines stays indented under its own text (`Hanging`) and cannot pass for a moderator line.
+contains newlines stays indented behind a `┆` gutter (`Hanging`) and cannot pass for a moderator line.
 """
 
 from __future__ import annotations
@@ -147,14 +147,15 @@ class Hanging:
     """A marker, then a body wrapped with a hanging indent: continuation lines start under the body, never in the
     marker column, so a player's text (however long, whatever newlines it holds) cannot begin a line of its own."""
 
-    def __init__(self, marker: Text, body: Text) -> None:
+    def __init__(self, marker: Text, body: Text, gutter: str = "") -> None:
         self.marker = marker
         self.body = body
+        self.gutter = gutter  # drawn at the start of every continuation line (a quote's ┆)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         indent = cell_len(self.marker.plain) + 1
-        width = max(options.max_width - indent, 10)
-        pad = Segment(" " * indent)
+        width = max(options.max_width - indent - cell_len(self.gutter), 10)
+        pad = Segment(" " * indent + self.gutter, console.get_style("dim") if self.gutter else None)
         for i, line in enumerate(self.body.wrap(console, width, overflow="fold")):
             if i == 0:
                 yield from self.marker.render(console)
@@ -168,11 +169,13 @@ class Hanging:
 def chapter(chapter_: Chapter, viewer: int, *, reasoning: bool, show_calls: bool) -> RenderableType:
     """A chapter's title, then its lines, each with its marker; a vote table stands between them, indented."""
     parts: list[RenderableType] = [Rule(Text(chapter_.title, style="bold"), align="left")]
+    if all(isinstance(item, Note) for item in chapter_.items):
+        parts.append(Text("  nothing this seat could see" if viewer != MODERATOR else "  nothing happened", "dim"))
     for item in chapter_.items:
         if isinstance(item, VoteRound):
             parts.append(Padding(vote_table(item), (0, 0, 0, 2)))
         elif isinstance(item, Line):
-            parts.append(Hanging(*_line(item, viewer)))
+            parts.append(Hanging(*_line(item, viewer), gutter="┆ " if item.quote is not None else ""))
         elif (item.kind == "reasoning" and reasoning) or (item.kind == "call" and show_calls):
             parts.append(Hanging(*_note(item, show_calls)))
     return Group(*parts)

@@ -201,11 +201,11 @@ section.chapter .items { padding:8px 14px; }
 .s-good { color:var(--good); }
 .s-bad { color:var(--red); font-weight:600; }
 .s-label { font-weight:650; }
-.s-black { background:var(--black); color:#fff; padding:0 4px; border-radius:4px; }
+.s-black { font-weight:650; }
 .s-private { color:var(--warn); }
 .s-moderator { color:#6b5600; font-weight:600; }
 .s-warn { color:var(--warn); }
-table.votes { margin:6px 0 8px; font-size:13px; }
+table.votes { margin:6px 0 8px; font-size:13px; justify-self:start; }
 table.votes caption { text-align:left; font-weight:650; padding-bottom:3px; }
 table.votes th, table.votes td { border:1px solid var(--line); padding:2px 6px; text-align:center; min-width:28px; }
 table.votes th.row { text-align:left; color:var(--seat); }
@@ -443,6 +443,9 @@ _JS = r"""
       sec.id = "ch-" + c.key;
       sec.appendChild(el("h3", null, c.title));
       var items = el("div", "items");
+      if (!c.items.some(function (item) { return item.t !== "note"; })) {
+        items.appendChild(el("div", "s-dim", v.viewer === 0 ? "Nothing happened." : "Nothing this seat could see."));
+      }
       c.items.forEach(function (item) {
         if (item.t === "line") items.appendChild(line(v, item));
         else if (item.t === "vote") items.appendChild(voteTable(item));
