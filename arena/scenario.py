@@ -227,7 +227,7 @@ def _day_seats(day: DayScript) -> Iterable[int]:
     for rnd in day.votes:
         for nominee, voters in rnd.items():
             yield nominee
-            yield from voters
+            yield from voters if isinstance(voters, list) else []
     yield from (a.seat for a in day.judge)
 
 

@@ -161,7 +161,10 @@ class Checker:
 
     def _common(self, ref: PhaseRef, where: str, exp: PhaseExpect, events: Sequence[Event]) -> None:
         if exp.leaves is not None:
-            got = [f"{d.seat} {d.how}" for when, d in self.departures if when == ref.ordinal]
+            # a kill belongs to its night; a day that lists one means the kill announced that morning
+            morning = not ref.is_night and any(d.how == "killed" for d in exp.leaves)
+            got = [f"{d.seat} {d.how}" for when, d in self.departures
+                   if when == ref.ordinal or (morning and when == ref.ordinal - 1 and d.how == "killed")]  # fmt: skip
             self.cmp(f"{where} › leaves", [f"{d.seat} {d.how}" for d in exp.leaves], got)
         if exp.alive is not None:
             self.cmp(f"{where} › alive", sorted(exp.alive), self._alive_after(ref.ordinal))
@@ -344,7 +347,7 @@ class Checker:
             self.cmp("ends", exp.ends, str(PhaseRef(end)) if end is not None else "not ended")
         if exp.leaves is not None:
             got = [str(d) for when, d in self.departures if when >= tested]
-            self.cmp("leaves", [str(d) for d in exp.leaves], got)
+            self.cmp("leaves", [str(_kill_at_night(d)) for d in exp.leaves], got)
         if exp.alive is not None:
             self.cmp("alive", sorted(exp.alive), g.living())
         if exp.fouls is not None:
@@ -387,7 +390,12 @@ class Checker:
                 self.warnings.append(f"{ref}: scripted {name} was not held")
                 continue
             for nominee, voters in scripted.items():
-                missing = [s for s in voters if s not in votes[i].votes.get(nominee, [])]
+                got = votes[i].votes.get(nominee, [])
+                if isinstance(voters, int):
+                    if voters != len(got):
+                        self.warnings.append(f"{ref}: scripted {name}: {voters} for #{nominee}, but {len(got)} voted")
+                    continue
+                missing = [s for s in voters if s not in got]
                 if missing:
                     self.warnings.append(f"{ref}: scripted {name} for #{nominee} by {missing} did not happen")
         for kind in ("lift", "acquittal", "threshold"):
@@ -403,6 +411,13 @@ class Checker:
 
 _LIFT = EventType.LIFT_RESULT
 _ATTACKS = (EventType.MAFIA_RESULT, EventType.MANIAC_KILL, EventType.SHERIFF_SHOT)
+
+
+def _kill_at_night(d: Departure) -> Departure:
+    """'10 killed day 2' (the morning it was announced) is the kill of night 1."""
+    if d.how == "killed" and d.when is not None and not parse_phase(d.when).is_night:
+        return d.model_copy(update={"when": str(PhaseRef(parse_phase(d.when).ordinal - 1))})
+    return d
 
 
 def _has_checks(exp: PhaseExpect) -> bool:

@@ -70,6 +70,7 @@ class Driver:
         self._fouls_due = dict(start.fouls)
         self._removals_due = start.alive is not None or start.removed is not None
         self._start_checked = False
+        self._rounds: dict[tuple[int, int], dict[int, list[int]]] = {}  # resolved vote rounds
 
     # ----- the loop -----------------------------------------------------------------------------------------------
     def play(self, stop: PhaseRef | None) -> Played:
@@ -254,6 +255,24 @@ class Driver:
             return False
         return req.kind is Kind.VOTE or req.seat in req.options
 
+    def _voters(self, here: PhaseRef, day: DayScript) -> dict[int, list[int]]:
+        """This round's scripted voters per nominee. A count takes that many of the round's voters not named
+        elsewhere in it, in seat order, nominee by nominee; it is fixed when the round's first question comes."""
+        rnd = self._round()
+        key = (here.ordinal, rnd)
+        if key not in self._rounds:
+            scripted = day.votes[rnd] if rnd < len(day.votes) else {}
+            named = {s for v in scripted.values() if isinstance(v, list) for s in v}
+            free = [r.seat for r in self.game.pending() if r.seat not in named]
+            out: dict[int, list[int]] = {}
+            for nominee, voters in scripted.items():
+                if isinstance(voters, list):
+                    out[nominee] = voters
+                else:
+                    out[nominee], free = free[:voters], free[voters:]
+            self._rounds[key] = out
+        return self._rounds[key]
+
     def _use(self, here: PhaseRef, item: str) -> None:
         self.out.used.add((here.ordinal, item))
 
@@ -287,17 +306,14 @@ class Driver:
             return Decision(text=text, nominate=targets, extra=seat in day.extra)
         if req.kind is Kind.VOTE:
             if req.subject == "nominee":
-                rnd = self._round()
-                voters = day.votes[rnd].get(req.candidate or 0, []) if rnd < len(day.votes) else []
+                voters = self._voters(here, day).get(req.candidate or 0, [])
                 return Decision(vote=seat in voters)
             yes = {"lift": day.lift, "acquittal": day.acquittal, "threshold": day.threshold}.get(req.subject or "", [])
             return Decision(vote=seat in yes)
         if req.kind is Kind.BALLOT:
-            rnd = self._round()
-            if rnd < len(day.votes):
-                for nominee, voters in day.votes[rnd].items():
-                    if seat in voters:
-                        return Decision(target=nominee)
+            for nominee, voters in self._voters(here, day).items():
+                if seat in voters:
+                    return Decision(target=nominee)
             return req.default
         return self._silent(req)
 

@@ -302,6 +302,7 @@ class JudgeAction(_Model):
 # ----- expectations ------------------------------------------------------------------------------------------------
 
 TallyRound = dict[Seat, int | list[Seat]]  # nominee → number of votes, or the exact voters
+VoteRound = dict[Seat, list[Seat] | Annotated[int, Field(ge=0, le=20)]]  # the voters, or how many (seat order)
 
 
 class PhaseExpect(_Model):
@@ -399,7 +400,7 @@ class DayScript(_Model):
     nominate: dict[Seat, Seat | list[Seat]] = {}  # nominator → target (or attempts in the order spoken)
     say: dict[str, str] = {}  # moment (or a bare seat: his regular speech) → text
     extra: list[Seat] = []  # raise a hand for the extra word (club)
-    votes: list[dict[Seat, list[Seat]]] = []  # main vote, then re-votes: nominee → seats voting for him
+    votes: list[VoteRound] = []  # main vote, then re-votes: nominee → seats voting for him (or how many)
     lift: list[Seat] = []  # yes in the lift vote
     acquittal: list[Seat] = []  # yes (he leaves) in the club re-vote on a sole leader
     threshold: list[Seat] = []  # yes in a lone nominee's threshold vote (aurora)
@@ -426,11 +427,11 @@ class DayScript(_Model):
 
     @field_validator("votes")
     @classmethod
-    def _once_per_round(cls, v: list[dict[int, list[int]]]) -> list[dict[int, list[int]]]:
+    def _once_per_round(cls, v: list[VoteRound]) -> list[VoteRound]:
         for i, rnd in enumerate(v):
             seen: dict[int, int] = {}
             for nominee, voters in rnd.items():
-                for s in voters:
+                for s in voters if isinstance(voters, list) else []:
                     if s in seen:
                         raise ValueError(f"round {i + 1}: seat {s} votes for both #{seen[s]} and #{nominee}")
                     seen[s] = nominee
