@@ -29,7 +29,11 @@ _FLAGS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "imitates_chat_turn",
-        re.compile(r"(?:^|\n)\s*(?:system|assistant|user|developer)\s*:|<\|[^|<>\n]{0,40}\|>|\[/?INST\]", re.I),
+        re.compile(
+            r"(?:^|\n)\s*(?:system|assistant|user|developer)\s*:|<\|[^|<>\n]{0,40}\|>|\[/?INST\]"
+            r"|\"role\"\s*:\s*\"(?:system|assistant|user|developer|tool)\"",
+            re.IGNORECASE,
+        ),
     ),
     (
         "imitates_decision_json",

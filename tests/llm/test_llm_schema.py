@@ -16,7 +16,7 @@ def _strict_ok(schema: dict[str, Any]) -> None:
     assert schema["type"] == "object"
     assert schema["additionalProperties"] is False
     assert schema["required"] == list(schema["properties"])
-    assert list(schema["properties"])[0] == "reasoning"
+    assert next(iter(schema["properties"])) == "reasoning"
 
 
 def test_speech_schema_offers_only_legal_nominees() -> None:
@@ -42,7 +42,11 @@ def test_sheriff_actions_and_best_move_caps() -> None:
     assert list(sheriff["properties"]) == ["reasoning", "action", "target"]
     assert sheriff["properties"]["action"]["enum"] == ["check", "shoot"]
     best = answer_schema(Request(seat=4, kind=Kind.BEST_MOVE, options=(1, 2, 3, 5), max_targets=3))
-    assert best["properties"]["targets"] == {"type": "array", "items": {"type": "integer", "enum": [1, 2, 3, 5]}, "maxItems": 3}
+    assert best["properties"]["targets"] == {
+        "type": "array",
+        "items": {"type": "integer", "enum": [1, 2, 3, 5]},
+        "maxItems": 3,
+    }
 
 
 @pytest.mark.parametrize("preset", ["fiim", "club", "classic", "aurora", "edge"])
