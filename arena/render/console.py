@@ -75,7 +75,7 @@ def _tag(line: Line, viewer: int) -> Text:
     if line.audience == "black":
         return Text("[black team] ", style="bold white on grey23")
     if viewer == MODERATOR:
-        who = seat_label(line.speaker) if line.speaker is not None else "one seat"
+        who = ", ".join(seat_label(s) for s in line.to) or "one seat"
         return Text(f"[to {who}] ", style="yellow")
     return Text("[only you] ", style="yellow")
 
@@ -186,7 +186,7 @@ def roster(story: Story) -> Table:
     table.add_column(Text("seat"), no_wrap=True)
     if any(s.name for s in story.seats):
         table.add_column(Text("player"))
-    table.add_column(Text("role (as far as this view knows)" if story.viewer != MODERATOR else "role"))
+    table.add_column(Text("role (known)" if story.viewer != MODERATOR else "role"))
     table.add_column(Text("left the game"))
     for s in story.seats:
         cells = [Text(seat_label(s.seat), style="bold cyan")]

@@ -74,6 +74,7 @@ def story_json(story: Story) -> dict[str, Any]:
                         "spans": [[s.text, s.style] for s in item.spans],
                         "quote": item.quote,
                         "speaker": item.speaker,
+                        "to": list(item.to),
                     }
                 )
             elif isinstance(item, VoteRound):
@@ -360,7 +361,8 @@ _JS = r"""
     if (item.aud === "black") body.appendChild(el("span", "tag black", "black team"));
     if (item.aud === "moderator") body.appendChild(el("span", "tag moderator", "moderator only"));
     if (item.aud === "private") {
-      body.appendChild(el("span", "tag private", v.viewer === 0 ? "to #" + item.speaker : "only you"));
+      var to = item.to.map(function (s) { return "#" + s; }).join(", ");
+      body.appendChild(el("span", "tag private", v.viewer === 0 ? "to " + to : "only you"));
     }
     item.spans.forEach(function (s) { body.appendChild(el("span", "s-" + s[1], s[0])); });
     if (item.quote !== null && item.quote !== undefined) {

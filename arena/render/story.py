@@ -76,6 +76,7 @@ class Line:
     spans: tuple[Span, ...]
     quote: str | None = None
     speaker: int | None = None
+    to: tuple[int, ...] = ()  # who could see it, for a private line (the god view says so)
 
     @property
     def text(self) -> str:
@@ -586,7 +587,8 @@ def build_story(
                 chapters.append(Chapter("end", "The end"))
         spans_ = phrase(e, game.rules.night.sheriff_answer)
         if spans_ is not None:
-            chapters[-1].items.append(Line(e.seq, t.value, _audience(e), tuple(spans_), None, e.seat))
+            line = Line(e.seq, t.value, _audience(e), tuple(spans_), None, e.seat, e.to if e.vis is Vis.SEATS else ())
+            chapters[-1].items.append(line)
     close_round()
     chapters[-1].items += notes[note_i:]
 
