@@ -127,6 +127,12 @@ def test_vote_table_drawing() -> None:
     lines = buffer.getvalue().splitlines()
     assert lines[0] == "Lift vote: do #3, #5 all leave?"
     assert lines[2].split() == ["yes", "/", "no", "✓", "✗", "✓", "│", "2"]
+    secret = VoteRound(11, "main", (3, 5), {}, counts=(4, 2))  # votes this view may not see: the totals only
+    buffer = io.StringIO()
+    make_console(buffer, 100, color=False).print(vote_table(secret))
+    lines = buffer.getvalue().splitlines()
+    assert lines[2].split() == ["#3", "│", "4"] and lines[3].split() == ["#5", "│", "2"]
+    assert "totals only" in lines[4]
 
 
 def test_timeline_follows_the_eliminations(saved: dict[str, Path]) -> None:

@@ -119,7 +119,8 @@ def vote_table(round_: VoteRound) -> Text:
             out.append_text(_mark(round_.marks.get((row, v)), round_.yes_no))
         out.append(f" │ {round_.row_total(row):>3}", style="bold")
     if not voters:
-        out.append("\nno votes were cast", style="dim")
+        secret = round_.counts is not None and any(round_.counts)
+        out.append("\nthe ballots are not shown to this view: totals only" if secret else "\nno votes were cast", "dim")
     return out
 
 

@@ -392,7 +392,11 @@ _JS = r"""
       tr.appendChild(el("td", "total", r.total));
       table.appendChild(tr);
     });
-    if (!item.voters.length) table.appendChild(el("caption", "s-dim", "no votes were cast"));
+    if (!item.voters.length) {
+      var secret = item.rows.some(function (r) { return r.total > 0; });
+      var why = secret ? "the ballots are not shown to this view: totals only" : "no votes were cast";
+      wrap.appendChild(el("div", "s-dim", why));
+    }
     wrap.appendChild(table);
     return wrap;
   }
