@@ -177,7 +177,20 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     def do_GET(self) -> None:
-        if self.path.rstrip("/").endswith("/models"):
+        if self.path.rstrip("/").endswith("/stats"):  # for a benchmark that runs the server in another process
+            state = self.server.state
+            with state.lock:
+                stats = state.stats
+                body = {
+                    "requests": stats.requests,
+                    "prompt_tokens": stats.prompt_tokens,
+                    "cached_tokens": stats.cached_tokens,
+                    "schema_tokens": stats.schema_tokens,
+                    "cached_schema_first": stats.cached_schema_first,
+                    "injected": stats.injected,
+                }
+            self._send(200, json.dumps(body).encode())
+        elif self.path.rstrip("/").endswith("/models"):
             body = {"object": "list", "data": [{"id": "fake-model", "object": "model", "owned_by": "local"}]}
             self._send(200, json.dumps(body).encode())
         else:
@@ -313,9 +326,13 @@ class FakeServer:
     """Start with `with FakeServer(...) as server:`; point clients at `server.base_url`."""
 
     def __init__(
-        self, latency_s: float = 0.0, plan: FaultPlan | None = None, model_suffix: str = "-2026-01-01"
+        self,
+        latency_s: float = 0.0,
+        plan: FaultPlan | None = None,
+        model_suffix: str = "-2026-01-01",
+        port: int = 0,
     ) -> None:
-        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server = _Server(("127.0.0.1", port), _Handler)
         self._server.state = _State(latency_s, plan or FaultPlan(), model_suffix)
         self._thread = threading.Thread(target=self._server.serve_forever, name="fake-openai", daemon=True)
 
@@ -342,3 +359,25 @@ class FakeServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m arena.llm.fakeserver [--port 8765] [--latency 0.1]`: serve until interrupted."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="A local OpenAI-compatible server that plays legal Mafia decisions.")
+    parser.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0: any free port)")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds to wait before each answer")
+    args = parser.parse_args(argv)
+    server = FakeServer(latency_s=args.latency, port=args.port).start()
+    print(server.base_url, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
