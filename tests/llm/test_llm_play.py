@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.agents import AgentError, AgentSpec, api_key_for, resolve_agent
+from arena.agents import AgentError, api_key_for, resolve_agent
 from arena.cli import app
 from arena.llm.fakeserver import FakeServer
 from arena.transcript import load
