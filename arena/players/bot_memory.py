@@ -32,6 +32,7 @@ class Vote:
     voter: int
     target: int | None
     candidates: tuple[int, ...]
+    round: int  # the index of the vote round (a VOTING_STARTED) this vote belongs to
 
 
 @dataclass
@@ -39,6 +40,7 @@ class Memory:
     """Everything one seat has seen, folded into the facts the heuristics use."""
 
     seat: int
+    sheriff_answer: str = "colour"  # the rules' question, to read a yes/no check answer
     last_seq: int = -1
     don: int = 0
     black: tuple[int, ...] = ()
@@ -59,6 +61,7 @@ class Memory:
     healed: list[int] = field(default_factory=list)
     visited: list[int] = field(default_factory=list)
     _round: tuple[int, ...] = ()
+    _rounds: int = 0
 
     def update(self, events: tuple[Event, ...]) -> None:
         for event in events:
@@ -73,8 +76,9 @@ class Memory:
             self._speech(e.seq, e.day, e.seat, e.text or "")
         elif t is EventType.VOTING_STARTED:
             self._round = e.seats
+            self._rounds += 1
         elif t is EventType.VOTE_CAST and e.seat is not None and e.value in ("yes", "default"):
-            self.votes.append(Vote(e.day, e.seq, e.seat, e.target, self._round))
+            self.votes.append(Vote(e.day, e.seq, e.seat, e.target, self._round, self._rounds))
         elif t is EventType.NOMINATED and e.seat is not None and e.target is not None:
             self.nominations.append((e.day, e.seat, e.target))
         elif t is EventType.ELIMINATED and e.seat is not None:
@@ -93,7 +97,7 @@ class Memory:
             if fake is not None and fake in self.black:
                 self.fake_claimer = fake
         elif t is EventType.SHERIFF_CHECK and e.target is not None:
-            self.my_checks[e.target] = _check_word(e.value or "")
+            self.my_checks[e.target] = _check_word(e.value or "", self.sheriff_answer)
         elif t is EventType.DON_CHECK and e.target is not None:
             self.don_checks[e.target] = e.value == "sheriff"
         elif t is EventType.SIDE_CHOSEN:
@@ -119,11 +123,13 @@ class Memory:
                     claim.checks[target] = value
 
 
-def _check_word(value: str) -> str:
+def _check_word(value: str, question: str) -> str:
     """The engine's sheriff answer (colour, is_don, is_mafia) in the bots' three words."""
     if value in ("black", "red"):
         return value
-    return "black" if value == "yes" else "red"
+    if value == "yes":
+        return "black"
+    return "not_don" if question == "is_don" else "red"
 
 
 def is_black_role(role: str) -> bool:
@@ -213,6 +219,7 @@ def town_reads(m: Memory, obs: Observation) -> Reads:
     for _day, by, target in m.nominations:
         if sheriff and target == sheriff:
             reads.bump(by, 2, "nominated_sheriff", sheriff)
+    _company(m, reads, known_black)
     for victim, named in m.best_moves:
         if victim in m.killed_at_night:
             for target in named:
@@ -221,6 +228,27 @@ def town_reads(m: Memory, obs: Observation) -> Reads:
         reads.bump(seat, 100 if is_black_role(role) else -100, "revealed")
     reads.score.pop(me, None)
     return reads
+
+
+def _company(m: Memory, reads: Reads, known_black: set[int]) -> None:
+    """Who keeps company with a checked black: names the same suspect on the same day, or votes with him."""
+    if not known_black:
+        return
+    for (day, speaker), named in m.named.items():
+        if speaker in known_black:
+            continue
+        for black in known_black:
+            if m.named.get((day, black)) == named and named != speaker:
+                reads.bump(speaker, 2, "echoes", black)
+    by_round: dict[int, dict[int, int | None]] = defaultdict(dict)
+    for vote in m.votes:
+        by_round[vote.round][vote.voter] = vote.target
+    for ballots in by_round.values():
+        for black in known_black & ballots.keys():
+            target = ballots[black]
+            for voter, choice in ballots.items():
+                if voter not in known_black and choice == target and target not in known_black:
+                    reads.bump(voter, 1, "voted_with", black)
 
 
 def black_threat(m: Memory) -> dict[int, float]:

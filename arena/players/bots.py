@@ -26,6 +26,7 @@ FAKE_CLAIM_TEAM = 0.5  # how often the don designates a black to claim sheriff f
 FAKE_CLAIM_EARLY = 0.3  # how often that black claims on Day 2+ before any sheriff has shown himself
 RANDOM_NOMINATION = 0.3  # a red seat with no read nominates someone at random this often (Day 1 talk)
 BLACK_NOMINATION = 0.6
+CRITICAL_ALIVE = 5  # at this many living players a red seat with no read nominates anyway
 
 
 def decision_rng(
@@ -59,7 +60,7 @@ class HeuristicBot(Player):
         self.seed = seed
         self.rules = rules
         self.lines = Lines(lang)
-        self.memory = Memory(seat)
+        self.memory = Memory(seat, sheriff_answer=rules.night.sheriff_answer)
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
         self.memory.update(observation.events)
@@ -317,7 +318,8 @@ class _Turn:
         say, rng = self.lines.say, self.rng
         body: list[tuple[str, str]] = []
         target, code, by = self.top_suspect()
-        if target is None and self.req.may_nominate and rng.random() < RANDOM_NOMINATION:
+        critical = len(self.obs.alive) <= CRITICAL_ALIVE  # a day without a vote now hands the game to the mafia
+        if target is None and self.req.may_nominate and (critical or rng.random() < RANDOM_NOMINATION):
             target, code = self.town_pick([s for s in self.obs.alive if s != self.me]), "gut"
         if kind is SpeechKind.TIE:
             line = say("defence", rng, seat=target) if target else say("defence_plain", rng)
