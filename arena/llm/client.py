@@ -123,16 +123,24 @@ class LLMClient:
     async def close(self) -> None:
         await self._client.close()
 
-    async def complete(
+    def body(
         self, messages: list[dict[str, Any]], *, mode: Mode, name: str, schema: dict[str, Any], max_tokens: int
-    ) -> CallResult:
-        """Send one request (retrying transport failures) and return every attempt."""
+    ) -> dict[str, Any]:
+        """The JSON body of one chat-completions request."""
         s = self.settings
         body: dict[str, Any] = {"model": s.model, "messages": messages, s.max_tokens_param: max_tokens}
         if s.temperature is not None:
             body["temperature"] = s.temperature
         body.update(request_format(mode, name, schema))
         body.update(s.extra_body)
+        return body
+
+    async def complete(
+        self, messages: list[dict[str, Any]], *, mode: Mode, name: str, schema: dict[str, Any], max_tokens: int
+    ) -> CallResult:
+        """Send one request (retrying transport failures) and return every attempt."""
+        s = self.settings
+        body = self.body(messages, mode=mode, name=name, schema=schema, max_tokens=max_tokens)
         result = CallResult()
         started = [time.perf_counter()]
 
