@@ -118,7 +118,10 @@ def responses(name: str, options: tuple[int, ...]) -> list[tuple[int, dict[str, 
         refusal = "I'm sorry, I can't assist with that request."
         return [(200, _completion(n, _message(None, refusal=refusal), "stop", _usage(2180, 2048, 11)), ok)]
     if name == "test_cut_off_speech_is_salvaged":
-        text = '{"reasoning": "Build the case.", "speech": "Seat 3 voted late yesterday and seat 8 followed, which tells me'
+        text = (
+            '{"reasoning": "Build the case.", "speech": "Seat 3 voted late yesterday and seat 8 followed, '
+            "which tells me"
+        )
         return [(200, _completion(n, _message(text), "length", _usage(1590, 1536, 256)), ok)]
     if name == "test_rate_limit_is_retried_after_the_servers_wait":
         error = {"error": {"message": "Rate limit reached for gpt-4o-mini in organization org-redacted on requests "
