@@ -21,12 +21,13 @@ from rich.live import Live
 from rich.text import Text
 
 from arena.agents import AgentError, AgentSpec, resolve_agent
-from arena.engine import Event, Game, Observation, Request, RulesError, RuleSet, load_rules
+from arena.engine import Event, Game, Observation, Request, RulesError, RuleSet, load_rules, view
 from arena.live import EventPrinter, status_line
 from arena.orchestrator import RunStats, counters_from_inputs, run_game
 from arena.players.base import Answer, Player
 from arena.players.bot_lines import LinesError
 from arena.players.factory import PlayerBuildError, build_player
+from arena.players.human import HumanPlayer
 from arena.transcript import (
     Transcript,
     TranscriptError,
@@ -111,6 +112,20 @@ def _build_players(
     return players
 
 
+def _prompt_hash(seats: Mapping[int, AgentSpec], lang: str) -> str | None:
+    """The hash of the prompt set(s) the LLM seats use, for the header (None when no seat uses one)."""
+    sets = sorted({spec.prompt_set for spec in seats.values() if spec.kind in ("llm", "langchain")})
+    if not sets:
+        return None
+    try:
+        from arena.prompts import load_prompt_set
+
+        hashes = [load_prompt_set(name, lang).hash for name in sets]
+    except Exception as exc:  # a broken prompt set fails the seat itself, with its own message
+        fail(f"prompt set {', '.join(sets)}: {exc}")
+    return hashes[0] if len(hashes) == 1 else ",".join(f"{n}={h}" for n, h in zip(sets, hashes, strict=True))
+
+
 def _summary(seats: Mapping[int, AgentSpec]) -> str:
     counts: dict[str, int] = {}
     for spec in seats.values():
@@ -159,6 +174,12 @@ def _drive(
                 )
             )
         printer.flush_votes()
+        for seat in humans:  # what each human saw after his last decision: the end of the game
+            human = players[seat]
+            if isinstance(human, DelayedPlayer):
+                human = human.inner
+            if isinstance(human, HumanPlayer):
+                human.show(view(game, seat))
     except KeyboardInterrupt:
         writer.close()
         typer.echo(f"\ninterrupted; the game is saved. Continue it with: arena resume {path}", err=True)
@@ -235,8 +256,8 @@ def register(app: typer.Typer) -> None:
             fail(str(exc))
         seed = seed if seed is not None else random.SystemRandom().randrange(1_000_000)
         console = Console(highlight=False)
-        header = make_header(rules, seed, seats, lang=lang.value)
         players = _build_players(seats, seed=seed, rules=rules, lang=lang.value, delay=delay)
+        header = make_header(rules, seed, seats, lang=lang.value, prompt_set_hash=_prompt_hash(seats, lang.value))
         try:
             writer = TranscriptWriter.create(default_path(out, header), header)
         except (TranscriptError, OSError) as exc:
