@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.engine import Decision, Request
-from arena.llm.client import Completion
 from arena.llm.extract import NoJSON, extract_object
+from arena.llm.modes import Completion
 from arena.llm.schema import ShapeError, to_decision
 
 

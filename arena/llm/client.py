@@ -12,39 +12,14 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
 import openai
 from openai.types.chat import ChatCompletion
 
+from arena.llm.modes import Completion, Mode
 from arena.llm.retry import RetryPolicy, call_with_retries
 from arena.llm.usage import Usage
-
-
-class Mode(StrEnum):
-    JSON_SCHEMA = "json_schema"
-    TOOLS = "tools"
-    JSON_OBJECT = "json_object"
-    PROMPT = "prompt"
-
-    @property
-    def schema_in_prompt(self) -> bool:
-        """The modes whose server does not receive the schema, so the prompt must carry it."""
-        return self in (Mode.JSON_OBJECT, Mode.PROMPT)
-
-
-@dataclass(frozen=True, slots=True)
-class Completion:
-    """One successful HTTP exchange. `raw` is the message content, or the tool call's arguments in `tools` mode."""
-
-    raw: str
-    finish_reason: str | None
-    refusal: str | None
-    model: str
-    usage: Usage
-    latency_ms: float
-    via_tool: bool = False
 
 
 @dataclass(frozen=True, slots=True)

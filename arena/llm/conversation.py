@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.engine import Event, EventType, Observation, Request, RuleSet
-from arena.llm.client import Mode
 from arena.llm.injection import flags
+from arena.llm.modes import Mode
 from arena.llm.schema import FieldSpec, answer_fields, answer_schema, schema_name
 from arena.prompts import PromptSet, rules_context
 

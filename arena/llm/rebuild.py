@@ -15,14 +15,13 @@ from pathlib import Path
 
 from arena.agents import AgentSpec
 from arena.engine import Game, view
-from arena.llm.client import Mode
 from arena.llm.conversation import Conversation, Message
+from arena.llm.modes import Mode
 from arena.llm.records import expand
+from arena.llm.seat import TRANSPORT
 from arena.players.base import ModelCall
 from arena.prompts import load_prompt_set
 from arena.transcript import Transcript
-
-TRANSPORT = "transport:"  # the error prefix of an attempt that got no completion (see players/llm.py)
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,9 @@ from typing import Any
 
 from arena.agents import AgentSpec
 from arena.engine import Game, RuleSet
-from arena.llm.client import ClientSettings, LLMClient, Mode
+from arena.llm.client import ClientSettings, LLMClient
 from arena.llm.conversation import Conversation
+from arena.llm.modes import Mode
 from arena.llm.retry import RetryPolicy
 from arena.orchestrator import RunStats, run_game
 from arena.players.base import Player

@@ -21,8 +21,9 @@ import pytest
 from llmkit import FAST
 
 from arena.engine import Game, Kind, Observation, Request, load_rules, view
-from arena.llm.client import ClientSettings, LLMClient, Mode
+from arena.llm.client import ClientSettings, LLMClient
 from arena.llm.conversation import Conversation
+from arena.llm.modes import Mode
 from arena.llm.usage import Prices
 from arena.players.llm import LLMPlayer, NoUsableAnswer
 from arena.players.random_policy import random_decision
@@ -124,7 +125,7 @@ async def test_refusal_is_unusable_and_recorded(api_key: str) -> None:
     with pytest.raises(NoUsableAnswer, match=r"the model refused: I'm sorry, I can't assist with that request\."):
         await player.decide(observation, request)
     # the record of the refused call goes out with the seat's next answer (the orchestrator re-asks)
-    (call,) = player._handover()
+    (call,) = player.handover()
     assert call.error is not None and call.error.startswith("unusable: the model refused")
     assert call.raw == "I'm sorry, I can't assist with that request."
     await player.close()

@@ -1,0 +1,96 @@
+"""What every model-backed seat shares: the conversation, the call records, and turning an answer into a Decision.
+
+The OpenAI-compatible seat (`arena/players/llm.py`) and the LangChain seat (`arena/players/langchain_seat.py`) differ
+only in how they reach the model. Both build the turn from the seat's own Observation, record every attempt as a
+`ModelCall`, read the answer's shape (legality is the engine's), and raise `NoUsableAnswer` when an answer yields no
+Decision, which the orchestrator re-asks with the message. Records of an attempt that raised go out with the seat's
+next Answer, so the orchestrator writes them all.
+"""
+
+from __future__ import annotations
+
+from arena.engine import Request
+from arena.llm.answer import UnusableAnswer, read_completion
+from arena.llm.conversation import Conversation, Message, Turn
+from arena.llm.modes import Completion
+from arena.llm.records import CallLog
+from arena.llm.usage import Prices
+from arena.players.base import Answer, ModelCall, Player
+
+OWN_PREFIX = "the player failed: NoUsableAnswer: "  # how the orchestrator words our own failure on the re-ask
+TRANSPORT = "transport: "  # the error prefix of an attempt that got no answer at all
+
+
+class NoUsableAnswer(RuntimeError):
+    """The model gave nothing the seat can turn into a Decision; the message says why."""
+
+
+class ConversationSeat(Player):
+    """A seat whose decisions come from a chat model through an append-only `Conversation`."""
+
+    def __init__(self, seat: int, conversation: Conversation, *, prices: Prices | None = None) -> None:
+        self.seat = seat
+        self.conversation = conversation
+        self.mode = conversation.mode
+        self.prices = prices or Prices()
+        self.log = CallLog(seat)
+        self.reported_model = ""  # the model name the server last reported
+        self._unreported: list[ModelCall] = []
+
+    @staticmethod
+    def clean_problem(problem: str | None) -> str | None:
+        """The orchestrator prefixes our own failure with its wording; the model needs only the reason."""
+        if problem is not None and problem.startswith(OWN_PREFIX):
+            return problem[len(OWN_PREFIX) :]
+        return problem
+
+    def record(self, messages: list[Message], request: Request, **fields: object) -> None:
+        self._unreported.append(
+            self.log.record(messages, request_kind=request.kind.value, mode=self.mode.value, **fields)
+        )
+
+    def fail_transport(
+        self, messages: list[Message], request: Request, error: str, latency_ms: float, attempt: int
+    ) -> NoUsableAnswer:
+        """Record an attempt that got no answer; return the exception to raise."""
+        self.record(messages, request, attempt=attempt, error=f"{TRANSPORT}{error}", latency_ms=latency_ms)
+        return NoUsableAnswer(f"the model could not be reached: {error}")
+
+    def handover(self) -> list[ModelCall]:
+        calls, self._unreported = self._unreported, []
+        return calls
+
+    def conclude(
+        self,
+        turn: Turn,
+        messages: list[Message],
+        request: Request,
+        completion: Completion,
+        attempt: int,
+        max_tokens: int,
+    ) -> Answer:
+        """Record the answer, keep it in the conversation, and return its Decision (or raise NoUsableAnswer)."""
+        self.reported_model = completion.model or self.reported_model
+        usage = completion.usage
+        raw = completion.raw or (completion.refusal or "")
+        common: dict[str, object] = {
+            "attempt": attempt,
+            "model": completion.model,
+            "raw": raw,
+            "finish_reason": completion.finish_reason,
+            "latency_ms": completion.latency_ms,
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+            "cached_tokens": usage.cached_tokens,
+            "cost_usd": self.prices.cost(usage),
+        }
+        answer = self.conversation.answer_messages(raw)
+        try:
+            reading = read_completion(completion, request, max_tokens)
+        except UnusableAnswer as exc:
+            self.record(messages, request, error=f"unusable: {exc}", **common)
+            self.conversation.commit(turn, answer)  # the model sees its own bad answer before the re-ask
+            raise NoUsableAnswer(str(exc)) from None
+        self.record(messages, request, parsed=reading.parsed, error=reading.note, **common)
+        self.conversation.commit(turn, answer)
+        return Answer(decision=reading.decision, calls=self.handover())
