@@ -113,6 +113,7 @@ class Transcript(BaseModel):
     events: list[Event] = Field(default_factory=list)
     inputs: list[Input] = Field(default_factory=list)
     calls: list[ModelCall] = Field(default_factory=list)
+    call_positions: list[int] = Field(default_factory=list)  # per call: how many inputs precede it in the file
     end: End | None = None
     torn: str | None = None  # the torn last line dropped by `load(..., repair=True)`
     good_bytes: int = 0  # length of the file up to the end of its last whole record
@@ -383,6 +384,7 @@ def parse(text: str, source: str = "<text>", *, repair: bool = False) -> Transcr
             out.inputs.append(model)
         elif isinstance(model, ModelCall):
             out.calls.append(model)
+            out.call_positions.append(len(out.inputs))
         elif isinstance(model, End):
             out.end = model
         good += len(line.encode("utf-8")) + (0 if unterminated else 1)
