@@ -288,12 +288,6 @@ def test_heal_of_the_same_player_two_nights_running() -> None:
     game.submit(9, Decision(target=1))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: validate._why_not tests self_target before the heal rules, so a doctor past his one "
-    "self-heal (or who healed himself last night) is told 'you cannot target yourself with heal' (P27 allows one "
-    "self-heal); the self_heal_used code is unreachable",
-)
 def test_second_self_heal() -> None:
     """Edge P27: self-heal at most once per game; the refusal says that, not that self-heals are forbidden."""
     game = Game(load_rules("edge"), 0, roles=E12)

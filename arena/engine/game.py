@@ -272,6 +272,9 @@ class Game:
         self.eliminate(seat, "removed")
         self._batch.pop(seat, None)
         self._answers.pop(seat, None)
+        self._notes = [note for note in self._notes if note[0] != seat]
+        self._default_fouls = [s for s in self._default_fouls if s != seat]
+        self._forget_target(seat)
         if seat in self.night_last_words:
             self.night_last_words.remove(seat)
         if self.pending_winner is not None:
@@ -279,6 +282,24 @@ class Game:
         winner = self.check_win()
         if winner is not None:
             self.finish(winner, f"seat {seat} removed")
+
+    def _forget_target(self, seat: int) -> None:
+        """A removed seat leaves every pending request's options (R7.3: he is gone at once)."""
+        for other, request in list(self._batch.items()):
+            if seat not in request.options and seat not in request.nominate_options:
+                continue
+            options = tuple(s for s in request.options if s != seat)
+            update: dict[str, Any] = {
+                "options": options,
+                "nominate_options": tuple(s for s in request.nominate_options if s != seat),
+            }
+            if request.default.target == seat:
+                fallback = None if request.allow_none or not options else options[0]
+                update["default"] = request.default.model_copy(update={"target": fallback})
+            if request.default.targets and seat in request.default.targets:
+                targets = tuple(s for s in request.default.targets if s != seat)
+                update["default"] = request.default.model_copy(update={"targets": targets})
+            self._batch[other] = request.model_copy(update=update)
 
     def _cancel_vote_for_removal(self, seat: int) -> None:
         """R9.5: a removal cancels today's vote if it is not yet settled, otherwise tomorrow's."""

@@ -210,11 +210,26 @@ class RulesError(ValueError):
     """A rules file or override that does not validate; the message names each bad field."""
 
 
+def _fields_at(loc: tuple[int | str, ...]) -> list[str]:
+    """The field names allowed at `loc` (the path of an unknown field), for a typo's hint."""
+    model: type[BaseModel] = RuleSet
+    for part in loc[:-1]:
+        field = model.model_fields.get(str(part))
+        annotation = field.annotation if field is not None else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return []
+        model = annotation
+    return list(model.model_fields)
+
+
 def _format_errors(err: ValidationError, source: str) -> str:
     lines = [f"invalid rules in {source}:"]
     for e in err.errors():
         loc = ".".join(str(p) for p in e["loc"]) or "(top level)"
         msg = e["msg"]
+        if e["type"] == "extra_forbidden":
+            allowed = _fields_at(tuple(e["loc"]))
+            msg = "unknown field" + (f" (allowed here: {', '.join(allowed)})" if allowed else "")
         ctx = e.get("ctx") or {}
         if "expected" in ctx:
             msg = f"{msg} (allowed: {ctx['expected']})"

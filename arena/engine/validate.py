@@ -24,16 +24,16 @@ def _why_not(game: Game, request: Request, target: int) -> IllegalDecision:
         return IllegalDecision(
             "not_a_candidate", f"seat {target} is not on the ballot; vote for one of {list(request.options)}"
         )
-    if not game.alive[target] and target not in request.options:
+    if not game.alive[target]:
         return IllegalDecision("dead_target", f"seat {target} is not alive")
-    if target == seat and target not in request.options:
-        return IllegalDecision("self_target", f"you cannot target yourself with {request.kind.value}")
-    if request.kind is Kind.HEAL and target == game.doctor_last_heal and game.rules.night.doctor_no_repeat_target:
-        return IllegalDecision("repeat_heal", f"you healed seat {target} last night; pick someone else")
-    if request.kind is Kind.HEAL and target == seat:
-        return IllegalDecision("self_heal_used", "you have already used your self-heal")
     if request.kind is Kind.HEAL:
+        if target == game.doctor_last_heal and game.rules.night.doctor_no_repeat_target:
+            return IllegalDecision("repeat_heal", f"you healed seat {target} last night; pick someone else")
+        if target == seat:
+            return IllegalDecision("self_heal_used", "you have already used your self-heal")
         return IllegalDecision("not_on_stretchers", f"seat {target} is not among the victims {list(request.options)}")
+    if target == seat:
+        return IllegalDecision("self_target", f"you cannot target yourself with {request.kind.value}")
     if request.kind is Kind.SHOOT:
         return IllegalDecision("mafia_target", f"seat {target} is not a legal target for the mafia")
     return IllegalDecision(
@@ -48,7 +48,7 @@ def _check_target(game: Game, request: Request, target: int | None) -> None:
                 "target_required", f"{request.kind.value} needs a target: one of {list(request.options)}"
             )
         return
-    if target not in request.options:
+    if target not in request.options or not game.alive[target]:
         raise _why_not(game, request, target)
 
 
@@ -88,7 +88,7 @@ def validate(game: Game, request: Request, decision: Decision) -> Decision:
         if len(set(decision.targets)) != len(decision.targets) and kind is Kind.BEST_MOVE:
             raise IllegalDecision("duplicate", "name each seat once")
         for target in decision.targets:
-            if target not in request.options:
+            if target not in request.options or not game.alive[target]:
                 raise _why_not(game, request, target)
     elif kind is Kind.CHOOSE_SIDE:
         if decision.action not in request.choices:
