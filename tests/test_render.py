@@ -20,11 +20,11 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.cli_review import call_positions
-from arena.engine import MODERATOR, Decision, EventType, Game, Kind, load_rules, visible_events
+from arena.engine import MODERATOR, Decision, Event, EventType, Game, Kind, Phase, Vis, load_rules, visible_events
 from arena.players.random_policy import random_decision
 from arena.render.console import make_console, render, render_text, vote_table
 from arena.render.html import embed_json, export_html
-from arena.render.story import Line, Note, VoteRound, build_story, call_owners, clean, input_anchors
+from arena.render.story import Line, Note, VoteRound, build_story, call_owners, clean, input_anchors, phrase
 from arena.transcript import load
 
 runner = CliRunner()
@@ -82,6 +82,21 @@ def test_every_visible_event_is_drawn_once_and_nothing_else(saved: dict[str, Pat
         casts = [e for e in visible.values() if e.type is EventType.VOTE_CAST]
         assert sum(len(r.marks) for r in rounds) == len(casts)
         assert len(rounds) == sum(1 for e in visible.values() if e.type is EventType.VOTING_STARTED)
+
+
+def test_every_event_type_has_words() -> None:
+    """A new event type must be given its words (or a drawing), never silently left out of the review."""
+    drawn_apart = {
+        EventType.PHASE_STARTED,  # a chapter
+        EventType.SPEECH,  # a quote
+        EventType.BLACK_MESSAGE,  # a quote
+        EventType.VOTING_STARTED,  # a vote table
+        EventType.VOTE_CAST,
+        EventType.VOTES_COUNTED,
+    }
+    for type_ in EventType:
+        event = Event(seq=0, day=1, phase=Phase.DAY, type=type_, vis=Vis.PUBLIC, seat=1, target=2, value="x")
+        assert (phrase(event) is None) == (type_ in drawn_apart), type_
 
 
 def test_vote_tables_match_the_votes_cast(saved: dict[str, Path]) -> None:
