@@ -8,7 +8,6 @@ one line on stderr and exit code 2, never a traceback.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -38,32 +37,6 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(BAD_INPUT)
 
 
-def call_positions(path: Path, calls: int) -> list[int] | None:
-    """How many inputs precede each call in the file, which places every call at its decision exactly.
-
-    `Transcript.calls` keeps the calls but not where they sat between the inputs; the file does. None when the
-    count does not match what the loader read (the renderer then falls back to its best effort).
-    """
-    positions: list[int] = []
-    inputs = 0
-    try:
-        lines = path.read_text(encoding="utf-8").split("\n")[1:]
-    except (OSError, UnicodeDecodeError):
-        return None
-    for line in lines:
-        if not line.strip():
-            continue
-        try:
-            kind = json.loads(line).get("kind")
-        except (json.JSONDecodeError, AttributeError):
-            continue  # the torn last line that the loader dropped
-        if kind == "input":
-            inputs += 1
-        elif kind == "call":
-            positions.append(inputs)
-    return positions if len(positions) == calls else None
-
-
 def open_review(file: Path) -> Review:
     """Load and rebuild, or exit 2 with the reason. A torn last line (a crashed writer) is dropped with a warning."""
     if not file.exists():
@@ -88,7 +61,8 @@ def open_review(file: Path) -> Review:
             err=True,
         )
     names = {entry.seat: entry.agent.name for entry in transcript.header.seats}
-    return Review(transcript, game, names, call_positions(file, len(transcript.calls)))
+    positions = transcript.call_positions if len(transcript.call_positions) == len(transcript.calls) else None
+    return Review(transcript, game, names, positions)
 
 
 def check_seat(seat: int | None, game: Game) -> int:

@@ -19,7 +19,6 @@ from review_games import play
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.cli_review import call_positions
 from arena.engine import MODERATOR, Decision, Event, EventType, Game, Kind, Phase, Vis, load_rules, visible_events
 from arena.players.random_policy import random_decision
 from arena.render.console import make_console, render, render_text, vote_table
@@ -188,8 +187,8 @@ def test_calls_and_reasoning_sit_at_their_decisions(saved: dict[str, Path]) -> N
     path = saved["club"]
     transcript = load(path)
     game = transcript.rebuild()
-    positions = call_positions(path, len(transcript.calls))
-    assert positions is not None
+    positions = transcript.call_positions
+    assert len(positions) == len(transcript.calls)
     anchors = input_anchors(game, transcript.inputs)
     exact = call_owners(transcript.inputs, transcript.calls, positions)
     for call, owner in zip(transcript.calls, exact, strict=True):
