@@ -186,6 +186,8 @@ class _Runner:
             for request, outcome in zip(batch, outcomes, strict=True):  # `pending()` is in seat order
                 if game.over:
                     break
+                if game.request_for(request.seat) is None:
+                    continue  # the request vanished while the seat thought (a judge removed the seat)
                 self.apply(request.seat, outcome)
             self.stats.batches += 1
             self.flush()

@@ -105,7 +105,7 @@ class _Turn:
         sign = -1.0 if lowest else 1.0
         return max(keep, key=lambda s: sign * self.score(s) + self.noise[s])
 
-    def team_pick(self, options: tuple[int, ...] | list[int]) -> int | None:
+    def team_pick(self, options: tuple[int, ...] | list[int], *, follow_don: bool = True) -> int | None:
         """The black team's shared choice, from what every black saw: a red sheriff claimant, then the don's named
         suspect of today, then the kill order, then the most dangerous red."""
         reds = self.reds(options)
@@ -115,7 +115,7 @@ class _Turn:
         claimants = sorted((c for c in m.claims if c in reds), key=lambda c: m.claims[c].seq)
         if claimants:
             return claimants[0]
-        named = m.named.get((self.obs.day, m.don)) if m.don in self.alive else None
+        named = m.named.get((self.obs.day, m.don)) if follow_don and m.don in self.alive else None
         if named in reds:
             return named
         for seat in m.kill_order:
@@ -133,11 +133,7 @@ class _Turn:
             found = [s for s, hit in m.don_checks.items() if hit and s in reds]
             if found:
                 return found[0]
-        saved = m.named.pop((self.obs.day, m.don), None)  # my own earlier speech today must not steer me
-        pick = self.team_pick(reds)
-        if saved is not None:
-            m.named[(self.obs.day, m.don)] = saved
-        return pick
+        return self.team_pick(reds, follow_don=False)  # my own earlier speech today must not steer me
 
     def preferred(self, options: tuple[int, ...] | list[int]) -> int | None:
         """Whom this seat wants out of `options` (a vote, a ballot)."""
