@@ -96,6 +96,7 @@ def load_prompt_set(prompt_set: str = "default", lang: str = "en") -> PromptSet:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=False,
+        auto_reload=False,  # templates are read once per process; no stat() per render
     )
     env.filters["quote"] = quote
     env.filters["seats"] = _seats

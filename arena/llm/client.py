@@ -83,20 +83,54 @@ class ClientSettings:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
 
 
+_PoolKey = tuple[str | None, str | None, float]
+
+
+class _SharedClients:
+    """One `AsyncOpenAI` (one connection pool, one TLS context) per endpoint, key and timeout, shared by the seats
+    that use it and closed when the last one is done: ten seats of one model do not build ten TLS contexts."""
+
+    def __init__(self) -> None:
+        self._clients: dict[_PoolKey, tuple[openai.AsyncOpenAI, int]] = {}
+
+    def acquire(self, s: ClientSettings) -> openai.AsyncOpenAI:
+        key = (s.base_url, s.api_key, s.timeout_s)
+        client, users = self._clients.get(key) or (None, 0)
+        if client is None:
+            client = openai.AsyncOpenAI(
+                api_key=s.api_key,  # None: the SDK reads OPENAI_API_KEY
+                base_url=s.base_url,  # None: the SDK reads OPENAI_BASE_URL
+                timeout=s.timeout_s,
+                max_retries=0,  # the one retry layer is ours (retry.py)
+            )
+        self._clients[key] = (client, users + 1)
+        return client
+
+    async def release(self, client: openai.AsyncOpenAI) -> None:
+        for key, (held, users) in list(self._clients.items()):
+            if held is client:
+                if users > 1:
+                    self._clients[key] = (held, users - 1)
+                    return
+                del self._clients[key]
+        await client.close()
+
+
+_SHARED = _SharedClients()
+
+
 class LLMClient:
     """An `openai.AsyncOpenAI` with retries off, plus the one retry layer and the structured-output modes."""
 
     def __init__(self, settings: ClientSettings, client: openai.AsyncOpenAI | None = None) -> None:
         self.settings = settings
-        self._client = client or openai.AsyncOpenAI(
-            api_key=settings.api_key,  # None: the SDK reads OPENAI_API_KEY
-            base_url=settings.base_url,  # None: the SDK reads OPENAI_BASE_URL
-            timeout=settings.timeout_s,
-            max_retries=0,
-        )
+        self._own = client is None
+        self._client = client or _SHARED.acquire(settings)
 
     async def close(self) -> None:
-        await self._client.close()
+        if self._own:
+            self._own = False
+            await _SHARED.release(self._client)
 
     def body(
         self, messages: list[dict[str, Any]], *, mode: Mode, name: str, schema: dict[str, Any], max_tokens: int

@@ -23,6 +23,7 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -144,8 +145,8 @@ class _State:
         self.model_suffix = model_suffix
         self.lock = threading.Lock()
         self.stats = ServerStats()
-        self.last_prompt: dict[str, list[str]] = {}
-        self.last_schema_first: dict[str, list[str]] = {}
+        self.last_prompt: dict[str, list[tuple[str, ...]]] = {}
+        self.last_schema_first: dict[str, list[tuple[str, ...]]] = {}
 
 
 def _common(a: list[str], b: list[str]) -> int:
@@ -159,6 +160,7 @@ def _common(a: list[str], b: list[str]) -> int:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out as two writes; Nagle would hold the body for an ACK
     server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
@@ -197,6 +199,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(404, b'{"error": {"message": "not found"}}')
 
     def do_POST(self) -> None:
+        arrived = time.perf_counter()
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
         if not self.path.rstrip("/").endswith("/chat/completions"):
@@ -215,8 +218,8 @@ class _Handler(BaseHTTPRequestHandler):
             fault = state.plan.faults.get((name, nth)) or state.plan.faults.get(("*", state.stats.requests))
             if fault:
                 state.stats.injected.append((fault, name, nth))
-        if state.latency_s:
-            time.sleep(state.latency_s)
+        if fault in TRANSIENT_FAULTS:
+            self._wait(arrived)
         if fault == "rate_limit":
             error = {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}
             self._send(429, json.dumps(error).encode(), {"Retry-After": "1", "retry-after-ms": "50"})
@@ -232,13 +235,20 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "bad_body":
             self._send(200, b'{"id": "chatcmpl-broken", "choices": [ {"mess')
             return
-        self._send(200, json.dumps(self._completion(body, name, schema, mode, fault)).encode())
+        payload = json.dumps(self._completion(body, raw, name, schema, mode, fault)).encode()
+        self._wait(arrived)  # the answer leaves `latency` after the request arrived, whatever the work took
+        self._send(200, payload)
+
+    def _wait(self, arrived: float) -> None:
+        left = self.server.state.latency_s - (time.perf_counter() - arrived)
+        if left > 0:
+            time.sleep(left)
 
     def _completion(
-        self, body: dict[str, Any], name: str, schema: dict[str, Any] | None, mode: str, fault: str | None
+        self, body: dict[str, Any], raw: bytes, name: str, schema: dict[str, Any] | None, mode: str, fault: str | None
     ) -> dict[str, Any]:
         state = self.server.state
-        seed = int.from_bytes(hashlib.sha256(json.dumps(body, sort_keys=True).encode()).digest()[:8], "big")
+        seed = int.from_bytes(hashlib.sha256(raw).digest()[:8], "big")
         rng = random.Random(seed)
         answer = valid_answer(schema or {}, rng, overlong=fault == "overlong")
         if fault == "wrong_schema":
@@ -284,29 +294,47 @@ class _Handler(BaseHTTPRequestHandler):
     def _usage(self, body: dict[str, Any], text: str) -> dict[str, Any]:
         state = self.server.state
         messages = body.get("messages") or []
-        prompt = [t for m in messages for t in [m.get("role", ""), *tokens(_content(m))]]
+        prompt = [_message_tokens(str(m.get("role", "")), _content(m)) for m in messages]
+        size = sum(len(m) for m in prompt)
         schema_part = {k: body[k] for k in ("response_format", "tools") if k in body}
-        schema_toks = tokens(json.dumps(schema_part, sort_keys=True)) if schema_part else []
+        schema_toks = tuple(tokens(json.dumps(schema_part, sort_keys=True))) if schema_part else ()
         key = hashlib.sha256(json.dumps(messages[:2], sort_keys=True).encode()).hexdigest()
         with state.lock:
-            cached = _common(state.last_prompt.get(key, []), prompt)
-            with_schema = schema_toks + prompt
-            cached_first = _common(state.last_schema_first.get(key, []), with_schema)
+            cached = _cached_prefix(state.last_prompt.get(key, []), prompt)
+            with_schema = [schema_toks, *prompt]
+            cached_first = _cached_prefix(state.last_schema_first.get(key, []), with_schema)
             state.last_prompt[key] = prompt
             state.last_schema_first[key] = with_schema
             stats = state.stats
-            stats.prompt_tokens += len(prompt)
+            stats.prompt_tokens += size
             stats.cached_tokens += cached
             stats.schema_tokens += len(schema_toks)
             stats.cached_schema_first += cached_first
         completion = len(tokens(text))
         return {
-            "prompt_tokens": len(prompt),
+            "prompt_tokens": size,
             "completion_tokens": completion,
-            "total_tokens": len(prompt) + completion,
+            "total_tokens": size + completion,
             "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
             "completion_tokens_details": {"reasoning_tokens": 0},
         }
+
+
+@lru_cache(maxsize=65536)
+def _message_tokens(role: str, content: str) -> tuple[str, ...]:
+    """A message's tokens (its role first); cached, since every request repeats the conversation so far."""
+    return (role, *tokens(content))
+
+
+def _cached_prefix(previous: list[tuple[str, ...]], current: list[tuple[str, ...]]) -> int:
+    """Tokens `current` shares as a prefix with `previous`: whole equal messages, then the common start of the next."""
+    shared = 0
+    for before, now in zip(previous, current, strict=False):
+        if before is now or before == now:
+            shared += len(now)
+            continue
+        return shared + _common(list(before), list(now))
+    return shared
 
 
 def _content(message: dict[str, Any]) -> str:
