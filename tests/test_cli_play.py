@@ -35,6 +35,10 @@ def test_play_with_defaults_saves_a_verifiable_transcript(tmp_path: Path) -> Non
     assert transcript.rules.name == "fiim"
     assert {e.agent.name for e in transcript.header.seats} == {"bot:heuristic"}
     assert f"seed {transcript.header.seed}" in output
+    # the live view: phases, speeches, a folded vote line per round, the roles at the end
+    assert "Night 0" in output and "Day 1" in output and "» #1: " in output
+    assert ("  votes  " in output) == any(e.type.value == "vote_cast" for e in transcript.events)
+    assert "Roles: #1 " in output
     code, output = _run("verify", str(path))
     assert code == 0 and output.startswith(f"OK {path}")
 
