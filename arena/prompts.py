@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any
 
 import jinja2
 
+from arena.agents import AgentSpec
 from arena.engine import Role, RuleSet
 from arena.llm.injection import flags, quote
 
@@ -122,3 +124,16 @@ def rules_context(rules: RuleSet) -> dict[str, Any]:
     black = rules.count(Role.MAFIA) + rules.count(Role.DON)
     has = defaultdict(int, {role.value: count for role, count in dealt})  # `has.doctor` is 0 when none is dealt
     return {"rules": rules, "words": words, "dealt": dealt, "has": has, "black_count": black}
+
+
+def prompt_set_hash_for(seats: Mapping[int, AgentSpec], lang: str) -> str | None:
+    """The transcript header's `prompt_set_hash`: the hash of the prompt set the model seats use (None without
+    any); `set/lang:hash` entries joined by commas when seats use different sets or languages."""
+    used = sorted(
+        {(spec.prompt_set, spec.language or lang) for spec in seats.values() if spec.kind in ("llm", "langchain")}
+    )
+    if not used:
+        return None
+    if len(used) == 1:
+        return load_prompt_set(*used[0]).hash
+    return ",".join(f"{name}/{language}:{load_prompt_set(name, language).hash}" for name, language in used)

@@ -8,12 +8,13 @@ The shipped examples in agents/ all validate.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from arena.agents import AgentError, api_key_for, resolve_agent
+from arena.agents import AgentError, AgentSpec, api_key_for, resolve_agent
 from arena.cli import app
 from arena.llm.fakeserver import FakeServer
 from arena.transcript import load
@@ -121,3 +122,23 @@ def test_a_resolved_spec_never_holds_the_key(api_key: str) -> None:
     spec = resolve_agent("openai", AGENTS)
     assert spec.api_key_env == "OPENAI_API_KEY"
     assert api_key not in spec.model_dump_json()
+
+
+async def test_preflight_records_the_reported_model_and_fails_early(server: FakeServer, api_key: str) -> None:
+    from arena.llm.preflight import preflight
+    from arena.prompts import load_prompt_set, prompt_set_hash_for
+
+    local = AgentSpec(name="local", kind="llm", model="fake-model", base_url=server.base_url)
+    bot = resolve_agent("bot:random")
+    seats = await preflight({1: local, 2: local, 3: bot})
+    assert seats[1].reported_model == seats[2].reported_model == "fake-model-2026-01-01"
+    assert seats[3] == bot
+    assert server.stats.requests == 1  # one probe per distinct agent
+    assert prompt_set_hash_for(seats, "en") == load_prompt_set("default", "en").hash
+    assert prompt_set_hash_for({3: bot}, "en") is None
+
+    gone = AgentSpec(name="gone", kind="llm", model="m", base_url="http://127.0.0.1:9/v1", timeout_s=2)
+    with pytest.raises(
+        AgentError, match=re.escape("agent gone: the probe call to http://127.0.0.1:9/v1 failed: connection error")
+    ):
+        await preflight({1: gone})

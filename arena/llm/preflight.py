@@ -1,0 +1,58 @@
+"""One tiny call per distinct LLM agent before a game starts: the server is there, the key works, and the header
+can record the model name the server reports (e.g. `gpt-4o-mini-2024-07-18` for `gpt-4o-mini`).
+
+`arena play` calls `preflight(seats)` before writing the transcript header; a server that cannot be reached or that
+refuses the key stops the command with a message naming the agent, before any seat has played. The probe asks for
+one short reply with no schema, and is not retried: a failure here is a configuration error, not a transient.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from arena.agents import AgentError, AgentSpec
+from arena.llm.client import ClientSettings, LLMClient
+from arena.llm.modes import Mode
+from arena.llm.retry import RetryPolicy
+from arena.players.llm import client_settings
+
+PROBE = [{"role": "user", "content": "Reply with the word OK."}]
+
+
+async def probe(spec: AgentSpec) -> str:
+    """The model name the server reports for `spec`; AgentError saying why if the call fails."""
+    base = client_settings(spec)
+    settings = ClientSettings(
+        model=base.model,
+        base_url=base.base_url,
+        api_key=base.api_key,
+        timeout_s=base.timeout_s,
+        max_tokens_param=base.max_tokens_param,
+        extra_body=base.extra_body,
+        retry=RetryPolicy(attempts=1),
+    )
+    client = LLMClient(settings)
+    try:
+        result = await client.complete(PROBE, mode=Mode.PROMPT, name="probe", schema={}, max_tokens=16)
+    finally:
+        await client.close()
+    if result.completion is None:
+        error = result.final_error.error if result.final_error is not None else "no answer"
+        where = spec.base_url or "the OpenAI API (or OPENAI_BASE_URL)"
+        raise AgentError(f"agent {spec.name}: the probe call to {where} failed: {error}")
+    return result.completion.model or spec.model or ""
+
+
+async def preflight(seats: Mapping[int, AgentSpec]) -> dict[int, AgentSpec]:
+    """`seats` with each LLM agent's `reported_model` filled in, probing each distinct agent once."""
+    reported: dict[str, str] = {}  # by the spec's JSON (specs hold dicts, so they are not hashable)
+    out: dict[int, AgentSpec] = {}
+    for seat, spec in seats.items():
+        if spec.kind != "llm":
+            out[seat] = spec
+            continue
+        key = spec.model_dump_json()
+        if key not in reported:
+            reported[key] = await probe(spec)
+        out[seat] = spec.model_copy(update={"reported_model": reported[key]})
+    return out
