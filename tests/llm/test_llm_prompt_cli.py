@@ -1,0 +1,92 @@
+"""`arena prompt`: the recorded messages come back verbatim, and the rebuild reproduces them exactly.
+
+The rebuild is what "would be sent" relies on (a point without a call, or a seat that is not an LLM), so it is
+checked against every first call of every seat at every point of a recorded LLM game: the same code, the same
+messages, byte for byte. The call records store messages by reference; expanding them must give each call's
+messages in full.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from llmkit import llm_player, llm_spec, play
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.engine import Game, load_rules
+from arena.llm.fakeserver import FakeServer
+from arena.llm.rebuild import call_input_positions, seat_prompt
+from arena.llm.records import expand
+from arena.players.base import Player
+from arena.transcript import Transcript, load
+
+
+async def test_recorded_and_rebuilt_prompts_agree(tmp_path: Path, server: FakeServer, api_key: str) -> None:
+    rules = load_rules("fiim")
+    spec = llm_spec(server.base_url, "json_object")
+    players: dict[int, Player] = {s: llm_player(spec, s, rules) for s in range(1, 11)}
+    path = tmp_path / "game.jsonl"
+    await play(rules, 5, players, {s: spec for s in players}, path)
+    transcript = load(path)
+    positions = call_input_positions(path)
+    full = expand(transcript.calls)
+    assert sum(1 for c in transcript.calls if c.prefix_ref is None) == 10  # one full record per seat, then references
+    assert all(len(c.messages) <= 3 for c in transcript.calls if c.prefix_ref is not None)
+
+    events_after = _events_after_inputs(transcript)
+    compared = 0
+    for seat in range(1, 11):
+        firsts: dict[int, int] = {}  # events shown -> the seat's first call at that point
+        for index, call in enumerate(transcript.calls):
+            if call.seat == seat:
+                firsts.setdefault(events_after[positions[index]], index)
+        for shown, index in firsts.items():
+            recorded = seat_prompt(transcript, positions, seat, shown - 1)
+            assert recorded.sent and recorded.messages == full[recorded.call or 0]
+            if transcript.calls[index].attempt != 1 or _reasked(full[index]):
+                continue
+            rebuilt = seat_prompt(transcript, positions, seat, shown - 1, rebuild=True)
+            assert not rebuilt.sent
+            assert rebuilt.messages == full[index], f"seat {seat}, call {index}"
+            compared += 1
+    assert compared >= 60
+
+
+def _events_after_inputs(transcript: Transcript) -> list[int]:
+    game = Game(transcript.rules, transcript.header.seed)
+    out = [len(game.events)]
+    for item in transcript.inputs:
+        game.replay([item])
+        out.append(len(game.events))
+    return out
+
+
+def _reasked(messages: list[dict[str, object]]) -> bool:
+    return "refused your last answer" in str(messages[-1].get("content"))
+
+
+def test_cli_prints_messages_and_rejects_bad_input(tmp_path: Path) -> None:
+    runner = CliRunner()
+    missing = runner.invoke(app, ["prompt", str(tmp_path / "nope.jsonl"), "--seat", "1"])
+    assert missing.exit_code == 2 and "no such file" in missing.output
+    from arena.transcript import TranscriptWriter, make_header
+
+    rules = load_rules("fiim")
+    from arena.agents import resolve_agent
+
+    bots = {s: resolve_agent("bot:random") for s in range(1, 11)}
+    path = tmp_path / "bots.jsonl"
+    writer = TranscriptWriter.create(path, make_header(rules, 2, bots))
+    writer.close()
+    bad_seat = runner.invoke(app, ["prompt", str(path), "--seat", "11"])
+    assert bad_seat.exit_code == 2 and "seat 11" in bad_seat.output
+    fresh = runner.invoke(app, ["prompt", str(path), "--seat", "4"])
+    assert fresh.exit_code == 0, fresh.output
+    assert fresh.stdout.startswith("----- system -----\nYou are a player in a game of Mafia")
+    assert "----- user -----\nYou are the player at seat 4." in fresh.stdout
+    as_json = runner.invoke(app, ["prompt", str(path), "--seat", "4", "--json"])
+    messages = json.loads(as_json.stdout)
+    assert [m["role"] for m in messages] == ["system", "user"]
+    assert "[#0] The game begins" in messages[1]["content"]
