@@ -98,7 +98,8 @@ def one_speech(g: Game, seat: int, kind: SpeechKind, seconds: int) -> Flow:
         return
     request = speech_request(g, seat, kind, seconds)
     answers: Answers = yield {seat: request}
-    say(g, seat, answers.get(seat), kind, request.max_words)
+    if seat in answers:  # R7.3: a seat removed while his turn was pending has left and says nothing
+        say(g, seat, answers[seat], kind, request.max_words)
 
 
 def last_words(g: Game, seats: list[int], seconds: int) -> Flow:
@@ -137,6 +138,8 @@ def _nominate(g: Game, seat: int, target: int) -> None:
     """R4.1–R4.4: one accepted nomination per player per day; an already-nominated name is not accepted."""
     if seat in g.nominators:
         g.emit(EventType.NOMINATION_IGNORED, seat=seat, target=target, value="one_per_day")
+    elif not g.alive[target]:  # R4.3: removed while the speech was pending
+        g.emit(EventType.NOMINATION_REJECTED, seat=seat, target=target, value="not_alive")
     elif g.day in g.cancelled_days:
         g.emit(EventType.NOMINATION_IGNORED, seat=seat, target=target, value="vote_cancelled")
     elif target in g.nominees:

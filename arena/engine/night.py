@@ -28,6 +28,11 @@ def _living(g: Game, role: Role) -> int:
     return s if s and g.alive[s] else 0
 
 
+def _living_target(g: Game, target: int | None) -> int | None:
+    """R7.3: a seat removed after the request was made has left; an action aimed at him does nothing."""
+    return target if target is not None and g.alive[target] else None
+
+
 def _senior_black(g: Game) -> int:
     don = _living(g, Role.DON)
     if don:
@@ -80,8 +85,9 @@ def night0(g: Game) -> Flow:
             maniac: _request(maniac, Kind.CHOOSE_SIDE, choices=choices, default=Decision(action=choices[0]))
         }
         chosen = answers.get(maniac)
-        g.maniac_ally = chosen is not None and chosen.action == "mafia_ally"
-        g.emit(EventType.SIDE_CHOSEN, Vis.SEATS, (maniac,), seat=maniac, value=choices[g.maniac_ally])
+        if chosen is not None:  # a maniac removed while choosing has left (R7.3)
+            g.maniac_ally = chosen.action == "mafia_ally"
+            g.emit(EventType.SIDE_CHOSEN, Vis.SEATS, (maniac,), seat=maniac, value=choices[g.maniac_ally])
     if r.night0.black_meeting:
         yield from black_chat(g, r.night0.black_meeting_rounds, r.night0.don_sets_order)
     for role in r.night0.wake_to_be_seen:
@@ -126,7 +132,7 @@ def _mafia_shot(g: Game) -> Flow:
         target = shots.get(senior)
     else:
         target = next(iter(picks)) if len(picks) == 1 else shots.get(senior)
-    g.night_mafia_target = target
+    g.night_mafia_target = _living_target(g, target)
 
 
 def _sheriff_answer(g: Game, target: int) -> str:
@@ -188,7 +194,7 @@ def _abilities(g: Game, night: int, blocked: set[int], shot_target: int | None) 
         decision = answers.get(seat)
         if seat not in batch or decision is None:
             continue
-        target = decision.target
+        target = _living_target(g, decision.target)
         if seat == don and target is not None:
             value = "sheriff" if g.roles[target] is Role.SHERIFF else "not_sheriff"
             g.emit(EventType.DON_CHECK, Vis.SEATS, (seat,), seat=seat, target=target, value=value)
@@ -218,7 +224,9 @@ def _stretchers(g: Game, victims: list[int]) -> Flow:
     request = _request(doctor, Kind.HEAL, options=options, default=Decision(target=options[0]))
     answers = yield {doctor: request}
     decision = answers.get(doctor)
-    pick = decision.target if decision is not None and decision.target is not None else options[0]
+    if decision is None:  # removed at the stretchers: nobody is saved (R7.3)
+        return
+    pick = decision.target if decision.target is not None else options[0]
     once = g.rules.night.doctor_once_per_player
     eligible = [v for v in victims if not (once and v in g.doctor_saved)]
     saved = pick if pick in eligible else next((v for v in eligible if v != pick), None)
@@ -265,12 +273,13 @@ def night(g: Game, k: int) -> Flow:
             if (s != lover or r.night.lover_self_visit) and (r.night.lover_repeat_visit or s != g.lover_last_visit)
         )
         answers = yield {lover: _request(lover, Kind.VISIT, options=options, allow_none=True)}
-        visit = answers[lover].target if lover in answers else None
-        g.lover_last_visit = visit or 0
-        g.emit(EventType.VISIT, Vis.SEATS, (lover,), seat=lover, target=visit)
-        if visit is not None:
-            blocked.add(visit)
-            void = g.is_black(visit) and r.night.lover_voids_mafia_kill
+        if lover in answers:  # a lover removed before her visit has left and visits nobody (R7.3)
+            visit = _living_target(g, answers[lover].target)
+            g.lover_last_visit = visit or 0
+            g.emit(EventType.VISIT, Vis.SEATS, (lover,), seat=lover, target=visit)
+            if visit is not None:
+                blocked.add(visit)
+                void = g.is_black(visit) and r.night.lover_voids_mafia_kill
     if r.night.black_channel_every_night:
         yield from black_chat(g, 1, False)
     yield from _mafia_shot(g)
@@ -322,4 +331,4 @@ def _best_move(g: Game, k: int, deaths: list[int]) -> Flow:
     answers = yield {victim: _request(victim, Kind.BEST_MOVE, options=options, max_targets=bm.seats)}
     decision = answers.get(victim)
     if decision is not None:
-        g.emit(EventType.BEST_MOVE, seat=victim, seats=tuple(decision.targets))
+        g.emit(EventType.BEST_MOVE, seat=victim, seats=tuple(t for t in decision.targets if g.alive[t]))
