@@ -119,7 +119,9 @@ def _mafia_shot(g: Game) -> Flow:
     answers = yield {
         s: _shot_request(g, s, mode not in ("don_decides", "consensus_don_tiebreak") or s != senior) for s in shooters
     }
-    shots = {s: (answers[s].target if s in answers else None) for s in shooters if g.alive[s]}
+    # R7.3: a shooter removed during the shot has left, and a shot at a seat removed meanwhile is no shot
+    shots = {s: (_living_target(g, answers[s].target) if s in answers else None) for s in shooters if g.alive[s]}
+    senior = _senior_black(g)  # the don may have left during the shot: the next senior black decides
     for s in sorted(shots):
         if mode == "unanimous_blind":
             g.emit(EventType.SHOT, Vis.SEATS, (s,), seat=s, target=shots[s])
@@ -132,7 +134,7 @@ def _mafia_shot(g: Game) -> Flow:
         target = shots.get(senior)
     else:
         target = next(iter(picks)) if len(picks) == 1 else shots.get(senior)
-    g.night_mafia_target = _living_target(g, target)
+    g.night_mafia_target = target
 
 
 def _sheriff_answer(g: Game, target: int) -> str:
