@@ -168,9 +168,9 @@ class Driver:
             acted = True
             g = self.game
             if action.foul is not None:
-                for _ in range(action.times):
-                    if g.over or not g.alive[action.foul]:
-                        break
+                for i in range(action.times):
+                    if i and (g.over or not g.alive[action.foul]):
+                        break  # an earlier foul of this entry removed him (or ended the game)
                     self._judge_act(here, str(action), "foul", action.foul, action.reason or "judge")
             elif action.remove is not None:
                 self._judge_act(here, str(action), "remove", action.remove, action.reason or "judge")
