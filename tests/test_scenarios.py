@@ -208,3 +208,28 @@ def test_cli_strict_fails_on_warnings(tmp_path: Path) -> None:
     assert CliRunner().invoke(app, ["scenario", "run", str(path)]).exit_code == 0
     strict = CliRunner().invoke(app, ["scenario", "run", "--strict", str(path)])
     assert strict.exit_code == 1 and "warning" in strict.output
+
+
+# ----- known engine gaps (game.py, owned elsewhere): strict xfail, so a fix shows up as XPASS -----------------------
+
+DEPARTING = """
+rules: fiim
+night 1: {shoot: 10}
+day 2:
+  judge: [{remove: 10, at: last word 10}]    # the night victim removed during his morning last word
+  nominate: {2: 3, 3: 4}
+  votes: [{3: [1, 2, 3, 5, 6, 7]}]
+  expect:
+    vote_cancelled: false                    # R9.5: no cancellation for him
+    leaves: [3 voted]
+"""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Game.foul/remove refuse a departing seat during his last word (_require_living), so R9.5's third bullet "
+    "and R7.4's 'fouls or removals during that speech do not change the result' cannot happen",
+)
+def test_a_departing_seat_can_be_removed_during_his_last_word(tmp_path: Path) -> None:
+    (case,) = run_file(_write(tmp_path, DEPARTING)).cases
+    assert case.ok(strict=True), [(m.where, m.actual) for m in case.mismatches]
