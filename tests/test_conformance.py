@@ -46,6 +46,7 @@ from arena.engine import (
     IllegalDecision,
     Kind,
     Request,
+    Role,
     RuleSet,
     SpeechKind,
     Vis,
@@ -60,10 +61,11 @@ MAX_INPUTS = 5000  # a random game takes a few hundred inputs; more means the fl
 BLACK_ROLES = frozenset({"mafia", "don"})
 
 # judge interventions, per answer given (small, so most games still end by the rules, not by the judge)
-P_FOUL = 0.006
+P_FOUL = 0.02
 P_REMOVE = 0.0015
 P_DEFAULT = 0.04
 P_REJECT = 0.02
+P_AGREE = 0.5  # a night's shot batch in which the blacks all name one target
 
 ET = EventType
 
@@ -116,29 +118,8 @@ KIND_ROLES: dict[Kind, frozenset[str]] = {
 }
 
 
-# Invariants that reported engine bugs break (see the report of issue #2); a game hitting one stops there.
-STALE_REQUEST = "stale_request"
-ACT_AFTER_REMOVAL = "act_after_removal"
-NOTE_AFTER_REMOVAL = "note_after_removal"
-KNOWN_BUGS = {
-    STALE_REQUEST: "a removal leaves the pending requests' options (targets, nominees) listing the removed seat, "
-    "and validate() accepts a target that is in the options even if dead: a removed seat can be shot, killed "
-    "again, checked, healed or named in the best move (R7.3, R8.2)",
-    ACT_AFTER_REMOVAL: "a seat removed while its request is pending still acts after its removal: an empty SPEECH "
-    "for a pending intro / popil / extra / justification / tie speech, a VISIT with no target for the lover, a "
-    "HEAL for the club doctor, a SIDE_CHOSEN for the maniac (R7.3: he leaves at once)",
-    NOTE_AFTER_REMOVAL: "a seat defaulted (or re-asked) and then removed before its batch resolves gets its "
-    "DEFAULT_APPLIED / ACTION_REJECTED event after its removal, though its answer was dropped",
-}
-
-
 class Violation(AssertionError):
-    """An invariant broken by the engine; the message says which, at which event or input. `code` names the
-    invariant for the ones tied to a reported engine bug (KNOWN_BUGS)."""
-
-    def __init__(self, message: str, code: str = "") -> None:
-        super().__init__(message)
-        self.code = code
+    """An invariant broken by the engine; the message says which, at which event or input."""
 
 
 # ----- the independent win check (RULES.md P34–P37) ------------------------------------------------------------
@@ -193,6 +174,7 @@ class NightIntents:
     blocked: set[int] = field(default_factory=set)
     visit: int | None = None
     left: bool = False  # someone was removed tonight (R10.4: not an idle night)
+    removed: set[int] = field(default_factory=set)  # seats removed tonight
 
 
 class Tracker:
@@ -332,7 +314,7 @@ class Tracker:
         if seat in self.alive:
             return
         if seat in self.removed:
-            raise Violation(f"removed seat {seat} acted: {e}", ACT_AFTER_REMOVAL)
+            raise Violation(f"removed seat {seat} acted: {e}")
         if not may_depart or seat not in self.departing:
             raise Violation(f"dead seat {seat} acted: {e}")
 
@@ -396,7 +378,7 @@ class Tracker:
             self.nominees.append(e.target or 0)
             self.nominators.add(e.seat or 0)
         elif t is ET.NOMINATION_REJECTED:
-            if e.target not in self.nominees:
+            if e.target in self.alive and e.target not in self.nominees:
                 raise Violation(f"rejected a nomination of a seat not nominated: {e}")
         elif t is ET.NOMINATION_IGNORED:
             if e.seat not in self.nominators and e.value != "vote_cancelled":
@@ -602,6 +584,8 @@ class Tracker:
         self.idle_nights = 0
         if self.phase == "night":
             self.night.left = True
+            if how == "removed":
+                self.night.removed.add(seat)
         self.group_open = True
 
     def voted_out_ok(self, seat: int, e: Event) -> None:
@@ -631,8 +615,8 @@ class Tracker:
             if e.seat in n.shots:
                 raise Violation(f"two shots from one seat: {e}")
             n.shots[e.seat or 0] = e.target
-            if e.target is not None and e.target not in self.alive:
-                raise Violation(f"shot at a dead seat: {e}")
+            if e.target is not None and e.target not in self.alive and e.target not in n.removed:
+                raise Violation(f"shot at a seat dead before tonight: {e}")  # (one removed since may be named)
         elif t is ET.MAFIA_RESULT:
             n.mafia_result, n.mafia_result_seen = e.target, True
             self.mafia_result_ok(e)
@@ -687,7 +671,7 @@ class Tracker:
         elif t in (ET.BLACK_MESSAGE, ET.KILL_ORDER):
             self.acting(e.seat, e)
         elif t in (ET.ACTION_REJECTED, ET.DEFAULT_APPLIED) and e.seat in self.removed:
-            raise Violation(f"note for removed seat {e.seat}: {e}", NOTE_AFTER_REMOVAL)
+            raise Violation(f"note for removed seat {e.seat}: {e}")
         elif t in (ET.ACTION_REJECTED, ET.DEFAULT_APPLIED, ET.SPEECH_TRUNCATED, ET.EXTRA_REQUESTED):
             self.acting(e.seat, e, may_depart=True)
         elif t is ET.SPEECH_FORFEITED:
@@ -727,6 +711,8 @@ class Tracker:
             want = shots.get(senior)
         else:
             want = next(iter(picks)) if len(picks) == 1 else shots.get(senior)
+        if want not in self.alive:
+            want = None  # R7.3: a seat removed tonight has left; a shot at him kills nobody
         if e.target != want:
             raise Violation(f"mafia result {e.target}, the shots {shots} give {want}")
 
@@ -812,9 +798,9 @@ class Tracker:
             if self.round is None or seat not in self.round.voters:
                 raise Violation(f"seat {seat} asked to vote outside the round's voters: {r}")
         if not all(o in self.alive for o in r.options):
-            raise Violation(f"dead seat among the options {r.options} for {r.kind}", STALE_REQUEST)
+            raise Violation(f"dead seat among the options {r.options} for {r.kind}")
         if not all(o in self.alive for o in r.nominate_options):
-            raise Violation(f"dead seat nominable: {r.nominate_options}", STALE_REQUEST)
+            raise Violation(f"dead seat nominable: {r.nominate_options}")
         if r.may_nominate:
             if seat in self.nominators:
                 raise Violation(f"seat {seat} nominated today and may nominate again")
@@ -848,7 +834,7 @@ class Tracker:
         mates = tuple(s for s in self.black if s != seat) if self.roles[seat] in BLACK_ROLES else ()
         if obs.teammates != mates:
             raise Violation(f"seat {seat} teammates {obs.teammates}, expected {mates}")
-        if obs.request != g.request_for(seat):
+        if obs.request is not g.request_for(seat):
             raise Violation(f"seat {seat} observation carries another request")
 
     def no_role_leak(self, e: Event, audience: frozenset[int]) -> None:
@@ -907,17 +893,27 @@ def play(
     while not game.over:
         # plan the whole batch in seat order first, so the draws do not depend on the answering order
         plan: list[tuple[Request, str, Decision]] = []
-        for r in game.pending():
+        pending = game.pending()
+        # blind random shots rarely agree; some nights the blacks agree on one target, so that night kills, the
+        # Night-1 best move and last words come often enough
+        agreed = pending[0].options[rng.randrange(len(pending[0].options))] if _agree(rng, pending) else None
+        for r in pending:
             x = rng.random()
             op = "default" if x < P_DEFAULT else ("reject" if x < P_DEFAULT + P_REJECT else "decide")
-            plan.append((r, op, random_decision(rng, r)))
+            decision = random_decision(rng, r)
+            if agreed is not None and agreed in r.options:
+                decision = Decision(target=agreed)
+            plan.append((r, op, decision))
         order.shuffle(plan)
         for position, (request, op, decision) in enumerate(plan):
             if position == 0 or judge == "anywhere":
                 y = judge_rng.random()
                 if y < P_FOUL + P_REMOVE:
                     living = game.living()
-                    target = living[judge_rng.randrange(len(living))]
+                    # fouls pile up on a few seats, so that third fouls (a lost speech) and fourth (removal) happen
+                    fouled = [s for s in living if game.fouls[s]]
+                    pool = fouled if fouled and judge_rng.random() < 0.85 else living
+                    target = pool[judge_rng.randrange(len(pool))]
                     if y < P_FOUL:
                         game.foul(target, f"judge {position}")
                     else:
@@ -949,6 +945,10 @@ def play(
             if game.over:
                 break
     return game
+
+
+def _agree(rng: random.Random, pending: list[Request]) -> bool:
+    return pending[0].kind is Kind.SHOOT and bool(pending[0].options) and rng.random() < P_AGREE
 
 
 def play_checked(rules: RuleSet, seed: int) -> Game:
@@ -994,7 +994,7 @@ def final_checks(game: Game, tracker: Tracker) -> None:
 
 
 # ----- running many games ---------------------------------------------------------------------------------------
-Failure = tuple[int, str, str]  # seed, Violation.code ("" for an unclassified failure), message
+Failure = tuple[int, str]  # seed, what broke
 
 
 def run_chunk(args: tuple[str, list[int]]) -> tuple[int, list[Failure], dict[str, int]]:
@@ -1006,11 +1006,9 @@ def run_chunk(args: tuple[str, list[int]]) -> tuple[int, list[Failure], dict[str
     for seed in seeds:
         try:
             game = play_checked(rules, seed)
-        except Violation as exc:
-            failures.append((seed, exc.code, str(exc)))
-            continue
         except Exception as exc:  # a crash is a failure of this seed too
-            failures.append((seed, "crash", f"{type(exc).__name__}: {exc}"))
+            kind = "" if isinstance(exc, Violation) else f"{type(exc).__name__}: "
+            failures.append((seed, f"{kind}{exc}"))
             continue
         winners[game.winner or "?"] = winners.get(game.winner or "?", 0) + 1
     return len(seeds), failures, winners
@@ -1042,43 +1040,93 @@ def run_many(preset: str, seeds: list[int]) -> tuple[int, list[Failure], dict[st
     return sum(r[0] for r in results), failures, winners
 
 
-class KnownEngineBug(Exception):
-    """Every failing game failed on an invariant of a reported engine bug (and nothing else failed)."""
-
-
-def _known_bugs(presets: dict[str, tuple[str, ...]]) -> list[object]:
-    """Parametrize presets, marking those the reported bugs break as strict xfail (raises=KnownEngineBug only:
-    any other failure still fails the test, and a fixed engine makes it XPASS, which fails until unmarked)."""
-    params: list[object] = []
-    for preset in PRESETS:
-        codes = presets.get(preset, ())
-        if codes:
-            reason = "engine bug: " + "; ".join(KNOWN_BUGS[c] for c in codes)
-            params.append(
-                pytest.param(preset, marks=pytest.mark.xfail(raises=KnownEngineBug, strict=True, reason=reason))
-            )
-        else:
-            params.append(preset)
-    return params
-
-
-@pytest.mark.parametrize(
-    "preset",
-    _known_bugs({p: (STALE_REQUEST, ACT_AFTER_REMOVAL, NOTE_AFTER_REMOVAL) for p in PRESETS}),
-)
+@pytest.mark.parametrize("preset", PRESETS)
 def test_random_games_conform(preset: str) -> None:
-    seeds = list(range(GAMES))
-    games, failures, winners = run_many(preset, seeds)
+    games, failures, winners = run_many(preset, list(range(GAMES)))
     assert games == GAMES
-    unknown = [f for f in failures if f[1] not in KNOWN_BUGS]
-    shown = "\n".join(f"  seed {s}: [{c or 'invariant'}] {m[:500]}" for s, c, m in unknown[:8])
-    assert not unknown, f"{preset}: {len(unknown)} of {games} games broke an invariant:\n{shown}"
+    shown = "\n".join(f"  seed {seed}: {message[:600]}" for seed, message in failures[:8])
+    assert not failures, f"{preset}: {len(failures)} of {games} games broke an invariant:\n{shown}"
     # the random games reach every way this preset can end (a check that the generator explores)
     can_end = {"town", "mafia"} | ({"maniac"} if load_rules(preset).win.maniac != "none" else set())
     assert can_end <= set(winners), f"{preset}: random games only ended as {winners}"
-    if failures:
-        by_code: dict[str, list[int]] = {}
-        for seed, code, _ in failures:
-            by_code.setdefault(code, []).append(seed)
-        summary = "; ".join(f"{code}: {len(s)} games, e.g. seeds {s[:5]}" for code, s in sorted(by_code.items()))
-        raise KnownEngineBug(f"{preset}: {summary}")
+
+
+# ----- regressions: the engine bugs these random games found, each pinned to its minimal case -------------------
+F10 = [Role.CIVILIAN, Role.CIVILIAN, Role.MAFIA, Role.SHERIFF, Role.CIVILIAN, Role.DON, Role.CIVILIAN, Role.MAFIA]
+F10 += [Role.CIVILIAN, Role.CIVILIAN]  # RULES.md §4: black {3, 6, 8}, sheriff 4
+
+
+def quiet(game: Game, until: Callable[[Request], bool]) -> Request:
+    """Answer everything with the request's default or nothing until a pending request matches `until`."""
+    for _ in range(500):
+        pending = game.pending()
+        hit = next((r for r in pending if until(r)), None)
+        if hit is not None:
+            return hit
+        for r in pending:
+            game.submit(r.seat, r.default if not r.allow_none and r.kind is not Kind.SPEECH else Decision())
+    raise AssertionError("never reached")
+
+
+def checked(game: Game) -> Tracker:
+    tracker = Tracker(game)
+    tracker.step()
+    return tracker
+
+
+def test_removal_at_night_leaves_the_pending_shots() -> None:
+    """Was: after a removal the pending shots still offered the removed seat; all three shot him, he was
+    'killed' again in the morning, gave the best move and a last word (R7.3, R8.2)."""
+    game = Game(load_rules("fiim"), 0, roles=F10)
+    quiet(game, lambda r: r.kind is Kind.SHOOT)
+    tracker = checked(game)
+    game.remove(5, "judge")
+    tracker.step()
+    assert all(5 not in r.options for r in game.pending())
+    with pytest.raises(IllegalDecision) as info:
+        game.submit(3, Decision(target=5))
+    assert info.value.code == "dead_target"
+    for seat in (3, 6, 8):
+        game.submit(seat, Decision(target=1))
+        tracker.step()
+    quiet(game, lambda r: r.kind is Kind.SPEECH and r.speech is SpeechKind.REGULAR)
+    tracker.step()
+    eliminated = [(e.seat, e.value) for e in game.events if e.type is ET.ELIMINATED]
+    assert eliminated == [(5, "removed"), (1, "killed")]
+
+
+def test_removed_while_his_turn_is_pending_says_nothing() -> None:
+    """Was: a seat removed while his club intro speech was pending still got an (empty) speech event."""
+    game = Game(load_rules("club"), 0)
+    speech = quiet(game, lambda r: r.kind is Kind.SPEECH)
+    assert speech.speech is SpeechKind.INTRO
+    tracker = checked(game)
+    game.remove(speech.seat, "judge")
+    tracker.step()
+    assert not [e for e in game.events if e.type is ET.SPEECH and e.seat == speech.seat]
+    assert game.pending() and game.pending()[0].seat != speech.seat
+
+
+def test_removed_lover_visits_nobody() -> None:
+    """Was: an edge lover removed before her visit still produced a VISIT event (with no target)."""
+    game = Game(load_rules("edge"), 0)
+    visit = quiet(game, lambda r: r.kind is Kind.VISIT)
+    tracker = checked(game)
+    game.remove(visit.seat, "judge")
+    tracker.step()
+    assert not [e for e in game.events if e.type is ET.VISIT]
+
+
+def test_defaulted_then_removed_gets_no_note() -> None:
+    """Was: a seat defaulted and then removed before its batch resolved got DEFAULT_APPLIED after its removal,
+    though its answer had been dropped."""
+    game = Game(load_rules("fiim"), 0, roles=F10)
+    quiet(game, lambda r: r.kind is Kind.SHOOT)
+    tracker = checked(game)
+    game.apply_default(3, "timeout")
+    game.remove(3, "judge")
+    game.submit(6, Decision(target=1))
+    game.submit(8, Decision(target=1))
+    tracker.step()
+    removed_at = next(e.seq for e in game.events if e.type is ET.REMOVED)
+    assert not [e for e in game.events[removed_at:] if e.type is ET.DEFAULT_APPLIED]
