@@ -46,7 +46,8 @@ class AgentSpec(BaseModel):
     retries: int = Field(4, ge=0, le=10)  # transport retries per call (429, 5xx, timeouts, connection errors)
     extra_body: dict[str, Any] = Field(default_factory=dict)  # provider-specific request fields
     langchain_factory: str | None = None  # "package.module:function" returning a BaseChatModel
-    reported_model: str | None = None  # filled before the game by `arena.llm.preflight`: the name the server reports
+    # filled before the game by `arena.llm.preflight`: the model name the server reports; left out of files when unset
+    reported_model: str | None = Field(None, exclude_if=lambda value: value is None)
 
     @field_validator("base_url")
     @classmethod
