@@ -225,11 +225,6 @@ day 2:
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Game.foul/remove refuse a departing seat during his last word (_require_living), so R9.5's third bullet "
-    "and R7.4's 'fouls or removals during that speech do not change the result' cannot happen",
-)
 def test_a_departing_seat_can_be_removed_during_his_last_word(tmp_path: Path) -> None:
     (case,) = run_file(_write(tmp_path, DEPARTING)).cases
     assert case.ok(strict=True), [(m.where, m.actual) for m in case.mismatches]

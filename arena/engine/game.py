@@ -246,9 +246,13 @@ class Game:
         return request
 
     def _require_living(self, seat: int) -> None:
+        """The judge may discipline a living seat, or a departing one during his own last word (R7.4, R9.5)."""
         if self.over:
             raise IllegalDecision("game_over", "the game is over")
-        if not 1 <= seat <= self.n or not self.alive[seat]:
+        if not 1 <= seat <= self.n:
+            raise IllegalDecision("not_alive", f"seat {seat} is not a living player")
+        speaking = seat in self._batch and seat not in self._answers and self._may_speak_dead(seat)
+        if not self.alive[seat] and not speaking:
             raise IllegalDecision("not_alive", f"seat {seat} is not a living player")
 
     # ----- discipline (called from the flow and from the judge) ----------------------------------------------
@@ -269,7 +273,8 @@ class Game:
     def _remove(self, seat: int, reason: str) -> None:
         self.emit(EventType.REMOVED, seat=seat, value=reason)
         self._cancel_vote_for_removal(seat)
-        self.eliminate(seat, "removed")
+        if self.alive[seat]:  # a departing speaker has already left the table
+            self.eliminate(seat, "removed")
         self._batch.pop(seat, None)
         self._answers.pop(seat, None)
         self._notes = [note for note in self._notes if note[0] != seat]
