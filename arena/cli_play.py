@@ -114,16 +114,28 @@ def _build_players(
 
 def _prompt_hash(seats: Mapping[int, AgentSpec], lang: str) -> str | None:
     """The hash of the prompt set(s) the LLM seats use, for the header (None when no seat uses one)."""
-    sets = sorted({spec.prompt_set for spec in seats.values() if spec.kind in ("llm", "langchain")})
-    if not sets:
+    if not any(spec.kind in ("llm", "langchain") for spec in seats.values()):
         return None
     try:
-        from arena.prompts import load_prompt_set
+        from arena.prompts import prompt_set_hash_for
 
-        hashes = [load_prompt_set(name, lang).hash for name in sets]
-    except Exception as exc:  # a broken prompt set fails the seat itself, with its own message
-        fail(f"prompt set {', '.join(sets)}: {exc}")
-    return hashes[0] if len(hashes) == 1 else ",".join(f"{n}={h}" for n, h in zip(sets, hashes, strict=True))
+        return prompt_set_hash_for(seats, lang)
+    except Exception as exc:  # a missing or broken prompt set: one line, no traceback
+        fail(f"prompt set: {exc}")
+
+
+def _preflight(seats: dict[int, AgentSpec]) -> dict[int, AgentSpec]:
+    """Probe each LLM agent once before the game (server up, key accepted) and record the model it reports."""
+    if not any(spec.kind == "llm" for spec in seats.values()):
+        return seats
+    try:
+        from arena.llm.preflight import preflight
+    except ImportError as exc:
+        fail(f"LLM seats need the llm extra (pip install -e '.[llm]'): {exc}")
+    try:
+        return asyncio.run(preflight(seats))
+    except AgentError as exc:
+        fail(str(exc))
 
 
 def _summary(seats: Mapping[int, AgentSpec]) -> str:
@@ -254,6 +266,7 @@ def register(app: typer.Typer) -> None:
             seats = parse_seat_specs(seat or [], rules.players, agents_dir)
         except (SeatSpecError, AgentError) as exc:
             fail(str(exc))
+        seats = _preflight(seats)
         seed = seed if seed is not None else random.SystemRandom().randrange(1_000_000)
         console = Console(highlight=False)
         players = _build_players(seats, seed=seed, rules=rules, lang=lang.value, delay=delay)
