@@ -15,9 +15,10 @@ from arena.llm.conversation import Conversation, Message, Turn
 from arena.llm.modes import Completion
 from arena.llm.records import CallLog
 from arena.llm.usage import Prices
+from arena.orchestrator import ERROR_PREFIX
 from arena.players.base import Answer, ModelCall, Player
 
-OWN_PREFIX = "the player failed: NoUsableAnswer: "  # how the orchestrator words our own failure on the re-ask
+OWN_PREFIX = f"{ERROR_PREFIX} NoUsableAnswer: "  # how the orchestrator words our own failure on the re-ask
 TRANSPORT = "transport: "  # the error prefix of an attempt that got no answer at all
 
 
