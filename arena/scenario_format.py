@@ -232,6 +232,7 @@ class EventMatch(_Model):
     target: int | None = None
     seats: list[int] | None = None
     counts: list[int] | None = None
+    roles: list[str] | None = None
     count: int | None = None
     value: str | None = None
     text: str | None = None  # a substring of the event's text
@@ -245,7 +246,7 @@ class EventMatch(_Model):
             if name == "text":
                 if want is not None and (got is None or want.lower() not in got.lower()):
                     return False
-            elif name in ("seats", "counts", "to"):
+            elif name in ("seats", "counts", "roles", "to"):
                 if want is None or list(got) != want:
                     return False
             elif name == "vis":

@@ -120,6 +120,10 @@ FIELD_DOCS: dict[str, tuple[str, str]] = {
         "Where the vote of a player who has not voted goes: `last_candidate` (the last nominee called) or "
         "`none` (nowhere).",
     ),
+    "voting.self_vote_allowed": (
+        "§5.2 ⚠",
+        "A voter may vote for himself. Off: he is never asked about, nor defaulted to, himself (he may abstain).",
+    ),
     "voting.single_nominee_day1": (
         "P12, R5.3",
         "Exactly one nominee on Day 1: `no_vote` (nobody leaves), `eliminated` (he leaves without a vote), or "
@@ -209,6 +213,18 @@ FIELD_DOCS: dict[str, tuple[str, str]] = {
         "`none`; `sees_victims`: the doctor is shown the night's victims and saves one (club); "
         "`blind_heal`: he heals any player blind (edge).",
     ),
+    "night.heal_stops_all_attackers": (
+        "§5.5 ⚠, §3.1 step 6, §3.2 step 7",
+        "One save cancels every attack on the saved player; off: a player attacked twice dies even if saved.",
+    ),
+    "night.doctor_sees_attackers": (
+        "§5.5 ⚠",
+        "The club doctor is told who put each victim on the stretchers (mafia, maniac, sheriff), not only who.",
+    ),
+    "night.doctor_transfer_order": (
+        "§5.5 ⚠, §3.1 step 5",
+        "Where an ineligible save passes: the next eligible victim in host order (mafia, maniac, sheriff) or by seat.",
+    ),
     "night.doctor_once_per_player": (
         "P27, §5.5",
         "Each player, the doctor included, can be saved at most once per game (club).",
@@ -283,7 +299,7 @@ OPEN_QUESTIONS: list[tuple[str, str, list[str]]] = [
     ("5.1", "R8.5, a sheriff (or don) shot this night still checks", ["night.shot_checker_still_checks"]),
     ("5.1", "R10.4, draw after 3 idle rounds", ["win.draw_after_idle_rounds"]),
     ("5.2", "Self-nomination allowed", ["nominations.self_allowed"]),
-    ("5.2", "Self-voting allowed: no field; allowed, as RULES.md decides", []),
+    ("5.2", "Self-voting allowed", ["voting.self_vote_allowed"]),
     ("5.3", "S000 maniac side: chosen privately at Night 0, the mafia never told", ["maniac_side"]),
     (
         "5.3",
@@ -293,9 +309,13 @@ OPEN_QUESTIONS: list[tuple[str, str, list[str]]] = [
     ("5.4", "S000 re-vote after the justification is a yes/no vote on the leader", ["ties.leader_justification"]),
     ("5.4", "S000 second tie between two players: nobody leaves", ["ties.repeat", "ties.subset_retie"]),
     ("5.4", "S000 last word after a vote: 30 s", ["speech.last_word_voted_s"]),
-    ("5.5", "S000 doctor: one save covers two attackers on the same target: no field; yes, as RULES.md decides", []),
-    ("5.5", "S000 doctor: with three victims the save passes to the first eligible one in host order: no field", []),
-    ("5.5", "S000 doctor sees the victims, not who attacked them", ["night.doctor"]),
+    ("5.5", "S000 doctor: one save covers two attackers on the same target", ["night.heal_stops_all_attackers"]),
+    (
+        "5.5",
+        "S000 doctor: with three victims the save passes to the first eligible one in host order",
+        ["night.doctor_transfer_order"],
+    ),
+    ("5.5", "S000 doctor sees the victims, not who attacked them", ["night.doctor", "night.doctor_sees_attackers"]),
     (
         "5.6",
         "S000 sheriff may shoot every night, with no limit",

@@ -222,7 +222,15 @@ def _stretchers(g: Game, victims: list[int]) -> Flow:
     if not doctor or not victims:
         return
     options = tuple(victims)
-    g.emit(EventType.STRETCHERS, Vis.SEATS, (doctor,), seats=options)
+    attackers: tuple[str, ...] = ()
+    if g.rules.night.doctor_sees_attackers:  # §5.5: who put each victim on the stretchers
+        named = (
+            ("mafia", g.night_mafia_target),
+            ("maniac", g.night_maniac_target),
+            ("sheriff", g.night_sheriff_target),
+        )
+        attackers = tuple("+".join(name for name, t in named if t == v) for v in options)
+    g.emit(EventType.STRETCHERS, Vis.SEATS, (doctor,), seats=options, roles=attackers)
     request = _request(doctor, Kind.HEAL, options=options, default=Decision(target=options[0]))
     answers = yield {doctor: request}
     decision = answers.get(doctor)
@@ -231,6 +239,8 @@ def _stretchers(g: Game, victims: list[int]) -> Flow:
     pick = decision.target if decision.target is not None else options[0]
     once = g.rules.night.doctor_once_per_player
     eligible = [v for v in victims if not (once and v in g.doctor_saved)]
+    if g.rules.night.doctor_transfer_order == "ascending_seat":
+        eligible.sort()
     saved = pick if pick in eligible else next((v for v in eligible if v != pick), None)
     g.emit(
         EventType.HEAL,
@@ -304,7 +314,8 @@ def night(g: Game, k: int) -> Flow:
             g.doctor_self_heals += 1
     elif r.night.doctor == "blind_heal":
         g.doctor_last_heal = 0  # no heal (or blocked) tonight: it does not count for the limits
-    deaths = sorted(v for v in victims if v != g.night_heal and g.alive[v])
+    overwhelmed = not r.night.heal_stops_all_attackers and attacks.count(g.night_heal or 0) > 1  # §5.5 ⚠
+    deaths = sorted(v for v in victims if (v != g.night_heal or overwhelmed) and g.alive[v])
     yield from _best_move(g, k, deaths)
     for s in deaths:
         g.alive[s] = False

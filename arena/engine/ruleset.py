@@ -74,6 +74,7 @@ class Voting(_Section):
     protocol: Literal["per_nominee", "ballot"] = "per_nominee"  # R5.10 default; ballot = one secret pick each
     mandatory: bool = True  # P11; aurora lets players abstain
     default: Literal["last_candidate", "none"] = "last_candidate"  # R5.7 / P11: unvoted go to the last called
+    self_vote_allowed: bool = True  # §5.2 ⚠: no source forbids voting for yourself
     single_nominee_day1: Literal["no_vote", "eliminated", "threshold"] = "no_vote"  # R5.3 / P12
     single_nominee_later: Literal["no_vote", "eliminated", "threshold"] = "eliminated"  # R5.4 / P12
     majority: Literal["plurality", "more_than_half_of_votes_cast"] = "plurality"  # P13 (aurora ⚠ §5.8)
@@ -124,6 +125,9 @@ class Night(_Section):
     shot_checker_still_checks: bool = True  # R8.5 ⚠: a don/sheriff shot tonight still checks
     maniac_kills: bool = True  # P29 (only matters when a maniac is dealt)
     doctor: Literal["none", "sees_victims", "blind_heal"] = "none"  # P27
+    heal_stops_all_attackers: bool = True  # §5.5 / §3.2 ⚠: one save covers two attackers on the same target
+    doctor_sees_attackers: bool = False  # §5.5 ⚠: the club doctor sees who is on the stretchers, not who put them
+    doctor_transfer_order: Literal["host_order", "ascending_seat"] = "host_order"  # §5.5 ⚠ with three victims
     doctor_once_per_player: bool = True  # club: each player saved at most once per game
     doctor_self_heal_max: Annotated[int, Field(ge=0)] | Literal["unlimited"] = 1  # edge: self once per game
     doctor_no_repeat_target: bool = True  # edge: never the same player two nights running

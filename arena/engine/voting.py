@@ -53,11 +53,13 @@ def _yes_no_request(seat: int, subject: str, candidate: int | None, candidates: 
 
 def _ballot_request(g: Game, seat: int, candidates: tuple[int, ...]) -> Request:
     v = g.rules.voting
-    default = Decision(target=candidates[-1]) if v.default == "last_candidate" else Decision()
+    options = candidates if v.self_vote_allowed else tuple(c for c in candidates if c != seat)
+    default = Decision(target=options[-1]) if v.default == "last_candidate" and options else Decision()
     return Request(
-        seat=seat, kind=Kind.BALLOT, options=candidates, allow_none=not v.mandatory, max_words=0, speech=None,
-        may_nominate=False, nominate_options=(), may_request_extra=False, candidate=None, subject="nominee",
-        candidates=candidates, max_targets=0, may_set_order=False, actions=(), choices=(), default=default,
+        seat=seat, kind=Kind.BALLOT, options=options, allow_none=not v.mandatory or not options, max_words=0,
+        speech=None, may_nominate=False, nominate_options=(), may_request_extra=False, candidate=None,
+        subject="nominee", candidates=candidates, max_targets=0, may_set_order=False, actions=(), choices=(),
+        default=default,
     )  # fmt: skip
 
 
@@ -85,13 +87,17 @@ def vote_round(g: Game, candidates: list[int], round_kind: str) -> TallyFlow:
     for i, c in enumerate(cands):
         if not remaining:
             break
+        # §5.2: where self-votes are off, nobody is asked about (or defaulted to) himself; he may abstain
+        askable = remaining if v.self_vote_allowed else [s for s in remaining if s != c]
         if auto_last and i == len(cands) - 1:  # R5.7: whoever has not voted goes to the last nominee
-            for s in remaining:
+            for s in askable:
                 tally[c].append(s)
                 g.emit(EventType.VOTE_CAST, seat=s, target=c, value="default")
-            remaining = []
+            remaining = [s for s in remaining if s not in tally[c]]
             break
-        answers = yield {s: _yes_no_request(s, "nominee", c, cands) for s in remaining}
+        if not askable:
+            continue
+        answers = yield {s: _yes_no_request(s, "nominee", c, cands) for s in askable}
         if _cancelled(g):
             return None
         for s in sorted(answers):
