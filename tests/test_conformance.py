@@ -105,6 +105,9 @@ GAME_GOES_ON = frozenset(
     {ET.PHASE_STARTED, ET.NOMINATED, ET.VOTING_STARTED, ET.TIE, ET.SHOT, ET.MORNING, ET.DON_CHECK, ET.SHERIFF_CHECK}
 )
 
+# events that settle the day's vote result (R9.5: a later removal cancels the next day's vote instead)
+SETTLING = frozenset({ET.NO_VOTE, ET.LIFT_RESULT, ET.ACQUITTED})
+
 # request kinds a seat may only get while holding one of these roles
 KIND_ROLES: dict[Kind, frozenset[str]] = {
     Kind.SHOOT: BLACK_ROLES,
@@ -209,9 +212,14 @@ class Tracker:
         self.idle_nights = 0
         self.day1_left = 0
         self.night = NightIntents()
-        self.night1_victim: int | None = None
         self.morning_deaths: tuple[int, ...] = ()
-        self.spoken_last: set[int] = set()
+        self.forfeit_due: set[int] = set()  # third foul given, the nearest regular speech not yet forfeited (R9.2)
+        self.turn_fouls: dict[int, int] = {}  # a seat's fouls when its regular turn was asked
+        self.cancel_due: set[int] = set()  # days whose vote a removal cancels (R9.5)
+        self.settled = False  # today's vote result is settled (R9.5)
+        self.voted_today = False
+        # the very next event, when the rules leave no choice: (type, seat, value, seats), None = any
+        self.expect_next: tuple[EventType, int | None, str | None, tuple[int, ...] | None] | None = None
         self.seen = [0] * (self.n + 1)  # per seat: the next seq its incremental view starts from
         self.everyone = frozenset(range(1, self.n + 1))
         self.audience: list[frozenset[int]] = []  # per event: the seats that may see it
@@ -319,6 +327,18 @@ class Tracker:
             raise Violation(f"dead seat {seat} acted: {e}")
 
     def apply(self, e: Event) -> None:
+        if self.expect_next is not None:
+            want, seat, value, seats = self.expect_next
+            if (
+                e.type is not want
+                or (seat is not None and e.seat != seat)
+                or (value is not None and e.value != value)
+                or (seats is not None and e.seats != seats)
+            ):
+                raise Violation(f"the rules make the next event {self.expect_next}, got {e}")
+            self.expect_next = None
+        if e.type in SETTLING or (e.type is ET.ELIMINATED and e.value in ("voted", "lifted", "single_nominee")):
+            self.settled = True
         if self.verdict is not None and e.type in GAME_GOES_ON:
             raise Violation(f"P34-P37 gave {self.verdict}, but the game went on: {e}")
         self.apply_event(e)
@@ -362,9 +382,10 @@ class Tracker:
                 if e.seat not in self.departing:
                     raise Violation(f"last word from seat {e.seat}, who is not leaving")
                 self.departing.discard(e.seat or 0)
-                self.spoken_last.add(e.seat or 0)
             if e.text is None or len(e.text.split()) > max(self.max_words(e.value), 1):
                 raise Violation(f"long {e}")
+            if e.value in ("regular", "short", "nominate_only"):
+                self.turn_ok(e)
         elif t is ET.NOMINATED:
             self.acting(e.seat, e)
             if e.seat in self.nominators:
@@ -375,6 +396,8 @@ class Tracker:
                 raise Violation(f"nominated twice: {e}")
             if not rules.nominations.self_allowed and e.target == e.seat:
                 raise Violation(f"self-nomination: {e}")
+            if self.day in self.cancel_due:
+                raise Violation(f"nomination accepted on day {self.day}, whose vote is cancelled (R9.5): {e}")
             self.nominees.append(e.target or 0)
             self.nominators.add(e.seat or 0)
         elif t is ET.NOMINATION_REJECTED:
@@ -407,6 +430,8 @@ class Tracker:
                 raise Violation(f"foul count {e.count}, expected {self.fouls[e.seat or 0]}")
             if (e.count or 0) >= rules.fouls.removal_at:
                 self.foul_removal_due = e.seat
+            elif rules.fouls.lose_speech_at != "never" and e.count == rules.fouls.lose_speech_at:
+                self.forfeit_due.add(e.seat or 0)
         elif t is ET.VOTE_LOST:
             if self.fouls[e.seat or 0] != rules.fouls.lose_vote_at:
                 raise Violation(f"vote lost at the wrong count: {e}")
@@ -418,6 +443,9 @@ class Tracker:
                     raise Violation(f"expected a removal for fouls: {e}")
             self.foul_removal_due = None
             self.removed_pending = e.seat
+            self.forfeit_due.discard(e.seat or 0)
+            if rules.fouls.cancel_vote_on_removal:  # R9.5: today's vote if not settled yet, otherwise tomorrow's
+                self.cancel_due.add(self.day if self.phase == "day" and not self.settled else self.day + 1)
         elif t is ET.GAME_ENDED:
             self.game_ended(e)
         else:
@@ -425,6 +453,20 @@ class Tracker:
         if t is not ET.REMOVED and t is not ET.FOUL:
             if self.foul_removal_due is not None:
                 raise Violation(f"no removal after the fatal foul, got {e}")
+
+    def turn_ok(self, e: Event) -> None:
+        """R9.2: after a third foul the nearest regular speech is lost (a short turn to nominate remains), or cut
+        to a short speech with 3-4 alive; nobody else gets either."""
+        seat = e.seat or 0
+        asked_with = self.turn_fouls.pop(seat, self.fouls[seat])  # a third foul during the turn counts from the next
+        if seat in self.forfeit_due and asked_with == self.rules.fouls.lose_speech_at:
+            self.forfeit_due.discard(seat)
+            short = len(self.alive) <= self.rules.fouls.short_speech_if_alive_le
+            want = "short" if short else "nominate_only"
+        else:
+            want = "regular"
+        if e.value != want:
+            raise Violation(f"seat {seat} with {self.fouls[seat]} fouls gave a {e.value} speech, R9.2 gives {want}")
 
     def max_words(self, kind: str | None) -> int:
         s = self.rules.speech
@@ -442,17 +484,33 @@ class Tracker:
             self.day = e.day
             self.nominees, self.nominators = [], set()
             self.lift_passed = ()
+            self.settled = self.voted_today = False
         else:
             if e.value != "night" or e.day != (0 if self.phase == "setup" else self.day):
                 raise Violation(f"bad night {e}")
+            if self.phase == "day":
+                self.day_end_ok()
             self.day = e.day
             self.night = NightIntents()
         if self.round is not None:
             raise Violation(f"a vote round left open at {e}")
         self.phase = e.value or ""
         self.departing = set()  # the departing speak in the phase they leave in
+        self.turn_fouls = {}
+
+    def day_end_ok(self) -> None:
+        """At nightfall: whoever the day's vote sent away has gone (R5.4, R6.5)."""
+        if any(s in self.alive for s in self.lift_passed):
+            raise Violation(f"a passed lift vote over {self.lift_passed}, but not all of them left")
+        live = [c for c in self.nominees if c in self.alive]
+        single = self.rules.nominations.enabled and self.rules.voting.single_nominee_later == "eliminated"
+        if single and self.day >= 2 and len(live) == 1 and not self.voted_today and self.day not in self.cancel_due:
+            raise Violation(f"day {self.day}: lone nominee {live[0]} is still here at night (R5.4)")
 
     def voting_started(self, e: Event) -> None:
+        if self.day in self.cancel_due:
+            raise Violation(f"a vote on day {self.day}, which a removal cancelled (R9.5): {e}")
+        self.voted_today = True
         if self.round is not None:
             raise Violation(f"voting started inside another round: {e}")
         if not all(c in self.alive for c in e.seats):
@@ -517,6 +575,12 @@ class Tracker:
         if e.counts != want:
             raise Violation(f"counts {e.counts} but the votes cast give {want}: {e}")
         r.counted = want
+        if r.kind in ("main", "revote") and want and max(want) > 0 and self.rules.voting.majority == "plurality":
+            leaders = tuple(c for c, n in zip(r.candidates, want, strict=True) if n == max(want))
+            if len(leaders) == 1 and (r.kind == "revote" or not self.rules.ties.leader_justification):
+                self.expect_next = (ET.ELIMINATED, leaders[0], "voted", None)  # R5.8, R6.3
+            elif len(leaders) > 1 and r.kind == "main":
+                self.expect_next = (ET.TIE, None, None, leaders)  # R5.9
         self.last_round, self.round = r, None
 
     def lift_result(self, e: Event) -> None:
@@ -661,7 +725,7 @@ class Tracker:
         elif t is ET.SAVE_RESULT:
             n.saved, n.save_result_seen = e.target, True
         elif t is ET.STRETCHERS:
-            victims = {x for x in (n.mafia_result, n.maniac, n.sheriff_shot) if x is not None}
+            victims = {x for x in (n.mafia_result, n.maniac, n.sheriff_shot) if x in self.alive}
             if set(e.seats) != victims:
                 raise Violation(f"stretchers {e.seats}, the night's attacks {victims}")
         elif t is ET.MORNING:
@@ -675,8 +739,8 @@ class Tracker:
         elif t in (ET.ACTION_REJECTED, ET.DEFAULT_APPLIED, ET.SPEECH_TRUNCATED, ET.EXTRA_REQUESTED):
             self.acting(e.seat, e, may_depart=True)
         elif t is ET.SPEECH_FORFEITED:
-            if self.fouls[e.seat or 0] < 3 and self.rules.fouls.lose_speech_at == 3:
-                raise Violation(f"forfeit: {e}")
+            if e.seat not in self.forfeit_due or len(self.alive) <= self.rules.fouls.short_speech_if_alive_le:
+                raise Violation(f"speech forfeited without a pending third foul, or with 3-4 alive (R9.2): {e}")
 
     def sheriff_answer(self, role: str) -> str:
         night = self.rules.night
@@ -755,7 +819,6 @@ class Tracker:
             raise Violation(f"bad best move {e}")
         if not all(s in self.alive and s != e.seat for s in e.seats):
             raise Violation(f"best move names a dead seat or self: {e}")
-        self.night1_victim = victim
 
     def game_ended(self, e: Event) -> None:
         self.ended = True
@@ -801,6 +864,8 @@ class Tracker:
             raise Violation(f"dead seat among the options {r.options} for {r.kind}")
         if not all(o in self.alive for o in r.nominate_options):
             raise Violation(f"dead seat nominable: {r.nominate_options}")
+        if r.kind is Kind.SPEECH and r.speech in (SpeechKind.REGULAR, SpeechKind.SHORT, SpeechKind.NOMINATE_ONLY):
+            self.turn_fouls.setdefault(seat, self.fouls[seat])
         if r.may_nominate:
             if seat in self.nominators:
                 raise Violation(f"seat {seat} nominated today and may nominate again")
