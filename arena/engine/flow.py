@@ -36,26 +36,13 @@ def run(g: Game) -> Flow:
 def speech_request(
     g: Game, seat: int, kind: SpeechKind, seconds: int, may_nominate: bool = False, may_request_extra: bool = False
 ) -> Request:
-    options = tuple(s for s in g.living() if s != seat or g.rules.nominations.self_allowed) if may_nominate else ()
-    return Request(
-        seat=seat,
-        kind=Kind.SPEECH,
-        options=(),
-        allow_none=False,
-        max_words=g.words(seconds),
-        speech=kind,
-        may_nominate=may_nominate,
-        nominate_options=options,
-        may_request_extra=may_request_extra,
-        candidate=None,
-        subject=None,
-        candidates=(),
-        max_targets=0,
-        may_set_order=False,
-        actions=(),
-        choices=(),
-        default=_EMPTY,
-    )
+    if not may_nominate:
+        return Request(seat=seat, kind=Kind.SPEECH, max_words=g.words(seconds), speech=kind,
+                       may_request_extra=may_request_extra)  # fmt: skip
+    self_ok = g.rules.nominations.self_allowed
+    options = g.alive_seats if self_ok else tuple(s for s in g.alive_seats if s != seat)
+    return Request(seat=seat, kind=Kind.SPEECH, max_words=g.words(seconds), speech=kind, may_nominate=True,
+                   nominate_options=options, may_request_extra=may_request_extra)  # fmt: skip
 
 
 _EMPTY = Decision()

@@ -60,6 +60,7 @@ class Game:
         self.roles: list[Role] = [Role.CIVILIAN, *self._deal(roles)]
         self.alive = [False] + [True] * self.n
         self._all_seats = range(self.n + 1)
+        self.alive_seats: tuple[int, ...] = tuple(range(1, self.n + 1))
         self.fouls = [0] * (self.n + 1)
         self.black: tuple[int, ...] = tuple(s for s in self.seats() if self.roles[s] in BLACK_ROLES)
         self.maniac_ally = rules.maniac_side == "mafia_ally"
@@ -131,7 +132,12 @@ class Game:
         return range(1, self.n + 1)
 
     def living(self) -> list[int]:
-        return list(compress(self._all_seats, self.alive))  # alive[0] is always False
+        return list(self.alive_seats)
+
+    def set_dead(self, seat: int) -> None:
+        """The one place a seat leaves the living (kept with the cached tuple of living seats)."""
+        self.alive[seat] = False
+        self.alive_seats = tuple(compress(self._all_seats, self.alive))  # alive[0] is always False
 
     def clockwise_from(self, start: int) -> list[int]:
         """Living seats in speaking order, starting at `start` (or the first living seat after it)."""
@@ -321,7 +327,7 @@ class Game:
 
     # ----- shared game actions (used by the flow) -----------------------------------------------------------
     def eliminate(self, seat: int, how: str) -> None:
-        self.alive[seat] = False
+        self.set_dead(seat)
         self.idle_nights = 0
         self.announce_departure(seat, how)
 

@@ -318,7 +318,7 @@ def night(g: Game, k: int) -> Flow:
     deaths = sorted(v for v in victims if (v != g.night_heal or overwhelmed) and g.alive[v])
     yield from _best_move(g, k, deaths)
     for s in deaths:
-        g.alive[s] = False
+        g.set_dead(s)
     left = bool(deaths) or len(g.living()) < living_at_dusk  # R10.4: a removal tonight is someone leaving too
     g.idle_nights = 0 if left else g.idle_nights + 1
     g.morning_deaths = deaths

@@ -44,11 +44,7 @@ def _settle(g: Game, reason: str | None = None) -> None:
 
 @lru_cache(maxsize=4096)  # requests are frozen; a vote round asks the same question of many seats, many times
 def _yes_no_request(seat: int, subject: str, candidate: int | None, candidates: tuple[int, ...]) -> Request:
-    return Request(
-        seat=seat, kind=Kind.VOTE, options=(), allow_none=False, max_words=0, speech=None, may_nominate=False,
-        nominate_options=(), may_request_extra=False, candidate=candidate, subject=subject, candidates=candidates,
-        max_targets=0, may_set_order=False, actions=(), choices=(), default=_NO,
-    )  # fmt: skip
+    return Request(seat=seat, kind=Kind.VOTE, candidate=candidate, subject=subject, candidates=candidates, default=_NO)
 
 
 def _ballot_request(g: Game, seat: int, candidates: tuple[int, ...]) -> Request:
