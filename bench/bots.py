@@ -39,6 +39,7 @@ class Tally:
     winners: Counter[str] = field(default_factory=Counter)
     crashes: int = 0
     crash_seeds: list[int] = field(default_factory=list)
+    first_error: str = ""
     decisions: int = 0
     invalid: int = 0
     defaults: int = 0
@@ -52,6 +53,7 @@ class Tally:
         self.winners.update(other.winners)
         self.crashes += other.crashes
         self.crash_seeds += other.crash_seeds
+        self.first_error = self.first_error or other.first_error
         self.decisions += other.decisions
         self.invalid += other.invalid
         self.defaults += other.defaults
@@ -88,9 +90,10 @@ def play_batch(preset: str, seeds: list[int], town: str, mafia: str, maniac: str
         tally.games += 1
         try:
             asyncio.run(run_game(game, players, writer, stats=stats))
-        except Exception:
+        except Exception as exc:
             tally.crashes += 1
             tally.crash_seeds.append(seed)
+            tally.first_error = tally.first_error or f"seed {seed}: {type(exc).__name__}: {exc}"
             continue
         tally.winners[game.winner or "?"] += 1
         tally.decisions += stats.decisions
@@ -165,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
                 crashes += tally.crashes
                 print(report_line(preset, town, mafia, tally), flush=True)
                 if tally.crash_seeds:
-                    print(f"  crashed seeds: {tally.crash_seeds[:20]}")
+                    print(f"  crashed seeds: {sorted(tally.crash_seeds)[:20]}; first error: {tally.first_error}")
     print(f"crashes: {crashes}")
     return 1 if crashes else 0
 
