@@ -95,7 +95,10 @@ def main(argv: list[str] | None = None) -> int:
         if lines:
             failed += 1
             sys.stdout.writelines(lines[:80])
-            print(f"\n{case.name}: differs from the golden file ({len(lines)} diff lines)")
+            changed = [line for line in lines if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+            body = sum(1 for line in changed if not line[1:].startswith('{"format"'))
+            what = f"{body} changed record lines" if body else "the header only (rules or seat specs)"
+            print(f"\n{case.name}: differs from the golden file: {what}")
         else:
             print(f"{case.name}: ok")
     if failed:
