@@ -253,3 +253,24 @@ def test_heuristic_side_beats_random_side() -> None:
         wins["town"] += _game("fiim", seed, "heuristic", "random").winner == "town"
         wins["mafia"] += _game("fiim", seed, "random", "heuristic").winner == "mafia"
     assert wins["town"] >= 14 and wins["mafia"] >= 16
+
+
+def test_factory_builds_bots_and_explains_a_missing_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    from arena.agents import AgentSpec
+    from arena.players import factory
+
+    rules = load_rules("fiim")
+    assert isinstance(factory.build_player(BUILTIN["bot:random"], 2, seed=1, rules=rules, lang="en"), RandomBot)
+    assert isinstance(factory.build_player(BUILTIN["bot:heuristic"], 2, seed=1, rules=rules, lang="ru"), HeuristicBot)
+
+    def missing(name: str) -> None:
+        raise ModuleNotFoundError(f"No module named {name!r}")
+
+    monkeypatch.setattr(importlib, "import_module", missing)
+    spec = AgentSpec(name="lc", kind="langchain", langchain_factory="pkg.mod:make")
+    with pytest.raises(
+        factory.PlayerBuildError, match=r"seat 4 \(lc\) needs arena.players.langchain_seat.*\[langchain\]"
+    ):
+        factory.build_player(spec, 4, seed=1, rules=rules, lang="en")
