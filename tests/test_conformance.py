@@ -424,7 +424,7 @@ class Tracker:
             if e.value != self.roles[e.seat or 0]:
                 raise Violation(f"card {e.value} is not seat {e.seat}'s role")
         elif t is ET.FOUL:
-            self.acting(e.seat, e)
+            self.acting(e.seat, e, may_depart=True)  # a departing player may be fouled in his last word (R7.4)
             self.fouls[e.seat or 0] += 1
             if e.count != self.fouls[e.seat or 0]:
                 raise Violation(f"foul count {e.count}, expected {self.fouls[e.seat or 0]}")
@@ -437,15 +437,21 @@ class Tracker:
                 raise Violation(f"vote lost at the wrong count: {e}")
             self.lost_vote.add(e.seat or 0)
         elif t is ET.REMOVED:
-            self.acting(e.seat, e)
+            self.acting(e.seat, e, may_depart=True)
             if self.foul_removal_due is not None:
                 if e.seat != self.foul_removal_due or e.value != "fouls":
                     raise Violation(f"expected a removal for fouls: {e}")
             self.foul_removal_due = None
-            self.removed_pending = e.seat
             self.forfeit_due.discard(e.seat or 0)
-            if rules.fouls.cancel_vote_on_removal:  # R9.5: today's vote if not settled yet, otherwise tomorrow's
-                self.cancel_due.add(self.day if self.phase == "day" and not self.settled else self.day + 1)
+            if e.seat not in self.alive:
+                # R7.4, R9.5: a departing player removed during his own last word has already left: he loses the
+                # rest of it, and no vote is cancelled
+                self.departing.discard(e.seat or 0)
+                self.removed.add(e.seat or 0)
+            else:
+                self.removed_pending = e.seat
+                if rules.fouls.cancel_vote_on_removal:  # R9.5: today's vote if not settled yet, else tomorrow's
+                    self.cancel_due.add(self.day if self.phase == "day" and not self.settled else self.day + 1)
         elif t is ET.GAME_ENDED:
             self.game_ended(e)
         else:
@@ -975,9 +981,11 @@ def play(
                 y = judge_rng.random()
                 if y < P_FOUL + P_REMOVE:
                     living = game.living()
-                    # fouls pile up on a few seats, so that third fouls (a lost speech) and fourth (removal) happen
+                    # fouls pile up on a few seats, so that third fouls (a lost speech) and fourth (removal) happen;
+                    # a departing player in his last word may be disciplined too (R7.4)
                     fouled = [s for s in living if game.fouls[s]]
-                    pool = fouled if fouled and judge_rng.random() < 0.85 else living
+                    leaving = [r.seat for r in game.pending() if r.speech is SpeechKind.LAST_WORD]
+                    pool = fouled if fouled and judge_rng.random() < 0.85 else living + leaving
                     target = pool[judge_rng.randrange(len(pool))]
                     if y < P_FOUL:
                         game.foul(target, f"judge {position}")
