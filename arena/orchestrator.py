@@ -81,7 +81,10 @@ class _Runner:
         self.shown = transcript.events_written if transcript is not None else 0  # on_event sees the rest
 
     def counters(self, seat: int) -> SeatCounters:
-        return self.stats.counters.setdefault(seat, SeatCounters())
+        count = self.stats.counters.get(seat)
+        if count is None:
+            count = self.stats.counters[seat] = SeatCounters()
+        return count
 
     async def ask(self, request: Request) -> _Outcome:
         """Ask one seat until it gives a legal answer or runs out of attempts."""

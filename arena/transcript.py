@@ -13,6 +13,7 @@ import json
 import os
 import uuid
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -68,10 +69,10 @@ class Header(BaseModel):
         return RuleSet.model_validate(self.rules)
 
 
-class SeatCounters(BaseModel):
-    """Per-seat discipline of one game, as counted by the orchestrator."""
-
-    model_config = ConfigDict(extra="forbid")
+@dataclass
+class SeatCounters:
+    """Per-seat discipline of one game, as counted by the orchestrator (a plain dataclass: it is bumped at every
+    decision, and pydantic still validates and serialises it inside the end record)."""
 
     decisions: int = 0  # requests answered (legally or by default)
     attempts: int = 0  # times the player was asked
@@ -80,10 +81,6 @@ class SeatCounters(BaseModel):
     errors: int = 0  # exceptions raised by the player
     defaults: int = 0  # requests settled by the rule's default
     player_s: float = 0.0  # wall time spent inside the player; not written to golden files
-
-    def add(self, other: SeatCounters) -> None:
-        for name in type(self).model_fields:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
 class End(BaseModel):
@@ -289,10 +286,7 @@ class TranscriptWriter:
 
     def end(self, game: Game, counters: Mapping[int, SeatCounters], *, timing: bool = True) -> None:
         """The closing record. `timing=False` leaves wall times out (golden files must not depend on the clock)."""
-        kept = {
-            s: c.model_copy(update={"player_s": round(c.player_s, 4) if timing else 0.0})
-            for s, c in sorted(counters.items())
-        }
+        kept = {s: replace(c, player_s=round(c.player_s, 4) if timing else 0.0) for s, c in sorted(counters.items())}
         record = End(
             status="complete",
             winner=game.winner,
