@@ -185,12 +185,11 @@ def _completion(response: ChatCompletion, latency_ms: float, mode: Mode) -> Comp
     choice = choices[0]
     message = choice.message
     raw = message.content or ""
-    via_tool = False
     tool_calls = getattr(message, "tool_calls", None) or []
     if mode is Mode.TOOLS and tool_calls:
         function = getattr(tool_calls[0], "function", None)
         if function is not None:
-            raw, via_tool = function.arguments or "", True
+            raw = function.arguments or ""
     return Completion(
         raw=raw,
         finish_reason=choice.finish_reason,
@@ -198,5 +197,4 @@ def _completion(response: ChatCompletion, latency_ms: float, mode: Mode) -> Comp
         model=model,
         usage=usage,
         latency_ms=latency_ms,
-        via_tool=via_tool,
     )

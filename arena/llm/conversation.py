@@ -13,17 +13,15 @@ next time. Every turn is built from the Observation alone, so a seat is never se
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from arena.engine import Event, EventType, Observation, Request, RuleSet
-from arena.llm.injection import flags
+from arena.engine import Observation, Request, RuleSet
 from arena.llm.modes import Mode
 from arena.llm.schema import FieldSpec, answer_fields, answer_schema, schema_name
 from arena.prompts import PromptSet, rules_context
 
 Message = dict[str, Any]
-_QUOTED = (EventType.SPEECH, EventType.BLACK_MESSAGE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,16 +34,6 @@ class Turn:
     schema: dict[str, Any]
     fields: list[FieldSpec]
     next_cursor: int
-    flags: list[str] = field(default_factory=list)
-
-
-def speech_flags(events: list[Event], me: int) -> list[str]:
-    """`#seq seat N: what` for every other seat's quoted text that imitates the moderator, a turn or a decision."""
-    out: list[str] = []
-    for e in events:
-        if e.type in _QUOTED and e.seat != me:
-            out.extend(f"#{e.seq} seat {e.seat}: {what}" for what in flags(e.text))
-    return out
 
 
 class Conversation:
@@ -117,7 +105,6 @@ class Conversation:
             schema=schema,
             fields=fields,
             next_cursor=max(obs.next_seq, self.cursor),
-            flags=speech_flags(events, self.seat),
         )
 
     @staticmethod

@@ -34,4 +34,3 @@ class Completion:
     model: str
     usage: Usage
     latency_ms: float
-    via_tool: bool = False

@@ -58,13 +58,13 @@ def _text(message: BaseMessage) -> str:
     return "".join(part.get("text", "") if isinstance(part, dict) else str(part) for part in content)
 
 
-def _completion(raw_message: BaseMessage, text: str, via_tool: bool, latency_ms: float) -> Completion:
+def _completion(raw_message: BaseMessage, text: str, latency_ms: float) -> Completion:
     metadata = getattr(raw_message, "response_metadata", None) or {}
     model = str(metadata.get("model_name") or metadata.get("model") or "")
     usage = Usage.from_langchain(getattr(raw_message, "usage_metadata", None))
     refusal = metadata.get("refusal") or getattr(raw_message, "additional_kwargs", {}).get("refusal")
     finish = metadata.get("finish_reason")
-    return Completion(text, finish, refusal, model, usage, latency_ms, via_tool)
+    return Completion(text, finish, refusal, model, usage, latency_ms)
 
 
 class LangChainPlayer(ConversationSeat):
@@ -100,7 +100,7 @@ class LangChainPlayer(ConversationSeat):
 
     async def _ask_text(self, messages: list[Message], started: float) -> Completion:
         reply = await self.model.ainvoke(to_langchain(messages))
-        return _completion(reply, _text(reply), False, (time.perf_counter() - started) * 1000)
+        return _completion(reply, _text(reply), (time.perf_counter() - started) * 1000)
 
     async def _ask_structured(self, turn: Turn, messages: list[Message], started: float) -> Completion:
         schema = {"title": turn.name, "description": "The decision asked for.", **turn.schema}
@@ -110,10 +110,10 @@ class LangChainPlayer(ConversationSeat):
         latency = (time.perf_counter() - started) * 1000
         tool_calls = getattr(raw, "tool_calls", None) or []
         if result.get("parsed") is not None:
-            return _completion(raw, json.dumps(result["parsed"], ensure_ascii=False), bool(tool_calls), latency)
+            return _completion(raw, json.dumps(result["parsed"], ensure_ascii=False), latency)
         if tool_calls:  # arguments that did not parse: keep them as the answer's text, the reader says why
-            return _completion(raw, json.dumps(tool_calls[0].get("args", {}), ensure_ascii=False), True, latency)
-        return _completion(raw, _text(raw), False, latency)
+            return _completion(raw, json.dumps(tool_calls[0].get("args", {}), ensure_ascii=False), latency)
+        return _completion(raw, _text(raw), latency)
 
 
 def load_factory(spec: AgentSpec) -> Callable[[], BaseChatModel]:
