@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from arena.agents import AgentError, AgentSpec, api_key_for, resolve_agent
 from arena.cli import app
 from arena.llm.fakeserver import FakeServer
+from arena.prompts import load_prompt_set
 from arena.transcript import load
 
 AGENTS = Path(__file__).resolve().parents[2] / "agents"
@@ -41,9 +42,12 @@ def test_play_all_seats_with_an_agent_file(tmp_path: Path, server: FakeServer, a
     transcript = load(path)
     assert transcript.status == "complete"
     assert {entry.agent.name for entry in transcript.header.seats} == {"local"}
+    # the preflight probe recorded the model the server reports, and the header names the prompt set
+    assert {entry.agent.reported_model for entry in transcript.header.seats} == {"fake-model-2026-01-01"}
+    assert transcript.header.prompt_set_hash == load_prompt_set("default", "en").hash
     assert {c.seat for c in transcript.calls} == set(range(1, 11))
     assert all(c.cost_usd > 0 for c in transcript.calls)
-    assert server.stats.requests == len(transcript.calls)
+    assert server.stats.requests == len(transcript.calls) + 1  # every call, plus the one probe
     assert api_key not in path.read_text(encoding="utf-8")
     assert server.stats.authorization_seen == {f"Bearer {api_key}"}  # the key went to the server, and only there
 
@@ -126,7 +130,7 @@ def test_a_resolved_spec_never_holds_the_key(api_key: str) -> None:
 
 async def test_preflight_records_the_reported_model_and_fails_early(server: FakeServer, api_key: str) -> None:
     from arena.llm.preflight import preflight
-    from arena.prompts import load_prompt_set, prompt_set_hash_for
+    from arena.prompts import prompt_set_hash_for
 
     local = AgentSpec(name="local", kind="llm", model="fake-model", base_url=server.base_url)
     bot = resolve_agent("bot:random")
