@@ -10,6 +10,7 @@ finish reason, any refusal, the model name the server reported, usage and latenc
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,8 +41,23 @@ class CallResult:
     final_error: TransportFailure | None = None
 
 
-def describe_error(exc: BaseException) -> tuple[str, int | None]:
+_KEYLIKE = re.compile(r"\b(?:sk|rk|pk)-[A-Za-z0-9_*\-]{4,}|Bearer\s+\S+")
+
+
+def redact(text: str, key: str | None = None) -> str:
+    """Remove the client's key and anything key-shaped (providers echo masked keys in 401 messages)."""
+    if key and len(key) >= 8:
+        text = text.replace(key, "[key]")
+    return _KEYLIKE.sub("[key]", text)
+
+
+def describe_error(exc: BaseException, key: str | None = None) -> tuple[str, int | None]:
     """A short, key-free description of a failed attempt, and its HTTP status if any."""
+    text, status = _describe(exc)
+    return redact(text, key), status
+
+
+def _describe(exc: BaseException) -> tuple[str, int | None]:
     if isinstance(exc, json.JSONDecodeError):
         return f"malformed response body (not JSON): {exc}", None
     if isinstance(exc, openai.APIResponseValidationError):
@@ -154,7 +170,7 @@ class LLMClient:
         started = [time.perf_counter()]
 
         def on_failure(exc: BaseException, attempt: int, wait: float) -> None:
-            text, status = describe_error(exc)
+            text, status = describe_error(exc, s.api_key)
             latency = (time.perf_counter() - started[0]) * 1000
             result.failures.append(TransportFailure(f"{text}; retrying in {wait:.2f}s", latency, status))
 
@@ -168,7 +184,7 @@ class LLMClient:
         try:
             response = await call_with_retries(attempt, s.retry, on_failure)
         except (openai.OpenAIError, json.JSONDecodeError) as exc:
-            text, status = describe_error(exc)
+            text, status = describe_error(exc, s.api_key)
             result.final_error = TransportFailure(text, (time.perf_counter() - started[0]) * 1000, status)
             return result
         latency = (time.perf_counter() - started[0]) * 1000

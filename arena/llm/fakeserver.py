@@ -39,6 +39,7 @@ FAULTS = (
     "empty",  # empty content
     "cut_off",  # finish_reason length, JSON cut mid-string
     "overlong",  # a speech far over any word limit
+    "unauthorized",  # 401 echoing the key half-masked, as OpenAI's message does
 )
 TRANSIENT_FAULTS = ("rate_limit", "server_error", "timeout", "bad_body")
 _TOKEN = re.compile(r"\w+|[^\w\s]")
@@ -231,6 +232,12 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "timeout":
             time.sleep(state.plan.hang_s)
             self._send(504, b'{"error": {"message": "too late"}}')
+            return
+        if fault == "unauthorized":
+            token = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
+            masked = f"{token[:8]}{'*' * max(len(token) - 12, 0)}{token[-4:]}"
+            error = {"error": {"message": f"Incorrect API key provided: {masked}.", "code": "invalid_api_key"}}
+            self._send(401, json.dumps(error).encode())
             return
         if fault == "bad_body":
             self._send(200, b'{"id": "chatcmpl-broken", "choices": [ {"mess')

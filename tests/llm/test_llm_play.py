@@ -146,3 +146,18 @@ async def test_preflight_records_the_reported_model_and_fails_early(server: Fake
         AgentError, match=re.escape("agent gone: the probe call to http://127.0.0.1:9/v1 failed: connection error")
     ):
         await preflight({1: gone})
+
+
+async def test_a_refused_key_stops_before_the_game_without_echoing_it(api_key: str) -> None:
+    from arena.llm.fakeserver import FaultPlan
+    from arena.llm.preflight import preflight
+
+    with FakeServer(plan=FaultPlan().add("unauthorized")) as refusing:
+        spec = AgentSpec(
+            name="wrongkey", kind="llm", model="m", base_url=refusing.base_url, api_key_env="ARENA_TEST_KEY"
+        )
+        with pytest.raises(AgentError, match=r"agent wrongkey: .* HTTP 401") as caught:
+            await preflight({1: spec})
+    message = str(caught.value)
+    assert "Incorrect API key provided: [key]" in message
+    assert api_key[:8] not in message and api_key[-4:] not in message
