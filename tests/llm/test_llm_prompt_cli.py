@@ -34,6 +34,15 @@ async def test_recorded_and_rebuilt_prompts_agree(tmp_path: Path, server: FakeSe
     full = expand(transcript.calls)
     assert sum(1 for c in transcript.calls if c.prefix_ref is None) == 10  # one full record per seat, then references
     assert all(len(c.messages) <= 3 for c in transcript.calls if c.prefix_ref is not None)
+    # append-only: each call of a seat repeats the whole previous call, then adds its answer and one new turn
+    previous: dict[int, list[dict[str, object]]] = {}
+    for call, messages in zip(transcript.calls, full, strict=True):
+        before = previous.get(call.seat)
+        if before is not None:
+            assert messages[: len(before)] == before
+            assert [m["role"] for m in messages[len(before) :]] == ["assistant", "user"]
+        assert [m["role"] for m in messages[1:]] == ["user", "assistant"] * (len(messages) // 2 - 1) + ["user"]
+        previous[call.seat] = messages
 
     events_after = _events_after_inputs(transcript)
     compared = 0
