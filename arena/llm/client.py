@@ -193,22 +193,22 @@ class LLMClient:
 
 
 def _completion(response: ChatCompletion, latency_ms: float, mode: Mode) -> Completion:
+    """Read the first choice. Every field is optional here: a server's body that is JSON but not quite a chat
+    completion (no choices, no message) reads as an empty answer, which the seat reports, instead of crashing."""
     choices = getattr(response, "choices", None) or []
     usage = Usage.from_openai(getattr(response, "usage", None))
     model = str(getattr(response, "model", "") or "")
-    if not choices:
-        return Completion("", None, None, model, usage, latency_ms)
-    choice = choices[0]
-    message = choice.message
-    raw = message.content or ""
+    choice = choices[0] if choices else None
+    message = getattr(choice, "message", None)
+    raw = str(getattr(message, "content", None) or "")
     tool_calls = getattr(message, "tool_calls", None) or []
     if mode is Mode.TOOLS and tool_calls:
         function = getattr(tool_calls[0], "function", None)
         if function is not None:
-            raw = function.arguments or ""
+            raw = str(getattr(function, "arguments", None) or "")
     return Completion(
         raw=raw,
-        finish_reason=choice.finish_reason,
+        finish_reason=getattr(choice, "finish_reason", None),
         refusal=getattr(message, "refusal", None),
         model=model,
         usage=usage,
