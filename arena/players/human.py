@@ -180,9 +180,12 @@ class HumanPlayer(Player):
             if low in END_SPEECH:
                 break
             match = _NOMINATE.match(typed)
-            if match and req.may_nominate:
-                nominate.append(int(match.group(1)))
-                self.console.print(Text(f"(nominating #{match.group(1)})", style="dim"))
+            if match:
+                if req.may_nominate:
+                    nominate.append(int(match.group(1)))
+                    self.console.print(Text(f"(nominating #{match.group(1)})", style="dim"))
+                else:
+                    self.console.print(Text("(this turn carries no right to nominate)", style="yellow"))
                 continue
             if low == "extra" and req.may_request_extra:
                 extra = True
