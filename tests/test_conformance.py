@@ -177,7 +177,6 @@ class NightIntents:
     blocked: set[int] = field(default_factory=set)
     visit: int | None = None
     left: bool = False  # someone was removed tonight (R10.4: not an idle night)
-    removed: set[int] = field(default_factory=set)  # seats removed tonight
 
 
 class Tracker:
@@ -654,8 +653,6 @@ class Tracker:
         self.idle_nights = 0
         if self.phase == "night":
             self.night.left = True
-            if how == "removed":
-                self.night.removed.add(seat)
         self.group_open = True
 
     def voted_out_ok(self, seat: int, e: Event) -> None:
@@ -685,8 +682,8 @@ class Tracker:
             if e.seat in n.shots:
                 raise Violation(f"two shots from one seat: {e}")
             n.shots[e.seat or 0] = e.target
-            if e.target is not None and e.target not in self.alive and e.target not in n.removed:
-                raise Violation(f"shot at a seat dead before tonight: {e}")  # (one removed since may be named)
+            if e.target is not None and e.target not in self.alive:
+                raise Violation(f"a shot at a dead seat (a shot at a seat removed since is no shot, R7.3): {e}")
         elif t is ET.MAFIA_RESULT:
             n.mafia_result, n.mafia_result_seen = e.target, True
             self.mafia_result_ok(e)
