@@ -1200,3 +1200,48 @@ def test_defaulted_then_removed_gets_no_note() -> None:
     tracker.step()
     removed_at = next(e.seq for e in game.events if e.type is ET.REMOVED)
     assert not [e for e in game.events[removed_at:] if e.type is ET.DEFAULT_APPLIED]
+
+
+# ----- the random policy itself -------------------------------------------------------------------------------------
+def _requests() -> list[Request]:
+    return [
+        Request(seat=1, kind=Kind.SPEECH, max_words=150, speech=SpeechKind.REGULAR, may_nominate=True,
+                nominate_options=(2, 3, 4), may_request_extra=True),
+        Request(seat=1, kind=Kind.SPEECH, max_words=3, speech=SpeechKind.LAST_WORD),
+        Request(seat=1, kind=Kind.VOTE, candidate=4, subject="nominee", candidates=(4, 5)),
+        Request(seat=1, kind=Kind.BALLOT, options=(4, 5), allow_none=True),
+        Request(seat=1, kind=Kind.BALLOT, options=(4, 5), default=Decision(target=5)),
+        Request(seat=3, kind=Kind.SHOOT, options=(1, 2, 4), allow_none=True),
+        Request(seat=6, kind=Kind.SHOOT, options=(1, 2, 4), default=Decision(target=1)),
+        Request(seat=6, kind=Kind.DON_CHECK, options=(1, 2), allow_none=True),
+        Request(seat=4, kind=Kind.SHERIFF, options=(1, 2), allow_none=True, actions=("check", "shoot")),
+        Request(seat=7, kind=Kind.MANIAC_KILL, options=(1, 2), allow_none=True),
+        Request(seat=9, kind=Kind.HEAL, options=(1, 9), allow_none=True),
+        Request(seat=2, kind=Kind.VISIT, options=(1, 3), allow_none=True),
+        Request(seat=10, kind=Kind.BEST_MOVE, options=(1, 2, 3, 4, 5), max_targets=3),
+        Request(seat=6, kind=Kind.BLACK_MESSAGE, max_words=20, may_set_order=True, max_targets=3, options=(1, 2, 4)),
+        Request(seat=3, kind=Kind.BLACK_MESSAGE, max_words=20),
+        Request(seat=7, kind=Kind.CHOOSE_SIDE, choices=("independent", "mafia_ally")),
+    ]  # fmt: skip
+
+
+def test_random_policy_stays_within_each_request() -> None:
+    """Every Kind, drawn many times: only what the request offers, and all of what it offers comes up."""
+    rng = random.Random(7)
+    for request in _requests():
+        seen: set[object] = set()
+        for _ in range(300):
+            d = random_decision(rng, request)
+            assert len(d.text.split()) <= request.max_words
+            assert not d.nominate or request.may_nominate
+            assert all(t in request.nominate_options for t in d.nominate) and len(d.nominate) <= 2
+            assert not d.extra or request.may_request_extra
+            assert d.target is None or d.target in request.options
+            assert d.target is not None or request.allow_none or request.kind not in (Kind.BALLOT, Kind.SHOOT)
+            assert len(d.targets) <= request.max_targets and len(set(d.targets)) == len(d.targets)
+            assert all(t in request.options for t in d.targets)
+            assert (d.vote is not None) == (request.kind is Kind.VOTE)
+            assert d.action is None or d.action in request.actions + request.choices
+            seen.add((d.target, d.targets, d.nominate, d.vote, d.action, d.extra))
+        assert len(seen) > 1 or not request.options, f"no variety for {request.kind}"
+    assert random_decision(random.Random(1), _requests()[0]) == random_decision(random.Random(1), _requests()[0])
