@@ -103,6 +103,13 @@ def load_prompt_set(prompt_set: str = "default", lang: str = "en") -> PromptSet:
     env.filters["quote"] = quote
     env.filters["seats"] = _seats
     env.filters["flagged"] = lambda text: bool(flags(text))
+    for name in env.list_templates(extensions=["j2"]):  # compile now: a syntax error names its file before a game,
+        try:  # and no seat waits for a compile mid-game
+            env.get_template(name)
+        except jinja2.TemplateSyntaxError as exc:
+            raise PromptError(
+                f"prompt set {prompt_set!r} ({lang}): {exc.filename}:{exc.lineno}: {exc.message}"
+            ) from None
     return PromptSet(prompt_set, lang, directory, hash_dir(directory), env)
 
 

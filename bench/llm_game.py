@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from arena.agents import AgentSpec
 from arena.engine import Game, Observation, Request, load_rules
+from arena.llm.preflight import preflight
 from arena.orchestrator import RunStats, run_game
 from arena.players.base import Answer, Player
 from arena.players.llm import build_llm_player
@@ -90,6 +91,7 @@ def _stats(base_url: str) -> dict[str, float]:
 async def _one_game(base_url: str, seed: int, mode: str) -> GameFigures:
     rules = load_rules("fiim")
     spec = AgentSpec(name="bench", kind="llm", model="fake-model", base_url=base_url, structured=mode)  # type: ignore[arg-type]
+    await preflight({1: spec})  # as `arena play` does before a game: the probe call also warms the HTTP stack
     log: list[tuple[int, int, int, int, int]] = []
     players: dict[int, Player] = {
         s: Tap(build_llm_player(spec, s, rules=rules, lang="en"), log) for s in range(1, rules.players + 1)
