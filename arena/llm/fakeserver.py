@@ -354,6 +354,7 @@ def _content(message: dict[str, Any]) -> str:
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 128  # the default backlog of 5 drops the SYNs of a 10-seat vote round: a 1 s retransmit
     state: _State
 
 
