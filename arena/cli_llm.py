@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from arena.llm.conversation import Message
-from arena.llm.rebuild import call_input_positions, seat_prompt
+from arena.llm.rebuild import seat_prompt
 from arena.transcript import TranscriptError, load
 
 BAD_INPUT = 2
@@ -48,7 +48,7 @@ def prompt(
         players = transcript.rules.players
         if not 1 <= seat <= players:
             raise ValueError(f"seat {seat} is not at this table (seats 1 to {players})")
-        result = seat_prompt(transcript, call_input_positions(file), seat, at, rebuild=rebuild)
+        result = seat_prompt(transcript, seat, at, rebuild=rebuild)
     except (TranscriptError, ValueError, OSError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(BAD_INPUT) from None

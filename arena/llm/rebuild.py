@@ -9,9 +9,7 @@ Researchers audit prompts with it, and the leak and injection tests read every s
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from pathlib import Path
 
 from arena.agents import AgentSpec
 from arena.engine import Game, view
@@ -33,28 +31,6 @@ class SeatPrompt:
     events: int
     call: int | None
     prompt_set_changed: bool = False
-
-
-def call_input_positions(path: Path) -> list[int]:
-    """For each call record of the file, in order, how many input records precede it.
-
-    The loader keeps calls apart from inputs; the file's order places each call at its decision: the orchestrator
-    writes a seat's calls just before that seat's inputs of the same batch.
-    """
-    positions: list[int] = []
-    inputs = 0
-    for line in path.read_text(encoding="utf-8").split("\n")[1:]:
-        if not line.strip():
-            continue
-        try:
-            kind = json.loads(line).get("kind")
-        except (json.JSONDecodeError, AttributeError):
-            continue  # a torn last line
-        if kind == "input":
-            inputs += 1
-        elif kind == "call":
-            positions.append(inputs)
-    return positions
 
 
 def _replay(transcript: Transcript, count: int) -> Game:
@@ -81,14 +57,13 @@ def _answered(call: ModelCall) -> bool:
     return not (call.error or "").startswith(TRANSPORT)
 
 
-def seat_prompt(
-    transcript: Transcript, positions: list[int], seat: int, at: int | None = None, *, rebuild: bool = False
-) -> SeatPrompt:
+def seat_prompt(transcript: Transcript, seat: int, at: int | None = None, *, rebuild: bool = False) -> SeatPrompt:
     """The messages of `seat` right after event `at` (default: at its last call, or at the end of the game).
 
     With `rebuild`, a point where the seat did make a call is rebuilt too (with the current prompt set) instead of
     read from the record: the two agree unless the prompt set changed, which is how the tests check the rebuild.
     """
+    positions = transcript.call_positions  # per call, how many inputs precede it in the file: its decision
     if len(positions) != len(transcript.calls):
         raise ValueError(f"{len(positions)} call positions for {len(transcript.calls)} calls")
     events_after = _events_after_inputs(transcript)

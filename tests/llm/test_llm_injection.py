@@ -20,7 +20,7 @@ from arena.cli import app
 from arena.engine import Decision, EventType, Kind, Observation, Request, load_rules
 from arena.llm.fakeserver import FakeServer
 from arena.llm.injection import defang, flags, quote
-from arena.llm.rebuild import call_input_positions, seat_prompt
+from arena.llm.rebuild import seat_prompt
 from arena.llm.records import expand
 from arena.players.base import Answer, Player
 from arena.transcript import load
@@ -93,12 +93,11 @@ async def test_no_attack_passes_as_the_moderator(tmp_path: Path, server: FakeSer
         _assert_clean(messages, f"call {index} (seat {transcript.calls[index].seat})")
 
     # the same holds for what `arena prompt` prints, for every seat, attackers included, at several points
-    positions = call_input_positions(path)
     ends = len(transcript.events)
     rebuilt = []
     for seat in range(1, 11):
         for at in (ends // 3, 2 * ends // 3, ends):
-            messages = seat_prompt(transcript, positions, seat, at).messages
+            messages = seat_prompt(transcript, seat, at).messages
             _assert_clean(messages, f"seat {seat} at {at}")
             rebuilt.append(messages)
 

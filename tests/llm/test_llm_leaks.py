@@ -22,7 +22,7 @@ from arena.cli import app
 from arena.engine import MODERATOR, PRESETS, Game, Role, load_rules, view
 from arena.llm.conversation import Conversation
 from arena.llm.fakeserver import FakeServer
-from arena.llm.rebuild import call_input_positions, seat_prompt
+from arena.llm.rebuild import seat_prompt
 from arena.llm.records import expand
 from arena.players.base import Player
 from arena.players.random_policy import random_decision
@@ -69,13 +69,12 @@ async def test_no_seat_is_sent_a_hidden_fact(preset: str, tmp_path: Path, api_ke
     transcript = load(path)
     rebuilt_game = transcript.rebuild()
     full = expand(transcript.calls)
-    positions = call_input_positions(path)
     points = [len(rebuilt_game.events) * k // 4 for k in (1, 2, 3)] + [len(rebuilt_game.events)]
     total = 0
     runner = CliRunner()
     for seat in range(1, rules.players + 1):
         recorded = [m for c, m in zip(transcript.calls, full, strict=True) if c.seat == seat]
-        rebuilt = [seat_prompt(transcript, positions, seat, at).messages for at in points]
+        rebuilt = [seat_prompt(transcript, seat, at).messages for at in points]
         printed = runner.invoke(app, ["prompt", str(path), "--seat", str(seat), "--at", str(points[1]), "--json"])
         assert printed.exit_code == 0, printed.output
         assert recorded, f"seat {seat} made no call"

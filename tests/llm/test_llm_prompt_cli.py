@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from arena.cli import app
 from arena.engine import Game, load_rules
 from arena.llm.fakeserver import FakeServer
-from arena.llm.rebuild import call_input_positions, seat_prompt
+from arena.llm.rebuild import seat_prompt
 from arena.llm.records import expand
 from arena.players.base import Player
 from arena.transcript import Transcript, load
@@ -30,7 +30,7 @@ async def test_recorded_and_rebuilt_prompts_agree(tmp_path: Path, server: FakeSe
     path = tmp_path / "game.jsonl"
     await play(rules, 5, players, {s: spec for s in players}, path)
     transcript = load(path)
-    positions = call_input_positions(path)
+    positions = transcript.call_positions
     full = expand(transcript.calls)
     assert sum(1 for c in transcript.calls if c.prefix_ref is None) == 10  # one full record per seat, then references
     assert all(len(c.messages) <= 3 for c in transcript.calls if c.prefix_ref is not None)
@@ -52,11 +52,11 @@ async def test_recorded_and_rebuilt_prompts_agree(tmp_path: Path, server: FakeSe
             if call.seat == seat:
                 firsts.setdefault(events_after[positions[index]], index)
         for shown, index in firsts.items():
-            recorded = seat_prompt(transcript, positions, seat, shown - 1)
+            recorded = seat_prompt(transcript, seat, shown - 1)
             assert recorded.sent and recorded.messages == full[recorded.call or 0]
             if transcript.calls[index].attempt != 1 or _reasked(full[index]):
                 continue
-            rebuilt = seat_prompt(transcript, positions, seat, shown - 1, rebuild=True)
+            rebuilt = seat_prompt(transcript, seat, shown - 1, rebuild=True)
             assert not rebuilt.sent
             assert rebuilt.messages == full[index], f"seat {seat}, call {index}"
             compared += 1
