@@ -39,7 +39,7 @@ def _replay(transcript: Transcript, count: int) -> Game:
     return game
 
 
-def _events_after_inputs(transcript: Transcript) -> list[int]:
+def events_after_inputs(transcript: Transcript) -> list[int]:
     """len(game.events) after replaying the first k inputs, for every k."""
     game = Game(transcript.rules, transcript.header.seed, roles=transcript.header.roles)
     out = [len(game.events)]
@@ -66,7 +66,7 @@ def seat_prompt(transcript: Transcript, seat: int, at: int | None = None, *, reb
     positions = transcript.call_positions  # per call, how many inputs precede it in the file: its decision
     if len(positions) != len(transcript.calls):
         raise ValueError(f"{len(positions)} call positions for {len(transcript.calls)} calls")
-    events_after = _events_after_inputs(transcript)
+    events_after = events_after_inputs(transcript)
     full = expand(transcript.calls)
     mine = [i for i, c in enumerate(transcript.calls) if c.seat == seat]
     shown = {i: events_after[min(positions[i], len(transcript.inputs))] for i in mine}

@@ -15,12 +15,12 @@ from llmkit import llm_player, llm_spec, play
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.engine import Game, load_rules
+from arena.engine import load_rules
 from arena.llm.fakeserver import FakeServer
-from arena.llm.rebuild import seat_prompt
+from arena.llm.rebuild import events_after_inputs, seat_prompt
 from arena.llm.records import expand
 from arena.players.base import Player
-from arena.transcript import Transcript, load
+from arena.transcript import load
 
 
 async def test_recorded_and_rebuilt_prompts_agree(tmp_path: Path, server: FakeServer, api_key: str) -> None:
@@ -44,7 +44,7 @@ async def test_recorded_and_rebuilt_prompts_agree(tmp_path: Path, server: FakeSe
         assert [m["role"] for m in messages[1:]] == ["user", "assistant"] * (len(messages) // 2 - 1) + ["user"]
         previous[call.seat] = messages
 
-    events_after = _events_after_inputs(transcript)
+    events_after = events_after_inputs(transcript)
     compared = 0
     for seat in range(1, 11):
         firsts: dict[int, int] = {}  # events shown -> the seat's first call at that point
@@ -61,15 +61,6 @@ async def test_recorded_and_rebuilt_prompts_agree(tmp_path: Path, server: FakeSe
             assert rebuilt.messages == full[index], f"seat {seat}, call {index}"
             compared += 1
     assert compared >= 60
-
-
-def _events_after_inputs(transcript: Transcript) -> list[int]:
-    game = Game(transcript.rules, transcript.header.seed)
-    out = [len(game.events)]
-    for item in transcript.inputs:
-        game.replay([item])
-        out.append(len(game.events))
-    return out
 
 
 def _reasked(messages: list[dict[str, object]]) -> bool:
