@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from arena.engine import Decision, Event, Game, IllegalDecision, Input, Request, view
-from arena.players.base import Answer, ModelCall, Player
+from arena.players.base import Answer, ModelCall, Player, PlayerError
 from arena.transcript import SeatCounters, TranscriptWriter
 
 EventHook = Callable[[Event], None]
@@ -112,6 +112,8 @@ class _Runner:
             except Exception as exc:  # a broken seat must not stop the game
                 count.errors += 1
                 reason = f"{ERROR_PREFIX} {type(exc).__name__}: {exc}"
+                if isinstance(exc, PlayerError):  # the calls of a failed attempt still belong in the transcript
+                    calls.extend(exc.calls)
             finally:
                 count.player_s += time.perf_counter() - started
             if answer is not None:

@@ -21,7 +21,7 @@ from arena.engine import (
     visible_events,
 )
 from arena.orchestrator import RunStats, counters_from_inputs, run_game
-from arena.players.base import Answer, Player
+from arena.players.base import Answer, ModelCall, Player, PlayerError
 from arena.players.bots import RandomBot
 from arena.transcript import TranscriptWriter, make_header, parse
 
@@ -205,3 +205,31 @@ def test_a_missing_player_is_reported() -> None:
     del players[5]
     with pytest.raises(KeyError, match="seat"):
         asyncio.run(run_game(Game(rules, 1), players))
+
+
+class FailingModel(Player):
+    """A seat whose every attempt fails after a model call (as an LLM seat does on unusable answers)."""
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.attempts = 0
+
+    async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
+        self.attempts += 1
+        call = ModelCall(seat=self.seat, request_kind=request.kind.value, attempt=self.attempts, error="unusable")
+        raise PlayerError("the model gave nothing usable", [call])
+
+
+def test_calls_of_failed_attempts_reach_the_transcript() -> None:
+    rules = load_rules("fiim")
+    players = _bots(rules, 3)
+    failing = FailingModel(4)
+    players[4] = failing
+    writer, stream = _writer(rules, 3)
+    game = asyncio.run(run_game(Game(rules, 3), players, writer, timing=False, max_reasks=1))
+    assert game.over and failing.attempts > 0
+    transcript = parse(stream.getvalue())
+    mine = [c for c in transcript.calls if c.seat == 4]
+    assert len(mine) == failing.attempts  # every failed attempt's call is kept, none is lost
+    defaults = [e for e in game.events if e.type is EventType.DEFAULT_APPLIED and e.seat == 4]
+    assert defaults, "a seat that never answers gets the rule's default"

@@ -3,8 +3,8 @@
 The OpenAI-compatible seat (`arena/players/llm.py`) and the LangChain seat (`arena/players/langchain_seat.py`) differ
 only in how they reach the model. Both build the turn from the seat's own Observation, record every attempt as a
 `ModelCall`, read the answer's shape (legality is the engine's), and raise `NoUsableAnswer` when an answer yields no
-Decision, which the orchestrator re-asks with the message. Records of an attempt that raised go out with the seat's
-next Answer, so the orchestrator writes them all.
+Decision, which the orchestrator re-asks with the message. Records of an attempt that raised travel on the exception
+(`PlayerError.calls`), so the orchestrator writes them all, even for a seat that never answers usably again.
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from arena.llm.modes import Completion
 from arena.llm.records import CallLog
 from arena.llm.usage import Prices
 from arena.orchestrator import ERROR_PREFIX
-from arena.players.base import Answer, ModelCall, Player
+from arena.players.base import Answer, ModelCall, Player, PlayerError
 
 OWN_PREFIX = f"{ERROR_PREFIX} NoUsableAnswer: "  # how the orchestrator words our own failure on the re-ask
 TRANSPORT = "transport: "  # the error prefix of an attempt that got no answer at all
 
 
-class NoUsableAnswer(RuntimeError):
-    """The model gave nothing the seat can turn into a Decision; the message says why."""
+class NoUsableAnswer(PlayerError):
+    """The model gave nothing the seat can turn into a Decision; the message says why, `calls` what was tried."""
 
 
 class ConversationSeat(Player):
@@ -55,7 +55,7 @@ class ConversationSeat(Player):
     ) -> NoUsableAnswer:
         """Record an attempt that got no answer; return the exception to raise."""
         self.record(messages, request, attempt=attempt, error=f"{TRANSPORT}{error}", latency_ms=latency_ms)
-        return NoUsableAnswer(f"the model could not be reached: {error}")
+        return NoUsableAnswer(f"the model could not be reached: {error}", self.handover())
 
     def handover(self) -> list[ModelCall]:
         calls, self._unreported = self._unreported, []
@@ -91,7 +91,7 @@ class ConversationSeat(Player):
         except UnusableAnswer as exc:
             self.record(messages, request, error=f"unusable: {exc}", **common)
             self.conversation.commit(turn, answer)  # the model sees its own bad answer before the re-ask
-            raise NoUsableAnswer(str(exc)) from None
+            raise NoUsableAnswer(str(exc), self.handover()) from None
         self.record(messages, request, parsed=reading.parsed, error=reading.note, **common)
         self.conversation.commit(turn, answer)
         return Answer(decision=reading.decision, calls=self.handover())

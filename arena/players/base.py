@@ -43,6 +43,14 @@ class Answer(BaseModel):
     calls: list[ModelCall] = Field(default_factory=list)
 
 
+class PlayerError(RuntimeError):
+    """A seat failed to produce a decision. It hands back the model calls it made, so the transcript keeps them."""
+
+    def __init__(self, message: str, calls: list[ModelCall] | None = None) -> None:
+        super().__init__(message)
+        self.calls: list[ModelCall] = list(calls or [])
+
+
 class Player(ABC):
     """A seat's brain. The orchestrator calls `decide` with the seat's own observation and pending request; on a
     re-ask `problem` holds the engine's reason for refusing the previous answer."""

@@ -122,10 +122,13 @@ async def test_prompt_mode_speech(api_key: str) -> None:
 @pytest.mark.vcr
 async def test_refusal_is_unusable_and_recorded(api_key: str) -> None:
     player, observation, request = seat_for("test_refusal_is_unusable_and_recorded", api_key)
-    with pytest.raises(NoUsableAnswer, match=r"the model refused: I'm sorry, I can't assist with that request\."):
+    with pytest.raises(
+        NoUsableAnswer, match=r"the model refused: I'm sorry, I can't assist with that request\."
+    ) as info:
         await player.decide(observation, request)
-    # the record of the refused call goes out with the seat's next answer (the orchestrator re-asks)
-    (call,) = player.handover()
+    # the record of the refused call goes out with the failure itself, so the transcript keeps it
+    (call,) = info.value.calls
+    assert player.handover() == []
     assert call.error is not None and call.error.startswith("unusable: the model refused")
     assert call.raw == "I'm sorry, I can't assist with that request."
     await player.close()
