@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.engine import Observation, Request, RuleSet
+from arena.llm.injection import flags as injection_flags
 from arena.llm.modes import Mode
 from arena.llm.schema import FieldSpec, answer_fields, answer_schema, schema_name
 from arena.prompts import PromptSet, rules_context
@@ -34,6 +35,7 @@ class Turn:
     schema: dict[str, Any]
     fields: list[FieldSpec]
     next_cursor: int
+    flags: tuple[str, ...] = ()  # "#4@57:imitates_moderator": quoted text in this turn that imitates something
 
 
 class Conversation:
@@ -50,6 +52,7 @@ class Conversation:
         self._context = rules_context(rules)
         self.messages: list[Message] = [{"role": "system", "content": prompts.render("system.j2", **self._context)}]
         self.cursor = 0
+        self.shown_flags: tuple[str, ...] = ()  # the flags of the latest turn built (see Turn.flags)
 
     @classmethod
     def resumed(
@@ -98,6 +101,9 @@ class Conversation:
             schema_text=schema_text,
             **self._context,
         )
+        self.shown_flags = tuple(
+            f"#{e.seat}@{e.seq}:{flag}" for e in events if e.text for flag in injection_flags(e.text)
+        )
         return Turn(
             user={"role": "user", "content": text},
             request=request,
@@ -105,6 +111,7 @@ class Conversation:
             schema=schema,
             fields=fields,
             next_cursor=max(obs.next_seq, self.cursor),
+            flags=self.shown_flags,
         )
 
     @staticmethod

@@ -46,8 +46,9 @@ class ConversationSeat(Player):
         return problem
 
     def record(self, messages: list[Message], request: Request, **fields: object) -> None:
+        flagged = list(self.conversation.shown_flags)
         self._unreported.append(
-            self.log.record(messages, request_kind=request.kind.value, mode=self.mode.value, **fields)
+            self.log.record(messages, request_kind=request.kind.value, mode=self.mode.value, flags=flagged, **fields)
         )
 
     def fail_transport(

@@ -32,6 +32,7 @@ class ModelCall(BaseModel):
     completion_tokens: int = 0
     cached_tokens: int = 0
     cost_usd: float = 0.0
+    flags: list[str] = Field(default_factory=list)  # quoted player text in this call that imitates the moderator etc.
 
 
 class Answer(BaseModel):

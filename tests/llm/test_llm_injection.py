@@ -92,6 +92,13 @@ async def test_no_attack_passes_as_the_moderator(tmp_path: Path, server: FakeSer
     for index, messages in enumerate(full):
         _assert_clean(messages, f"call {index} (seat {transcript.calls[index].seat})")
 
+    # the transcript flags each attempt in the records of the calls that quoted it
+    flagged = {flag.split(":")[0] for call in transcript.calls for flag in call.flags}
+    attacks_flagged = {f"#{e.seat}@{e.seq}" for e in attack_speeches if flags(e.text)}
+    assert attacks_flagged and attacks_flagged <= flagged
+    honest = {f"#{e.seat}@{e.seq}" for e in transcript.events if e.type is EventType.SPEECH and e.seat not in ATTACKERS}
+    assert not flagged & honest
+
     # the same holds for what `arena prompt` prints, for every seat, attackers included, at several points
     ends = len(transcript.events)
     rebuilt = []
