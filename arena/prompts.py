@@ -23,8 +23,9 @@ import jinja2
 from arena.agents import AgentSpec
 from arena.engine import Role, RuleSet
 from arena.llm.injection import flags, quote
+from arena.resources import prompts_root
 
-PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+PROMPTS_DIR = prompts_root()
 LANGUAGES = ("en", "ru")
 _BLANK_RUNS = re.compile(r"\n(?:[ \t]*\n){2,}")
 REQUIRED = ("system.j2", "turn.j2", "events.j2", "repair.j2", *(f"role_{r.value}.j2" for r in Role))

@@ -10,14 +10,15 @@ import random
 import re
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import yaml
 from jinja2 import Environment, StrictUndefined, Template
 
+from arena.resources import prompts_root
+
 LANGS = ("en", "ru")
-BOTS_DIR = Path(__file__).resolve().parents[2] / "prompts" / "bots"
+BOTS_DIR = prompts_root() / "bots"
 _ENV = Environment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
 
 
