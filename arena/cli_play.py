@@ -277,21 +277,7 @@ def register(app: typer.Typer) -> None:
             fail(str(exc))
         if not quiet:
             console.print(Text(f"{rules.name} · seed {seed} · {_summary(seats)}", style="bold"))
-        game = Game(rules, seed)
-        stats = RunStats()
-        humans = [s for s, spec in seats.items() if spec.kind == "human"]
-        _drive(
-            game,
-            players,
-            writer,
-            console=console,
-            quiet=quiet,
-            timeout=timeout,
-            max_reasks=max_reasks,
-            stats=stats,
-            humans=humans,
-        )
-        _report(game, stats, writer.path, console, quiet)
+        _play_out(Game(rules, seed), players, writer, seats, RunStats(), console, quiet, timeout, max_reasks)
 
     @app.command(name="verify")
     def verify_cmd(
@@ -330,19 +316,34 @@ def register(app: typer.Typer) -> None:
             writer = TranscriptWriter.append_to(transcript)
         except (TranscriptError, OSError) as exc:
             fail(str(exc))
-        humans = [s for s, spec in seats.items() if spec.kind == "human"]
-        _drive(
-            game,
-            players,
-            writer,
-            console=console,
-            quiet=quiet,
-            timeout=timeout,
-            max_reasks=max_reasks,
-            stats=stats,
-            humans=humans,
-        )
-        _report(game, stats, writer.path, console, quiet)
+        _play_out(game, players, writer, seats, stats, console, quiet, timeout, max_reasks)
+
+
+def _play_out(
+    game: Game,
+    players: dict[int, Player],
+    writer: TranscriptWriter,
+    seats: dict[int, AgentSpec],
+    stats: RunStats,
+    console: Console,
+    quiet: bool,
+    timeout: float,
+    max_reasks: int,
+) -> None:
+    """Play `game` to its end (a new one, or one rebuilt for resume) and report the result and the path."""
+    humans = [s for s, spec in seats.items() if spec.kind == "human"]
+    _drive(
+        game,
+        players,
+        writer,
+        console=console,
+        quiet=quiet,
+        timeout=timeout,
+        max_reasks=max_reasks,
+        stats=stats,
+        humans=humans,
+    )
+    _report(game, stats, writer.path, console, quiet)
 
 
 def _load_for_resume(file: Path) -> tuple[Transcript, Game]:
