@@ -21,7 +21,19 @@ from rich.live import Live
 from rich.text import Text
 
 from arena.agents import AgentError, AgentSpec, resolve_agent
-from arena.engine import Event, Game, Observation, Request, RulesError, RuleSet, load_rules, view
+from arena.engine import (
+    MODERATOR,
+    Event,
+    EventType,
+    Game,
+    Observation,
+    Request,
+    RulesError,
+    RuleSet,
+    load_rules,
+    view,
+    visible_events,
+)
 from arena.live import EventPrinter, status_line
 from arena.orchestrator import RunStats, counters_from_inputs, run_game
 from arena.players.base import Answer, Player
@@ -213,7 +225,9 @@ async def _close(players: Mapping[int, Player]) -> None:
 
 def _report(game: Game, stats: RunStats, path: Path | None, console: Console, quiet: bool) -> None:
     if not quiet:
-        roles = "  ".join(f"#{s} {game.roles[s].value}" for s in game.seats())
+        # the god view's deal, read like every other fact through the engine's view (moderator = seat 0)
+        deal = next(e for e in visible_events(game, MODERATOR) if e.type is EventType.ROLES_DEALT)
+        roles = "  ".join(f"#{seat} {role}" for seat, role in enumerate(deal.roles, start=1))
         console.print(Text(f"Roles: {roles}", style="dim"))
         for seat, c in sorted(stats.counters.items()):
             if c.invalid or c.timeouts or c.errors or c.defaults:
