@@ -1,5 +1,9 @@
-"""Agent definitions: what plays a seat. `agents/*.toml` (one configuration per file, referenced by name) and the
+"""Agent definitions: what plays a seat. `NAME.toml` files (one configuration per file, referenced by name) and the
 short forms `bot:heuristic`, `bot:random`, `human`, `openai:MODEL` resolve to an AgentSpec.
+
+A name is looked up by `find_agent`, the one lookup every command uses: the `--agents-dir` folder if given, then
+`./agents`, then the user's folder (`~/.config/mafia-arena/agents`, or under `$XDG_CONFIG_HOME`), then the examples
+shipped with the package. The first folder holding `NAME.toml` wins. A name is a name, never a path.
 
 A definition is checked completely when it is resolved, before any game starts: unknown or ill-typed fields, an
 `llm` agent without a model, a base URL that is not http(s), a key pasted where the *name* of its environment
@@ -12,12 +16,16 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from arena.resources import example_agents_root
+
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_AGENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")  # a file stem: no path separators, no leading dot
 NO_KEY = "no-key"  # sent to servers that need none (vLLM, Ollama, llama.cpp) so the SDK does not complain
 
 
@@ -118,12 +126,108 @@ def check_ready(spec: AgentSpec) -> None:
         api_key_for(spec)
 
 
-def _fields_message(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'definition'}: {e['msg']}" for e in exc.errors())
+def _fields_message(exc: ValidationError, source: str) -> str:
+    """One line per bad field, in the same shape as the rules' errors (`invalid rules in ...:`)."""
+    lines = [f"invalid agent in {source}:"]
+    for e in exc.errors():
+        loc = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        msg = e["msg"]
+        if e["type"] == "extra_forbidden":
+            msg = f"unknown field (allowed here: {', '.join(AgentSpec.model_fields)})"
+        ctx = e.get("ctx") or {}
+        if "expected" in ctx:
+            msg = f"{msg} (allowed: {ctx['expected']})"
+        got = e.get("input")
+        # never echo what may be a pasted key: the key-variable field and unknown fields (e.g. `api_key = "sk-..."`)
+        secret = loc == "api_key_env" or e["type"] == "extra_forbidden"
+        if not secret and not isinstance(got, (dict, list)):
+            msg = f"{msg}; got {got!r}"
+        lines.append(f"  {loc}: {msg}")
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class AgentFolder:
+    """One place agent definitions are looked up, with how the user would name it."""
+
+    where: str  # e.g. "--agents-dir", "./agents", "user folder", "package examples"
+    path: Path
+
+
+@dataclass(frozen=True)
+class AgentFile:
+    """A definition file found by the lookup; `shadowed_by` names the earlier folder that wins, if any."""
+
+    name: str
+    path: Path
+    where: str
+    shadowed_by: str | None = None
+
+
+def user_agents_dir() -> Path:
+    """`$XDG_CONFIG_HOME/mafia-arena/agents`, by default `~/.config/mafia-arena/agents`."""
+    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(config) / "mafia-arena" / "agents"
+
+
+def agent_folders(agents_dir: Path | None = None) -> list[AgentFolder]:
+    """The folders searched for `NAME.toml`, first match wins; the same folder reached twice is listed once."""
+    candidates = [
+        *([AgentFolder("--agents-dir", agents_dir)] if agents_dir is not None else []),
+        AgentFolder("./agents", Path("agents")),
+        AgentFolder("user folder", user_agents_dir()),
+        AgentFolder("package examples", example_agents_root()),
+    ]
+    folders: dict[Path, AgentFolder] = {}
+    for folder in candidates:
+        key = folder.path.resolve()
+        if key in folders:  # e.g. ./agents in a checkout is the examples folder too: say so once
+            first = folders[key]
+            folders[key] = AgentFolder(f"{first.where} = {folder.where}", first.path)
+        else:
+            folders[key] = folder
+    return list(folders.values())
+
+
+def check_agent_name(name: str) -> None:
+    """AgentError unless `name` can be a definition's file stem (a name, never a path)."""
+    if not _AGENT_NAME.match(name):
+        raise AgentError(
+            f"bad agent name {name!r}: a name is a file stem of letters, digits, '.', '_' or '-' "
+            "(no path separators); put the file in an agents folder (see `arena agents`)"
+        )
+
+
+def find_agent(name: str, agents_dir: Path | None = None) -> AgentFile | None:
+    """The file that defines agent `name`: the first folder of `agent_folders` holding `NAME.toml`."""
+    check_agent_name(name)
+    for folder in agent_folders(agents_dir):
+        path = folder.path / f"{name}.toml"
+        if path.is_file():
+            return AgentFile(name, path, folder.where)
+    return None
+
+
+def list_agents(agents_dir: Path | None = None) -> list[AgentFile]:
+    """Every definition in every folder, in lookup order; a name also found in an earlier folder is shadowed."""
+    found: list[AgentFile] = []
+    first: dict[str, str] = {}
+    for folder in agent_folders(agents_dir):
+        if not folder.path.is_dir():
+            continue
+        for path in sorted(folder.path.glob("*.toml")):
+            name = path.stem
+            if not _AGENT_NAME.match(name):
+                continue
+            found.append(AgentFile(name, path, folder.where, first.get(name)))
+            first.setdefault(name, folder.where)
+    return found
 
 
 def resolve_agent(text: str, agents_dir: Path | None = None, *, check_env: bool = True) -> AgentSpec:
-    """Turn a seat spec (`bot:heuristic`, `human`, `openai:MODEL`, or the name of a file in agents/) into a spec.
+    """Turn a seat spec (`bot:heuristic`, `human`, `openai:MODEL`, or an agent name) into a spec.
+
+    A name is found by `find_agent` (`--agents-dir`, ./agents, the user folder, the package examples).
 
     With `check_env` (the default) an `llm` agent's key variable must be set, so a game never starts without it.
     """
@@ -133,23 +237,32 @@ def resolve_agent(text: str, agents_dir: Path | None = None, *, check_env: bool 
         model = text.split(":", 1)[1]
         spec = AgentSpec(name=text, kind="llm", model=model, api_key_env="OPENAI_API_KEY")
     else:
-        spec = _load_file(text, agents_dir or Path("agents"))
+        spec = _load_file(text, agents_dir)
     if check_env:
         check_ready(spec)
     return spec
 
 
-def _load_file(name: str, folder: Path) -> AgentSpec:
-    path = folder / f"{name}.toml"
-    if not path.is_file():
-        known = sorted([*BUILTIN, "openai:MODEL", *(p.stem for p in folder.glob("*.toml"))])
-        raise AgentError(f"unknown agent {name!r}: no file {path}; known: {', '.join(known)}")
+def _load_file(name: str, agents_dir: Path | None) -> AgentSpec:
+    found = find_agent(name, agents_dir)
+    if found is None:
+        known = sorted({*BUILTIN, "openai:MODEL", *(a.name for a in list_agents(agents_dir))})
+        searched = ", ".join(str(f.path) for f in agent_folders(agents_dir))
+        raise AgentError(f"unknown agent {name!r}: no {name}.toml in {searched}; known: {', '.join(known)}")
+    return load_agent_file(found.path, name)
+
+
+def load_agent_file(path: Path, name: str | None = None) -> AgentSpec:
+    """The spec defined by one file (its stem is the name unless it sets `name`); AgentError naming the file."""
+    name = name or path.stem
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise AgentError(f"{path}: not valid TOML: {exc}") from exc
+    except OSError as exc:
+        raise AgentError(f"cannot read agent file {path}: {exc.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise AgentError(f"agent file {path} is not valid TOML: {exc}") from None
     data.setdefault("name", name)
     try:
         return AgentSpec.model_validate(data)
     except ValidationError as exc:
-        raise AgentError(f"{path}: {_fields_message(exc)}") from None
+        raise AgentError(_fields_message(exc, str(path))) from None

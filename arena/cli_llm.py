@@ -31,11 +31,26 @@ def _render(messages: list[Message]) -> str:
     return "\n".join(parts)
 
 
+def at_note(at: int | None, shown: int, total: int) -> str | None:
+    """What `--at` was taken to mean, when it is not the point asked for: past the end, or between decisions."""
+    if at is None or shown == at + 1:
+        return None
+    if at >= total:
+        return (
+            f"--at {at} is past the end of the game (events 0 to {total - 1}); showing the end, after event {shown - 1}"
+        )
+    return (
+        f"no decision was pending right after event {at}; showing the next point where one was, "
+        f"right after event {shown - 1}"
+    )
+
+
 def prompt(
     file: Annotated[Path, typer.Argument(help="a transcript (.jsonl)")],
     seat: Annotated[int, typer.Option("--seat", help="the seat whose prompt to print")],
     at: Annotated[
-        int | None, typer.Option("--at", help="right after this event seq (default: the seat's last call)")
+        int | None,
+        typer.Option("--at", min=0, help="right after this event seq (default: the seat's last call)"),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the messages as a JSON list")] = False,
     rebuild: Annotated[
@@ -60,6 +75,9 @@ def prompt(
     typer.echo(
         f"# seat {seat}, {'sent' if result.sent else 'would be sent'} after {result.events} events ({where})", err=True
     )
+    note = at_note(at, result.events, len(transcript.events))
+    if note:
+        typer.echo(f"# note: {note}", err=True)
     if result.prompt_set_changed:
         typer.echo("# warning: the prompt set changed since this game; the rebuilt turn uses the current one", err=True)
 

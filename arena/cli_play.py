@@ -64,30 +64,62 @@ class SeatSpecError(ValueError):
 
 
 _SEAT_KEY = re.compile(r"^(all|\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*)$")
+SEAT_FORMS = "all=AGENT, N=AGENT, N,M=AGENT or N-K=AGENT (e.g. 3=human)"
+
+
+def _seats_named(spec: str, key: str, players: int) -> list[int]:
+    """The seats a key such as `1,4-6` names, in order; reversed ranges, repeats and unknown seats are errors."""
+    targets: list[int] = []
+    for part in key.split(","):
+        low_text, _, high_text = part.partition("-")
+        low, high = int(low_text), int(high_text or low_text)
+        if high < low:
+            raise SeatSpecError(f"bad --seat {spec!r}: the range {part} runs backwards; write {high}-{low}")
+        for seat in range(low, high + 1):
+            if not 1 <= seat <= players:
+                raise SeatSpecError(f"bad --seat {spec!r}: seat {seat} does not exist (seats are 1 to {players})")
+            if seat in targets:
+                raise SeatSpecError(f"bad --seat {spec!r}: seat {seat} is named twice")
+            targets.append(seat)
+    return targets
 
 
 def parse_seat_specs(specs: list[str], players: int, agents_dir: Path | None = None) -> dict[int, AgentSpec]:
-    """`all=bot:random`, `3=human`, `1,4-6=NAME`: later specs override earlier ones; `all=` applies first."""
+    """`all=bot:random`, `3=human`, `1,4-6=NAME`: `all=` fills every seat first, then each other spec sets its seats.
+
+    A seat named by two specs other than `all=` is an error, like a reversed range (`3-1`) or a seat off the table:
+    the command line never silently drops a spec.
+    """
     seats = dict.fromkeys(range(1, players + 1), resolve_agent(DEFAULT_AGENT))
-    ordered = sorted(specs, key=lambda s: not s.startswith("all="))
+    ordered = sorted(specs, key=lambda s: not s.strip().lower().startswith("all="))
+    claimed: dict[int, str] = {}
     for spec in ordered:
         key, sep, agent = spec.partition("=")
         key = key.strip().lower()
         if not sep or not agent.strip() or not _SEAT_KEY.match(key):
-            raise SeatSpecError(f"bad --seat {spec!r}: use all=AGENT, N=AGENT or N,M-K=AGENT (e.g. 3=human)")
+            raise SeatSpecError(f"bad --seat {spec!r}: use {SEAT_FORMS}")
+        targets = list(seats) if key == "all" else _seats_named(spec, key, players)
         resolved = resolve_agent(agent.strip(), agents_dir)
-        targets: list[int] = []
-        if key == "all":
-            targets = list(seats)
-        else:
-            for part in key.split(","):
-                low, _, high = part.partition("-")
-                targets.extend(range(int(low), int(high or low) + 1))
         for seat in targets:
-            if seat not in seats:
-                raise SeatSpecError(f"bad --seat {spec!r}: seat {seat} does not exist (seats are 1 to {players})")
+            if key != "all":
+                if seat in claimed:
+                    raise SeatSpecError(f"--seat {claimed[seat]!r} and --seat {spec!r} both name seat {seat}")
+                claimed[seat] = spec
             seats[seat] = resolved
     return seats
+
+
+def seat_help() -> str:
+    """The `--seat` help: the accepted forms and the agents found now (the same lookup `arena agents` prints)."""
+    from arena.agents import list_agents
+
+    names = sorted({entry.name for entry in list_agents()})
+    found = ", ".join(names) if names else "none"
+    return (
+        f"Who plays which seat: {SEAT_FORMS}. AGENT is bot:heuristic (the default), bot:random, human, "
+        f"openai:MODEL, or the name of an agent definition (found now: {found}; see `arena agents`). "
+        "Repeatable; all= applies first, and no other two specs may name the same seat."
+    )
 
 
 class DelayedPlayer(Player):
@@ -223,6 +255,22 @@ async def _close(players: Mapping[int, Player]) -> None:
             await player.close()
 
 
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def failure_line(seat: int, refused: int, timeouts: int, errors: int, defaults: int) -> str | None:
+    """`seat 3: 1 refused answer, 1 error, 1 default applied`: what went wrong for one seat (None if nothing)."""
+    parts = [
+        _count(refused, "refused answer", "refused answers") if refused else "",
+        _count(timeouts, "timeout", "timeouts") if timeouts else "",
+        _count(errors, "error", "errors") if errors else "",
+        _count(defaults, "default applied", "defaults applied") if defaults else "",
+    ]
+    parts = [p for p in parts if p]
+    return f"seat {seat}: {', '.join(parts)}" if parts else None
+
+
 def _report(game: Game, stats: RunStats, path: Path | None, console: Console, quiet: bool) -> None:
     if not quiet:
         # the god view's deal, read like every other fact through the engine's view (moderator = seat 0)
@@ -230,10 +278,8 @@ def _report(game: Game, stats: RunStats, path: Path | None, console: Console, qu
         roles = "  ".join(f"#{seat} {role}" for seat, role in enumerate(deal.roles, start=1))
         console.print(Text(f"Roles: {roles}", style="dim"))
         for seat, c in sorted(stats.counters.items()):
-            if c.invalid or c.timeouts or c.errors or c.defaults:
-                line = (
-                    f"seat {seat}: {c.invalid} refused, {c.timeouts} timeouts, {c.errors} errors, {c.defaults} defaults"
-                )
+            line = failure_line(seat, c.invalid, c.timeouts, c.errors, c.defaults)
+            if line:
                 console.print(Text(line, style="yellow"))
         result = "a draw" if game.winner == "draw" else f"{game.winner} wins"
         console.print(Text(f"{result} ({game.end_reason}) on day {game.day}", style="bold"))
@@ -246,13 +292,17 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def play(
         preset: Annotated[
-            str | None, typer.Option("--preset", "-p", help="Rules preset: fiim, club, classic, aurora, edge.")
+            str | None,
+            typer.Option("--preset", "-p", help="Rules preset: fiim (the default), club, classic, aurora, edge."),
         ] = None,
         rules_file: Annotated[
             Path | None, typer.Option("--rules", help="A rules file (TOML or YAML); may name a `base` preset.")
         ] = None,
         rule: Annotated[
-            list[str] | None, typer.Option("--rule", help="Override one rule, e.g. voting.protocol=ballot. Repeatable.")
+            list[str] | None,
+            typer.Option(
+                "--rule", metavar="KEY=VALUE", help="Override one rule, e.g. voting.protocol=ballot. Repeatable."
+            ),
         ] = None,
         seed: Annotated[int | None, typer.Option(help="Seed of the deal (random and printed if not given).")] = None,
         lang: Annotated[Lang, typer.Option(help="Language of the bots' speeches.")] = Lang.EN,
@@ -260,18 +310,23 @@ def register(app: typer.Typer) -> None:
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the transcript path.")] = False,
         seat: Annotated[
             list[str] | None,
-            typer.Option(
-                "--seat",
-                help="Who plays which seat: all=bot:heuristic, 3=human, 2,5=bot:random, 4=NAME (agents/NAME.toml). "
-                "Repeatable; all= applies first.",
-            ),
+            typer.Option("--seat", metavar="WHO=AGENT", help=seat_help()),
         ] = None,
         timeout: Annotated[float, typer.Option(help="Seconds a seat has for one decision.", min=0.001)] = 60.0,
         max_reasks: Annotated[int, typer.Option(help="Re-asks after a refused answer before the default.", min=0)] = 2,
-        agents_dir: Annotated[Path, typer.Option(help="Where agent definitions live.")] = Path("agents"),
+        agents_dir: Annotated[
+            Path | None,
+            typer.Option(
+                help="A folder of agent definitions searched first (then ./agents, the user folder, the "
+                "package examples)."
+            ),
+        ] = None,
         delay: Annotated[float, typer.Option(hidden=True, help="Seconds each seat waits before answering.")] = 0.0,
     ) -> None:
-        """Play one game (by default fiim with 10 heuristic bots), live, and save its transcript."""
+        """Play one game, live, and save its transcript under --out (default ./transcripts); the path is printed.
+
+        With no options: the fiim preset, ten heuristic bots (bot:heuristic) and a random seed.
+        """
         try:
             rules = load_rules(preset, rules_file, rule or None)
         except RulesError as exc:

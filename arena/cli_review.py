@@ -30,6 +30,7 @@ class Review:
     game: Game
     names: dict[int, str]
     call_positions: list[int] | None
+    models: dict[int, str]  # each seat's model, to label calls that got no answer
 
 
 def fail(message: str) -> NoReturn:
@@ -61,8 +62,9 @@ def open_review(file: Path) -> Review:
             err=True,
         )
     names = {entry.seat: entry.agent.name for entry in transcript.header.seats}
+    models = {e.seat: e.agent.reported_model or e.agent.model or "" for e in transcript.header.seats}
     positions = transcript.call_positions if len(transcript.call_positions) == len(transcript.calls) else None
-    return Review(transcript, game, names, positions)
+    return Review(transcript, game, names, positions, models)
 
 
 def check_seat(seat: int | None, game: Game) -> int:
@@ -97,6 +99,7 @@ def show(
         status=review.transcript.status,
         call_positions=review.call_positions,
         console=make_console(),
+        models=review.models,
     )
 
 
@@ -123,6 +126,7 @@ def export(
         names=review.names,
         status=review.transcript.status,
         call_positions=review.call_positions,
+        models=review.models,
     )
     try:
         html.write_text(page, encoding="utf-8")

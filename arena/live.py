@@ -31,12 +31,17 @@ class EventPrinter:
         self.show = show
         self._votes: list[Event] = []
         self._round = ""
+        self._deal_shown = False  # the god view's "Roles dealt" line makes each seat's "card dealt" line redundant
 
     def __call__(self, event: Event) -> None:
         if self.show is not None and not self.show(event):
             return
         if event.type is EventType.VOTE_CAST:
             self._votes.append(event)
+            return
+        if event.type is EventType.ROLES_DEALT:
+            self._deal_shown = True
+        elif event.type is EventType.ROLE_ASSIGNED and self._deal_shown:
             return
         self.flush_votes()
         line = self.render(event)

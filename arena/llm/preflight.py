@@ -9,6 +9,7 @@ one short reply with no schema, and is not retried: a failure here is a configur
 from __future__ import annotations
 
 from collections.abc import Mapping
+from urllib.parse import urlsplit
 
 from arena.agents import AgentError, AgentSpec
 from arena.llm.client import ClientSettings, LLMClient
@@ -17,6 +18,17 @@ from arena.llm.retry import RetryPolicy
 from arena.players.llm import client_settings
 
 PROBE = [{"role": "user", "content": "Reply with the word OK."}]
+
+
+def _hint(spec: AgentSpec, error: str) -> str:
+    """What to do when nothing answers on this machine: most often the local server (or the stand-in) is not up."""
+    url = urlsplit(spec.base_url or "")
+    if not error.startswith("connection error") or url.hostname not in ("127.0.0.1", "localhost", "::1"):
+        return ""
+    return (
+        f"; is its server running? For the built-in stand-in, start it with `arena stand-in --port {url.port or 80}` "
+        "(in another terminal, or with `&`)"
+    )
 
 
 async def probe(spec: AgentSpec) -> str:
@@ -39,7 +51,7 @@ async def probe(spec: AgentSpec) -> str:
     if result.completion is None:
         error = result.final_error.error if result.final_error is not None else "no answer"
         where = spec.base_url or "the OpenAI API (or OPENAI_BASE_URL)"
-        raise AgentError(f"agent {spec.name}: the probe call to {where} failed: {error}")
+        raise AgentError(f"agent {spec.name}: the probe call to {where} failed: {error}{_hint(spec, error)}")
     return result.completion.model or spec.model or ""
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.text import Text
 
-from arena.engine import Decision, Kind, Observation, Request, SpeechKind
+from arena.engine import Decision, EventType, Kind, Observation, Request, SpeechKind
 from arena.engine.ruleset import RuleSet
 from arena.live import EventPrinter
 from arena.players.base import Answer, Player
@@ -63,6 +63,31 @@ def parse_vote(text: str) -> bool:
     raise InputError(f"answer y or n, got {text!r}")
 
 
+SPEECH_NAMES = {  # "Your regular speech, up to 150 words": every kind names a speech
+    SpeechKind.REGULAR: "regular speech",
+    SpeechKind.SHORT: "short speech",
+    SpeechKind.NOMINATE_ONLY: "nominate-only turn",
+    SpeechKind.INTRO: "intro speech",
+    SpeechKind.EXTRA: "extra word",
+    SpeechKind.TIE: "tie speech",
+    SpeechKind.LAST_WORD: "last word",
+}
+ROUND_NAMES = {"revote": "re-vote", "lift": "lift vote", "acquittal": "acquittal vote", "threshold": "vote"}
+
+
+def status_text(obs: Observation, vote_round: tuple[str, tuple[int, ...]] | None = None) -> str:
+    """The human seat's status line. Once a re-vote or lift vote has begun, it names the players on that vote, not
+    every nominee of the day."""
+    alive = ", ".join(f"#{s}" for s in obs.alive)
+    line = f"day {obs.day} · {obs.phase.value} · alive: {alive}"
+    if vote_round is not None and vote_round[0] in ROUND_NAMES and vote_round[1]:
+        kind, seats = vote_round
+        line += f" · {ROUND_NAMES[kind]}: {', '.join(f'#{s}' for s in seats)}"
+    elif obs.nominees:
+        line += f" · nominees: {', '.join(f'#{s}' for s in obs.nominees)}"
+    return line
+
+
 class HumanPlayer(Player):
     """A terminal seat. `read(prompt)` returns one typed line; the default reads the console."""
 
@@ -83,6 +108,7 @@ class HumanPlayer(Player):
         self.printer = EventPrinter(self.console, self.rules)
         self.last_seq = -1
         self.introduced = False
+        self.vote_round: tuple[str, tuple[int, ...]] | None = None  # today's latest round: kind, candidates
 
     def _console_read(self, prompt: str) -> str:
         return self.console.input(prompt)
@@ -107,13 +133,13 @@ class HumanPlayer(Player):
         for event in obs.events:
             if event.seq > self.last_seq:
                 self.last_seq = event.seq
+                if event.type is EventType.PHASE_STARTED:
+                    self.vote_round = None
+                elif event.type is EventType.VOTING_STARTED:
+                    self.vote_round = (event.value or "", event.seats)
                 self.printer(event)
         self.printer.flush_votes()
-        alive = ", ".join(f"#{s}" for s in obs.alive)
-        line = f"day {obs.day} · {obs.phase.value} · alive: {alive}"
-        if obs.nominees:
-            line += f" · nominees: {', '.join(f'#{s}' for s in obs.nominees)}"
-        self.console.print(Text(line, style="dim"))
+        self.console.print(Text(status_text(obs, self.vote_round), style="dim"))
 
     # ----- what the seat is asked ----------------------------------------------------------------------------
     def line(self, prompt: str) -> str:
@@ -164,7 +190,7 @@ class HumanPlayer(Player):
         return f"[{seats}{' or none' if req.allow_none else ''}]"
 
     def speech(self, req: Request) -> Decision:
-        kind = (req.speech or SpeechKind.REGULAR).value.replace("_", " ")
+        kind = SPEECH_NAMES[req.speech or SpeechKind.REGULAR]
         hints = ["an empty line, 'pass' or 'спасибо' ends it"]
         if req.may_nominate:
             hints.append(f"'nominate N' nominates one of {', '.join(map(str, req.nominate_options))}")

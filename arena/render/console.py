@@ -118,6 +118,8 @@ def vote_table(round_: VoteRound) -> Text:
             out.append("   ")
             out.append_text(_mark(round_.marks.get((row, v)), round_.yes_no))
         out.append(f" │ {round_.row_total(row):>3}", style="bold")
+    if round_.legend:
+        out.append("\n" + round_.legend, style="dim")
     if not voters:
         secret = round_.counts is not None and any(round_.counts)
         out.append("\nthe ballots are not shown to this view: totals only" if secret else "\nno votes were cast", "dim")
@@ -276,6 +278,7 @@ def render(
     status: str | None = None,
     call_positions: Sequence[int] | None = None,
     console: Console | None = None,
+    models: Mapping[int, str] | None = None,
 ) -> None:
     """Print the game as `viewer` (1..N, or MODERATOR) saw it. Raises ValueError for a seat out of range."""
     story = build_story(
@@ -288,6 +291,7 @@ def render(
         names=names,
         status=status,
         call_positions=call_positions,
+        models=models,
     )
     console = console or make_console()
     for item in renderables(story, reasoning=reasoning, show_calls=show_calls):
@@ -319,6 +323,7 @@ def render_text(
     status: str | None = None,
     call_positions: Sequence[int] | None = None,
     width: int = 160,
+    models: Mapping[int, str] | None = None,
 ) -> str:
     """The same drawing as plain text (no colours), e.g. for tests and for piping."""
     buffer = io.StringIO()
@@ -333,5 +338,6 @@ def render_text(
         status=status,
         call_positions=call_positions,
         console=make_console(buffer, width, color=False),
+        models=models,
     )
     return buffer.getvalue()

@@ -41,6 +41,7 @@ def _vote_json(round_: VoteRound) -> dict[str, Any]:
         "yes_no": round_.yes_no,
         "voters": voters,
         "rows": rows,
+        "legend": round_.legend,
     }
 
 
@@ -121,6 +122,7 @@ def export_html(
     status: str | None = None,
     title: str | None = None,
     call_positions: Sequence[int] | None = None,
+    models: Mapping[int, str] | None = None,
 ) -> str:
     """The whole page. With `seat`, only that seat's view; otherwise the god view and every seat's view."""
     viewers = [seat] if seat is not None else [MODERATOR, *range(1, game.n + 1)]
@@ -128,7 +130,15 @@ def export_html(
     blocks = []
     for viewer in viewers:
         story = build_story(
-            game, viewer, calls, inputs, names=names, status=status, anchors=anchors, call_positions=call_positions
+            game,
+            viewer,
+            calls,
+            inputs,
+            names=names,
+            status=status,
+            anchors=anchors,
+            call_positions=call_positions,
+            models=models,
         )
         blocks.append(
             f'<script type="application/json" class="view" data-viewer="{viewer}">'
@@ -397,7 +407,10 @@ _JS = r"""
       var why = secret ? "the ballots are not shown to this view: totals only" : "no votes were cast";
       wrap.appendChild(el("div", "s-dim", why));
     }
-    wrap.appendChild(table);
+    var box = el("div");
+    box.appendChild(table);
+    if (item.legend) { box.appendChild(el("div", "s-dim legend", item.legend)); }
+    wrap.appendChild(box);
     return wrap;
   }
 

@@ -113,6 +113,24 @@ class VoteRound:
         return sum(1 for (r, _), m in self.marks.items() if r == row)
 
     @property
+    def legend(self) -> str:
+        """What the table's marks mean, for the marks it holds (empty when no ballot is shown)."""
+        if not self.voters:
+            return ""
+        used = set(self.marks.values())
+        if self.yes_no:
+            parts = ["✓ yes", "✗ no"]
+        else:
+            parts = ["● a vote"]
+            if "default" in used:
+                parts.append("○ a vote counted by default, for the last nominee (R5.7)")
+            if "abstain" in used:
+                parts.append("● in the abstain row: no vote given")
+        if any((row, v) not in self.marks for row in self.rows for v in self.voters):
+            parts.append("· nothing")
+        return "   ".join(parts)
+
+    @property
     def title(self) -> str:
         cands = ", ".join(seat_label(c) for c in self.candidates)
         return {
@@ -326,12 +344,20 @@ def phrase(event: Event, sheriff_answer: str = "colour") -> list[Span] | None:
     if t is E.HEAL:
         if event.target is None:
             return [_p("doctor "), _s(event.seat), _p(" heals nobody")]
-        outcome = {"saved": " (saved)", "arms_crossed": " (arms crossed)"}.get(event.value or "", "")
+        if event.value == "arms_crossed":  # club: the pick was saved before, so the save passes on (§3.1 step 5)
+            return [
+                _p("doctor "),
+                _s(event.seat),
+                _p(" picks "),
+                _s(event.target),
+                _p(", who was saved once already: arms crossed, the save passes on"),
+            ]
+        outcome = " (saved)" if event.value == "saved" else ""
         return [_p("doctor "), _s(event.seat), _p(" heals "), _s(event.target), _p(outcome)]
     if t is E.SAVE_RESULT:
         if event.target is None:
-            return [_p("the doctor's save holds for nobody", "moderator")]
-        return [_p("the doctor's save holds for ", "moderator"), _s(event.target)]
+            return [_p("nobody on the stretchers can be saved tonight", "moderator")]
+        return [_p("the doctor's save goes to ", "moderator"), _s(event.target)]
     if t is E.VISIT:
         if event.target is None:
             return [_p("lover "), _s(event.seat), _p(" stays home")]
@@ -438,6 +464,7 @@ def _notes(
     with_calls: bool,
     anchors: Sequence[tuple[int, str]] | None,
     call_positions: Sequence[int] | None,
+    models: Mapping[int, str] | None = None,
 ) -> list[Note]:
     """The viewer's notes (every seat's for the god view), each anchored at the event count of its decision."""
     god = viewer == MODERATOR
@@ -448,12 +475,14 @@ def _notes(
     end = len(game.events)
     keyed: list[tuple[int, int, int, Note]] = []  # (seq, input index, order, note): calls before the reasoning
     if with_calls:
+        seat_models = call_models(calls, models)
         owners = call_owners(inputs, calls, call_positions, [kind for _, kind in anchors])
         for n, (call, owner) in enumerate(zip(calls, owners, strict=True)):
             if not (god or call.seat == viewer):
                 continue
             seq = anchors[owner][0] if owner is not None else end
-            keyed.append((seq, owner if owner is not None else len(inputs), n, _call_note(seq, call)))
+            note = _call_note(seq, call, seat_models.get(call.seat, ""))
+            keyed.append((seq, owner if owner is not None else len(inputs), n, note))
     if reasoning:
         for i, item in enumerate(inputs):
             if not (god or item.seat == viewer) or item.op != "decide" or item.decision is None:
@@ -466,8 +495,19 @@ def _notes(
     return [note for *_, note in keyed]
 
 
-def _call_note(seq: int, call: ModelCall) -> Note:
-    summary = f"{call.model or 'model'} · attempt {call.attempt} · {call.prompt_tokens}+{call.completion_tokens} tokens"
+def call_models(calls: Sequence[ModelCall], models: Mapping[int, str] | None = None) -> dict[int, str]:
+    """Each seat's model name, to label its calls that got no answer (and so no reported name): the name its other
+    calls reported, else `models` (from the transcript header: the probe's reported model, or the model asked for)."""
+    out = {seat: name for seat, name in (models or {}).items() if name}
+    for call in calls:
+        if call.model:
+            out.setdefault(call.seat, call.model)
+    return out
+
+
+def _call_note(seq: int, call: ModelCall, fallback: str = "") -> Note:
+    name = call.model or fallback or f"seat {call.seat}'s model"
+    summary = f"{name} · attempt {call.attempt} · {call.prompt_tokens}+{call.completion_tokens} tokens"
     if call.latency_ms:
         summary += f" · {call.latency_ms / 1000:.1f} s"
     if call.error:
@@ -493,6 +533,7 @@ def build_story(
     status: str | None = None,
     anchors: Sequence[tuple[int, str]] | None = None,
     call_positions: Sequence[int] | None = None,
+    models: Mapping[int, str] | None = None,
 ) -> Story:
     """The story of `game` as `viewer` (1..N, or MODERATOR for the god view) saw it, from `view` alone.
 
@@ -519,7 +560,7 @@ def build_story(
             side = e.value
 
     chapters: list[Chapter] = [Chapter("setup", "Setup")]
-    notes = _notes(game, viewer, inputs, calls, reasoning, with_calls, anchors, call_positions)
+    notes = _notes(game, viewer, inputs, calls, reasoning, with_calls, anchors, call_positions, models)
     note_i = 0
     round_: VoteRound | None = None
     fates: dict[int, str] = {}
@@ -585,6 +626,8 @@ def build_story(
             winner, end_reason = e.value, clean(e.text or "")
             if chapters[-1].key != "end":
                 chapters.append(Chapter("end", "The end"))
+        if god and t is EventType.ROLE_ASSIGNED:
+            continue  # each seat's own card: the god view's "Roles dealt" line already says it
         spans_ = phrase(e, game.rules.night.sheriff_answer)
         if spans_ is not None:
             line = Line(e.seq, t.value, _audience(e), tuple(spans_), None, e.seat, e.to if e.vis is Vis.SEATS else ())
