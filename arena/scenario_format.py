@@ -149,7 +149,7 @@ ROLE_TOKENS: dict[str, Role] = {
     "l": Role.LOVER, "lover": Role.LOVER,
 }  # fmt: skip
 
-STANDARD_SEATINGS: dict[str, str] = {  # RULES.md §4
+STANDARD_SEATINGS: dict[str, str] = {  # docs/rules.md §4
     "F10": "C C M Sh C Don C M C C",
     "C10": "C Doc M C Sh Don Man C M C",
     "E12": "C L M Com C Don Man C Doc C M C",

@@ -1,38 +1,47 @@
-"""Generate docs/rules.md from the RuleSet models in arena/engine/ruleset.py and the preset files.
+"""Generate the top part of docs/rules.md from the RuleSet models in arena/engine/ruleset.py and the preset files.
 
-    python docs/gen_rules_doc.py           # rewrite docs/rules.md
-    python docs/gen_rules_doc.py --check   # exit 1 if docs/rules.md is out of date
+    python docs/gen_rules_doc.py           # rewrite the generated part of docs/rules.md
+    python docs/gen_rules_doc.py --check   # exit 1 if that part is out of date or shows a raw Python type
 
-The parameter reference, the per-preset values, the error messages and the custom-file examples are all
-produced by running the real code, so the page cannot drift from it. What the code cannot say (what a field
-means and which RULES.md rule it implements) lives in FIELD_DOCS below; the script stops with an error when a
-model field has no entry there, or an entry names a field that no longer exists.
+docs/rules.md has two parts. Everything above the END_MARK line is generated here: the presets, the parameter
+reference, the per-preset values, the error messages and the custom-file examples, all produced by running the real
+code, so they cannot drift from it. Everything below the mark is the hand-written rules reference (every rule id R…,
+P…, E… and § with its source document); this script keeps it as it is.
+
+What the code cannot say (what a field means and which rule it implements) lives in FIELD_DOCS below. A field with
+no entry there (one added since) is still listed, with its pydantic `description` if it has one; an entry that names
+a field that no longer exists stops the script. Types are written in words (`integer ≥ 0 or `unlimited``); a type
+the script cannot word stops it, and `--check` also fails on any raw type text (`typing.`, `FieldInfo`, `<class`).
 """
 
 from __future__ import annotations
 
 import argparse
+import enum
 import sys
 import tempfile
 import types
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 
 from arena.engine.roles import Role
 from arena.engine.ruleset import PRESETS, RulesError, RuleSet, load_rules
 
 OUT = Path(__file__).with_name("rules.md")
+END_MARK = "<!-- End of the generated part. Below: the hand-written rules reference, kept by the generator. -->"
+RAW_TYPE_TEXT = ("typing.", "FieldInfo", "<class ", "annotation=", "NoneType")
 
 # How the CLI takes rules. Only `--rule` is fixed by the design; keep these in step with docs/cli.md.
 CLI_PRESET = "arena play --preset club"
 CLI_FILE = "arena play --rules my_rules.toml"
 CLI_OVERRIDE = "arena play --rule voting.protocol=ballot --rule speech.regular_s=45"
 
-# dotted field -> (RULES.md reference, meaning). Every model field needs an entry.
+# dotted field -> (rule reference, meaning). The references are defined in the rules reference (below END_MARK).
 FIELD_DOCS: dict[str, tuple[str, str]] = {
     "name": ("–", "Name of the rule set, recorded in the transcript header. Each preset sets its own."),
     "description": ("–", "One line for humans."),
@@ -281,14 +290,14 @@ FIELD_DOCS: dict[str, tuple[str, str]] = {
     ),
 }
 
-# RULES.md §2.1 parameters that have no field, and why.
+# §2.1 parameters that have no field, and why.
 UNMODELLED = {
     "P07": "first kill night: Night 1 in every preset, so it is fixed in the engine.",
     "P39": "Day-1 customs: table habits, not rules; only `nominations.day1_allowed` touches them.",
-    "P40": "first-day vote variants: only MR's `standard` is built (see `voting.single_nominee_day1`).",
+    "P40": "first-day vote variants: only the FIIM rules' `standard` is built (see `voting.single_nominee_day1`).",
 }
 
-# RULES.md §5, item by item: (the open question, the fields that settle it; empty = fixed in the engine).
+# §5, item by item: (the open question, the fields that settle it; empty = fixed in the engine).
 OPEN_QUESTIONS: list[tuple[str, str, list[str]]] = [
     (
         "5.1",
@@ -300,50 +309,74 @@ OPEN_QUESTIONS: list[tuple[str, str, list[str]]] = [
     ("5.1", "R10.4, draw after 3 idle rounds", ["win.draw_after_idle_rounds"]),
     ("5.2", "Self-nomination allowed", ["nominations.self_allowed"]),
     ("5.2", "Self-voting allowed", ["voting.self_vote_allowed"]),
-    ("5.3", "S000 maniac side: chosen privately at Night 0, the mafia never told", ["maniac_side"]),
+    ("5.3", "The club rules: maniac side: chosen privately at Night 0, the mafia never told", ["maniac_side"]),
     (
         "5.3",
-        "S000 independent maniac's win conditions, borrowed from edge/PULSE",
+        "The club rules: independent maniac's win conditions, borrowed from edge",
         ["win.maniac", "win.town", "win.mafia"],
     ),
-    ("5.4", "S000 re-vote after the justification is a yes/no vote on the leader", ["ties.leader_justification"]),
-    ("5.4", "S000 second tie between two players: nobody leaves", ["ties.repeat", "ties.subset_retie"]),
-    ("5.4", "S000 last word after a vote: 30 s", ["speech.last_word_voted_s"]),
-    ("5.5", "S000 doctor: one save covers two attackers on the same target", ["night.heal_stops_all_attackers"]),
+    (
+        "5.4",
+        "The club rules: re-vote after the justification is a yes/no vote on the leader",
+        ["ties.leader_justification"],
+    ),
+    ("5.4", "The club rules: second tie between two players: nobody leaves", ["ties.repeat", "ties.subset_retie"]),
+    ("5.4", "The club rules: last word after a vote: 30 s", ["speech.last_word_voted_s"]),
     (
         "5.5",
-        "S000 doctor: with three victims the save passes to the first eligible one in host order",
+        "The club rules: doctor: one save covers two attackers on the same target",
+        ["night.heal_stops_all_attackers"],
+    ),
+    (
+        "5.5",
+        "The club rules: doctor: with three victims the save passes to the first eligible one in host order",
         ["night.doctor_transfer_order"],
     ),
-    ("5.5", "S000 doctor sees the victims, not who attacked them", ["night.doctor", "night.doctor_sees_attackers"]),
+    (
+        "5.5",
+        "The club rules: doctor sees the victims, not who attacked them",
+        ["night.doctor", "night.doctor_sees_attackers"],
+    ),
     (
         "5.6",
-        "S000 sheriff may shoot every night, with no limit",
+        "The club rules: sheriff may shoot every night, with no limit",
         ["night.sheriff_can_shoot", "night.sheriff_max_shots"],
     ),
-    ("5.7", 'S002 commissar check read as "is this the don?"', ["night.sheriff_answer"]),
-    ("5.8", "S003 «простое большинство»: plurality or more than half of votes cast", ["voting.majority"]),
+    ("5.7", 'The classic rules: commissar check read as "is this the don?"', ["night.sheriff_answer"]),
+    ("5.8", "The Aurora club: «простое большинство»: plurality or more than half of votes cast", ["voting.majority"]),
     (
         "5.8",
-        "S003 «лишение права голоса»: losing the vote (rest of the game) rather than the speech",
+        "The Aurora club: «лишение права голоса»: losing the vote (rest of the game) rather than the speech",
         ["fouls.lose_vote_at", "fouls.lose_speech_at"],
     ),
     (
         "5.8",
-        "S003 ties not covered: fiim's tie rules used",
+        "The Aurora club: ties not covered: fiim's tie rules used",
         ["ties.subset_retie", "ties.repeat", "ties.lift_forbidden_nine_living_three_tied"],
     ),
-    ("5.8", 'S003 mafia goal "remove all reds" implemented as parity', ["win.mafia"]),
-    ("5.9", "S004 player count", ["players", "roles"]),
-    ("5.9", "S004 ties of 3 or more, and second ties", ["ties.max_tied_for_speeches", "ties.repeat"]),
-    ("5.9", "S004 lover self-visits and repeat visits", ["night.lover_self_visit", "night.lover_repeat_visit"]),
-    ("5.9", "S004 whether a heal covers the maniac's attack: no field; yes, as RULES.md decides", []),
-    ("5.9", "S004 commissar's answer on the maniac", ["night.sheriff_answer", "night.maniac_reads_black"]),
-    ("5.9", "S004 length of last words", ["speech.last_word_voted_s", "speech.last_word_night_s"]),
-    ("5.9", "S004 win conditions and their order (maniac first)", ["win.maniac", "win.mafia", "win.town"]),
+    ("5.8", 'The Aurora club: mafia goal "remove all reds" implemented as parity', ["win.mafia"]),
+    ("5.9", "«На грани реальности»: player count", ["players", "roles"]),
+    ("5.9", "«На грани реальности»: ties of 3 or more, and second ties", ["ties.max_tied_for_speeches", "ties.repeat"]),
+    (
+        "5.9",
+        "«На грани реальности»: lover self-visits and repeat visits",
+        ["night.lover_self_visit", "night.lover_repeat_visit"],
+    ),
+    ("5.9", "«На грани реальности»: whether a heal covers the maniac's attack (no field: it does)", []),
+    (
+        "5.9",
+        "«На грани реальности»: commissar's answer on the maniac",
+        ["night.sheriff_answer", "night.maniac_reads_black"],
+    ),
+    ("5.9", "«На грани реальности»: length of last words", ["speech.last_word_voted_s", "speech.last_word_night_s"]),
+    (
+        "5.9",
+        "«На грани реальности»: win conditions and their order (maniac first)",
+        ["win.maniac", "win.mafia", "win.town"],
+    ),
     (
         "5.10",
-        "No draw rule in the seeds: `draw_after_idle_rounds = 3` everywhere as an engine safety",
+        "No draw rule in any source document: `draw_after_idle_rounds = 3` everywhere as an engine safety",
         ["win.draw_after_idle_rounds"],
     ),
     (
@@ -423,21 +456,45 @@ def code(text: object) -> str:
     return f"`{text}`"
 
 
-def describe_type(ann: Any, metadata: list[Any]) -> str:
+def _constraints(metadata: list[Any]) -> list[Any]:
+    """The constraint objects (Ge, Le, Gt, Lt, …), also from inside a `Field(...)` found in `Annotated`."""
+    out: list[Any] = []
+    for m in metadata:
+        out += m.metadata if isinstance(m, FieldInfo) else [m]
+    return out
+
+
+def _bounds(kind: str, metadata: list[Any]) -> str:
+    items = _constraints(metadata)
+    lo = next((("≥", m.ge) for m in items if getattr(m, "ge", None) is not None), None)
+    lo = lo or next((("> ", m.gt) for m in items if getattr(m, "gt", None) is not None), None)
+    hi = next((("≤", m.le) for m in items if getattr(m, "le", None) is not None), None)
+    hi = hi or next((("< ", m.lt) for m in items if getattr(m, "lt", None) is not None), None)
+    if lo is not None and hi is not None and lo[0] == "≥" and hi[0] == "≤":
+        return f"{kind} {lo[1]}–{hi[1]}"
+    parts = [f"{bound[0].strip()} {bound[1]}" for bound in (lo, hi) if bound is not None]
+    return f"{kind} {' and '.join(parts)}" if parts else kind
+
+
+def describe_type(ann: Any, metadata: list[Any], field: str = "?") -> str:
+    """A field's type in words, e.g. `integer ≥ 0 or `unlimited``; stops the script on a type it cannot word."""
     origin = get_origin(ann)
     args = get_args(ann)
+    if origin is Annotated:
+        return describe_type(args[0], [*ann.__metadata__, *metadata], field)
     if origin is Literal:
         return code(args[0]) if len(args) == 1 else "one of " + ", ".join(code(a) for a in args)
     if origin in (Union, types.UnionType):
-        parts = [describe_type(a, metadata) for a in args]
-        return " or ".join(parts)
+        parts = [describe_type(a, metadata, field) for a in args if a is not type(None)]
+        text = " or ".join(parts)
+        return f"{text} or none" if type(None) in args else text
     if origin is list:
         (item,) = args
         if get_origin(item) is Literal:
             return "list of " + ", ".join(code(a) for a in get_args(item))
         if item is Role:
             return "list of roles"
-        return f"list of {describe_type(item, [])}"
+        return f"list of {describe_type(item, [], field)}"
     if origin is dict:
         key, value = args
         if key is Role:
@@ -450,14 +507,12 @@ def describe_type(ann: Any, metadata: list[Any]) -> str:
     if ann is str:
         return "string"
     if ann is int:
-        lo = next((m.ge for m in metadata if hasattr(m, "ge")), None)
-        hi = next((m.le for m in metadata if hasattr(m, "le")), None)
-        if lo is not None and hi is not None:
-            return f"integer {lo}–{hi}"
-        if lo is not None:
-            return f"integer ≥ {lo}"
-        return "integer"
-    return str(ann)
+        return _bounds("integer", metadata)
+    if ann is float:
+        return _bounds("number", metadata)
+    if isinstance(ann, type) and issubclass(ann, enum.Enum):
+        return "one of " + ", ".join(code(m.value) for m in ann)
+    raise SystemExit(f"gen_rules_doc: no words for the type of {field} ({ann!r}); teach describe_type about it")
 
 
 def fmt_value(value: Any, dotted: str = "") -> str:
@@ -505,14 +560,33 @@ def diff_lines(base: dict[str, Any], new: dict[str, Any]) -> list[str]:
 # ---------------------------------------------------------------- checks
 
 
+def field_doc(dotted: str, info: FieldInfo) -> tuple[str, str]:
+    """(rule reference, meaning) of a field: its FIELD_DOCS entry, else its pydantic description (a new field)."""
+    if dotted in FIELD_DOCS:
+        return FIELD_DOCS[dotted]
+    text = info.description or "(not described yet: add it to FIELD_DOCS in docs/gen_rules_doc.py)"
+    return "–", " ".join(text.split())
+
+
+def raw_type_problems(text: str) -> list[str]:
+    """Lines of the page that show raw Python type text instead of words."""
+    return [line[:120] for line in text.splitlines() if any(raw in line for raw in RAW_TYPE_TEXT)]
+
+
+def hand_written(current: str) -> str:
+    """The hand-written rules reference: everything after END_MARK in the current page (empty if there is none)."""
+    _, mark, rest = current.partition(END_MARK)
+    return rest if mark else "\n"
+
+
 def check_docs() -> None:
     fields = {dotted for dotted, _, _ in iter_fields(RuleSet)}
     missing = sorted(fields - FIELD_DOCS.keys())
     stale = sorted(FIELD_DOCS.keys() - fields)
     unknown = sorted({f for _, _, fs in OPEN_QUESTIONS for f in fs} - fields)
     problems = []
-    if missing:
-        problems.append(f"fields without an entry in FIELD_DOCS: {', '.join(missing)}")
+    if missing:  # listed anyway (see field_doc); say so, so that someone writes the entries
+        print(f"gen_rules_doc: note: no FIELD_DOCS entry for {', '.join(missing)}", file=sys.stderr)
     if stale:
         problems.append(f"FIELD_DOCS entries for fields that no longer exist: {', '.join(stale)}")
     if unknown:
@@ -537,19 +611,21 @@ def render() -> str:
     out: list[str] = []
     add = out.append
 
-    add("# Rules: presets, parameters and custom rules files")
+    add("# Rules: presets, parameters, custom rules files and the rules reference")
     add("")
-    add("<!-- Generated by docs/gen_rules_doc.py from arena/engine/ruleset.py and arena/engine/presets/*.toml.")
-    add("     Do not edit by hand: edit the models, the presets or the script, then run")
-    add("     `python docs/gen_rules_doc.py` (`--check` tells whether this page is stale). -->")
+    add("<!-- The part above END_MARK is generated by docs/gen_rules_doc.py from arena/engine/ruleset.py and")
+    add("     arena/engine/presets/*.toml. Do not edit it by hand: edit the models, the presets or the script, then")
+    add("     run `python docs/gen_rules_doc.py` (`--check` tells whether it is stale). The rules reference below")
+    add("     END_MARK is written by hand and kept as it is by the script. -->")
     add("")
     add(
         "A game's rules are one `RuleSet` (`arena/engine/ruleset.py`): a frozen, validated pydantic model. "
         "It is built once, from a preset, a rules file and command-line overrides, in that order. The game "
         "never changes it, and the transcript header records all of it. Each field implements a parameter "
-        "(P01–P40) or a rule (R…) of the rules specification, RULES.md, which the references below follow. "
-        "Points marked ⚠ are those RULES.md marks as uncertain; they are collected under "
-        "[Open questions](#open-questions-rulesmd-5)."
+        "(P01–P40) or a rule (R1.1–R10.5) of the [rules reference](#the-rules-reference) at the end of this "
+        "page, which defines every rule id used in the code and the docs and names the document each rule comes "
+        "from. Points marked ⚠ are uncertain readings of those documents; they are collected under "
+        "[Open questions](#open-questions)."
     )
     add("")
 
@@ -676,7 +752,7 @@ def render() -> str:
     add("## Voting protocols")
     add("")
     add(
-        "`voting.protocol` chooses how the day vote is collected (RULES.md R5.10, §5.12). Every other voting "
+        "`voting.protocol` chooses how the day vote is collected (R5.10, §5.12). Every other voting "
         "rule (mandatory votes, the default vote, ties, the lift vote) applies to both."
     )
     add("")
@@ -690,7 +766,7 @@ def render() -> str:
     add(
         "- **`ballot`**: each voter makes one pick among the candidates at the same time, without seeing anyone "
         "else's. Faster for LLM seats (one call per voter instead of one per nominee), but it changes the game: "
-        "there are no running counts and no last-nominee dynamics. RULES.md §5.12 flags this as an open choice."
+        "there are no running counts and no last-nominee dynamics. §5.12 lists this as an open choice."
     )
     add("")
 
@@ -709,11 +785,11 @@ def render() -> str:
     for dotted, ann, info in iter_fields(RuleSet):
         if "." in dotted:
             continue
-        ref, meaning = FIELD_DOCS[dotted]
+        ref, meaning = field_doc(dotted, info)
         rows.append(
-            [code(dotted), describe_type(ann, info.metadata), fmt_value(defaults[dotted], dotted), meaning, ref]
+            [code(dotted), describe_type(ann, info.metadata, dotted), fmt_value(defaults[dotted], dotted), meaning, ref]
         )
-    out += table(["Field", "Type / allowed", "Default", "Meaning", "RULES.md"], rows)
+    out += table(["Field", "Type / allowed", "Default", "Meaning", "Rule"], rows)
     add("")
     add("Default `forbidden_words`:")
     add("")
@@ -729,17 +805,17 @@ def render() -> str:
             add("")
         rows = []
         for dotted, ann, info in iter_fields(model, f"{name}."):
-            ref, meaning = FIELD_DOCS[dotted]
+            ref, meaning = field_doc(dotted, info)
             rows.append(
                 [
                     code(dotted.split(".", 1)[1]),
-                    describe_type(ann, info.metadata),
+                    describe_type(ann, info.metadata, dotted),
                     fmt_value(lookup(defaults, dotted), dotted),
                     meaning,
                     ref,
                 ]
             )
-        out += table(["Field", "Type / allowed", "Default", "Meaning", "RULES.md"], rows)
+        out += table(["Field", "Type / allowed", "Default", "Meaning", "Rule"], rows)
         add("")
 
     # ---- per preset
@@ -763,11 +839,11 @@ def render() -> str:
     add("")
 
     # ---- open questions
-    add("## Open questions (RULES.md §5)")
+    add("## Open questions")
     add("")
     add(
-        "Every ⚠ point of RULES.md §5 and the field that decides it. A point with no field is fixed in the "
-        "engine; changing it means changing code."
+        "Every ⚠ point of §5 (in the rules reference below) and the field that decides it. A point with no field "
+        "is fixed in the engine; changing it means changing code."
     )
     add("")
     rows = []
@@ -775,28 +851,41 @@ def render() -> str:
         rows.append([f"§{num}", text, ", ".join(code(f) for f in fields) if fields else "–"])
     out += table(["§", "Point", "Field(s)"], rows)
     add("")
-    add("RULES.md §2.1 parameters with no field:")
+    add("§2.1 parameters with no field:")
     add("")
     for p, why in UNMODELLED.items():
         add(f"- {p}, {why}")
     add("")
+    add(END_MARK)
     return "\n".join(out)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--check", action="store_true", help="exit 1 if the page is out of date; write nothing")
+    parser.add_argument("--out", type=Path, default=OUT, help=argparse.SUPPRESS)  # tests check a copy
     args = parser.parse_args(argv)
-    text = render()
+    out: Path = args.out
+    current = out.read_text(encoding="utf-8") if out.exists() else ""
+    generated = render()
+    raw = raw_type_problems(generated)
+    if args.check:  # the page as it is must not show raw types either, whatever wrote it
+        raw += raw_type_problems(current.partition(END_MARK)[0])
+    if raw:
+        print(f"{out}: raw Python type text instead of words:", *raw, sep="\n  ", file=sys.stderr)
+        return 1
+    text = generated + hand_written(current)
     if args.check:
-        current = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
-        if current != text:
-            print(f"{OUT} is out of date: run python docs/gen_rules_doc.py", file=sys.stderr)
+        if END_MARK not in current:
+            print(f"{out} has no end mark of the generated part: run python docs/gen_rules_doc.py", file=sys.stderr)
             return 1
-        print(f"{OUT} is up to date")
+        if current != text:
+            print(f"{out} is out of date: run python docs/gen_rules_doc.py", file=sys.stderr)
+            return 1
+        print(f"{out} is up to date")
         return 0
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUT}")
+    out.write_text(text, encoding="utf-8")
+    print(f"wrote {out}")
     return 0
 
 

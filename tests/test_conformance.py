@@ -1,5 +1,5 @@
 """Conformance: thousands of seeded random-decision games per preset, every step checked against invariants that
-are derived here, independently of the engine, from RULES.md.
+are derived here, independently of the engine, from the rules reference (docs/rules.md).
 
 Why this file exists: scenario tests pin the cases someone thought of; random play with judge interventions
 (fouls, removals, defaults, re-asks) at arbitrary moments reaches the ones nobody did. Each game is checked on
@@ -125,7 +125,7 @@ class Violation(AssertionError):
     """An invariant broken by the engine; the message says which, at which event or input."""
 
 
-# ----- the independent win check (RULES.md P34–P37) ------------------------------------------------------------
+# ----- the independent win check (docs/rules.md P34–P37) ------------------------------------------------------------
 def expected_winner(rules: RuleSet, roles: dict[int, str], alive: Iterable[int], maniac_ally: bool) -> str | None:
     """Who has won with these seats alive, from P34–P37 and nothing else.
 
@@ -1123,7 +1123,7 @@ def test_random_games_conform(preset: str) -> None:
 
 # ----- regressions: the engine bugs these random games found, each pinned to its minimal case -------------------
 F10 = [Role.CIVILIAN, Role.CIVILIAN, Role.MAFIA, Role.SHERIFF, Role.CIVILIAN, Role.DON, Role.CIVILIAN, Role.MAFIA]
-F10 += [Role.CIVILIAN, Role.CIVILIAN]  # RULES.md §4: black {3, 6, 8}, sheriff 4
+F10 += [Role.CIVILIAN, Role.CIVILIAN]  # docs/rules.md §4: black {3, 6, 8}, sheriff 4
 
 
 def quiet(game: Game, until: Callable[[Request], bool]) -> Request:

@@ -17,7 +17,7 @@ from arena.engine import Decision, EventType, Game, IllegalDecision, Kind, Reque
 
 C, SH, M, DON = Role.CIVILIAN, Role.SHERIFF, Role.MAFIA, Role.DON
 DOC, MAN, LOV = Role.DOCTOR, Role.MANIAC, Role.LOVER
-# RULES.md §4 standard seatings
+# docs/rules.md §4 standard seatings
 F10 = [C, C, M, SH, C, DON, C, M, C, C]  # black {3, 6, 8}, sheriff 4
 C10 = [C, DOC, M, C, SH, DON, MAN, C, M, C]  # black {3, 6, 9}, doctor 2, sheriff 5, maniac 7
 E12 = [C, LOV, M, SH, C, DON, MAN, C, DOC, C, M, C]  # mafia {3, 6, 11}, lover 2, commissar 4, maniac 7, doctor 9

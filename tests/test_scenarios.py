@@ -28,7 +28,7 @@ def _explain(path: Path) -> str:
 
 
 def test_every_rules_example_has_a_file() -> None:
-    """RULES.md §4 lists 35 examples; each has its file, named by number."""
+    """docs/rules.md §4 lists 35 examples; each has its file, named by number."""
     numbers = {f.name[:3] for f in FILES if f.parent == SCENARIOS}
     expected = {f"E{n:02d}" for n in (1, 2, 4, 5, 6, 7, 9, 11, 12, 13, 15, 16, 17, 18, 19, 21, 22, 24, 26, 27, 29, 31,
                                       33, 34, 35, 36, 38, 40, 41, 42, 43, 46, 47, 48, 49)}  # fmt: skip

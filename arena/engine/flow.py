@@ -1,4 +1,4 @@
-"""The phase machine: Night 0, then Day k and Night k until a win or a draw (RULES.md §1).
+"""The phase machine: Night 0, then Day k and Night k until a win or a draw (docs/rules.md §1).
 
 Written as one generator so that the order of the rules reads top to bottom: every `yield` hands a batch of requests
 to the driver in `game.py` and receives the answers. Voting lives in `voting.py`, the night in `night.py`.

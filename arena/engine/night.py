@@ -1,6 +1,6 @@
 """Nights: Night 0 (the black meeting, the maniac's side, aurora's checks) and Night k's resolution for every preset.
 
-RULES.md §1.2, §1.8 and §3: the lover's visit first (edge), then the blacks' shot, then the checks, the maniac and
+docs/rules.md §1.2, §1.8 and §3: the lover's visit first (edge), then the blacks' shot, then the checks, the maniac and
 the blind heal at once, then the club doctor who sees the stretchers, then the best move. Deaths take effect together
 at the end of the night; the morning announcement is the next day's first event (`flow._morning`).
 """

@@ -1,4 +1,4 @@
-"""RuleSet: every parameter of RULES.md §2.1 (P01–P40) and every ⚠ point of §5, frozen and validated.
+"""RuleSet: every parameter of docs/rules.md §2.1 (P01–P40) and every ⚠ point of §5, frozen and validated.
 
 Presets are TOML files in `presets/`; a user's own file (TOML or YAML) is validated field by field, and a bad
 field produces an error that names it and lists the allowed values.

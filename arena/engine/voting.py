@@ -1,6 +1,6 @@
 """The day vote: nominees, sequential or ballot votes, popil and re-votes, the lift vote, the club acquittal.
 
-RULES.md §1.5–§1.7 and P10–P19. Every sub-procedure is a generator; one that returns None means today's vote was
+docs/rules.md §1.5–§1.7 and P10–P19. Every sub-procedure is a generator; one that returns None means today's vote was
 cancelled by a removal while it ran (R9.5).
 """
 
