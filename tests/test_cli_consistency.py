@@ -163,3 +163,36 @@ def test_play_outside_a_checkout_finds_the_examples_and_prints_the_path(folders:
     # an LLM example agent resolves from the package, here in a folder with no agents/ of its own
     (folders["local"]).rmdir()
     assert resolve_agent("local-fake", check_env=False).base_url == "http://127.0.0.1:8765/v1"
+
+
+# ----- packaging -----------------------------------------------------------------------------------------------
+def test_openai_is_a_core_dependency_imported_only_for_llm_seats(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert any(dep.startswith("openai") for dep in project["dependencies"])
+    assert any(dep.startswith("langchain") for dep in project["optional-dependencies"]["langchain"])
+    script = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from arena.cli import app\n"
+        f"r = CliRunner().invoke(app, ['play', '--quiet', '--seed', '1', '--out', {str(tmp_path)!r}])\n"
+        "assert r.exit_code == 0, r.output\n"
+        "print('openai' in sys.modules, 'langchain_core' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False"], "a bot game should not import the LLM client"
+
+
+def test_example_agents_ship_with_the_package() -> None:
+    import tomllib
+
+    from arena.resources import example_agents_root
+
+    assert example_agents_root() == ROOT / "agents"
+    data_files = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["data-files"]
+    assert data_files["share/mafia-arena/agents"] == ["agents/*.toml"]
+    assert {p.name for p in (ROOT / "agents").glob("*.toml")} >= {"local-fake.toml", "openai.toml", "vllm.toml"}
