@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+AGENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")  # a file name in the agents folder, never a path
 NO_KEY = "no-key"  # sent to servers that need none (vLLM, Ollama, llama.cpp) so the SDK does not complain
 
 
@@ -140,6 +141,8 @@ def resolve_agent(text: str, agents_dir: Path | None = None, *, check_env: bool 
 
 
 def _load_file(name: str, folder: Path) -> AgentSpec:
+    if not AGENT_NAME.match(name) or ".." in name:  # only files directly in the agents folder are read
+        raise AgentError(f"bad agent name {name!r}: a name is letters, digits, '.', '_' and '-', never a path")
     path = folder / f"{name}.toml"
     if not path.is_file():
         known = sorted([*BUILTIN, "openai:MODEL", *(p.stem for p in folder.glob("*.toml"))])
@@ -147,7 +150,9 @@ def _load_file(name: str, folder: Path) -> AgentSpec:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
-        raise AgentError(f"{path}: not valid TOML: {exc}") from exc
+        raise AgentError(f"{path}: not valid TOML: {exc}") from None
+    except (UnicodeDecodeError, RecursionError, OSError) as exc:  # hostile files: one line, never a traceback
+        raise AgentError(f"{path}: cannot read: {type(exc).__name__}") from None
     data.setdefault("name", name)
     try:
         return AgentSpec.model_validate(data)

@@ -41,6 +41,10 @@ def prompt(
     rebuild: Annotated[
         bool, typer.Option("--rebuild", help="rebuild with the current prompt set even where a call was recorded")
     ] = False,
+    prompt_set: Annotated[
+        str | None,
+        typer.Option("--prompt-set", help="rebuild with this prompt set (a shipped name or a folder you trust)"),
+    ] = None,
 ) -> None:
     """Print the messages seat N was sent (or would be sent) at a point of the game."""
     try:
@@ -48,8 +52,9 @@ def prompt(
         players = transcript.rules.players
         if not 1 <= seat <= players:
             raise ValueError(f"seat {seat} is not at this table (seats 1 to {players})")
-        result = seat_prompt(transcript, seat, at, rebuild=rebuild)
-    except (TranscriptError, ValueError, OSError) as exc:
+        folders = [Path(prompt_set)] if prompt_set is not None and Path(prompt_set).is_dir() else []
+        result = seat_prompt(transcript, seat, at, rebuild=rebuild, prompt_set=prompt_set, prompt_folders=folders)
+    except (TranscriptError, ValueError, OSError, RecursionError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(BAD_INPUT) from None
     if as_json:

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from arena.agents import AgentError, AgentSpec, resolve_agent
+from arena.agents import AgentError, AgentSpec, check_ready, resolve_agent
 from arena.engine import (
     MODERATOR,
     Event,
@@ -270,6 +270,12 @@ def register(app: typer.Typer) -> None:
         max_reasks: Annotated[int, typer.Option(help="Re-asks after a refused answer before the default.", min=0)] = 2,
         agents_dir: Annotated[Path, typer.Option(help="Where agent definitions live.")] = Path("agents"),
         delay: Annotated[float, typer.Option(hidden=True, help="Seconds each seat waits before answering.")] = 0.0,
+        sign_key_env: Annotated[
+            str | None,
+            typer.Option(
+                "--sign-key-env", envvar="ARENA_SIGN_KEY_ENV", help="Sign the transcript with the key in this variable."
+            ),
+        ] = None,
     ) -> None:
         """Play one game (by default fiim with 10 heuristic bots), live, and save its transcript."""
         try:
@@ -281,12 +287,13 @@ def register(app: typer.Typer) -> None:
         except (SeatSpecError, AgentError) as exc:
             fail(str(exc))
         seats = _preflight(seats)
+        sign_key = _sign_key(sign_key_env)
         seed = seed if seed is not None else random.SystemRandom().randrange(1_000_000)
         console = Console(highlight=False)
         players = _build_players(seats, seed=seed, rules=rules, lang=lang.value, delay=delay)
         header = make_header(rules, seed, seats, lang=lang.value, prompt_set_hash=_prompt_hash(seats, lang.value))
         try:
-            writer = TranscriptWriter.create(default_path(out, header), header)
+            writer = TranscriptWriter.create(default_path(out, header), header, sign_key=sign_key)
         except (TranscriptError, OSError) as exc:
             fail(str(exc))
         if not quiet:
@@ -314,11 +321,34 @@ def register(app: typer.Typer) -> None:
         timeout: Annotated[float, typer.Option(help="Seconds a seat has for one decision.", min=0.001)] = 60.0,
         max_reasks: Annotated[int, typer.Option(help="Re-asks after a refused answer before the default.", min=0)] = 2,
         delay: Annotated[float, typer.Option(hidden=True, help="Seconds each seat waits before answering.")] = 0.0,
+        agents_dir: Annotated[Path, typer.Option(help="Where agent definitions live.")] = Path("agents"),
+        seat: Annotated[
+            list[str] | None,
+            typer.Option("--seat", help="Play seat N with a local agent instead of the recorded one: N=AGENT."),
+        ] = None,
+        agents_from_header: Annotated[
+            bool,
+            typer.Option(
+                "--agents-from-header", help="Use the header's agent specs where no local definition matches."
+            ),
+        ] = False,
+        prompt_folder: Annotated[
+            list[Path] | None,
+            typer.Option("--prompt-folder", help="A prompt set folder the header may name. Repeatable."),
+        ] = None,
+        sign_key_env: Annotated[
+            str | None,
+            typer.Option(
+                "--sign-key-env", envvar="ARENA_SIGN_KEY_ENV", help="Sign the end record with the key in this variable."
+            ),
+        ] = None,
     ) -> None:
         """Continue a game whose process died, from its transcript, appending to the same file."""
         transcript, game = _load_for_resume(file)
         header = transcript.header
-        seats = {entry.seat: entry.agent for entry in header.seats}
+        seats = _trusted_seats(transcript, agents_dir, seat or [], agents_from_header, prompt_folder or [])
+        seats = _preflight(seats)
+        sign_key = _sign_key(sign_key_env)
         players = _build_players(seats, seed=header.seed, rules=game.rules, lang=header.lang, delay=delay)
         console = Console(highlight=False)
         if not quiet:
@@ -327,7 +357,7 @@ def register(app: typer.Typer) -> None:
             )
         stats = RunStats(counters=counters_from_inputs(transcript.inputs))
         try:
-            writer = TranscriptWriter.append_to(transcript)
+            writer = TranscriptWriter.append_to(transcript, sign_key=sign_key)
         except (TranscriptError, OSError) as exc:
             fail(str(exc))
         _play_out(game, players, writer, seats, stats, console, quiet, timeout, max_reasks)
@@ -358,6 +388,35 @@ def _play_out(
         humans=humans,
     )
     _report(game, stats, writer.path, console, quiet)
+
+
+def _trusted_seats(
+    transcript: Transcript, agents_dir: Path, overrides: list[str], from_header: bool, folders: list[Path]
+) -> dict[int, AgentSpec]:
+    """The seats of a resumed game from local definitions (`arena/trust.py`): the header is never trusted."""
+    from arena.trust import TrustError, parse_overrides, resume_seats
+
+    recorded = {entry.seat: entry.agent for entry in transcript.header.seats}
+    try:
+        chosen = parse_overrides(overrides, len(recorded), agents_dir)
+        seats = resume_seats(recorded, agents_dir, overrides=chosen, from_header=from_header, prompt_folders=folders)
+        for spec in seats.values():
+            check_ready(spec)
+    except (TrustError, AgentError) as exc:
+        fail(str(exc))
+    return seats
+
+
+def _sign_key(variable: str | None) -> bytes | None:
+    """The HMAC key for signing, read from the named environment variable (never from a file or the header)."""
+    if variable is None:
+        return None
+    from arena.transcript import sign_key_from_env
+
+    try:
+        return sign_key_from_env(variable)
+    except TranscriptError as exc:
+        fail(str(exc))
 
 
 def _load_for_resume(file: Path) -> tuple[Transcript, Game]:
