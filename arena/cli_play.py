@@ -1,4 +1,4 @@
-"""`arena play`, `arena verify` and `arena resume`: run a game live, check a transcript, continue a crashed game.
+"""`arena play` and `arena resume`: run a game live, continue a crashed game (`arena verify` is in cli_verify.py).
 
 Every user error (an unknown preset, a bad rules file, a bad seat spec, a missing agent, an unreadable transcript)
 ends with one `error:` line and exit code 2, never a traceback. A game stopped with Ctrl-C stays resumable.
@@ -47,7 +47,6 @@ from arena.transcript import (
     default_path,
     load,
     make_header,
-    verify,
 )
 
 DEFAULT_AGENT = "bot:heuristic"
@@ -241,7 +240,7 @@ def _report(game: Game, stats: RunStats, path: Path | None, console: Console, qu
 
 
 def register(app: typer.Typer) -> None:
-    """Add `play`, `verify` and `resume` to `app`."""
+    """Add `play` and `resume` to `app`."""
 
     @app.command()
     def play(
@@ -300,20 +299,6 @@ def register(app: typer.Typer) -> None:
             console.print(Text(f"{rules.name} · seed {seed} · {_summary(seats)}", style="bold"))
         _play_out(Game(rules, seed), players, writer, seats, RunStats(), console, quiet, timeout, max_reasks)
 
-    @app.command(name="verify")
-    def verify_cmd(
-        file: Annotated[Path, typer.Argument(help="A transcript (.jsonl).")],
-    ) -> None:
-        """Replay a transcript's inputs through the engine and check every recorded event."""
-        try:
-            transcript = load(file)
-        except TranscriptError as exc:
-            fail(str(exc))
-        verdict = verify(transcript)
-        if not verdict.ok:
-            fail(f"{file}: {verdict.message}", 1)
-        typer.echo(f"OK {file}: {verdict.message}")
-
     @app.command()
     def resume(
         file: Annotated[Path, typer.Argument(help="An unfinished transcript (.jsonl).")],
@@ -349,6 +334,8 @@ def register(app: typer.Typer) -> None:
         seats = _trusted_seats(transcript, agents_dir, seat or [], agents_from_header, prompt_folder or [])
         seats = _preflight(seats)
         sign_key = _sign_key(sign_key_env)
+        if header.signed and sign_key is None:
+            typer.echo("note: this game was signed; without --sign-key-env its end record stays unsigned", err=True)
         players = _build_players(seats, seed=header.seed, rules=game.rules, lang=header.lang, delay=delay)
         console = Console(highlight=False)
         if not quiet:
@@ -424,7 +411,9 @@ def _load_for_resume(file: Path) -> tuple[Transcript, Game]:
     try:
         transcript = load(file, repair=True)
     except TranscriptError as exc:
-        fail(str(exc))
+        fail(str(exc), 1 if exc.damaged else 2)
+    if transcript.chain == "broken":
+        fail(f"{file}: tampered: {transcript.chain_error}; run `arena verify {file}`", 1)
     if transcript.status == "complete":
         fail(f"{file}: the game is already complete; nothing to resume", 1)
     if transcript.status == "aborted":
