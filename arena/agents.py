@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -147,12 +146,12 @@ def _load_file(name: str, folder: Path) -> AgentSpec:
     if not path.is_file():
         known = sorted([*BUILTIN, "openai:MODEL", *(p.stem for p in folder.glob("*.toml"))])
         raise AgentError(f"unknown agent {name!r}: no file {path}; known: {', '.join(known)}")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise AgentError(f"{path}: not valid TOML: {exc}") from None
-    except (UnicodeDecodeError, RecursionError, OSError) as exc:  # hostile files: one line, never a traceback
-        raise AgentError(f"{path}: cannot read: {type(exc).__name__}") from None
+    from arena.safe_read import UnsafeFile, load_toml, read_text
+
+    try:  # a hostile file (huge, binary, nested) is one clear message
+        data = load_toml(read_text(path, 1024 * 1024))
+    except UnsafeFile as exc:
+        raise AgentError(f"{path}: {exc}") from None
     data.setdefault("name", name)
     try:
         return AgentSpec.model_validate(data)

@@ -345,6 +345,7 @@ def register(app: typer.Typer) -> None:
         stats = RunStats(counters=counters_from_inputs(transcript.inputs))
         try:
             writer = TranscriptWriter.append_to(transcript, sign_key=sign_key)
+            writer.resumed(seats)
         except (TranscriptError, OSError) as exc:
             fail(str(exc))
         _play_out(game, players, writer, seats, stats, console, quiet, timeout, max_reasks)

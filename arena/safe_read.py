@@ -2,7 +2,7 @@
 
 Why a module of its own: every command that reads a small text file must turn a bad one (too big, a device, not
 UTF-8, nested thousands deep, a YAML alias bomb) into one clear message instead of a traceback or an exhausted
-machine. The callers wrap `UnsafeFile` in their own error type, so the message names their context.
+machine. The callers wrap `UnsafeFile` in their own error type and name the file; the message says only what is wrong.
 """
 
 from __future__ import annotations
@@ -23,24 +23,24 @@ class UnsafeFile(ValueError):
 def read_text(path: Path, limit: int = MAX_TEXT_BYTES) -> str:
     """The file's text, refusing a directory, a file over `limit` bytes (read no further) and non-UTF-8 bytes."""
     if path.is_dir():
-        raise UnsafeFile(f"{path} is a directory")
+        raise UnsafeFile("is a directory")
     try:
         with path.open("rb") as handle:
             data = handle.read(limit + 1)
     except OSError as exc:
-        raise UnsafeFile(f"cannot read {path}: {exc.strerror}") from None
+        raise UnsafeFile(f"cannot read: {exc.strerror}") from None
     if len(data) > limit:
-        raise UnsafeFile(f"{path} is larger than {limit:,} bytes")
+        raise UnsafeFile(f"larger than {limit:,} bytes")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise UnsafeFile(f"{path} is not UTF-8 text (byte {exc.start})") from None
+        raise UnsafeFile(f"not UTF-8 text (byte {exc.start})") from None
 
 
 MAX_NODES = 200_000  # values in a file once aliases are expanded (a rules file has a few hundred)
 
 
-def _check_size(data: Any, source: str, budget: int = MAX_NODES) -> None:
+def _check_size(data: Any, budget: int = MAX_NODES) -> None:
     """Walk the data as its users will, aliases expanded, and stop at `budget` values (a YAML alias bomb)."""
     stack = [data]
     seen = 0
@@ -48,7 +48,7 @@ def _check_size(data: Any, source: str, budget: int = MAX_NODES) -> None:
         item = stack.pop()
         seen += 1
         if seen > budget:
-            raise UnsafeFile(f"{source} expands to more than {budget:,} values (aliases that multiply)")
+            raise UnsafeFile(f"expands to more than {budget:,} values (aliases that multiply)")
         if isinstance(item, dict):
             stack.extend(item.values())
             stack.extend(item.keys())
@@ -56,23 +56,23 @@ def _check_size(data: Any, source: str, budget: int = MAX_NODES) -> None:
             stack.extend(item)
 
 
-def load_yaml(text: str, source: str) -> Any:
+def load_yaml(text: str) -> Any:
     """YAML data, or UnsafeFile for invalid YAML, nesting too deep to read, or aliases that multiply it."""
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise UnsafeFile(f"{source} is not valid YAML: {exc}") from None
+        raise UnsafeFile(f"not valid YAML: {exc}") from None
     except RecursionError:
-        raise UnsafeFile(f"{source} is nested too deeply") from None
-    _check_size(data, source)
+        raise UnsafeFile("nested too deeply") from None
+    _check_size(data)
     return data
 
 
-def load_toml(text: str, source: str) -> dict[str, Any]:
+def load_toml(text: str) -> dict[str, Any]:
     """TOML data, or UnsafeFile for invalid TOML or nesting too deep to read."""
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise UnsafeFile(f"{source} is not valid TOML: {exc}") from None
+        raise UnsafeFile(f"not valid TOML: {exc}") from None
     except RecursionError:
-        raise UnsafeFile(f"{source} is nested too deeply") from None
+        raise UnsafeFile("nested too deeply") from None

@@ -143,7 +143,7 @@ def load_cases(path: Path) -> list[tuple[str, Scenario]]:
     from arena.safe_read import UnsafeFile, load_yaml, read_text
 
     try:  # a hostile file (huge, binary, nested, an alias bomb) is one clear message
-        data: Any = load_yaml(read_text(path), str(path))
+        data: Any = load_yaml(read_text(path))
     except UnsafeFile as exc:
         raise ScenarioError(f"{path}: {exc}") from None
     if not isinstance(data, dict):

@@ -144,6 +144,17 @@ class End(BaseModel):
     error: str | None = None  # status aborted: what stopped the game
 
 
+class Resume(BaseModel):
+    """Written by `arena resume` where it starts appending: when, and who plays each seat from here on (local
+    definitions, or the user's `--seat` choices), so the record says who made every later decision."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["resume"] = "resume"
+    at: str = ""
+    seats: list[SeatEntry] = Field(default_factory=list)
+
+
 class Transcript(BaseModel):
     """A loaded transcript. `status` is the end record's status, or `started` for a game that has not ended."""
 
@@ -163,6 +174,8 @@ class Transcript(BaseModel):
     chain_error: str | None = None  # the first line that breaks the chain, and how
     last_hash: str = GENESIS  # the hash of the last whole line (resume continues the chain from it)
     sig: str | None = None  # the end record's signature, if any
+    resumes: list[Resume] = Field(default_factory=list)
+    resume_positions: list[int] = Field(default_factory=list)  # per resume record: how many inputs precede it
 
     @property
     def status(self) -> Status:
@@ -368,6 +381,11 @@ class TranscriptWriter:
     def call(self, call: ModelCall) -> None:
         self._write(_line("call", call))
 
+    def resumed(self, seats: Mapping[int, AgentSpec]) -> None:
+        """Mark where a resume starts appending, with the seats as they are played from here (redacted)."""
+        entries = [SeatEntry(seat=s, agent=redacted(seats[s])) for s in sorted(seats)]
+        self._write(_line("resume", Resume(at=self._clock(), seats=entries)))
+
     def sync_events(self, game: Game) -> None:
         """Write the game's events that the file does not hold yet, in order."""
         events = game.events
@@ -439,7 +457,13 @@ def _errors(exc: ValidationError) -> str:
     return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'record'}: {e['msg']}" for e in exc.errors()[:3])
 
 
-_RECORDS: dict[str, type[BaseModel]] = {"event": Event, "input": Input, "call": ModelCall, "end": End}
+_RECORDS: dict[str, type[BaseModel]] = {
+    "event": Event,
+    "input": Input,
+    "call": ModelCall,
+    "end": End,
+    "resume": Resume,
+}
 
 
 def _lines(stream: BinaryIO, source: str, max_line: int, max_bytes: int) -> Iterator[tuple[int, str, bool, int]]:
@@ -551,6 +575,9 @@ def read_stream(
         elif isinstance(model, ModelCall):
             out.calls.append(model)
             out.call_positions.append(len(out.inputs))
+        elif isinstance(model, Resume):
+            out.resumes.append(model)
+            out.resume_positions.append(len(out.inputs))
         elif isinstance(model, End):
             out.end = model
             out.sig = signed if isinstance(signed, str) else None
@@ -629,13 +656,21 @@ class _CallCheck:
         self.failures = (ERROR_PREFIX, TIMEOUT_PREFIX)
         self.calls = transcript.calls
         self.positions = transcript.call_positions
-        self.models = {e.seat for e in transcript.header.seats if e.agent.kind in ("llm", "langchain")}
+        self.models = self._models(transcript.header.seats)
+        self.resumes = list(zip(transcript.resume_positions, transcript.resumes, strict=True))
         self.queue: dict[int, list[int]] = {}
         self.next_call = 0
+
+    @staticmethod
+    def _models(seats: list[SeatEntry]) -> set[int]:
+        return {e.seat for e in seats if e.agent.kind in ("llm", "langchain")}
 
     def before_input(self, index: int) -> str | None:
         """Queue the answered calls written before input `index`; check each one's raw text against `parsed`."""
         from arena.llm.extract import NoJSON, extract_object
+
+        while self.resumes and self.resumes[0][0] <= index:  # a resume may seat other agents from here on
+            self.models = self._models(self.resumes.pop(0)[1].seats)
 
         while self.next_call < len(self.calls) and self.positions[self.next_call] <= index:
             number, call = self.next_call, self.calls[self.next_call]

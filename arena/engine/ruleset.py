@@ -266,10 +266,12 @@ def _read_file(path: Path) -> dict[str, Any]:
 
     try:  # a hostile file (huge, binary, nested, an alias bomb) is one clear message
         text = read_text(path)
-        source = f"rules file {path}"
-        data: Any = load_toml(text, source) if path.suffix == ".toml" else load_yaml(text, source)
     except UnsafeFile as exc:
-        raise RulesError(f"rules file: {exc}") from None
+        raise RulesError(f"cannot read rules file {path}: {exc}") from None
+    try:
+        data: Any = load_toml(text) if path.suffix == ".toml" else load_yaml(text)
+    except UnsafeFile as exc:
+        raise RulesError(f"rules file {path}: {exc}") from None
     if not isinstance(data, dict):
         raise RulesError(f"rules file {path} must hold a table of parameters")
     return data
