@@ -757,6 +757,8 @@ def verify(transcript: Transcript, *, key: bytes | None = None) -> Verdict:
             notes.append("signature: none yet (an unfinished file is signed when it ends)")
     elif transcript.sig is not None:
         notes.append("signed: pass --key-env VAR to check the signature")
+    if transcript.header.signed and end is not None and transcript.sig is None:
+        return bad("the header says this file was signed, but its end record carries no signature")
     try:
         game = Game(transcript.rules, transcript.header.seed, roles=transcript.header.roles)
     except Exception as exc:  # a crafted header: one line

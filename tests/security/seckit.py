@@ -53,15 +53,18 @@ ATTACKS: dict[str, tuple[int, dict[str, Any]]] = {
 EVIL_TEMPLATE = "{{ cycler.__init__.__globals__.os.system('touch PWNED') }}"
 
 
-def rechain(lines: list[str]) -> list[str]:
-    """Every line's hash recomputed after an edit, as a forger who read docs/security.md would."""
+def rechain(lines: list[str], *, drop_sig: bool = False) -> list[str]:
+    """Every line's hash recomputed after an edit, as a forger who read docs/security.md would (keeping the old
+    signature, which he cannot recompute, unless `drop_sig`)."""
     out, previous = [], GENESIS
     for line in lines:
         data = json.loads(line)
         data.pop("hash", None)
-        data.pop("sig", None)
+        sig = data.pop("sig", None)
         previous = chain_hash(previous, data)
         data["hash"] = previous
+        if sig is not None and not drop_sig:
+            data["sig"] = sig
         out.append(json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n")
     return out
 
