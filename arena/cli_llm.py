@@ -45,10 +45,16 @@ def prompt(
         str | None,
         typer.Option("--prompt-set", help="rebuild with this prompt set (a shipped name or a folder you trust)"),
     ] = None,
+    force: Annotated[bool, typer.Option("--force", help="read a file whose hash chain is broken (edited)")] = False,
 ) -> None:
     """Print the messages seat N was sent (or would be sent) at a point of the game."""
     try:
         transcript = load(file, repair=True)
+        if transcript.chain == "broken":
+            if not force:
+                typer.echo(f"error: {file}: tampered: {transcript.chain_error}; `--force` reads it anyway", err=True)
+                raise typer.Exit(1)
+            typer.echo(f"warning: {file}: TAMPERED FILE: {transcript.chain_error}", err=True)
         players = transcript.rules.players
         if not 1 <= seat <= players:
             raise ValueError(f"seat {seat} is not at this table (seats 1 to {players})")
