@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from arena import __version__
 from arena.agents import AgentSpec
-from arena.engine import Event, Game, IllegalDecision, Input, Request, Role, RuleSet
+from arena.engine import Event, Game, IllegalDecision, Input, Role, RuleSet
 from arena.players.base import ModelCall
 from arena.trust import redacted
 
@@ -686,8 +686,10 @@ class _CallCheck:
             self.queue.setdefault(call.seat, []).append(number)
         return None
 
-    def at_input(self, index: int, item: Input, request: Request | None) -> str | None:
-        """Check input `index` against the seat's queued answers (before the engine takes it)."""
+    def at_input(self, index: int, item: Input, game: Game) -> str | None:
+        """Check input `index` against the seat's queued answers (before the engine takes it). The answer goes
+        through the engine's own check, as the orchestrator's did, so what the engine normalises is compared
+        as it was recorded."""
         from arena.llm.schema import ShapeError, to_decision
 
         if item.op not in ("decide", "reject", "default"):
@@ -701,13 +703,15 @@ class _CallCheck:
                 return f"input {index} (seat {item.seat}, {item.op}): no model call record gave this answer"
             return None
         number = queue.pop(0)
+        request = game.request_for(item.seat)
         if item.op == "decide" and item.decision is not None and request is not None:
             call = self.calls[number]
             assert call.parsed is not None
             try:
                 decision = to_decision(request, dict(call.parsed), partial=call.finish_reason == "length")
-            except ShapeError as exc:
-                return f"call record {number} (seat {item.seat}) does not read as an answer: {exc}"
+                decision = game.check(item.seat, decision)
+            except (ShapeError, IllegalDecision) as exc:
+                return f"call record {number} (seat {item.seat}) does not give the recorded decision: {exc}"
             if decision != item.decision:
                 return (
                     f"input {index} (seat {item.seat}) differs from the answer of call record {number}: "
@@ -765,7 +769,7 @@ def verify(transcript: Transcript, *, key: bytes | None = None) -> Verdict:
         return bad(f"the header's rules or roles do not make a game: {type(exc).__name__}: {exc}")
     calls = _CallCheck(transcript)
     for index, item in enumerate(transcript.inputs):
-        problem = calls.before_input(index) or calls.at_input(index, item, game.request_for(item.seat))
+        problem = calls.before_input(index) or calls.at_input(index, item, game)
         if problem:
             return bad(problem)
         try:
