@@ -55,6 +55,7 @@ def prompt(
                 typer.echo(f"error: {file}: tampered: {transcript.chain_error}; `--force` reads it anyway", err=True)
                 raise typer.Exit(1)
             typer.echo(f"warning: {file}: TAMPERED FILE: {transcript.chain_error}", err=True)
+        transcript.rebuild()  # inputs the engine cannot replay: one TranscriptError line, before any prompt work
         players = transcript.rules.players
         if not 1 <= seat <= players:
             raise ValueError(f"seat {seat} is not at this table (seats 1 to {players})")

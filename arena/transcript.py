@@ -189,8 +189,11 @@ class Transcript(BaseModel):
         """A new Game with the header's rules, seed (and fixed roles), fed every recorded input."""
         try:
             game = Game(self.rules, self.header.seed, roles=self.header.roles)
-        except (ValidationError, ValueError) as exc:
-            raise TranscriptError(f"{self.path}: the header's rules do not validate: {exc}") from None
+        except Exception as exc:  # a crafted header: one line, never a traceback
+            raise TranscriptError(
+                f"{self.path}: the header's rules or roles do not make a game: {type(exc).__name__}: {exc}",
+                damaged=True,
+            ) from None
         for index, item in enumerate(self.inputs):
             try:
                 game.replay([item])

@@ -173,3 +173,43 @@ def test_an_event_past_the_replay_is_shown_with_a_warning(tmp_path: Path) -> Non
     assert code == 0 and "differs from the recorded events" in err
     code, _, err = cli("verify", str(path))
     assert code == 1 and "is not produced by the replay" in err
+
+
+def _forged(change: Callable[[list[dict[str, object]]], None]) -> Maker:
+    """A golden file changed by `change` and re-hashed: a valid chain around nonsense the engine must refuse."""
+
+    def make(path: Path) -> None:
+        records = [json.loads(line) for line in (GOLDEN / "fiim.jsonl").read_text(encoding="utf-8").splitlines()]
+        change(records)
+        lines = [json.dumps(r, ensure_ascii=False) + "\n" for r in records]
+        path.write_text("".join(rechain(lines)), encoding="utf-8")
+
+    return make
+
+
+def _first_input(records: list[dict[str, object]]) -> dict[str, object]:
+    return next(r for r in records if r["kind"] == "input")
+
+
+FORGED: dict[str, Maker] = {
+    "decide-without-decision": _forged(lambda rs: _first_input(rs).pop("decision", None)),
+    "seat-far-away": _forged(lambda rs: _first_input(rs).update(seat=10**12)),
+    "roles-short": _forged(lambda rs: rs[0].update(roles=["don"])),
+    "no-players": _forged(lambda rs: rs[0]["rules"].update(players=0)),  # type: ignore[attr-defined]
+    "seed-text": _forged(lambda rs: rs[0].update(seed="x")),
+}
+
+
+@pytest.mark.parametrize("name", list(FORGED))
+def test_forged_nonsense_fails_clearly(tmp_path: Path, name: str) -> None:
+    path = tmp_path / f"{name}.jsonl"
+    FORGED[name](path)
+    for args in (
+        ["verify", str(path)],
+        ["show", str(path)],
+        ["export", str(path), "--html", str(tmp_path / "x.html")],
+        ["prompt", str(path), "--seat", "1"],
+        ["resume", str(path), "--quiet"],
+    ):
+        code, out, err = cli(*args)
+        _clear_failure(code, out + err, args)
