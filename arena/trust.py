@@ -181,8 +181,8 @@ def resume_seats(
 
     A seat given with `--seat` uses that local spec. Otherwise the header's agent name is resolved locally; a
     missing definition or a difference in a trusted field is collected, and all of them are reported at once (no
-    player is built, no request sent). With `from_header`, the header's spec is used within the limits of
-    `_check_header_spec`.
+    player is built, no request sent). With `from_header`, such a seat uses the header's spec within the limits
+    of `_check_header_spec`; a seat whose local definition matches still uses the local one.
     """
     overrides = dict(overrides or {})
     folders = list(prompt_folders)
@@ -193,19 +193,20 @@ def resume_seats(
         if seat in overrides:
             out[seat] = overrides[seat]
             continue
-        if from_header:
-            out[seat] = _check_header_spec(seat, spec, local_files, folders)
-            continue
         try:
-            local = resolve_agent(spec.name, agents_dir, check_env=False)
+            local: AgentSpec | None = resolve_agent(spec.name, agents_dir, check_env=False)
+            missing = ""
         except AgentError as exc:
-            problems.append(f"seat {seat}: no local definition of agent {spec.name!r} ({exc})")
-            continue
-        diff = differences(spec, local)
-        if diff:
+            local, missing = None, str(exc)
+        diff = differences(spec, local) if local is not None else []
+        if local is not None and not diff:
+            out[seat] = local  # the local definition, with its real credentials and extra_body
+        elif from_header:
+            out[seat] = _check_header_spec(seat, spec, local_files, folders)
+        elif local is None:
+            problems.append(f"seat {seat}: no local definition of agent {spec.name!r} ({missing})")
+        else:
             problems.append(f"seat {seat} ({spec.name}): the local definition differs: {'; '.join(diff)}")
-            continue
-        out[seat] = local
     if problems:
         raise TrustError(
             "the transcript's seats do not match the local agent definitions, so nothing was run:\n  "
