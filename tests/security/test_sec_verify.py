@@ -250,3 +250,24 @@ def test_a_resumed_game_verifies(games: dict[str, Path], llm: Path, seat: str | 
     assert {e["agent"]["name"] for e in resume["seats"]} == {"bot:heuristic" if seat else "fake"}  # type: ignore[index]
     code, output = _verify(llm, "--key-env", "ARENA_TEST_SIGN_KEY")
     assert code == 0 and "signature: valid" in output, output
+
+
+def test_an_aborted_game_is_sealed_but_not_complete(tmp_path: Path) -> None:
+    from arena.agents import BUILTIN
+    from arena.engine import Game, load_rules
+    from arena.transcript import TranscriptWriter, make_header
+
+    rules = load_rules("fiim")
+    path = tmp_path / "aborted.jsonl"
+    writer = TranscriptWriter.create(path, make_header(rules, 1, dict.fromkeys(range(1, 11), BUILTIN["bot:random"])))
+    game = Game(rules, 1)
+    writer.sync_events(game)
+    writer.abort("RuntimeError: an engine bug")
+    writer.close()
+    code, output = _verify(path)
+    assert code == 3 and output.startswith("ABORTED") and "an engine bug" in output
+    assert _verify(path, "--allow-unfinished")[0] == 0
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join([*lines, lines[-1]]), encoding="utf-8")  # nothing may follow the seal
+    code, output = _verify(path)
+    assert code == 1 and "follows the end record" in output
