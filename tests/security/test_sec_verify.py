@@ -271,3 +271,18 @@ def test_an_aborted_game_is_sealed_but_not_complete(tmp_path: Path) -> None:
     path.write_text("".join([*lines, lines[-1]]), encoding="utf-8")  # nothing may follow the seal
     code, output = _verify(path)
     assert code == 1 and "follows the end record" in output
+
+
+def test_a_version_1_file_resumes_as_version_1(tmp_path: Path) -> None:
+    path = tmp_path / "old.jsonl"
+    path.write_text("".join(V1.read_text(encoding="utf-8").splitlines(keepends=True)[:50]), encoding="utf-8")
+    code, _, err = cli("resume", str(path), "--quiet")
+    assert code == 0, err
+    assert '"hash"' not in path.read_text(encoding="utf-8")  # one file, one format: no chain half-way
+    code, output = _verify(path)
+    assert code == 0 and "a version-1 file has no hash chain to check" in output
+
+
+def test_play_with_an_unset_signing_variable_starts_nothing(tmp_path: Path) -> None:
+    code, _, err = cli("play", "--quiet", "--out", str(tmp_path / "out"), "--sign-key-env", "ARENA_TEST_UNSET_KEY")
+    assert code == 2 and "ARENA_TEST_UNSET_KEY" in err and not (tmp_path / "out").exists()
