@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -25,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from arena.resources import example_agents_root
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_AGENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")  # a file stem: no path separators, no leading dot
+AGENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")  # a file stem: no path separators, no leading dot
 NO_KEY = "no-key"  # sent to servers that need none (vLLM, Ollama, llama.cpp) so the SDK does not complain
 
 
@@ -191,7 +190,7 @@ def agent_folders(agents_dir: Path | None = None) -> list[AgentFolder]:
 
 def check_agent_name(name: str) -> None:
     """AgentError unless `name` can be a definition's file stem (a name, never a path)."""
-    if not _AGENT_NAME.match(name):
+    if not AGENT_NAME.match(name):
         raise AgentError(
             f"bad agent name {name!r}: a name is a file stem of letters, digits, '.', '_' or '-' "
             "(no path separators); put the file in an agents folder (see `arena agents`)"
@@ -217,7 +216,7 @@ def list_agents(agents_dir: Path | None = None) -> list[AgentFile]:
             continue
         for path in sorted(folder.path.glob("*.toml")):
             name = path.stem
-            if not _AGENT_NAME.match(name):
+            if not AGENT_NAME.match(name):
                 continue
             found.append(AgentFile(name, path, folder.where, first.get(name)))
             first.setdefault(name, folder.where)
@@ -255,12 +254,13 @@ def _load_file(name: str, agents_dir: Path | None) -> AgentSpec:
 def load_agent_file(path: Path, name: str | None = None) -> AgentSpec:
     """The spec defined by one file (its stem is the name unless it sets `name`); AgentError naming the file."""
     name = name or path.stem
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise AgentError(f"cannot read agent file {path}: {exc.strerror}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise AgentError(f"agent file {path} is not valid TOML: {exc}") from None
+    from arena.safe_read import UnsafeFile, load_toml, read_text
+
+    try:  # a hostile file (huge, binary, nested) is one clear message
+        data = load_toml(read_text(path, 1024 * 1024))
+    except UnsafeFile as exc:
+        sep = " is " if str(exc).startswith("not ") else ": "  # "… is not valid TOML: …", "…: larger than …"
+        raise AgentError(f"agent file {path}{sep}{exc}") from None
     data.setdefault("name", name)
     try:
         return AgentSpec.model_validate(data)

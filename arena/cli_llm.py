@@ -56,15 +56,27 @@ def prompt(
     rebuild: Annotated[
         bool, typer.Option("--rebuild", help="rebuild with the current prompt set even where a call was recorded")
     ] = False,
+    prompt_set: Annotated[
+        str | None,
+        typer.Option("--prompt-set", help="rebuild with this prompt set (a shipped name or a folder you trust)"),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="read a file whose hash chain is broken (edited)")] = False,
 ) -> None:
     """Print the messages seat N was sent (or would be sent) at a point of the game."""
     try:
         transcript = load(file, repair=True)
+        if transcript.chain == "broken":
+            if not force:
+                typer.echo(f"error: {file}: tampered: {transcript.chain_error}; `--force` reads it anyway", err=True)
+                raise typer.Exit(1)
+            typer.echo(f"warning: {file}: TAMPERED FILE: {transcript.chain_error}", err=True)
+        transcript.rebuild()  # inputs the engine cannot replay: one TranscriptError line, before any prompt work
         players = transcript.rules.players
         if not 1 <= seat <= players:
             raise ValueError(f"seat {seat} is not at this table (seats 1 to {players})")
-        result = seat_prompt(transcript, seat, at, rebuild=rebuild)
-    except (TranscriptError, ValueError, OSError) as exc:
+        folders = [Path(prompt_set)] if prompt_set is not None and Path(prompt_set).is_dir() else []
+        result = seat_prompt(transcript, seat, at, rebuild=rebuild, prompt_set=prompt_set, prompt_folders=folders)
+    except (TranscriptError, ValueError, OSError, RecursionError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(BAD_INPUT) from None
     if as_json:

@@ -1,4 +1,4 @@
-"""`arena play`, `arena verify` and `arena resume`: run a game live, check a transcript, continue a crashed game.
+"""`arena play` and `arena resume`: run a game live, continue a crashed game (`arena verify` is in cli_verify.py).
 
 Every user error (an unknown preset, a bad rules file, a bad seat spec, a missing agent, an unreadable transcript)
 ends with one `error:` line and exit code 2, never a traceback. A game stopped with Ctrl-C stays resumable.
@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from arena.agents import AgentError, AgentSpec, resolve_agent
+from arena.agents import AgentError, AgentSpec, check_ready, resolve_agent
 from arena.engine import (
     MODERATOR,
     Event,
@@ -47,7 +47,6 @@ from arena.transcript import (
     default_path,
     load,
     make_header,
-    verify,
 )
 
 DEFAULT_AGENT = "bot:heuristic"
@@ -287,7 +286,7 @@ def _report(game: Game, stats: RunStats, path: Path | None, console: Console, qu
 
 
 def register(app: typer.Typer) -> None:
-    """Add `play`, `verify` and `resume` to `app`."""
+    """Add `play` and `resume` to `app`."""
 
     @app.command()
     def play(
@@ -322,6 +321,12 @@ def register(app: typer.Typer) -> None:
             ),
         ] = None,
         delay: Annotated[float, typer.Option(hidden=True, help="Seconds each seat waits before answering.")] = 0.0,
+        sign_key_env: Annotated[
+            str | None,
+            typer.Option(
+                "--sign-key-env", envvar="ARENA_SIGN_KEY_ENV", help="Sign the transcript with the key in this variable."
+            ),
+        ] = None,
     ) -> None:
         """Play one game, live, and save its transcript under --out (default ./transcripts); the path is printed.
 
@@ -336,31 +341,18 @@ def register(app: typer.Typer) -> None:
         except (SeatSpecError, AgentError) as exc:
             fail(str(exc))
         seats = _preflight(seats)
+        sign_key = _sign_key(sign_key_env)
         seed = seed if seed is not None else random.SystemRandom().randrange(1_000_000)
         console = Console(highlight=False)
         players = _build_players(seats, seed=seed, rules=rules, lang=lang.value, delay=delay)
         header = make_header(rules, seed, seats, lang=lang.value, prompt_set_hash=_prompt_hash(seats, lang.value))
         try:
-            writer = TranscriptWriter.create(default_path(out, header), header)
+            writer = TranscriptWriter.create(default_path(out, header), header, sign_key=sign_key)
         except (TranscriptError, OSError) as exc:
             fail(str(exc))
         if not quiet:
             console.print(Text(f"{rules.name} · seed {seed} · {_summary(seats)}", style="bold"))
         _play_out(Game(rules, seed), players, writer, seats, RunStats(), console, quiet, timeout, max_reasks)
-
-    @app.command(name="verify")
-    def verify_cmd(
-        file: Annotated[Path, typer.Argument(help="A transcript (.jsonl).")],
-    ) -> None:
-        """Replay a transcript's inputs through the engine and check every recorded event."""
-        try:
-            transcript = load(file)
-        except TranscriptError as exc:
-            fail(str(exc))
-        verdict = verify(transcript)
-        if not verdict.ok:
-            fail(f"{file}: {verdict.message}", 1)
-        typer.echo(f"OK {file}: {verdict.message}")
 
     @app.command()
     def resume(
@@ -369,11 +361,42 @@ def register(app: typer.Typer) -> None:
         timeout: Annotated[float, typer.Option(help="Seconds a seat has for one decision.", min=0.001)] = 60.0,
         max_reasks: Annotated[int, typer.Option(help="Re-asks after a refused answer before the default.", min=0)] = 2,
         delay: Annotated[float, typer.Option(hidden=True, help="Seconds each seat waits before answering.")] = 0.0,
+        agents_dir: Annotated[
+            Path | None,
+            typer.Option(
+                help="A folder of agent definitions searched first (then ./agents, the user folder, the "
+                "package examples)."
+            ),
+        ] = None,
+        seat: Annotated[
+            list[str] | None,
+            typer.Option("--seat", help="Play seat N with a local agent instead of the recorded one: N=AGENT."),
+        ] = None,
+        agents_from_header: Annotated[
+            bool,
+            typer.Option(
+                "--agents-from-header", help="Use the header's agent specs where no local definition matches."
+            ),
+        ] = False,
+        prompt_folder: Annotated[
+            list[Path] | None,
+            typer.Option("--prompt-folder", help="A prompt set folder the header may name. Repeatable."),
+        ] = None,
+        sign_key_env: Annotated[
+            str | None,
+            typer.Option(
+                "--sign-key-env", envvar="ARENA_SIGN_KEY_ENV", help="Sign the end record with the key in this variable."
+            ),
+        ] = None,
     ) -> None:
         """Continue a game whose process died, from its transcript, appending to the same file."""
         transcript, game = _load_for_resume(file)
         header = transcript.header
-        seats = {entry.seat: entry.agent for entry in header.seats}
+        seats = _trusted_seats(transcript, agents_dir, seat or [], agents_from_header, prompt_folder or [])
+        seats = _preflight(seats)
+        sign_key = _sign_key(sign_key_env)
+        if header.signed and sign_key is None:
+            typer.echo("note: this game was signed; without --sign-key-env its end record stays unsigned", err=True)
         players = _build_players(seats, seed=header.seed, rules=game.rules, lang=header.lang, delay=delay)
         console = Console(highlight=False)
         if not quiet:
@@ -382,7 +405,8 @@ def register(app: typer.Typer) -> None:
             )
         stats = RunStats(counters=counters_from_inputs(transcript.inputs))
         try:
-            writer = TranscriptWriter.append_to(transcript)
+            writer = TranscriptWriter.append_to(transcript, sign_key=sign_key)
+            writer.resumed(seats)
         except (TranscriptError, OSError) as exc:
             fail(str(exc))
         _play_out(game, players, writer, seats, stats, console, quiet, timeout, max_reasks)
@@ -415,12 +439,43 @@ def _play_out(
     _report(game, stats, writer.path, console, quiet)
 
 
+def _trusted_seats(
+    transcript: Transcript, agents_dir: Path | None, overrides: list[str], from_header: bool, folders: list[Path]
+) -> dict[int, AgentSpec]:
+    """The seats of a resumed game from local definitions (`arena/trust.py`): the header is never trusted."""
+    from arena.trust import TrustError, parse_overrides, resume_seats
+
+    recorded = {entry.seat: entry.agent for entry in transcript.header.seats}
+    try:
+        chosen = parse_overrides(overrides, len(recorded), agents_dir)
+        seats = resume_seats(recorded, agents_dir, overrides=chosen, from_header=from_header, prompt_folders=folders)
+        for spec in seats.values():
+            check_ready(spec)
+    except (TrustError, AgentError) as exc:
+        fail(str(exc))
+    return seats
+
+
+def _sign_key(variable: str | None) -> bytes | None:
+    """The HMAC key for signing, read from the named environment variable (never from a file or the header)."""
+    if variable is None:
+        return None
+    from arena.transcript import sign_key_from_env
+
+    try:
+        return sign_key_from_env(variable)
+    except TranscriptError as exc:
+        fail(str(exc))
+
+
 def _load_for_resume(file: Path) -> tuple[Transcript, Game]:
     """Load (dropping a torn last line), refuse finished games, and rebuild the game from the inputs."""
     try:
         transcript = load(file, repair=True)
     except TranscriptError as exc:
-        fail(str(exc))
+        fail(str(exc), 1 if exc.damaged else 2)
+    if transcript.chain == "broken":
+        fail(f"{file}: tampered: {transcript.chain_error}; run `arena verify {file}`", 1)
     if transcript.status == "complete":
         fail(f"{file}: the game is already complete; nothing to resume", 1)
     if transcript.status == "aborted":

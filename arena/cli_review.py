@@ -3,12 +3,14 @@
 Why a module of its own: reviewing is read-only and must never disturb a transcript. Both commands load the file,
 rebuild the game by replaying its inputs through a fresh engine (so every view comes from the engine's own `view`),
 and draw it with `arena.render`. A bad input (no such file, a foreign or broken transcript, a seat out of range) is
-one line on stderr and exit code 2, never a traceback.
+one line on stderr and exit code 2, never a traceback. A file whose hash chain is broken (an edited transcript) is
+refused with exit code 1 unless `--force`, and then every output says so in its first line.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from html import escape as html_escape
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -20,6 +22,8 @@ from arena.render.html import export_html
 from arena.transcript import Transcript, TranscriptError, load
 
 BAD_INPUT = 2
+TAMPERED = 1
+FORCE_HELP = "Show a file whose hash chain is broken (edited), labelled as such."
 
 
 @dataclass(frozen=True)
@@ -31,21 +35,32 @@ class Review:
     names: dict[int, str]
     call_positions: list[int] | None
     models: dict[int, str]  # each seat's model, to label calls that got no answer
+    label: str | None = None  # set when the file failed its chain and --force showed it anyway
 
 
-def fail(message: str) -> NoReturn:
+def fail(message: str, code: int = BAD_INPUT) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(BAD_INPUT)
+    raise typer.Exit(code)
 
 
-def open_review(file: Path) -> Review:
-    """Load and rebuild, or exit 2 with the reason. A torn last line (a crashed writer) is dropped with a warning."""
+def open_review(file: Path, *, force: bool = False) -> Review:
+    """Load and rebuild, or exit 2 with the reason (1 for a broken hash chain without `force`). A torn last line
+    (a crashed writer) is dropped with a warning."""
     if not file.exists():
         fail(f"{file}: no such file")
     if file.is_dir():
         fail(f"{file}: is a directory, not a transcript")
     try:
         transcript = load(file, repair=True)
+    except TranscriptError as exc:
+        fail(str(exc))
+    label = None
+    if transcript.chain == "broken":
+        if not force:
+            fail(f"{file}: tampered: {transcript.chain_error}; `--force` shows it anyway, labelled", TAMPERED)
+        label = f"TAMPERED FILE: its hash chain is broken ({transcript.chain_error}); nothing here can be trusted"
+        typer.echo(f"warning: {file}: {label}", err=True)
+    try:
         game = transcript.rebuild()
     except TranscriptError as exc:
         fail(str(exc))
@@ -55,7 +70,8 @@ def open_review(file: Path) -> Review:
         typer.echo(f"warning: {file}: the last line is torn (the writer stopped mid-line); it is left out", err=True)
     recorded = transcript.events
     if game.events[: len(recorded)] != recorded:
-        first = next(i for i, (a, b) in enumerate(zip(game.events, recorded, strict=False)) if a != b)
+        pairs = zip(game.events, recorded, strict=False)
+        first = next((i for i, (a, b) in enumerate(pairs) if a != b), len(game.events))  # or past the replay
         typer.echo(
             f"warning: {file}: the replayed game differs from the recorded events from seq {first}; "
             "showing the replay (run `arena verify`)",
@@ -64,7 +80,20 @@ def open_review(file: Path) -> Review:
     names = {entry.seat: entry.agent.name for entry in transcript.header.seats}
     models = {e.seat: e.agent.reported_model or e.agent.model or "" for e in transcript.header.seats}
     positions = transcript.call_positions if len(transcript.call_positions) == len(transcript.calls) else None
-    return Review(transcript, game, names, positions, models)
+    return Review(transcript, game, names, positions, models, label)
+
+
+def _html_label(page: str, label: str) -> str:
+    """A banner at the top of the page body saying the file failed its chain (player text never enters it)."""
+    banner = (
+        '<p role="alert" style="background:#b00020;color:#fff;padding:8px;font-weight:bold;margin:0">'
+        f"{html_escape(label)}</p>"
+    )
+    at = page.find("<body")
+    if at < 0:
+        return banner + page
+    close = page.index(">", at) + 1
+    return page[:close] + banner + page[close:]
 
 
 def check_seat(seat: int | None, game: Game) -> int:
@@ -84,10 +113,13 @@ def show(
         bool, typer.Option("--reasoning", help="Show the seats' private reasoning (a seat view: its own only).")
     ] = False,
     calls: Annotated[bool, typer.Option("--calls", help="Show the model calls (a seat view: its own only).")] = False,
+    force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
 ) -> None:
     """Print a game by day and night: speeches, nominations, vote tables, night results and the end."""
-    review = open_review(file)
+    review = open_review(file, force=force)
     viewer = check_seat(seat, review.game)
+    if review.label is not None:
+        typer.echo(f"*** {review.label} ***")
     render(
         review.game,
         viewer,
@@ -110,9 +142,10 @@ def export(
         int | None,
         typer.Option("--seat", "-s", help="Put only seat N's view in the page (safe to give to that player)."),
     ] = None,
+    force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
 ) -> None:
     """Write one self-contained HTML page: god view and every seat's view, vote tables, who was alive."""
-    review = open_review(file)
+    review = open_review(file, force=force)
     viewer = check_seat(seat, review.game)
     if html.resolve() == file.resolve():
         fail(f"{html}: this is the transcript itself; choose another output file")
@@ -128,6 +161,8 @@ def export(
         call_positions=review.call_positions,
         models=review.models,
     )
+    if review.label is not None:
+        page = _html_label(page, review.label)
     try:
         html.write_text(page, encoding="utf-8")
     except OSError as exc:

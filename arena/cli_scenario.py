@@ -62,7 +62,7 @@ def run(
     results: list[FileResult] = [FileResult(p, error=f"{p}: no such file") for p in missing]
     results += [run_file(p) for p in files if p.exists()]
     if not files:
-        console.print("[red]no scenario files found[/]")
+        typer.echo("error: no scenario files found", err=True)
         raise typer.Exit(2)
     for result in results:
         if result.error:

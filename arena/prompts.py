@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from arena.agents import AgentSpec
 from arena.engine import Role, RuleSet
@@ -68,13 +69,15 @@ class PromptSet:
     lang: str
     directory: Path
     hash: str
-    env: jinja2.Environment
+    env: ImmutableSandboxedEnvironment
 
     def render(self, template: str, **context: Any) -> str:
         try:
             text = self.env.get_template(template).render(**context)
         except jinja2.TemplateNotFound as exc:
             raise PromptError(f"prompt set {self.name!r} ({self.lang}) has no template {exc.name}") from None
+        except jinja2.TemplateError as exc:  # e.g. the sandbox refusing an unsafe attribute: a named error
+            raise PromptError(f"prompt set {self.name!r} ({self.lang}): {template}: {exc}") from None
         return _BLANK_RUNS.sub("\n\n", text).strip()  # optional blocks leave blank lines; player text has none
 
     def has(self, template: str) -> bool:
@@ -92,7 +95,8 @@ def load_prompt_set(prompt_set: str = "default", lang: str = "en") -> PromptSet:
     missing = [name for name in REQUIRED if not (directory / name).is_file()]
     if missing:
         raise PromptError(f"prompt set {prompt_set!r} ({lang}) lacks {', '.join(missing)} in {directory}")
-    env = jinja2.Environment(
+    # sandboxed: a prompt set may come from anyone (a shared folder); no attribute walk reaches Python internals
+    env = ImmutableSandboxedEnvironment(
         loader=jinja2.FileSystemLoader(str(directory)),
         undefined=jinja2.StrictUndefined,
         autoescape=False,  # plain text for models; player text goes through `quote`

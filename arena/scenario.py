@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_args, get_origin
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from arena.engine import Game, Role, RulesError, RuleSet, load_rules
@@ -141,12 +140,12 @@ def _validation_message(exc: ValidationError) -> str:
 
 def load_cases(path: Path) -> list[tuple[str, Scenario]]:
     """Every case of one file, validated: (case label, scenario). Raises ScenarioError naming the file and field."""
-    try:
-        data: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ScenarioError(f"{path}: cannot read: {exc.strerror}") from exc
-    except yaml.YAMLError as exc:
-        raise ScenarioError(f"{path}: not valid YAML: {exc}") from exc
+    from arena.safe_read import UnsafeFile, load_yaml, read_text
+
+    try:  # a hostile file (huge, binary, nested, an alias bomb) is one clear message
+        data: Any = load_yaml(read_text(path))
+    except UnsafeFile as exc:
+        raise ScenarioError(f"{path}: {exc}") from None
     if not isinstance(data, dict):
         raise ScenarioError(f"{path}: a scenario file holds a mapping (name:, rules:, seating:, day 1:, …)")
     data = _normalise_phase_keys(data)

@@ -3,21 +3,28 @@
 Line 1 is a header (format, version, rules, seed, seats). Every later line is one record, tagged by `kind`:
 `event` (an engine event), `input` (an engine input: what replay feeds back), `call` (a model call) and, last,
 `end`. Lines are written and flushed one at a time, so a crash loses at most the line being written; the reader
-reports such a torn last line, and resume drops it. The writer only ever creates a new file or appends to one.
-`docs/transcripts.md` documents the format.
+reports such a torn last line, and resume drops it. The writer only ever creates a new file (mode 0600) or appends
+to one. Since version 2 every line carries `hash`, SHA-256 over the previous line's hash and the canonical JSON of
+the line without it, so an edit, insertion or removal breaks the chain; the end record seals it and, when a key is
+given, carries `sig`, an HMAC of its hash. The chain is generic: it covers any record, whatever its fields. Files
+are read as a stream, line by line, with a size limit per line and per file. `docs/transcripts.md` documents the
+format; `docs/security.md` the threat model.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import io
 import json
 import os
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import IO, Any, Final, Literal
+from typing import IO, Any, BinaryIO, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -25,15 +32,51 @@ from arena import __version__
 from arena.agents import AgentSpec
 from arena.engine import Event, Game, IllegalDecision, Input, Role, RuleSet
 from arena.players.base import ModelCall
+from arena.trust import redacted
 
 FORMAT: Final = "mafia-arena-transcript"
-VERSION = 1
+VERSION = 2  # 2: every line carries `hash` (the chain); version-1 files are still read, with no chain to check
+GENESIS: Final = "0" * 64  # the "previous hash" of line 1
+MIB: Final = 1024 * 1024
+MAX_LINE_BYTES = 16 * MIB  # one record; a longer line is an error, read no further
+MAX_FILE_BYTES = 512 * MIB  # a whole transcript (`load` keeps every record in memory)
 
 Status = Literal["started", "complete", "aborted"]
+Chain = Literal["ok", "broken", "none"]  # none: a version-1 file, written before the chain existed
 
 
 class TranscriptError(ValueError):
-    """A file that cannot be read as a transcript; the message says which file, which line and why."""
+    """A file that cannot be read as a transcript; the message says which file, which line and why.
+
+    `damaged` is set when the file starts as a transcript but a later line is broken (a corrupt or edited file),
+    as opposed to a file that is not a transcript at all."""
+
+    def __init__(self, message: str, *, damaged: bool = False) -> None:
+        super().__init__(message)
+        self.damaged = damaged
+
+
+def canonical(record: Mapping[str, Any]) -> bytes:
+    """The bytes a line's hash covers: its JSON with sorted keys, no spaces, UTF-8 (the `hash`/`sig` fields out)."""
+    return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def chain_hash(previous: str, record: Mapping[str, Any]) -> str:
+    """hex SHA-256(previous hash as ASCII hex + canonical(record))."""
+    return hashlib.sha256(previous.encode("ascii") + canonical(record)).hexdigest()
+
+
+def signature(key: bytes, end_hash: str) -> str:
+    """The end record's `sig`: hex HMAC-SHA256 of its hash (which covers every line before it) under `key`."""
+    return hmac.new(key, end_hash.encode("ascii"), hashlib.sha256).hexdigest()
+
+
+def sign_key_from_env(variable: str) -> bytes:
+    """The signing key held by environment variable `variable` (never a file, never the header)."""
+    value = os.environ.get(variable)
+    if not value:
+        raise TranscriptError(f"the environment variable {variable} (the signing key) is not set or empty")
+    return value.encode("utf-8")
 
 
 class SeatEntry(BaseModel):
@@ -64,6 +107,7 @@ class Header(BaseModel):
     seats: list[SeatEntry]
     prompt_set_hash: str | None = None
     note: str = ""
+    signed: bool = False  # the writer held a signing key: the end record carries `sig`
 
     def ruleset(self) -> RuleSet:
         return RuleSet.model_validate(self.rules)
@@ -100,6 +144,17 @@ class End(BaseModel):
     error: str | None = None  # status aborted: what stopped the game
 
 
+class Resume(BaseModel):
+    """Written by `arena resume` where it starts appending: when, and who plays each seat from here on (local
+    definitions, or the user's `--seat` choices), so the record says who made every later decision."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["resume"] = "resume"
+    at: str = ""
+    seats: list[SeatEntry] = Field(default_factory=list)
+
+
 class Transcript(BaseModel):
     """A loaded transcript. `status` is the end record's status, or `started` for a game that has not ended."""
 
@@ -115,6 +170,12 @@ class Transcript(BaseModel):
     torn: str | None = None  # the torn last line dropped by `load(..., repair=True)`
     good_bytes: int = 0  # length of the file up to the end of its last whole record
     unterminated: bool = False  # the last whole record lacks its newline (resume adds it)
+    chain: Chain = "none"  # whether every line's hash checked out (version 2+)
+    chain_error: str | None = None  # the first line that breaks the chain, and how
+    last_hash: str = GENESIS  # the hash of the last whole line (resume continues the chain from it)
+    sig: str | None = None  # the end record's signature, if any
+    resumes: list[Resume] = Field(default_factory=list)
+    resume_positions: list[int] = Field(default_factory=list)  # per resume record: how many inputs precede it
 
     @property
     def status(self) -> Status:
@@ -128,14 +189,23 @@ class Transcript(BaseModel):
         """A new Game with the header's rules, seed (and fixed roles), fed every recorded input."""
         try:
             game = Game(self.rules, self.header.seed, roles=self.header.roles)
-        except ValidationError as exc:
-            raise TranscriptError(f"{self.path}: the header's rules do not validate: {exc}") from None
+        except Exception as exc:  # a crafted header: one line, never a traceback
+            raise TranscriptError(
+                f"{self.path}: the header's rules or roles do not make a game: {type(exc).__name__}: {exc}",
+                damaged=True,
+            ) from None
         for index, item in enumerate(self.inputs):
             try:
                 game.replay([item])
             except IllegalDecision as exc:
                 raise TranscriptError(
-                    f"{self.path}: input {index} ({item.op} seat {item.seat}) refused: {exc}"
+                    f"{self.path}: input {index} ({item.op} seat {item.seat}) refused: {exc}", damaged=True
+                ) from None
+            except Exception as exc:  # a crafted input the engine cannot take: one line, never a traceback
+                raise TranscriptError(
+                    f"{self.path}: input {index} ({item.op} seat {item.seat}) cannot be replayed: "
+                    f"{type(exc).__name__}: {exc}",
+                    damaged=True,
                 ) from None
         return game
 
@@ -178,7 +248,7 @@ def make_header(
         lang=lang,
         rules=rules.model_dump(mode="json"),
         roles=list(roles) if roles is not None else None,
-        seats=[SeatEntry(seat=s, agent=seats[s]) for s in sorted(seats)],
+        seats=[SeatEntry(seat=s, agent=redacted(seats[s])) for s in sorted(seats)],  # no credentials in files
         prompt_set_hash=prompt_set_hash,
         note=note,
     )
@@ -213,6 +283,8 @@ class TranscriptWriter:
         inputs: int = 0,
         fsync: bool = False,
         clock: Callable[[], str] = utc_now,
+        sign_key: bytes | None = None,
+        last_hash: str = GENESIS,
     ) -> None:
         self._handle = handle
         self.path = path
@@ -221,31 +293,56 @@ class TranscriptWriter:
         self.inputs_written = inputs
         self._fsync = fsync
         self._clock = clock
+        self._chained = header.version >= 2  # a version-1 file being resumed stays version 1
+        self._sign_key = sign_key
+        self.last_hash = last_hash
         self.closed = False
 
+    @staticmethod
+    def _signed(header: Header, sign_key: bytes | None) -> Header:
+        return header.model_copy(update={"signed": True}) if sign_key is not None else header
+
     @classmethod
-    def create(cls, path: Path, header: Header, *, fsync: bool = False) -> TranscriptWriter:
-        """Create `path` (exclusive: an existing file is an error) and write the header."""
+    def create(
+        cls, path: Path, header: Header, *, fsync: bool = False, sign_key: bytes | None = None
+    ) -> TranscriptWriter:
+        """Create `path` (exclusive: an existing file is an error; mode 0600, only its owner reads it) and write
+        the header. With `sign_key` the end record is signed."""
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            handle = path.open("x", encoding="utf-8", newline="\n")
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
             raise TranscriptError(f"{path} already exists; a transcript is never overwritten") from None
-        writer = cls(handle, path, header, fsync=fsync)
+        handle = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
+        header = cls._signed(header, sign_key)
+        writer = cls(handle, path, header, fsync=fsync, sign_key=sign_key)
         writer._write(header.model_dump_json())
         return writer
 
     @classmethod
-    def to_stream(cls, stream: IO[str], header: Header, *, clock: Callable[[], str] = utc_now) -> TranscriptWriter:
-        writer = cls(stream, None, header, clock=clock)
+    def to_stream(
+        cls,
+        stream: IO[str],
+        header: Header,
+        *,
+        clock: Callable[[], str] = utc_now,
+        sign_key: bytes | None = None,
+    ) -> TranscriptWriter:
+        header = cls._signed(header, sign_key)
+        writer = cls(stream, None, header, clock=clock, sign_key=sign_key)
         writer._write(header.model_dump_json())
         return writer
 
     @classmethod
-    def append_to(cls, transcript: Transcript, *, fsync: bool = False) -> TranscriptWriter:
-        """Continue `transcript`'s file: cut a torn last line, then append after the last complete line."""
+    def append_to(
+        cls, transcript: Transcript, *, fsync: bool = False, sign_key: bytes | None = None
+    ) -> TranscriptWriter:
+        """Continue `transcript`'s file: cut a torn last line, then append after the last complete line, going on
+        with its hash chain. A file whose chain is broken is not continued."""
         if not transcript.path:
             raise TranscriptError("this transcript was not loaded from a file")
+        if transcript.chain == "broken":
+            raise TranscriptError(f"{transcript.path}: {transcript.chain_error}; it is not continued", damaged=True)
         path = Path(transcript.path)
         with path.open("r+b") as raw:
             raw.truncate(transcript.good_bytes)
@@ -259,9 +356,18 @@ class TranscriptWriter:
             events=len(transcript.events),
             inputs=len(transcript.inputs),
             fsync=fsync,
+            sign_key=sign_key,
+            last_hash=transcript.last_hash,
         )
 
-    def _write(self, line: str) -> None:
+    def _write(self, line: str, *, seal: bool = False) -> None:
+        if self._chained:  # hash what a reader will parse, so both sides hash the same canonical form
+            digest = chain_hash(self.last_hash, json.loads(line))
+            extra = f',"hash":"{digest}"'
+            if seal and self._sign_key is not None:
+                extra += f',"sig":"{signature(self._sign_key, digest)}"'
+            line = line[:-1] + extra + "}"
+            self.last_hash = digest
         self._handle.write(line + "\n")
         self._handle.flush()
         if self._fsync:
@@ -277,6 +383,11 @@ class TranscriptWriter:
 
     def call(self, call: ModelCall) -> None:
         self._write(_line("call", call))
+
+    def resumed(self, seats: Mapping[int, AgentSpec]) -> None:
+        """Mark where a resume starts appending, with the seats as they are played from here (redacted)."""
+        entries = [SeatEntry(seat=s, agent=redacted(seats[s])) for s in sorted(seats)]
+        self._write(_line("resume", Resume(at=self._clock(), seats=entries)))
 
     def sync_events(self, game: Game) -> None:
         """Write the game's events that the file does not hold yet, in order."""
@@ -297,11 +408,11 @@ class TranscriptWriter:
             finished_at=self._clock(),
             counters=kept,
         )
-        self._write(_line("end", record))
+        self._write(_line("end", record), seal=True)
 
     def abort(self, error: str) -> None:
         """Close a game that an internal error stopped (an engine bug): it stays verifiable, not resumable."""
-        self._write(_line("end", End(status="aborted", error=error, finished_at=self._clock())))
+        self._write(_line("end", End(status="aborted", error=error, finished_at=self._clock())), seal=True)
 
     def close(self) -> None:
         if not self.closed and self.path is not None:
@@ -310,109 +421,216 @@ class TranscriptWriter:
 
 
 # ----- reading --------------------------------------------------------------------------------------------------
-def _parse_header(first: str, source: str) -> Header:
+def _json(text: str) -> Any:
+    """json.loads, with a deeply nested or absurd value (RecursionError, a 5,000-digit int) as a ValueError."""
     try:
-        data = json.loads(first)
-    except json.JSONDecodeError:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
+def _parse_header(first: str, source: str) -> tuple[Header, dict[str, Any]]:
+    """The header model, and the line's JSON object as read (for its hash)."""
+    try:
+        data = _json(first)
+    except ValueError:
         raise TranscriptError(f"{source}: not a Mafia Arena transcript (line 1 is not JSON)") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise TranscriptError(f"{source}: not a Mafia Arena transcript (line 1 has no format {FORMAT!r})")
     version = data.get("version")
-    if not isinstance(version, int):
+    if not isinstance(version, int) or isinstance(version, bool):
         raise TranscriptError(f"{source}: the header has no format version")
     if version > VERSION:
         raise TranscriptError(
             f"{source}: written in transcript format version {version}, newer than this arena reads ({VERSION}); "
             "upgrade mafia-arena to read it"
         )
+    raw = dict(data)
+    if version >= 2:
+        data.pop("hash", None)
     data.setdefault("kind", "header")
     try:
-        return Header.model_validate(data)
-    except ValidationError as exc:
-        raise TranscriptError(f"{source}: bad header: {_errors(exc)}") from None
+        return Header.model_validate(data), raw
+    except (ValidationError, RecursionError) as exc:
+        why = _errors(exc) if isinstance(exc, ValidationError) else "nested too deeply"
+        raise TranscriptError(f"{source}: bad header: {why}") from None
 
 
 def _errors(exc: ValidationError) -> str:
     return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'record'}: {e['msg']}" for e in exc.errors()[:3])
 
 
-_RECORDS: dict[str, type[BaseModel]] = {"event": Event, "input": Input, "call": ModelCall, "end": End}
+_RECORDS: dict[str, type[BaseModel]] = {
+    "event": Event,
+    "input": Input,
+    "call": ModelCall,
+    "end": End,
+    "resume": Resume,
+}
 
 
-def parse(text: str, source: str = "<text>", *, repair: bool = False) -> Transcript:
-    """Parse a transcript's text. A torn (unterminated, unreadable) last line is an error unless `repair`, which
-    drops it; an unterminated last line that reads as a whole record is kept."""
-    if not text.strip():
-        raise TranscriptError(f"{source}: empty file, not a transcript")
-    lines = text.split("\n")
-    tail = lines.pop()  # "" when the text ends with a newline, else the unterminated last line
-    if tail:
-        lines.append(tail)
-    header = _parse_header(lines[0], source)
-    out = Transcript(path="", header=header)
-    good = len(lines[0].encode("utf-8")) + 1
-    for number, line in enumerate(lines[1:], start=2):
-        unterminated = bool(tail) and number == len(lines)
+def _lines(stream: BinaryIO, source: str, max_line: int, max_bytes: int) -> Iterator[tuple[int, str, bool, int]]:
+    """(number, text, terminated, bytes) per line, read as a stream: memory never holds more than one line."""
+    total = 0
+    number = 0
+    while True:
+        raw = stream.readline(max_line + 1)
+        if not raw:
+            return
+        number += 1
+        total += len(raw)
+        terminated = raw.endswith(b"\n")
+        if len(raw) > max_line and not terminated:
+            raise TranscriptError(
+                f"{source}: line {number} is longer than {max_line:,} bytes, the limit for one record; "
+                "not a transcript this arena reads",
+                damaged=number > 1,
+            )
+        if total > max_bytes:
+            raise TranscriptError(
+                f"{source}: larger than {max_bytes:,} bytes, the limit for one transcript", damaged=number > 1
+            )
         try:
-            data = json.loads(line)
-            kind = data.pop("kind")
-            model = _RECORDS[kind].model_validate(data)
-        except (json.JSONDecodeError, KeyError, TypeError, AttributeError, ValidationError) as exc:
-            if unterminated:
+            text = (raw[:-1] if terminated else raw).decode("utf-8")
+        except UnicodeDecodeError:
+            if number == 1:
+                raise TranscriptError(f"{source}: not a Mafia Arena transcript (not UTF-8 text)") from None
+            raise TranscriptError(f"{source}: line {number} is not UTF-8 text", damaged=True) from None
+        yield number, text, terminated, len(raw)
+
+
+def _check_link(out: Transcript, number: int, data: dict[str, Any], previous: str) -> str:
+    """Check one line's `hash` against the chain; note the first break. Returns the hash to chain on from."""
+    recorded = data.pop("hash", None)
+    if out.chain_error is None:
+        if not isinstance(recorded, str):
+            out.chain_error = f"line {number} has no hash: the chain is broken (a line was added or edited)"
+        elif not hmac.compare_digest(recorded, chain_hash(previous, data)):
+            out.chain_error = (
+                f"line {number} does not match its hash: the file was edited at or before this line "
+                "(a changed, inserted or removed line)"
+            )
+    return recorded if isinstance(recorded, str) else ""
+
+
+def read_stream(
+    stream: BinaryIO,
+    source: str = "<stream>",
+    *,
+    repair: bool = False,
+    max_line: int = MAX_LINE_BYTES,
+    max_bytes: int = MAX_FILE_BYTES,
+) -> Transcript:
+    """Read a transcript from a binary stream, one bounded line at a time.
+
+    A torn (unterminated, unreadable) last line is an error unless `repair`, which drops it; an unterminated last
+    line that reads as a whole record is kept. Version 2+ files have their hash chain checked: the result says
+    `chain` ok or broken (with `chain_error`); it is the caller's choice what a broken chain stops.
+    """
+    lines = _lines(stream, source, max_line, max_bytes)
+    first = next(lines, None)
+    if first is None or (not first[1].strip() and not first[2]):
+        raise TranscriptError(f"{source}: empty file, not a transcript")
+    header, raw_header = _parse_header(first[1], source)
+    out = Transcript(path="", header=header)
+    chained = header.version >= 2
+    previous = GENESIS
+    if chained:
+        previous = _check_link(out, 1, raw_header, GENESIS)
+    good = first[3]
+    out.unterminated = not first[2]
+    for number, line, terminated, size in lines:
+        try:
+            data = _json(line)
+            if not isinstance(data, dict):
+                raise TypeError("not an object")
+            record = dict(data)
+            signed = record.pop("sig", None) if chained else None
+            link = _check_link(out, number, record, previous) if chained else ""
+            kind = record.pop("kind")
+            model = _RECORDS[kind].model_validate(record)
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+            if not terminated:
                 if not repair:
                     raise TranscriptError(
                         f"{source}: line {number} is truncated (the writer stopped mid-line); "
-                        "`arena resume` drops it and goes on"
+                        "`arena resume` drops it and goes on",
+                        damaged=True,
                     ) from None
                 out.torn = line
+                if out.chain_error is not None and out.chain_error.startswith(f"line {number} "):
+                    out.chain_error = None  # the torn line is dropped; its link is not part of the file
                 break
             why = _errors(exc) if isinstance(exc, ValidationError) else type(exc).__name__
-            raise TranscriptError(f"{source}: line {number} is not a valid record ({why})") from None
+            raise TranscriptError(f"{source}: line {number} is not a valid record ({why})", damaged=True) from None
         if out.end is not None:
-            raise TranscriptError(f"{source}: line {number} follows the end record")
+            raise TranscriptError(f"{source}: line {number} follows the end record", damaged=True)
+        if signed is not None and not isinstance(model, End) and out.chain_error is None:
+            out.chain_error = f"line {number} carries a signature, which only the end record may"
         if isinstance(model, Event):
             if model.seq != len(out.events):
-                raise TranscriptError(f"{source}: line {number}: event seq {model.seq}, expected {len(out.events)}")
+                raise TranscriptError(
+                    f"{source}: line {number}: event seq {model.seq}, expected {len(out.events)}", damaged=True
+                )
             out.events.append(model)
         elif isinstance(model, Input):
             out.inputs.append(model)
         elif isinstance(model, ModelCall):
             out.calls.append(model)
             out.call_positions.append(len(out.inputs))
+        elif isinstance(model, Resume):
+            out.resumes.append(model)
+            out.resume_positions.append(len(out.inputs))
         elif isinstance(model, End):
             out.end = model
-        good += len(line.encode("utf-8")) + (0 if unterminated else 1)
-        out.unterminated = unterminated
+            out.sig = signed if isinstance(signed, str) else None
+        previous = link
+        good += size
+        out.unterminated = not terminated
+    if chained:
+        out.chain = "broken" if out.chain_error is not None else "ok"
+        out.last_hash = previous
     out.good_bytes = good
     return out
 
 
-def load(path: str | Path, *, repair: bool = False) -> Transcript:
-    """Read a transcript file. Raises TranscriptError for an empty or foreign file, a newer format version, a bad
-    record, or (unless `repair`) a torn last line."""
+def parse(text: str, source: str = "<text>", *, repair: bool = False) -> Transcript:
+    """Parse a transcript's text (see `read_stream`)."""
+    return read_stream(io.BytesIO(text.encode("utf-8")), source, repair=repair)
+
+
+def load(path: str | Path, *, repair: bool = False, max_bytes: int = MAX_FILE_BYTES) -> Transcript:
+    """Read a transcript file as a stream. Raises TranscriptError for an empty or foreign file, a newer format
+    version, a bad record, a line or file over the size limits, or (unless `repair`) a torn last line."""
     path = Path(path)
+    if path.is_dir():
+        raise TranscriptError(f"{path}: is a directory, not a transcript")
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as stream:
+            transcript = read_stream(stream, str(path), repair=repair, max_bytes=max_bytes)
     except FileNotFoundError:
         raise TranscriptError(f"{path}: no such file") from None
-    except UnicodeDecodeError:
-        raise TranscriptError(f"{path}: not a Mafia Arena transcript (not UTF-8 text)") from None
     except OSError as exc:
         raise TranscriptError(f"{path}: cannot read: {exc.strerror}") from None
-    transcript = parse(text, str(path), repair=repair)
     transcript.path = str(path)
     return transcript
 
 
 # ----- verifying ------------------------------------------------------------------------------------------------
+Outcome = Literal["complete", "unfinished", "aborted", "tampered"]
+
+
 class Verdict(BaseModel):
-    """The result of replaying a transcript: `ok`, and if not, the first disagreement."""
+    """The result of checking a transcript: `ok` (nothing wrong found), the `outcome`, and a message; for a
+    mismatch, the first event that differs."""
 
     ok: bool
     message: str
+    outcome: Outcome = "tampered"
     events: int = 0
     inputs: int = 0
     seq: int | None = None  # the first event that differs
+    notes: list[str] = Field(default_factory=list)  # what was not (or could not be) checked
 
 
 def _diff(recorded: Event, regenerated: Event) -> str:
@@ -421,35 +639,185 @@ def _diff(recorded: Event, regenerated: Event) -> str:
     return ", ".join(f"{k}: recorded {a[k]!r}, replay {b[k]!r}" for k in fields)
 
 
-def verify(transcript: Transcript) -> Verdict:
-    """Replay the inputs through the engine and check that every recorded event is the one the engine emits, and
-    that a finished game ends as its end record says."""
+def _fields(a: BaseModel, b: BaseModel) -> str:
+    x, y = a.model_dump(mode="json"), b.model_dump(mode="json")
+    return ", ".join(sorted(k for k in x if x[k] != y.get(k)))
+
+
+class _CallCheck:
+    """Pairs every answered model call with the input its answer became, in file order, and compares them.
+
+    A seat's calls are written just before its inputs: each answer that yielded a Decision is either refused (a
+    `reject`, or the final `default`, with the engine's reason) or accepted (the `decide`). The decision read from
+    the call's `raw` text must be its `parsed` answer, and `parsed`, read for the request pending at that input,
+    must be the recorded decision. So an edited speech or reasoning fails even where the replay cannot see it.
+    """
+
+    def __init__(self, transcript: Transcript) -> None:
+        from arena.orchestrator import ERROR_PREFIX, TIMEOUT_PREFIX  # late: the orchestrator imports this module
+
+        self.failures = (ERROR_PREFIX, TIMEOUT_PREFIX)
+        self.calls = transcript.calls
+        self.positions = transcript.call_positions
+        self.models = self._models(transcript.header.seats)
+        self.resumes = list(zip(transcript.resume_positions, transcript.resumes, strict=True))
+        self.queue: dict[int, list[int]] = {}
+        self.next_call = 0
+
+    @staticmethod
+    def _models(seats: list[SeatEntry]) -> set[int]:
+        return {e.seat for e in seats if e.agent.kind in ("llm", "langchain")}
+
+    def before_input(self, index: int) -> str | None:
+        """Queue the answered calls written before input `index`; check each one's raw text against `parsed`."""
+        from arena.llm.extract import NoJSON, extract_object
+
+        while self.resumes and self.resumes[0][0] <= index:  # a resume may seat other agents from here on
+            self.models = self._models(self.resumes.pop(0)[1].seats)
+
+        while self.next_call < len(self.calls) and self.positions[self.next_call] <= index:
+            number, call = self.next_call, self.calls[self.next_call]
+            self.next_call += 1
+            if call.parsed is None:
+                continue
+            try:
+                read = extract_object(call.raw, truncated=call.finish_reason == "length").value
+            except (NoJSON, ValueError, RecursionError):
+                read = None
+            if read != call.parsed:
+                return f"call record {number} (seat {call.seat}): its parsed answer is not what its raw text says"
+            self.queue.setdefault(call.seat, []).append(number)
+        return None
+
+    def at_input(self, index: int, item: Input, game: Game) -> str | None:
+        """Check input `index` against the seat's queued answers (before the engine takes it). The answer goes
+        through the engine's own check, as the orchestrator's did, so what the engine normalises is compared
+        as it was recorded."""
+        from arena.llm.schema import ShapeError, to_decision
+
+        if item.op not in ("decide", "reject", "default"):
+            return None
+        queue = self.queue.setdefault(item.seat, [])
+        answered = item.op == "decide" or not item.reason.startswith(self.failures)
+        if not answered:
+            return None
+        if not queue:
+            if item.seat in self.models:
+                return f"input {index} (seat {item.seat}, {item.op}): no model call record gave this answer"
+            return None
+        number = queue.pop(0)
+        request = game.request_for(item.seat)
+        if item.op == "decide" and item.decision is not None and request is not None:
+            call = self.calls[number]
+            assert call.parsed is not None
+            try:
+                decision = to_decision(request, dict(call.parsed), partial=call.finish_reason == "length")
+                decision = game.check(item.seat, decision)
+            except (ShapeError, IllegalDecision) as exc:
+                return f"call record {number} (seat {item.seat}) does not give the recorded decision: {exc}"
+            if decision != item.decision:
+                return (
+                    f"input {index} (seat {item.seat}) differs from the answer of call record {number}: "
+                    f"{_fields(item.decision, decision)}"
+                )
+        if item.op in ("decide", "default") and queue:
+            return f"call record {queue[0]} (seat {item.seat}): an answer that no input used"
+        return None
+
+    def at_end(self, finished: bool) -> str | None:
+        error = self.before_input(len(self.positions) + 2**62)  # every call left
+        if error or not finished:
+            return error  # an unfinished file may end between a batch's calls and its inputs
+        left = sorted(n for queue in self.queue.values() for n in queue)
+        return f"call record {left[0]}: an answer that no input used" if left else None
+
+
+def verify(transcript: Transcript, *, key: bytes | None = None) -> Verdict:
+    """Check a transcript: its hash chain (and, with `key`, the end record's signature); then replay its inputs
+    and check that every recorded event is the one the engine emits, that every model call's answer is the input
+    it produced, and that a finished game ends as its end record says. `outcome` is `complete`, `unfinished` (no
+    end record), `aborted` (an internal error stopped the game) or `tampered` (any check failed)."""
     n_in = len(transcript.inputs)
+    notes: list[str] = []
+
+    def bad(message: str, seq: int | None = None) -> Verdict:
+        return Verdict(ok=False, message=message, seq=seq, inputs=n_in, notes=notes)
+
+    if transcript.chain == "broken":
+        return bad(f"tampered: {transcript.chain_error}")
+    if transcript.chain == "none":
+        notes.append(
+            f"a version-{transcript.header.version} file has no hash chain to check: only the replay and the "
+            "call records were checked"
+        )
+    end = transcript.end
+    if key is not None:
+        if transcript.chain != "ok":
+            return bad("no signature to check: a version-1 file is never signed")
+        if end is not None:
+            if transcript.sig is None:
+                return bad("not signed: the end record carries no signature")
+            if not hmac.compare_digest(transcript.sig, signature(key, transcript.last_hash)):
+                return bad("the signature does not match: not signed with this key, or edited and re-hashed")
+            notes.append("signature: valid for this key")
+        else:
+            notes.append("signature: none yet (an unfinished file is signed when it ends)")
+    elif transcript.sig is not None:
+        notes.append("signed: pass --key-env VAR to check the signature")
+    if transcript.header.signed and end is not None and transcript.sig is None:
+        return bad("the header says this file was signed, but its end record carries no signature")
     try:
-        game = transcript.rebuild()
-    except TranscriptError as exc:
-        return Verdict(ok=False, message=str(exc), inputs=n_in)
+        game = Game(transcript.rules, transcript.header.seed, roles=transcript.header.roles)
+    except Exception as exc:  # a crafted header: one line
+        return bad(f"the header's rules or roles do not make a game: {type(exc).__name__}: {exc}")
+    calls = _CallCheck(transcript)
+    for index, item in enumerate(transcript.inputs):
+        problem = calls.before_input(index) or calls.at_input(index, item, game)
+        if problem:
+            return bad(problem)
+        try:
+            game.replay([item])
+        except IllegalDecision as exc:
+            return bad(f"input {index} ({item.op} seat {item.seat}) refused: {exc}")
+        except Exception as exc:  # a crafted input the engine cannot take
+            return bad(f"input {index} ({item.op} seat {item.seat}) cannot be replayed: {type(exc).__name__}: {exc}")
     recorded, regenerated = transcript.events, game.events
     for a, b in zip(recorded, regenerated, strict=False):
         if a != b:
-            return Verdict(ok=False, message=f"event seq {a.seq} ({a.type.value}) differs: {_diff(a, b)}", seq=a.seq)
+            return bad(f"event seq {a.seq} ({a.type.value}) differs: {_diff(a, b)}", a.seq)
     if len(recorded) > len(regenerated):
         extra = recorded[len(regenerated)]
-        return Verdict(
-            ok=False, message=f"event seq {extra.seq} ({extra.type.value}) is not produced by the replay", seq=extra.seq
-        )
-    end = transcript.end
+        return bad(f"event seq {extra.seq} ({extra.type.value}) is not produced by the replay", extra.seq)
+    finished = end is not None and end.status == "complete"
+    problem = calls.at_end(finished)
+    if problem:
+        return bad(problem)
     if end is not None and end.status == "complete":
         if len(regenerated) != len(recorded):
             seq = len(recorded)
-            return Verdict(ok=False, message=f"the replay goes on past the recorded end (event seq {seq})", seq=seq)
+            return bad(f"the replay goes on past the recorded end (event seq {seq})", seq)
         if not game.over or game.winner != end.winner:
-            return Verdict(ok=False, message=f"the end record says {end.winner!r}, the replay gives {game.winner!r}")
-    state = "complete" if game.over else "unfinished"
+            return bad(f"the end record says {end.winner!r}, the replay gives {game.winner!r}")
+        if (end.events, end.inputs, end.days, end.reason) != (len(recorded), n_in, game.day, game.end_reason):
+            return bad(
+                f"the end record says {end.events} events, {end.inputs} inputs, {end.days} days ({end.reason!r}); "
+                f"the replay gives {len(recorded)}, {n_in}, {game.day} ({game.end_reason!r})"
+            )
+    if end is not None and end.status == "aborted":
+        outcome: Outcome = "aborted"
+        state = f"aborted by an internal error: {end.error}"
+    elif finished:
+        outcome, state = "complete", "complete"
+    else:
+        outcome = "unfinished"
+        state = "unfinished: no end record" + ("; the game is over" if game.over else "")
     result = f"; {game.winner} wins" if game.winner and game.winner != "draw" else ("; a draw" if game.over else "")
+    chain = "; hash chain intact" if transcript.chain == "ok" else ""
     return Verdict(
         ok=True,
-        message=f"{len(recorded)} events and {n_in} inputs replay identically ({state}{result})",
+        outcome=outcome,
+        message=f"{len(recorded)} events and {n_in} inputs replay identically ({state}{result}{chain})",
         events=len(recorded),
         inputs=n_in,
+        notes=notes,
     )

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.cli_play import SeatSpecError, parse_seat_specs
-from arena.transcript import load
+from arena.transcript import GENESIS, chain_hash, load
 
 
 def _run(*args: str) -> tuple[int, str]:
@@ -118,6 +118,17 @@ def test_an_unknown_language_is_a_usage_error(tmp_path: Path) -> None:
     assert code == 2 and "Traceback" not in output
 
 
+def _rechain(lines: list[str]) -> list[str]:
+    out, previous = [], GENESIS
+    for line in lines:
+        data = json.loads(line)
+        data.pop("hash", None)
+        previous = chain_hash(previous, data)
+        data["hash"] = previous
+        out.append(json.dumps(data, ensure_ascii=False) + "\n")
+    return out
+
+
 def test_verify_reports_the_first_mismatch(tmp_path: Path) -> None:
     _, _, path = _play(tmp_path, "--seed", "3", "--quiet")
     assert path is not None
@@ -126,6 +137,10 @@ def test_verify_reports_the_first_mismatch(tmp_path: Path) -> None:
     record = json.loads(lines[index])
     record["seat"] = record["seat"] % 10 + 1
     lines[index] = json.dumps(record) + "\n"
+    path.write_text("".join(lines), encoding="utf-8")
+    code, output = _run("verify", str(path))
+    assert code == 1 and f"line {index + 1} does not match its hash" in output
+    lines = _rechain(lines)  # a forger who recomputes the chain is caught by the replay
     path.write_text("".join(lines), encoding="utf-8")
     code, output = _run("verify", str(path))
     assert code == 1
@@ -140,13 +155,15 @@ def test_verify_refuses_foreign_files(tmp_path: Path, content: str, message: str
     assert code == 2 and message in output and "Traceback" not in output
 
 
-def test_verify_points_a_torn_file_to_resume(tmp_path: Path) -> None:
+def test_verify_says_a_torn_file_is_unfinished(tmp_path: Path) -> None:
     _, _, path = _play(tmp_path, "--seed", "3", "--quiet")
     assert path is not None
     text = path.read_text(encoding="utf-8")
     path.write_text(text[: len(text) // 2], encoding="utf-8")
     code, output = _run("verify", str(path))
-    assert code == 2 and "truncated" in output and "arena resume" in output
+    assert code == 3 and "UNFINISHED" in output and "torn last line" in output and "arena resume" in output
+    code, output = _run("verify", "--allow-unfinished", str(path))
+    assert code == 0 and "UNFINISHED" in output
 
 
 def test_resume_finishes_a_cut_game_like_the_original(tmp_path: Path) -> None:

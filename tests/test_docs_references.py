@@ -25,7 +25,7 @@ BARE_FILE = re.compile(r"(?<![\w/.-])([\w-]+\.(?:md|py|toml|ya?ml|j2))\b")
 MODULE = re.compile(r"\barena(?:\.\w+)+")
 PLACEHOLDER = re.compile(r"[<>{}]|\.\.\.|…|(?:^|/)(?:NAME|FILE|DIR|OUT|PATH|MODEL|N)(?:\.|/|$)|^transcripts/\d")
 # paths the docs use as examples of what the reader creates or sees, not as pointers into the repository
-EXAMPLES = {"prompts/mine/en", "tests/bad.yaml", "tests/bad2.yaml"}
+EXAMPLES = {"prompts/mine/en", "tests/bad.yaml", "tests/bad2.yaml", "../../x"}  # ../../x: a refused seat name
 
 
 @cache
@@ -59,6 +59,8 @@ def _exists(ref: str, where: Path) -> bool:
     ref = ref.rstrip("/").split("#")[0]
     for base in (ROOT, where.parent):
         candidate = base / ref
+        if not candidate.resolve().is_relative_to(ROOT):  # ../shared may exist beside a checkout: not ours
+            continue
         if "*" in ref:
             if list(base.glob(ref)):
                 return True

@@ -317,7 +317,11 @@ def test_bad_inputs_get_one_line_and_exit_2(saved: dict[str, Path], tmp_path: Pa
     record["seat"] = 99
     rest[decide] = json.dumps(record)
     refused.write_text("\n".join([header, *rest]), encoding="utf-8")
-    assert "refused" in bad(["show", str(refused)])
+    edited = runner.invoke(app, ["show", str(refused)])  # the edit breaks the hash chain: refused without --force
+    assert edited.exit_code == 1 and edited.stdout == "" and "tampered" in edited.stderr
+    forced = runner.invoke(app, ["show", "--force", str(refused)])  # labelled, then the replay refuses the input
+    assert forced.exit_code == 2 and "TAMPERED FILE" in forced.stderr
+    assert "refused" in forced.stderr.strip().splitlines()[-1] and "Traceback" not in forced.stderr
     assert "transcript itself" in bad(["export", good, "--html", good])
     assert "no such directory" in bad(["export", good, "--html", str(tmp_path / "nope" / "x.html")])
     assert "is a directory" in bad(["show", str(tmp_path)])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import stat
 from pathlib import Path
 
 import pytest
@@ -14,13 +15,27 @@ from arena.orchestrator import RunStats, counters_from_inputs, run_game
 from arena.players.base import Player
 from arena.players.factory import build_player
 from arena.transcript import (
+    GENESIS,
     TranscriptError,
     TranscriptWriter,
+    chain_hash,
     default_path,
     load,
     make_header,
     verify,
 )
+
+
+def _rechain(lines: list[str]) -> list[str]:
+    """Recompute every line's hash, as a forger would: the replay and call checks must still catch the edit."""
+    out, previous = [], GENESIS
+    for line in lines:
+        data = json.loads(line)
+        data.pop("hash", None)
+        previous = chain_hash(previous, data)
+        data["hash"] = previous
+        out.append(json.dumps(data, ensure_ascii=False) + "\n")
+    return out
 
 
 def _seats(rules: RuleSet, agent: str = "bot:heuristic") -> dict[int, AgentSpec]:
@@ -46,7 +61,9 @@ def test_round_trip(tmp_path: Path) -> None:
     path, game = _play(tmp_path)
     t = load(path)
     first = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
-    assert first["format"] == "mafia-arena-transcript" and first["version"] == 1
+    assert first["format"] == "mafia-arena-transcript" and first["version"] == 2
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600  # only its owner reads a transcript
+    assert t.chain == "ok" and all('"hash":"' in line for line in path.read_text(encoding="utf-8").splitlines())
     assert t.header.seed == 4 and t.header.ruleset() == game.rules
     assert [s.agent.name for s in t.header.seats] == ["bot:heuristic"] * 10
     assert t.events == game.events and t.inputs == game.inputs
@@ -84,7 +101,7 @@ def test_newer_version_is_refused(tmp_path: Path) -> None:
     path, _ = _play(tmp_path)
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     header = json.loads(lines[0])
-    header["version"] = 2
+    header["version"] = 3
     path.write_text(json.dumps(header) + "\n" + "".join(lines[1:]), encoding="utf-8")
     with pytest.raises(TranscriptError, match="newer"):
         load(path)
@@ -121,6 +138,9 @@ def test_verify_passes_and_finds_the_first_tampered_event(tmp_path: Path) -> Non
     lines[index] = json.dumps(record, ensure_ascii=False) + "\n"
     path.write_text("".join(lines), encoding="utf-8")
     verdict = verify(load(path))
+    assert not verdict.ok and f"line {index + 1} does not match its hash" in verdict.message
+    path.write_text("".join(_rechain(lines)), encoding="utf-8")
+    verdict = verify(load(path))
     assert not verdict.ok and verdict.seq == record["seq"]
     assert f"event seq {record['seq']} (speech) differs: text" in verdict.message
 
@@ -132,7 +152,7 @@ def test_verify_reports_a_refused_input(tmp_path: Path) -> None:
     record = json.loads(lines[index])
     record["seat"] = 99
     lines[index] = json.dumps(record) + "\n"
-    path.write_text("".join(lines), encoding="utf-8")
+    path.write_text("".join(_rechain(lines)), encoding="utf-8")
     verdict = verify(load(path))
     assert not verdict.ok and "input 0" in verdict.message
 

@@ -262,14 +262,16 @@ def _preset_data(name: str) -> dict[str, Any]:
 
 
 def _read_file(path: Path) -> dict[str, Any]:
+    from arena.safe_read import UnsafeFile, load_toml, load_yaml, read_text
+
+    try:  # a hostile file (huge, binary, nested, an alias bomb) is one clear message
+        text = read_text(path)
+    except UnsafeFile as exc:
+        raise RulesError(f"cannot read rules file {path}: {exc}") from None
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RulesError(f"cannot read rules file {path}: {exc.strerror}") from exc
-    try:
-        data: Any = tomllib.loads(text) if path.suffix == ".toml" else yaml.safe_load(text)
-    except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
-        raise RulesError(f"rules file {path} is not valid {path.suffix.lstrip('.') or 'YAML'}: {exc}") from exc
+        data: Any = load_toml(text) if path.suffix == ".toml" else load_yaml(text)
+    except UnsafeFile as exc:
+        raise RulesError(f"rules file {path}: {exc}") from None
     if not isinstance(data, dict):
         raise RulesError(f"rules file {path} must hold a table of parameters")
     return data

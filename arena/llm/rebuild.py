@@ -9,7 +9,9 @@ Researchers audit prompts with it, and the leak and injection tests read every s
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from arena.agents import AgentSpec
 from arena.engine import Game, view
@@ -20,6 +22,7 @@ from arena.llm.seat import TRANSPORT
 from arena.players.base import ModelCall
 from arena.prompts import load_prompt_set
 from arena.transcript import Transcript
+from arena.trust import allowed_prompt_set
 
 
 @dataclass(frozen=True)
@@ -57,11 +60,21 @@ def _answered(call: ModelCall) -> bool:
     return not (call.error or "").startswith(TRANSPORT)
 
 
-def seat_prompt(transcript: Transcript, seat: int, at: int | None = None, *, rebuild: bool = False) -> SeatPrompt:
+def seat_prompt(
+    transcript: Transcript,
+    seat: int,
+    at: int | None = None,
+    *,
+    rebuild: bool = False,
+    prompt_set: str | None = None,
+    prompt_folders: Sequence[Path] = (),
+) -> SeatPrompt:
     """The messages of `seat` right after event `at` (default: at its last call, or at the end of the game).
 
     With `rebuild`, a point where the seat did make a call is rebuilt too (with the current prompt set) instead of
     read from the record: the two agree unless the prompt set changed, which is how the tests check the rebuild.
+    A rebuild renders the header's prompt set only if it is shipped or one of `prompt_folders` (the header is
+    untrusted); `prompt_set` (from the command line) replaces it.
     """
     positions = transcript.call_positions  # per call, how many inputs precede it in the file: its decision
     if len(positions) != len(transcript.calls):
@@ -80,7 +93,8 @@ def seat_prompt(transcript: Transcript, seat: int, at: int | None = None, *, reb
     here = [i for i in mine if shown[i] == target]
     if here and not rebuild:
         return SeatPrompt(full[here[-1]], True, target, here[-1])
-    return _would_be_sent(transcript, seat, count, target, [i for i in mine if shown[i] < target], full, shown)
+    earlier = [i for i in mine if shown[i] < target]
+    return _would_be_sent(transcript, seat, count, target, earlier, full, shown, prompt_set, list(prompt_folders))
 
 
 def _would_be_sent(
@@ -91,10 +105,18 @@ def _would_be_sent(
     earlier: list[int],
     full: list[list[Message]],
     shown: dict[int, int],
+    prompt_set: str | None,
+    prompt_folders: list[Path],
 ) -> SeatPrompt:
     spec = _spec_of(transcript, seat)
     lang = (spec.language if spec is not None else None) or transcript.header.lang
-    prompts = load_prompt_set(spec.prompt_set if spec is not None else "default", lang)
+    name = prompt_set or (spec.prompt_set if spec is not None else "default")
+    if prompt_set is None and not allowed_prompt_set(name, prompt_folders):
+        raise ValueError(
+            f"seat {seat}: the transcript names prompt set {name!r}, which is not shipped in prompts/; "
+            "pass --prompt-set NAME|FOLDER to rebuild with a set you trust"
+        )
+    prompts = load_prompt_set(name, lang)
     mode = Mode(spec.structured) if spec is not None else Mode.JSON_SCHEMA
     persona = spec.persona if spec is not None else None
     rules = transcript.rules

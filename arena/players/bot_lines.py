@@ -13,13 +13,14 @@ from functools import cache
 from typing import Any
 
 import yaml
-from jinja2 import Environment, StrictUndefined, Template
+from jinja2 import StrictUndefined, Template
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from arena.resources import prompts_root
 
 LANGS = ("en", "ru")
 BOTS_DIR = prompts_root() / "bots"
-_ENV = Environment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
+_ENV = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
 
 
 class LinesError(RuntimeError):

@@ -17,7 +17,7 @@ from llmkit import llm_player, llm_spec, play
 from arena.engine import EventType, load_rules
 from arena.llm.fakeserver import FakeServer, FaultPlan
 from arena.players.base import Player
-from arena.transcript import load
+from arena.transcript import load, verify
 
 PLAN = (
     FaultPlan(hang_s=1.0)
@@ -54,6 +54,8 @@ async def test_every_fault_is_survived_and_recorded(tmp_path: Path, api_key: str
     }  # fmt: skip
     transcript = load(path)
     assert transcript.status == "complete"
+    verdict = verify(transcript)  # every re-ask, default and salvaged answer pairs with its call record
+    assert verdict.ok and verdict.outcome == "complete", verdict.message
     errors = [c.error or "" for c in transcript.calls]
 
     def logged(fragment: str) -> bool:

@@ -1,0 +1,74 @@
+"""`arena verify`: is this file an untouched record of a complete game? One answer, one exit code for scripts.
+
+Why a module of its own: verification is what makes a shared transcript worth citing, and its exit codes are a
+contract (documented in docs/cli.md and docs/security.md):
+
+    0  verified, and the game is complete
+    1  tampered or inconsistent: a broken hash chain, a bad signature, an event or a call the replay disagrees with
+    2  not a transcript (empty, foreign, not UTF-8, newer format, over the size limits, no such file)
+    3  verified as far as it goes, but unfinished (no end record) or aborted; `--allow-unfinished` makes this 0
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+VERIFIED = 0
+TAMPERED = 1
+NOT_A_TRANSCRIPT = 2
+UNFINISHED = 3
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def verify_cmd(
+    file: Annotated[Path, typer.Argument(help="A transcript (.jsonl).")],
+    key_env: Annotated[
+        str | None,
+        typer.Option("--key-env", help="Check the end record's HMAC signature with the key in this variable."),
+    ] = None,
+    allow_unfinished: Annotated[
+        bool, typer.Option("--allow-unfinished", help="Exit 0 (not 3) for an unfinished or aborted game.")
+    ] = False,
+) -> None:
+    """Check a transcript's hash chain, replay it through the engine and check every event and model call.
+
+    Exit codes: 0 verified and complete, 1 tampered, 2 not a transcript, 3 unfinished (see --allow-unfinished).
+    """
+    from arena.transcript import TranscriptError, load, sign_key_from_env, verify
+
+    key = None
+    if key_env is not None:
+        try:
+            key = sign_key_from_env(key_env)
+        except TranscriptError as exc:
+            _fail(str(exc), NOT_A_TRANSCRIPT)
+    try:
+        transcript = load(file, repair=True)
+    except TranscriptError as exc:
+        _fail(str(exc), TAMPERED if exc.damaged else NOT_A_TRANSCRIPT)
+    verdict = verify(transcript, key=key)
+    for note in verdict.notes:
+        typer.echo(f"note: {note}", err=True)
+    if not verdict.ok:
+        _fail(f"{file}: {verdict.message}", TAMPERED)
+    torn = f" (a torn last line of {len(transcript.torn)} characters left out)" if transcript.torn else ""
+    if verdict.outcome == "complete":
+        typer.echo(f"OK {file}: {verdict.message}")
+        return
+    label = "ABORTED" if verdict.outcome == "aborted" else "UNFINISHED"
+    hint = "" if verdict.outcome == "aborted" else "; `arena resume` continues it"
+    typer.echo(f"{label} {file}: {verdict.message}{torn}{hint}")
+    if not allow_unfinished:
+        raise typer.Exit(UNFINISHED)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `verify` to `app`."""
+    app.command("verify")(verify_cmd)

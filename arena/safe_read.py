@@ -1,0 +1,78 @@
+"""Reading a user's file (rules, scenarios) as data that may be hostile: bounded size, UTF-8, bounded nesting.
+
+Why a module of its own: every command that reads a small text file must turn a bad one (too big, a device, not
+UTF-8, nested thousands deep, a YAML alias bomb) into one clear message instead of a traceback or an exhausted
+machine. The callers wrap `UnsafeFile` in their own error type and name the file; the message says only what is wrong.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+MAX_TEXT_BYTES = 4 * 1024 * 1024  # a rules or scenario file is a few kilobytes
+
+
+class UnsafeFile(ValueError):
+    """A file that cannot be read as the data asked for; the message says why (never holds its content)."""
+
+
+def read_text(path: Path, limit: int = MAX_TEXT_BYTES) -> str:
+    """The file's text, refusing a directory, a file over `limit` bytes (read no further) and non-UTF-8 bytes."""
+    if path.is_dir():
+        raise UnsafeFile("is a directory")
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        raise UnsafeFile(f"cannot read: {exc.strerror}") from None
+    if len(data) > limit:
+        raise UnsafeFile(f"larger than {limit:,} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UnsafeFile(f"not UTF-8 text (byte {exc.start})") from None
+
+
+MAX_NODES = 200_000  # values in a file once aliases are expanded (a rules file has a few hundred)
+
+
+def _check_size(data: Any, budget: int = MAX_NODES) -> None:
+    """Walk the data as its users will, aliases expanded, and stop at `budget` values (a YAML alias bomb)."""
+    stack = [data]
+    seen = 0
+    while stack:
+        item = stack.pop()
+        seen += 1
+        if seen > budget:
+            raise UnsafeFile(f"expands to more than {budget:,} values (aliases that multiply)")
+        if isinstance(item, dict):
+            stack.extend(item.values())
+            stack.extend(item.keys())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+
+
+def load_yaml(text: str) -> Any:
+    """YAML data, or UnsafeFile for invalid YAML, nesting too deep to read, or aliases that multiply it."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise UnsafeFile(f"not valid YAML: {exc}") from None
+    except RecursionError:
+        raise UnsafeFile("nested too deeply") from None
+    _check_size(data)
+    return data
+
+
+def load_toml(text: str) -> dict[str, Any]:
+    """TOML data, or UnsafeFile for invalid TOML or nesting too deep to read."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UnsafeFile(f"not valid TOML: {exc}") from None
+    except RecursionError:
+        raise UnsafeFile("nested too deeply") from None
