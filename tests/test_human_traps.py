@@ -182,9 +182,12 @@ def test_a_silent_human_at_a_pipe_gets_the_default_and_the_game_ends() -> None:
         players: dict[int, Player] = {s: RandomBot(s, 4) for s in game.seats()}
         players[2] = human
         stats = RunStats()
-        asyncio.run(run_game(game, players, timeouts={2: 0.05}, max_reasks=0, stats=stats))
+        asyncio.run(run_game(game, players, timeouts={2: 0.05}, max_reasks=2, stats=stats))
         assert game.over
-        assert stats.counters[2].timeouts >= 1 and stats.counters[2].defaults == stats.counters[2].decisions
+        count = stats.counters[2]
+        assert count.timeouts >= 1 and count.defaults == count.decisions
+        assert count.timeouts == count.attempts  # every attempt, re-asks included, ended as a timeout
+        assert "(time is up: the rule's default applies)" in console.file.getvalue()  # type: ignore[attr-defined]
     finally:
         os.close(write_fd)
         os.close(read_fd)

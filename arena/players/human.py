@@ -43,6 +43,7 @@ from arena.human.form import (
     word_count,
 )
 from arena.live import EventPrinter
+from arena.orchestrator import TIMEOUT_PREFIX
 from arena.players.base import Answer, Player
 
 END_SPEECH = {"", "pass", "пас", "спасибо", "thanks", "thank you"}
@@ -202,17 +203,27 @@ class HumanPlayer(Player):
         self.printer = EventPrinter(self.console, self.rules)
         self.last_seq = -1
         self.introduced = False
+        self._timed_out: Request | None = None
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
         self.show(observation)
+        if problem and problem.startswith(TIMEOUT_PREFIX) and self._timed_out == request:
+            self.note("(time is up: the rule's default applies)", "yellow")
+            raise TimeoutError  # one time limit per decision: the re-asks of a timed-out one do not wait again
         if problem:
             self.console.print(Text(f"Not accepted: {problem}. Try again.", style="bold red"))
         form = build_form(request, self.rules, self.lang, observation.nominees)
         for _ in range(MAX_FIELD_TRIES):
             try:
-                return Answer(decision=await self.ask(form))
+                decision = await self.ask(form)
             except InputError as exc:
                 self.console.print(Text(f"Cannot read that: {exc}", style="red"))
+                continue
+            except asyncio.CancelledError:
+                self._timed_out = request
+                raise
+            self._timed_out = None
+            return Answer(decision=decision)
         raise InputError("too many unreadable answers")
 
     # ----- what the seat sees -------------------------------------------------------------------------------
