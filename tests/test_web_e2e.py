@@ -150,12 +150,32 @@ def test_a_person_plays_a_whole_game_in_the_browser_and_a_spectator_follows(tmp_
             seat.wait_for_selector("#role-name")
             assert "Ваша роль" in seat.inner_text("#role-name")
             assert seat.locator("#log li").count() > 20
+            replay = browser.new_page(viewport={"width": 1200, "height": 900})  # the finished game, step by step
+            replay.on("pageerror", lambda exc: errors.append(str(exc)))
+            replay.goto(links["replays"])
+            replay.locator("ul.files a").first.click()
+            replay.wait_for_selector("#god-roles .seatbox")
+            replay.select_option("#view-as", "1")
+            replay.wait_for_selector("#role-name")
+            assert replay.locator("#god-roles").count() == 0  # seat 1's view holds no one else's card
+            replay.click("#first")
+            replay.wait_for_function("document.getElementById('step').textContent === '0'")
+            replay.click("#next")
+            replay.wait_for_function("document.getElementById('step').textContent === '1'")
+            replay.screenshot(path=str(shots / "replay.png"))
+            create = browser.new_page()  # the create-a-table page gives a new table's links
+            create.on("pageerror", lambda exc: errors.append(str(exc)))
+            create.goto(links["new table"])
+            create.select_option("select.agent[data-seat='2']", "human")
+            create.click("#create")
+            create.wait_for_selector("#links a")
+            made = [a.get_attribute("href") or "" for a in create.locator("#links a").all()]
+            assert any("/seat/" in url for url in made) and any("/watch/" in url for url in made)
             browser.close()
         assert kinds and "speech" in kinds, kinds
         assert not errors, errors
         assert role.startswith("Your role: ")
-        (path,) = (tmp_path / "games").iterdir()
-        transcript = load(path)
+        transcript = load(links["transcript"])
         assert transcript.status == "complete"
         assert verify(transcript).ok
         decided = [i for i in transcript.inputs if i.seat == 1 and i.op == "decide"]
