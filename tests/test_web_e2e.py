@@ -98,7 +98,7 @@ def _act(page: Any, kind: str, turn: int) -> None:
 
 def test_a_person_plays_a_whole_game_in_the_browser_and_a_spectator_follows(tmp_path: Path) -> None:
     _need_browser()
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
     shots = Path(SHOTS) if SHOTS else tmp_path / "shots"
     shots.mkdir(parents=True, exist_ok=True)
@@ -159,9 +159,9 @@ def test_a_person_plays_a_whole_game_in_the_browser_and_a_spectator_follows(tmp_
             replay.wait_for_selector("#role-name")
             assert replay.locator("#god-roles").count() == 0  # seat 1's view holds no one else's card
             replay.click("#first")
-            replay.wait_for_function("document.getElementById('step').textContent === '0'")
+            expect(replay.locator("#step")).to_have_text("0")
             replay.click("#next")
-            replay.wait_for_function("document.getElementById('step').textContent === '1'")
+            expect(replay.locator("#step")).to_have_text("1")
             replay.screenshot(path=str(shots / "replay.png"))
             create = browser.new_page()  # the create-a-table page gives a new table's links
             create.on("pageerror", lambda exc: errors.append(str(exc)))
