@@ -247,8 +247,10 @@ def test_websocket_protocol_origin_size_and_reconnect(tmp_path: Path) -> None:
             first = ws.receive_json()
             assert first["type"] == "state" and first["state"]["seat"] == 1
             ask = first["state"]["pending"]["ask"]
+            assert client.portal is not None
+            client.portal.call(table.changed)  # a change that is not seat 1's (e.g. another seat's ask) ...
             ws.send_json({"type": "ping"})
-            assert _next(ws, "pong")["type"] == "pong"
+            assert ws.receive_json()["type"] == "pong"  # ... sends seat 1 nothing: a push never tells of others
         # the page went away (a reload): the same decision is still pending, the view is whole again
         with client.websocket_connect(f"/ws/{token}", headers=ORIGIN) as ws:
             state = ws.receive_json()["state"]

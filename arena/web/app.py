@@ -163,11 +163,15 @@ def create_app(server: Server) -> FastAPI:
                 await websocket.send_text(json.dumps(data, ensure_ascii=False))
 
         async def push() -> None:
-            seen = -1
+            seen, last = -1, ""
             while True:
                 if table.version != seen:
                     seen = table.version
-                    await send({"type": "state", "state": table.state(seat)})
+                    data = table.state(seat)
+                    key = state_key(data)
+                    if key != last:  # only when this seat's own view changed: a push must not tell of others
+                        last = key
+                        await send({"type": "state", "state": data})
                 await table.wait_change(seen)
 
         async def listen() -> None:
@@ -306,6 +310,16 @@ def create_app(server: Server) -> FastAPI:
         return JSONResponse(data)
 
     return app
+
+
+def state_key(data: dict[str, Any]) -> str:
+    """A seat's state without the clock-driven and table-wide counters: equal keys mean nothing new for the seat."""
+    rest = {k: v for k, v in data.items() if k not in ("version", "speaker", "pending")}
+    speaker = data.get("speaker")
+    pending = data.get("pending")
+    rest["speaker"] = speaker["seat"] if speaker else None
+    rest["pending"] = pending["ask"] if pending else None
+    return json.dumps(rest, sort_keys=True)
 
 
 def _decide(table: Table, seat: int, body: bytes) -> str | None:

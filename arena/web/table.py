@@ -234,7 +234,6 @@ class Table:
         )
         data["over"] = self.game.over
         data["error"] = self.error
-        data["version"] = self.version
         data["players"] = self.game.n
         data["rules"] = self.rules.name
         return data
