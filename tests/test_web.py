@@ -426,3 +426,17 @@ def test_loopback_detection() -> None:
 
     assert _is_loopback("127.0.0.1") and _is_loopback("::1") and _is_loopback("localhost")
     assert not _is_loopback("0.0.0.0") and not _is_loopback("192.168.1.5")
+
+
+def test_russian_pages_say_the_same_facts(tmp_path: Path) -> None:
+    server, client = _app(tmp_path)
+    with client:
+        table = _table(client, server, (1,), seed=3, tmp_path=tmp_path)
+        _wait(lambda: table.asks.get(1) is not None)
+        en = client.get(f"/api/state/{table.tokens[1]}").json()
+        ru = client.get(f"/api/state/{table.tokens[1]}?lang=ru").json()
+        assert [line["seq"] for line in en["log"]] == [line["seq"] for line in ru["log"]]
+        assert ru["role"] == en["role"] and ru["role_label"] in {"мирный", "шериф", "мафия", "дон"}
+        assert any(line["text"] == "— Ночь 0 —" for line in ru["log"])
+        page = client.get(f"/seat/{table.tokens[1]}?lang=ru").text
+        assert json.dumps("Ваш ход") in page and "<h2>Место #1</h2>" in page

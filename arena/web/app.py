@@ -129,9 +129,9 @@ def create_app(server: Server) -> FastAPI:
 
     # ----- seat data and decisions over HTTP (the WebSocket's twin, for reloads and plain clients) ---------------
     @app.get("/api/state/{token}")
-    async def state(token: str) -> JSONResponse:
+    async def state(token: str, request: Request) -> JSONResponse:
         table, seat = seat_or_404(token)
-        return JSONResponse(table.state(seat))
+        return JSONResponse(table.state(seat, lang_of(request, table.lang)))
 
     @app.post("/api/decide/{token}")
     async def decide(token: str, request: Request) -> JSONResponse:
@@ -155,6 +155,7 @@ def create_app(server: Server) -> FastAPI:
             await websocket.close(code=1008)
             return
         table, seat = found
+        lang = pick_lang(websocket.query_params.get("lang"), table.lang)
         await websocket.accept()
         lock = asyncio.Lock()
 
@@ -167,7 +168,7 @@ def create_app(server: Server) -> FastAPI:
             while True:
                 if table.version != seen:
                     seen = table.version
-                    data = table.state(seat)
+                    data = table.state(seat, lang)
                     key = state_key(data)
                     if key != last:  # only when this seat's own view changed: a push must not tell of others
                         last = key
@@ -193,7 +194,7 @@ def create_app(server: Server) -> FastAPI:
                 if kind == "ping":
                     await send({"type": "pong"})
                 elif kind == "state":
-                    await send({"type": "state", "state": table.state(seat)})
+                    await send({"type": "state", "state": table.state(seat, lang)})
                 elif kind == "decide" and seat != SPECTATOR:
                     reason = _decide(table, seat, text.encode("utf-8"))
                     await send({"type": "refused", "reason": reason} if reason else {"type": "accepted"})
@@ -288,7 +289,9 @@ def create_app(server: Server) -> FastAPI:
         return page("replay.html", lang, boot)
 
     @app.get("/api/replay/{token}/{name}")
-    async def replay_state(token: str, name: str, seat: int = MODERATOR, step: int = -1) -> JSONResponse:
+    async def replay_state(
+        token: str, name: str, request: Request, seat: int = MODERATOR, step: int = -1
+    ) -> JSONResponse:
         admin_or_404(token)
         transcript = replay_transcript(name)
         inputs = transcript.inputs
@@ -303,7 +306,7 @@ def create_app(server: Server) -> FastAPI:
             raise HTTPException(status_code=400, detail=f"cannot replay: {exc}") from None
         from arena.web.state import LogWriter
 
-        log = LogWriter(game.rules)
+        log = LogWriter(game.rules, pick_lang(request.query_params.get("lang"), transcript.header.lang))
         data = god_json(game, log) if seat == MODERATOR else observation_json(view(game, seat), game.n, log)
         data["step"] = step
         data["steps"] = len(inputs)

@@ -69,6 +69,18 @@ _EN: dict[str, str] = {
     "choose": "Choose",
     "speech_prompt": "Your speech",
     "reasoning": "Reasoning",
+    "kind_speech": "speech",
+    "kind_vote": "vote",
+    "kind_ballot": "ballot",
+    "kind_shoot": "night shot",
+    "kind_don_check": "don's check",
+    "kind_sheriff": "sheriff's check",
+    "kind_maniac_kill": "maniac's kill",
+    "kind_heal": "doctor's heal",
+    "kind_visit": "lover's visit",
+    "kind_best_move": "best move",
+    "kind_black_message": "message to the team",
+    "kind_choose_side": "choose a side",
 }
 
 _RU: dict[str, str] = {
@@ -132,6 +144,18 @@ _RU: dict[str, str] = {
     "choose": "Выбор",
     "speech_prompt": "Ваша речь",
     "reasoning": "Рассуждения",
+    "kind_speech": "речь",
+    "kind_vote": "голосование",
+    "kind_ballot": "голосование",
+    "kind_shoot": "ночной выстрел",
+    "kind_don_check": "проверка дона",
+    "kind_sheriff": "проверка шерифа",
+    "kind_maniac_kill": "ход маньяка",
+    "kind_heal": "лечение",
+    "kind_visit": "визит",
+    "kind_best_move": "лучший ход",
+    "kind_black_message": "сообщение команде",
+    "kind_choose_side": "выбор стороны",
 }
 
 WORDS: dict[str, dict[str, str]] = {"en": _EN, "ru": _RU}

@@ -18,15 +18,29 @@ from rich.text import Text
 from arena.engine import MODERATOR, Event, EventType, Game, Observation, RuleSet, view
 from arena.live import EventPrinter
 from arena.render.story import clean
+from arena.web import log_ru
 
 
 class LogWriter:
     """Words events as lines with the live console's own renderer, so the page and the terminal say the same."""
 
-    def __init__(self, rules: RuleSet) -> None:
+    def __init__(self, rules: RuleSet, lang: str = "en") -> None:
         self.printer = EventPrinter(Console(file=io.StringIO(), width=200, color_system=None), rules)
+        self.lang = lang
+
+    def role(self, name: str | None) -> str | None:
+        if name is None:
+            return None
+        return log_ru.role(name) if self.lang == "ru" else name
 
     def line(self, event: Event) -> str | None:
+        if self.lang == "ru":
+            said = log_ru.line(event)
+            if said is not None:
+                return said
+        return self.english(event)
+
+    def english(self, event: Event) -> str | None:
         if event.type is EventType.VOTE_CAST:  # the console folds votes; the page shows each one
             what = event.value or ""
             if what in ("yes", "no"):
@@ -83,6 +97,7 @@ def observation_json(obs: Observation, game_players: int, log: LogWriter) -> dic
     return {
         "seat": obs.seat,
         "role": obs.role.value if obs.role else None,
+        "role_label": log.role(obs.role.value if obs.role else None),
         "team": obs.team.value if obs.team else None,
         "teammates": list(obs.teammates),
         "day": obs.day,
@@ -92,16 +107,19 @@ def observation_json(obs: Observation, game_players: int, log: LogWriter) -> dic
         "table": table,
         "log": lines,
         "winner": obs.winner,
+        "winner_label": (log_ru.WINNERS.get(obs.winner, obs.winner) if log.lang == "ru" else obs.winner)
+        if obs.winner
+        else None,
         "next_seq": obs.next_seq,
     }
 
 
-def roles_json(game_view: Observation) -> list[dict[str, Any]]:
+def roles_json(game_view: Observation, log: LogWriter) -> list[dict[str, Any]]:
     """The deal, read from the god view's own `roles_dealt` event (only ever called with the moderator's view)."""
     assert game_view.seat == MODERATOR
     for event in game_view.events:
         if event.type is EventType.ROLES_DEALT:
-            return [{"seat": s, "role": r} for s, r in enumerate(event.roles, start=1)]
+            return [{"seat": s, "role": r, "label": log.role(r)} for s, r in enumerate(event.roles, start=1)]
     return []
 
 
@@ -109,7 +127,7 @@ def god_json(game: Game, log: LogWriter) -> dict[str, Any]:
     """The god view: every event, every role, and the seats' recorded reasoning. Only for finished games."""
     obs = view(game, MODERATOR)
     data = observation_json(obs, game.n, log)
-    data["roles"] = roles_json(obs)
+    data["roles"] = roles_json(obs, log)
     data["reasoning"] = [
         {"seat": item.seat, "text": clean(item.decision.reasoning)}
         for item in game.inputs

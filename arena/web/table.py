@@ -123,7 +123,8 @@ class Table:
 
     def __post_init__(self) -> None:
         self.rules = self.game.rules
-        self.log = LogWriter(self.rules)
+        self.logs = {lang: LogWriter(self.rules, lang) for lang in ("en", "ru")}
+        self.log = self.logs["en"]
         self._changed = asyncio.Event()
         for seat, spec in self.seats.items():
             if spec.kind == "human":
@@ -208,14 +209,15 @@ class Table:
         return None
 
     # ----- what a page is sent ----------------------------------------------------------------------------------
-    def state(self, seat: int) -> dict[str, Any]:
+    def state(self, seat: int, lang: str | None = None) -> dict[str, Any]:
         """The data of one seat's page (or the spectators' page), from the engine's view for that seat only."""
         now = time.time()
+        log = self.logs.get(lang or self.lang, self.log)
         if seat == SPECTATOR:
-            data = observation_json(view(self.game, PUBLIC), self.game.n, self.log)
-            data["god"] = god_json(self.game, self.log) if self.game.over else None
+            data = observation_json(view(self.game, PUBLIC), self.game.n, log)
+            data["god"] = god_json(self.game, log) if self.game.over else None
         else:
-            data = observation_json(view(self.game, seat), self.game.n, self.log)
+            data = observation_json(view(self.game, seat), self.game.n, log)
             data["forbidden"] = list(forbidden_phrases(self.rules, self.lang))
         ask = self.asks.get(seat)
         data["pending"] = None

@@ -61,7 +61,7 @@
     if (!box) return;
     clear(box);
     if (state.role) {
-      box.appendChild(el("p", { className: "status", id: "role-name" }, t("your_role") + ": " + state.role));
+      box.appendChild(el("p", { className: "status", id: "role-name" }, t("your_role") + ": " + (state.role_label || state.role)));
       if (state.teammates && state.teammates.length) box.appendChild(el("p", null, t("teammates") + ": " + seats(state.teammates)));
     }
     const forb = $("forbidden");
@@ -73,7 +73,7 @@
     if (!box || !god) return;
     clear(box);
     const roles = el("div", { className: "seats-row", id: "god-roles" });
-    for (const r of god.roles || []) roles.appendChild(el("div", { className: "seatbox" }, "#" + r.seat + " " + r.role));
+    for (const r of god.roles || []) roles.appendChild(el("div", { className: "seatbox" }, "#" + r.seat + " " + (r.label || r.role)));
     box.appendChild(roles);
     if (god.reasoning && god.reasoning.length) {
       box.appendChild(el("h3", null, t("reasoning")));
@@ -97,7 +97,7 @@
     if (!st) return;
     st.className = "status";
     if (state.over) {
-      st.textContent = t("game_over") + (state.winner ? " · " + t("winner") + ": " + state.winner : "");
+      st.textContent = t("game_over") + (state.winner ? " · " + t("winner") + ": " + (state.winner_label || state.winner) : "");
       st.id = "status";
       st.dataset.over = "1";
     } else if (state.pending) {
@@ -174,7 +174,7 @@
     box.dataset.kind = form.kind;
     box.dataset.ask = pending.ask;
     const submit = (answer) => send({ type: "decide", ask: pending.ask, answer: answer });
-    box.appendChild(el("h2", { id: "ask-title" }, t("your_turn") + ": " + form.kind.replace("_", " ") + (form.speech ? " (" + form.speech.replace("_", " ") + ")" : "")));
+    box.appendChild(el("h2", { id: "ask-title" }, t("your_turn") + ": " + (W["kind_" + form.kind] || form.kind.replace("_", " ")) + (form.speech ? " (" + form.speech.replace("_", " ") + ")" : "")));
     if (pending.problem) box.appendChild(el("p", { className: "bad" }, t("refused") + ": " + pending.problem));
     box.appendChild(el("p", { className: "dim", id: "time-left" }));
     box.appendChild(el("p", { className: "dim" }, t("default") + ": " + form.default));
@@ -280,7 +280,8 @@
   // ----- the live connection (WebSocket, with an HTTP fallback while it is down) --------------------------------
   function connect() {
     let socket = null, delay = 500, polling = null;
-    const api = "/api/state/" + encodeURIComponent(boot.token);
+    const lang = "?lang=" + encodeURIComponent(boot.lang);
+    const api = "/api/state/" + encodeURIComponent(boot.token) + lang;
     const poll = () => fetch(api, { cache: "no-store" }).then((r) => r.ok ? r.json() : null).then((s) => s && draw(s)).catch(() => {});
     send = (message) => {
       if (socket && socket.readyState === 1) { socket.send(JSON.stringify(message)); return; }
@@ -295,7 +296,7 @@
     }
     function open() {
       const scheme = location.protocol === "https:" ? "wss://" : "ws://";
-      socket = new WebSocket(scheme + location.host + "/ws/" + encodeURIComponent(boot.token));
+      socket = new WebSocket(scheme + location.host + "/ws/" + encodeURIComponent(boot.token) + lang);
       socket.onopen = () => { delay = 500; if (polling) { clearInterval(polling); polling = null; } const e = $("error"); if (e) e.textContent = ""; };
       socket.onmessage = (ev) => { try { onMessage(JSON.parse(ev.data)); } catch (e) { /* a bad frame is ignored */ } };
       socket.onclose = () => {
@@ -317,7 +318,7 @@
     viewAs.appendChild(el("option", { value: "0" }, t("god_view")));
     for (let s = 1; s <= boot.players; s++) viewAs.appendChild(el("option", { value: String(s) }, t("seat") + " #" + s));
     const load = () => {
-      const url = "/api/replay/" + encodeURIComponent(boot.token) + "/" + encodeURIComponent(boot.name) + "?seat=" + viewAs.value + "&step=" + step;
+      const url = "/api/replay/" + encodeURIComponent(boot.token) + "/" + encodeURIComponent(boot.name) + "?seat=" + viewAs.value + "&step=" + step + "&lang=" + encodeURIComponent(boot.lang);
       fetch(url, { cache: "no-store" }).then((r) => r.json()).then((state) => {
         $("step").textContent = String(state.step);
         if (state.detail) { $("error").textContent = state.detail; return; }
