@@ -1,7 +1,6 @@
 """The words of the web pages in English and Russian (the page's language follows `--lang` and `?lang=`).
 
-Event lines of the log come from the shared renderer (`arena.live`), which speaks English; only the page's own
-words are translated here.
+The page's own words are here; the game log's Russian lines are in `arena.web.log_ru`.
 """
 
 from __future__ import annotations
