@@ -8,8 +8,10 @@ secret link and the spectators' link, and saves the game as a normal transcript 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ipaddress
+import socket
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -28,6 +30,17 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def _check_port(host: str, port: int) -> None:
+    """Fail with one line when the address cannot be bound (uvicorn would log it and exit)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
 
 
 def register(app: typer.Typer) -> None:
@@ -96,11 +109,6 @@ def register(app: typer.Typer) -> None:
                 seats = parse_seat_specs(seat, rules.players, agents_dir)
             except (SeatSpecError, ValueError) as exc:
                 fail(str(exc))
-        resumed = None
-        if resume is not None:
-            from arena.cli_play import _load_for_resume
-
-            resumed = _load_for_resume(resume)
         config = ServeConfig(
             lang=lang.value,
             out_dir=out,
@@ -111,33 +119,38 @@ def register(app: typer.Typer) -> None:
             replay_files=tuple(replay or ()),
         )
         server = Server(config)
+        _check_port(host, port)
+        first = None  # built before the server starts, so every problem is one `error:` line
+        try:
+            if resume is not None:
+                from arena.cli_play import _load_for_resume
+
+                first = server.build_resume(*_load_for_resume(resume))
+            elif seats is not None:
+                from arena.cli_play import _preflight
+
+                first = server.build(rules, _preflight(seats), lang=lang.value, seed=seed)
+        except TableError as exc:
+            fail(str(exc))
         shown = "localhost" if host in ("127.0.0.1", "::1") else host
         base = f"http://{shown}:{port}"
-        problems: list[str] = []
 
         @asynccontextmanager
         async def lifespan(_app: object):  # type: ignore[no-untyped-def]
-            try:
-                table = None
-                if resumed is not None:
-                    table = server.resume(*resumed)
-                elif seats is not None:
-                    table = await server.create(rules=rules, seats=seats, lang=lang.value, seed=seed)
-                if table is not None:
-                    for who, url in links(table, base).items():
-                        typer.echo(f"{who}: {url}")
-                    if table.writer is not None:
-                        typer.echo(f"transcript: {table.writer.path}")
-            except TableError as exc:
-                problems.append(str(exc))
-                raise
+            if first is not None:
+                table = server.add(*first)
+                for who, url in links(table, base).items():
+                    typer.echo(f"{who}: {url}")
+                if table.writer is not None:
+                    typer.echo(f"transcript: {table.writer.path}")
             for what, url in admin_links(config, base).items():
                 typer.echo(f"{what}: {url}")
             sys.stdout.flush()
             yield
-            for table in server.tables.values():  # stop the games; their transcripts stay resumable
-                if table.task is not None:
-                    table.task.cancel()
+            tasks = [t.task for t in server.tables.values() if t.task is not None]
+            for task in tasks:  # stop the games; their transcripts stay resumable
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
         web = create_app(server)
         web.router.lifespan_context = lifespan
@@ -146,5 +159,3 @@ def register(app: typer.Typer) -> None:
         )
         with contextlib.suppress(KeyboardInterrupt):
             uvicorn.Server(config_uv).run()
-        if problems:
-            fail(problems[0])

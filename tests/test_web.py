@@ -440,3 +440,59 @@ def test_russian_pages_say_the_same_facts(tmp_path: Path) -> None:
         assert any(line["text"] == "— Ночь 0 —" for line in ru["log"])
         page = client.get(f"/seat/{table.tokens[1]}?lang=ru").text
         assert json.dumps("Ваш ход") in page and "<h2>Место #1</h2>" in page
+
+
+def test_serve_reports_a_busy_port_in_one_line(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--out", str(tmp_path)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 2 and done.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}")
+    assert not list(tmp_path.iterdir())
+
+
+def test_stopping_the_server_leaves_a_resumable_transcript(tmp_path: Path) -> None:
+    import signal
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    out = tmp_path / "games"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "serve", "--seat", "1=human", "--port", str(port), "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        lines = [proc.stdout.readline() for _ in range(5)]
+        assert lines[0].startswith("seat 1: http://localhost:") and lines[2].startswith("transcript: ")
+        path = Path(lines[2].split(": ", 1)[1].strip())
+        _wait(lambda: len(load(path, repair=True).events) > 3)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    saved = load(path)
+    assert saved.status == "started" and verify(saved).ok
+    resumed = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "resume", str(path), "--allow-piped-human", "--human-timeout", "5"],
+        input="\n".join(["pass", "n", "none", "", "1"] * 400) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert load(path).status == "complete"

@@ -91,48 +91,29 @@ class Server:
                 raise TableError(str(exc)) from None
         return players
 
-    def _register(self, table: Table, players: Mapping[int, Player]) -> Table:
+    def add(self, table: Table, players: Mapping[int, Player]) -> Table:
+        """Serve `table` and start its game; call it in the server's event loop (the game is a task of it)."""
         if len(self.tables) >= MAX_TABLES:
             raise TableError(f"this server already holds {MAX_TABLES} tables")
         self.tables[table.id] = table
         table.start(players)
         return table
 
-    async def create(
-        self,
-        *,
-        preset: str | None = None,
-        rules: RuleSet | None = None,
-        specs: Mapping[int, str] | None = None,
-        seats: Mapping[int, AgentSpec] | None = None,
-        lang: str | None = None,
-        seed: int | None = None,
-    ) -> Table:
-        """A new table, started at once. Runs in the server's event loop (the game is a task of it)."""
+    def build(
+        self, rules: RuleSet, seats: Mapping[int, AgentSpec], *, lang: str | None = None, seed: int | None = None
+    ) -> tuple[Table, dict[int, Player]]:
+        """A new table and its bot and model players, with its transcript created; not started yet."""
         lang = lang or self.config.lang
-        if rules is None:
-            if preset is not None and preset not in PRESETS:
-                raise TableError(f"unknown preset {preset!r}; allowed: {', '.join(PRESETS)}")
-            try:
-                rules = load_rules(preset)
-            except RulesError as exc:
-                raise TableError(str(exc)) from None
-        if seats is None:
-            seats = _seat_specs(specs or {}, rules.players, self.config.agents_dir)
-        if any(spec.kind == "llm" for spec in seats.values()):
-            try:
-                from arena.llm.preflight import preflight
-
-                seats = await preflight(seats)
-            except (ImportError, AgentError) as exc:
-                raise TableError(str(exc)) from None
         seed = seed if seed is not None else random.SystemRandom().randrange(1_000_000)
         players = self._players(seats, seed, rules, lang)
         prompt_hash = None
         if any(spec.kind in ("llm", "langchain") for spec in seats.values()):
             from arena.prompts import prompt_set_hash_for
 
-            prompt_hash = prompt_set_hash_for(seats, lang)
+            try:
+                prompt_hash = prompt_set_hash_for(seats, lang)
+            except Exception as exc:  # a missing or broken prompt set: one line
+                raise TableError(f"prompt set: {exc}") from None
         header = make_header(rules, seed, seats, lang="ru" if lang == "ru" else "en", prompt_set_hash=prompt_hash)
         try:
             writer = TranscriptWriter.create(default_path(self.config.out_dir, header), header)
@@ -146,10 +127,35 @@ class Server:
             human_timeout=self.config.human_timeout,
             bot_delay=self.config.bot_delay,
         )
-        return self._register(table, players)
+        return table, players
 
-    def resume(self, transcript: Transcript, game: Game) -> Table:
-        """Continue an unfinished game (rebuilt from its transcript) with new links for its human seats."""
+    async def create(
+        self,
+        *,
+        preset: str | None = None,
+        specs: Mapping[int, str] | None = None,
+        lang: str | None = None,
+        seed: int | None = None,
+    ) -> Table:
+        """A new table from the create page's choices (agent names per seat), started at once."""
+        if preset is not None and preset not in PRESETS:
+            raise TableError(f"unknown preset {preset!r}; allowed: {', '.join(PRESETS)}")
+        try:
+            rules = load_rules(preset)
+        except RulesError as exc:
+            raise TableError(str(exc)) from None
+        seats = _seat_specs(specs or {}, rules.players, self.config.agents_dir)
+        if any(spec.kind == "llm" for spec in seats.values()):
+            try:
+                from arena.llm.preflight import preflight
+
+                seats = await preflight(seats)
+            except (ImportError, AgentError) as exc:
+                raise TableError(str(exc)) from None
+        return self.add(*self.build(rules, seats, lang=lang, seed=seed))
+
+    def build_resume(self, transcript: Transcript, game: Game) -> tuple[Table, dict[int, Player]]:
+        """An unfinished game (rebuilt from its transcript) as a table with new links for its human seats."""
         header = transcript.header
         seats = {entry.seat: entry.agent for entry in header.seats}
         players = self._players(seats, header.seed, game.rules, header.lang)
@@ -166,7 +172,11 @@ class Server:
             bot_delay=self.config.bot_delay,
             stats=RunStats(counters=counters_from_inputs(transcript.inputs)),
         )
-        return self._register(table, players)
+        return table, players
+
+    def resume(self, transcript: Transcript, game: Game) -> Table:
+        """`build_resume`, started at once (in the server's event loop)."""
+        return self.add(*self.build_resume(transcript, game))
 
     def replay_names(self) -> list[str]:
         """Saved transcripts a replay may open: the out directory's and those named on the command line."""
