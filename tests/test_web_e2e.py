@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -34,18 +33,11 @@ SHOTS = os.environ.get("ARENA_SCREENSHOTS")  # a folder to keep the screenshots 
 
 
 def _need_browser() -> None:
-    missing = None
     if not CHROMIUM.exists():
         missing = f"{CHROMIUM} is missing (apt-get install chromium)"
-    else:
-        try:
-            import playwright.sync_api  # noqa: F401
-        except ImportError as exc:
-            missing = f"python playwright is missing: {exc}"
-    if missing:
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI=true and the browser test cannot run: {missing}")
-        pytest.skip(missing)
+        pytest.skip(missing)  # the only skip: no browser on a developer's machine
 
 
 def _free_port() -> int:
@@ -199,4 +191,3 @@ def test_no_playwright_install_anywhere() -> None:
     root = Path(__file__).resolve().parents[1]
     for path in [root / ".ci" / "run", root / "README.md", root / "pyproject.toml"]:
         assert "playwright install" not in path.read_text(encoding="utf-8")
-    assert shutil.which("chromium") is None or Path(shutil.which("chromium") or "").exists()
