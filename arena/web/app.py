@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from importlib import resources
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, HTTPException, Request, WebSocket
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from jinja2 import FileSystemLoader, select_autoescape
 from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -204,13 +204,11 @@ def create_app(server: Server) -> FastAPI:
         tasks = [asyncio.create_task(push()), asyncio.create_task(listen())]
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        except WebSocketDisconnect:
-            pass
         finally:
             for task in tasks:
                 task.cancel()
             for task in tasks:
-                with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect, RuntimeError):
+                with contextlib.suppress(asyncio.CancelledError, Exception):  # a closed or broken socket ends here
                     await task
 
     # ----- creating a table (admin link) ------------------------------------------------------------------------

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 import re
-import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -210,6 +209,3 @@ def admin_links(config: ServeConfig, base: str) -> dict[str, str]:
         "replays": f"{base}/replays/{config.admin_token}",
     }
 
-
-def short_token() -> str:
-    return secrets.token_urlsafe(8)
