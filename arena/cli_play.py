@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import random
 import re
+import sys
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
@@ -39,7 +40,7 @@ from arena.orchestrator import RunStats, counters_from_inputs, run_game
 from arena.players.base import Answer, Player
 from arena.players.bot_lines import LinesError
 from arena.players.factory import PlayerBuildError, build_player
-from arena.players.human import HumanPlayer
+from arena.players.human import HumanPlayer, InputClosed
 from arena.transcript import (
     Transcript,
     TranscriptError,
@@ -137,6 +138,18 @@ class DelayedPlayer(Player):
         await self.inner.close()
 
 
+def check_human_seats(seats: Mapping[int, AgentSpec], allow_piped: bool) -> None:
+    """One human per terminal, and a terminal at all unless piped answers are asked for (tests, scripts)."""
+    humans = sorted(s for s, spec in seats.items() if spec.kind == "human")
+    if len(humans) > 1:
+        fail(
+            f"only one human seat per terminal (seats {', '.join(map(str, humans))} are human): one person would "
+            "see several seats' secrets; use `arena serve` to seat several people"
+        )
+    if humans and not allow_piped and not sys.stdin.isatty():
+        fail(f"seat {humans[0]} is human but stdin is not a terminal; pass --allow-piped-human to type from a pipe")
+
+
 def fail(message: str, code: int = 2) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
@@ -199,10 +212,11 @@ def _drive(
     max_reasks: int,
     stats: RunStats,
     humans: list[int],
+    human_timeout: float | None = None,
 ) -> None:
     """Run the game with the live view; Ctrl-C leaves the transcript resumable, an internal error closes it."""
     path = writer.path
-    timeouts = dict.fromkeys(humans, HUMAN_TIMEOUT)
+    timeouts = dict.fromkeys(humans, human_timeout or HUMAN_TIMEOUT)
     printer = EventPrinter(console, game.rules)
     live_ok = not quiet and not humans and console.is_terminal
 
@@ -235,10 +249,11 @@ def _drive(
                 human = human.inner
             if isinstance(human, HumanPlayer):
                 human.show(view(game, seat))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         writer.close()
-        typer.echo(f"\ninterrupted; the game is saved. Continue it with: arena resume {path}", err=True)
-        raise typer.Exit(130) from None
+        what = f"error: {exc}" if isinstance(exc, InputClosed) else "interrupted"
+        typer.echo(f"\n{what}; the game is saved. Continue it with: arena resume {path}", err=True)
+        raise typer.Exit(1 if isinstance(exc, InputClosed) else 130) from None
     except Exception as exc:  # an engine or orchestrator bug: record it, tell the user, no traceback
         writer.abort(f"{type(exc).__name__}: {exc}")
         writer.close()
@@ -327,6 +342,12 @@ def register(app: typer.Typer) -> None:
                 "--sign-key-env", envvar="ARENA_SIGN_KEY_ENV", help="Sign the transcript with the key in this variable."
             ),
         ] = None,
+        allow_piped_human: Annotated[
+            bool, typer.Option(help="Let a human seat read its answers from a pipe (tests, scripts).")
+        ] = False,
+        human_timeout: Annotated[
+            float | None, typer.Option(help="Seconds a human seat has for one decision (default: no limit).", min=1)
+        ] = None,
     ) -> None:
         """Play one game, live, and save its transcript under --out (default ./transcripts); the path is printed.
 
@@ -340,6 +361,7 @@ def register(app: typer.Typer) -> None:
             seats = parse_seat_specs(seat or [], rules.players, agents_dir)
         except (SeatSpecError, AgentError) as exc:
             fail(str(exc))
+        check_human_seats(seats, allow_piped_human)
         seats = _preflight(seats)
         sign_key = _sign_key(sign_key_env)
         seed = seed if seed is not None else random.SystemRandom().randrange(1_000_000)
@@ -352,7 +374,9 @@ def register(app: typer.Typer) -> None:
             fail(str(exc))
         if not quiet:
             console.print(Text(f"{rules.name} · seed {seed} · {_summary(seats)}", style="bold"))
-        _play_out(Game(rules, seed), players, writer, seats, RunStats(), console, quiet, timeout, max_reasks)
+        _play_out(
+            Game(rules, seed), players, writer, seats, RunStats(), console, quiet, timeout, max_reasks, human_timeout
+        )
 
     @app.command()
     def resume(
@@ -388,11 +412,18 @@ def register(app: typer.Typer) -> None:
                 "--sign-key-env", envvar="ARENA_SIGN_KEY_ENV", help="Sign the end record with the key in this variable."
             ),
         ] = None,
+        allow_piped_human: Annotated[
+            bool, typer.Option(help="Let a human seat read its answers from a pipe (tests, scripts).")
+        ] = False,
+        human_timeout: Annotated[
+            float | None, typer.Option(help="Seconds a human seat has for one decision (default: no limit).", min=1)
+        ] = None,
     ) -> None:
         """Continue a game whose process died, from its transcript, appending to the same file."""
         transcript, game = _load_for_resume(file)
         header = transcript.header
         seats = _trusted_seats(transcript, agents_dir, seat or [], agents_from_header, prompt_folder or [])
+        check_human_seats(seats, allow_piped_human)
         seats = _preflight(seats)
         sign_key = _sign_key(sign_key_env)
         if header.signed and sign_key is None:
@@ -409,7 +440,7 @@ def register(app: typer.Typer) -> None:
             writer.resumed(seats)
         except (TranscriptError, OSError) as exc:
             fail(str(exc))
-        _play_out(game, players, writer, seats, stats, console, quiet, timeout, max_reasks)
+        _play_out(game, players, writer, seats, stats, console, quiet, timeout, max_reasks, human_timeout)
 
 
 def _play_out(
@@ -422,6 +453,7 @@ def _play_out(
     quiet: bool,
     timeout: float,
     max_reasks: int,
+    human_timeout: float | None = None,
 ) -> None:
     """Play `game` to its end (a new one, or one rebuilt for resume) and report the result and the path."""
     humans = [s for s, spec in seats.items() if spec.kind == "human"]
@@ -435,6 +467,7 @@ def _play_out(
         max_reasks=max_reasks,
         stats=stats,
         humans=humans,
+        human_timeout=human_timeout,
     )
     _report(game, stats, writer.path, console, quiet)
 

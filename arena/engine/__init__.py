@@ -5,11 +5,12 @@ from arena.engine.events import Event, EventType, Phase, Vis
 from arena.engine.game import Game, Input, Winner
 from arena.engine.roles import Role, Team
 from arena.engine.ruleset import PRESETS, RulesError, RuleSet, load_rules
-from arena.engine.view import MODERATOR, Observation, view, visible_events
+from arena.engine.view import MODERATOR, PUBLIC, Observation, view, visible_events
 
 __all__ = [
     "MODERATOR",
     "PRESETS",
+    "PUBLIC",
     "Decision",
     "Event",
     "EventType",

@@ -15,6 +15,7 @@ from arena.engine.game import Game
 from arena.engine.roles import Role, Team, base_team
 
 MODERATOR = 0  # pass as `seat` for the god view (every event, every role)
+PUBLIC = -1  # pass as `seat` for a spectator's view: public events only, no role, no request
 
 
 @dataclass(slots=True)
@@ -44,14 +45,16 @@ def visible_events(game: Game, seat: int, since: int = 0) -> list[Event]:
     events = game.events
     if seat == MODERATOR:
         return events[since:]
+    if seat == PUBLIC:
+        return [e for e in events[since:] if e.visible_to(PUBLIC)]
     seen = game.seen_by[seat]
     start = bisect_left(seen, since) if since else 0
     return [events[i] for i in seen[start:]]
 
 
 def view(game: Game, seat: int, since: int = 0) -> Observation:
-    """The observation of `seat` (1..N), or of the moderator (0)."""
-    if seat == MODERATOR:
+    """The observation of `seat` (1..N), of the moderator (0), or of a spectator (PUBLIC)."""
+    if seat in (MODERATOR, PUBLIC):
         role: Role | None = None
         team: Team | None = None
         mates: tuple[int, ...] = ()
@@ -73,6 +76,6 @@ def view(game: Game, seat: int, since: int = 0) -> Observation:
         events=tuple(visible_events(game, seat, since)),
         since=since,
         next_seq=len(game.events),
-        request=game.request_for(seat) if seat != MODERATOR else None,
+        request=game.request_for(seat) if seat > 0 else None,
         winner=game.winner,
     )

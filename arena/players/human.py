@@ -1,46 +1,161 @@
 """A human at the terminal plays one seat: sees only that seat's view, and types each decision.
 
 Why it exists: the same table must seat people next to bots and models, under the same invalid-action policy. The
-seat shows the new events of its own Observation (never the game), then asks for the one decision pending. Input
-that cannot be read is asked again at once with the reason; an answer the engine refuses comes back as `problem`
-and is shown before the next prompt. A speech is typed line by line and ends with an empty line, "pass" or
-"спасибо"; a line "nominate 5" (or «выставляю 5») nominates. Input and output are injectable for tests.
+seat shows the new events of its own Observation (never the game), then asks for the one decision pending, through
+the shared form (`arena.human.form`): an answer the form refuses is refused at once, with the reason, and only the
+field at fault is asked again (a refused nomination keeps the speech; an unreadable kill order keeps the message).
 
-Input is read synchronously: a person is slower than any timeout a bot needs, so the human seat has no timeout, and
-a blocking read keeps Ctrl-C working.
+A speech is typed line by line and ends with an empty line, "pass" or "спасибо"; "nominate 5" (or «выставляю 5»)
+nominates, "withdraw" takes it back, "undo" drops the last line. The forbidden phrases are shown at the start and on
+every speech prompt, and a line holding one is flagged as it is typed.
+
+Lines are read by a daemon thread (`TerminalLines`) while the event loop waits, so Ctrl-C stops the game at once
+(asyncio cancels the waiting task; nothing blocks the loop), and the orchestrator's time limit can apply the rule's
+default to a person who does not answer. Closed input (Ctrl-D, the end of a pipe) stops the game, saved and
+resumable, with a clear message, instead of defaulting silently.
 """
 
 from __future__ import annotations
 
+import asyncio
+import os
+import queue
 import re
-from collections.abc import Callable
+import sys
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Protocol, TypeVar
 
 from rich.console import Console
 from rich.text import Text
 
 from arena.engine import Decision, EventType, Kind, Observation, Request, SpeechKind
 from arena.engine.ruleset import RuleSet
+from arena.human.form import (
+    Form,
+    FormError,
+    build_form,
+    decision_from,
+    forbidden_in,
+    forbidden_phrases,
+    nomination_problem,
+    text_problem,
+    word_count,
+)
 from arena.live import EventPrinter
+from arena.orchestrator import TIMEOUT_PREFIX
 from arena.players.base import Answer, Player
 
 END_SPEECH = {"", "pass", "пас", "спасибо", "thanks", "thank you"}
 YES = {"y", "yes", "да", "д", "+"}
 NO = {"n", "no", "нет", "н", "-"}
 NONE = {"none", "no one", "nobody", "skip", "никого", "нет", "-"}
-_NOMINATE = re.compile(r"^\s*(?:nominate|выставляю)\s+#?(\d{1,2})\s*\.?\s*$", re.IGNORECASE)
+_NOMINATE = re.compile(r"^\s*(?:nominate|выставляю)\b\s*(.*?)\s*\.?\s*$", re.IGNORECASE)
+_WITHDRAW = {"withdraw", "снимаю"}
+MAX_FIELD_TRIES = 200  # a person retyping one field this often is not answering; the outer policy takes over
+MAX_SPEECH_LINES = 500
+
+T = TypeVar("T")
 
 
 class InputError(ValueError):
     """Typed input that cannot be read as the decision asked for; the message says what was expected."""
 
 
+class InputClosed(KeyboardInterrupt):
+    """The seat's input ended (Ctrl-D, or the end of piped input): the game stops, saved, as on Ctrl-C."""
+
+
+class LineSource(Protocol):
+    async def line(self, prompt: str) -> str:
+        """One typed line (without its newline); raises EOFError when the input is closed."""
+        ...
+
+
+class CallableLines:
+    """Lines from a plain function (tests and scripts): `read(prompt)` returns a line or raises EOFError."""
+
+    def __init__(self, read: Callable[[str], str | Awaitable[str]]) -> None:
+        self._read = read
+
+    async def line(self, prompt: str) -> str:
+        got = self._read(prompt)
+        if isinstance(got, str):
+            return got
+        return await got
+
+
+class TerminalLines:
+    """Lines from a file descriptor (stdin), read by a daemon thread one line at a time, on demand.
+
+    The event loop only polls a queue, so a cancelled wait (Ctrl-C, a time limit) never blocks; a line typed after
+    a cancelled wait answers the next prompt. Raw `os.read` avoids holding a Python stream lock in the thread.
+    """
+
+    POLL_S = 0.05
+
+    def __init__(self, console: Console, fd: int | None = None) -> None:
+        self.console = console
+        self.fd = fd if fd is not None else _stdin_fd()
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._reading = False
+        self._closed = False
+        self._buffer = b""
+
+    def _fill(self) -> None:
+        if self.fd < 0:  # stdin without a descriptor (an embedding that replaced sys.stdin): its own readline
+            typed = sys.stdin.readline()
+            self._lines.put(typed.rstrip("\r\n") if typed else None)
+            return
+        try:
+            while b"\n" not in self._buffer:
+                chunk = os.read(self.fd, 4096)
+                if not chunk:
+                    rest, self._buffer = self._buffer, b""
+                    self._lines.put(rest.decode("utf-8", "replace") if rest else None)
+                    return
+                self._buffer += chunk
+            line, _, self._buffer = self._buffer.partition(b"\n")
+            self._lines.put(line.decode("utf-8", "replace").rstrip("\r"))
+        except OSError:
+            self._lines.put(None)
+
+    async def line(self, prompt: str) -> str:
+        if self._closed:
+            raise EOFError
+        self.console.print(Text(prompt), end="")
+        if not self._reading:
+            self._reading = True
+            threading.Thread(target=self._fill, name="arena-stdin", daemon=True).start()
+        while True:
+            try:
+                item = self._lines.get_nowait()
+            except queue.Empty:
+                await asyncio.sleep(self.POLL_S)
+                continue
+            self._reading = False
+            if item is None:
+                self._closed = True
+                raise EOFError
+            return item
+
+
+def _stdin_fd() -> int:
+    try:
+        return sys.stdin.fileno()
+    except (AttributeError, ValueError, OSError):
+        return -1
+
+
 def parse_seats(text: str) -> tuple[int, ...]:
-    """'2 5 7', '2,5,7' or '#2 #5' -> (2, 5, 7)."""
+    """'2 5 7', '2,5,7' or '#2 #5' -> (2, 5, 7); '', 'none' -> ()."""
+    if text.strip().lower() in NONE:
+        return ()
     parts = [p for p in re.split(r"[\s,;]+", text.strip().replace("#", "")) if p]
     try:
         return tuple(int(p) for p in parts)
     except ValueError:
-        raise InputError(f"expected seat numbers like '2 5 7', got {text!r}") from None
+        raise InputError(f"expected seat numbers like '2 5 7' (or none), got {text!r}") from None
 
 
 def parse_target(text: str, allow_none: bool) -> int | None:
@@ -88,8 +203,12 @@ def status_text(obs: Observation, vote_round: tuple[str, tuple[int, ...]] | None
     return line
 
 
+def _seats(seats: tuple[int, ...] | list[int]) -> str:
+    return ", ".join(str(s) for s in seats)
+
+
 class HumanPlayer(Player):
-    """A terminal seat. `read(prompt)` returns one typed line; the default reads the console."""
+    """A terminal seat. `read(prompt)` returns one typed line (tests); by default stdin is read by `TerminalLines`."""
 
     def __init__(
         self,
@@ -97,39 +216,57 @@ class HumanPlayer(Player):
         *,
         lang: str = "en",
         console: Console | None = None,
-        read: Callable[[str], str] | None = None,
+        read: Callable[[str], str | Awaitable[str]] | None = None,
         rules: RuleSet | None = None,
+        lines: LineSource | None = None,
     ) -> None:
         self.seat = seat
         self.lang = lang
-        self.console = console or Console()
-        self._read = read or self._console_read
+        self.console = console or Console(highlight=False)
         self.rules = rules or RuleSet()
+        self.lines: LineSource = lines or (CallableLines(read) if read is not None else TerminalLines(self.console))
         self.printer = EventPrinter(self.console, self.rules)
         self.last_seq = -1
         self.introduced = False
         self.vote_round: tuple[str, tuple[int, ...]] | None = None  # today's latest round: kind, candidates
-
-    def _console_read(self, prompt: str) -> str:
-        return self.console.input(prompt)
+        self._timed_out: Request | None = None
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
         self.show(observation)
+        if problem and problem.startswith(TIMEOUT_PREFIX) and self._timed_out == request:
+            self.note("(time is up: the rule's default applies)", "yellow")
+            raise TimeoutError  # one time limit per decision: the re-asks of a timed-out one do not wait again
         if problem:
             self.console.print(Text(f"Not accepted: {problem}. Try again.", style="bold red"))
-        while True:
+        form = build_form(request, self.rules, self.lang, observation.nominees)
+        for _ in range(MAX_FIELD_TRIES):
             try:
-                return Answer(decision=self.ask(request))
+                decision = await self.ask(form)
             except InputError as exc:
                 self.console.print(Text(f"Cannot read that: {exc}", style="red"))
+                continue
+            except asyncio.CancelledError:
+                self._timed_out = request
+                raise
+            self._timed_out = None
+            return Answer(decision=decision)
+        raise InputError("too many unreadable answers")
 
     # ----- what the seat sees -------------------------------------------------------------------------------
+    def forbidden_line(self) -> str:
+        phrases = forbidden_phrases(self.rules, self.lang)
+        if not phrases:
+            return ""
+        return "Forbidden phrases (each costs a foul): " + ", ".join(f"«{p}»" for p in phrases)
+
     def show(self, obs: Observation) -> None:
         if not self.introduced:
             self.introduced = True
             mates = f"; your team: {', '.join(f'#{s}' for s in obs.teammates)}" if obs.teammates else ""
             role = obs.role.value if obs.role else "?"
             self.console.print(Text(f"You are seat #{obs.seat}, {role}{mates}.", style="bold magenta"))
+            if self.forbidden_line():
+                self.console.print(Text(self.forbidden_line(), style="yellow"))
         for event in obs.events:
             if event.seq > self.last_seq:
                 self.last_seq = event.seq
@@ -142,38 +279,65 @@ class HumanPlayer(Player):
         self.console.print(Text(status_text(obs, self.vote_round), style="dim"))
 
     # ----- what the seat is asked ----------------------------------------------------------------------------
-    def line(self, prompt: str) -> str:
-        return self._read(f"[#{self.seat}] {prompt} ")
+    async def line(self, prompt: str) -> str:
+        try:
+            return await self.lines.line(f"[#{self.seat}] {prompt} ")
+        except EOFError:
+            self.console.print()
+            raise InputClosed(f"seat #{self.seat}'s input was closed (Ctrl-D or the end of piped input)") from None
 
-    def ask(self, req: Request) -> Decision:
+    async def field(self, prompt: str, parse: Callable[[str], T]) -> T:
+        """Ask one field until it can be read; only this field is asked again."""
+        for _ in range(MAX_FIELD_TRIES):
+            typed = await self.line(prompt)
+            try:
+                return parse(typed)
+            except (InputError, FormError) as exc:
+                self.console.print(Text(f"Cannot read that: {exc}", style="red"))
+        raise InputError(f"too many unreadable answers to {prompt!r}")
+
+    async def ask(self, form: Form) -> Decision:
+        req = form.request
         kind = req.kind
         if kind is Kind.SPEECH:
-            return self.speech(req)
+            return await self.speech(form)
         if kind is Kind.VOTE:
             subject = {"lift": "Eliminate all of", "acquittal": "Still eliminate", "threshold": "Eliminate"}
             who = ", ".join(f"#{s}" for s in req.candidates) if req.subject == "lift" else f"#{req.candidate}"
             question = subject.get(req.subject or "", "Vote to eliminate")
-            return Decision(vote=parse_vote(self.line(f"{question} {who}? [y/n]")))
+            return Decision(vote=await self.field(f"{question} {who}? [y/n]", parse_vote))
         if kind is Kind.SHERIFF:
             action = "check"
             if len(req.actions) > 1:
-                action = self.line(f"Tonight: {' or '.join(req.actions)}?").strip().lower() or "check"
-            target = parse_target(self.line(f"Whom to {action}? {self.options(req)}"), req.allow_none)
-            return Decision(action=action, target=target)
+
+                def read_action(text: str) -> str:
+                    low = text.strip().lower() or "check"
+                    if low not in req.actions:
+                        raise InputError(f"type one of {', '.join(req.actions)}")
+                    return low
+
+                action = await self.field(f"Tonight: {' or '.join(req.actions)}?", read_action)
+
+            def read_target(text: str) -> Decision:
+                target = parse_target(text, req.allow_none)
+                return decision_from(form, {"action": action, "target": target})
+
+            return await self.field(f"Whom to {action}? {self.options(req)}", read_target)
         if kind is Kind.BEST_MOVE:
-            seats = parse_seats(self.line(f"Best move: name up to {req.max_targets} seats (Enter for none)"))
-            return Decision(targets=seats)
+
+            def read_best(text: str) -> Decision:
+                return decision_from(form, {"targets": list(parse_seats(text))})
+
+            prompt = f"Best move: name up to {req.max_targets} seats of {_seats(req.options)} (Enter for none)"
+            return await self.field(prompt, read_best)
         if kind is Kind.BLACK_MESSAGE:
-            text = self.line(f"Message to your team (up to {req.max_words} words)")
-            order: tuple[int, ...] = ()
-            if req.may_set_order:
-                order = parse_seats(self.line(f"Kill order: up to {req.max_targets} seats, e.g. 3 7 1"))
-            return Decision(text=text, targets=order)
+            return await self.black_message(form)
         if kind is Kind.CHOOSE_SIDE:
-            choice = self.line(f"Choose your side: {' or '.join(req.choices)}").strip().lower()
-            if choice not in req.choices:
-                raise InputError(f"type one of {', '.join(req.choices)}")
-            return Decision(action=choice)
+
+            def read_side(text: str) -> Decision:
+                return decision_from(form, {"action": text.strip().lower()})
+
+            return await self.field(f"Choose your side: {' or '.join(req.choices)}", read_side)
         verbs = {
             Kind.BALLOT: "Vote for",
             Kind.SHOOT: "Shoot",
@@ -183,41 +347,99 @@ class HumanPlayer(Player):
             Kind.VISIT: "Visit",
         }
         verb = verbs.get(kind, "Choose")
-        return Decision(target=parse_target(self.line(f"{verb}: {self.options(req)}"), req.allow_none))
+
+        def read_pick(text: str) -> Decision:
+            return decision_from(form, {"target": parse_target(text, req.allow_none)})
+
+        return await self.field(f"{verb}: {self.options(req)}", read_pick)
 
     def options(self, req: Request) -> str:
         seats = ", ".join(str(s) for s in req.options)
         return f"[{seats}{' or none' if req.allow_none else ''}]"
 
-    def speech(self, req: Request) -> Decision:
+    async def black_message(self, form: Form) -> Decision:
+        req = form.request
+
+        def read_text(text: str) -> str:
+            problem = text_problem(form, text.strip())
+            if problem:
+                raise InputError(problem)
+            return text.strip()
+
+        text = await self.field(f"Message to your team (up to {req.max_words} words)", read_text)
+        if not req.may_set_order:
+            return Decision(text=text)
+
+        def read_order(typed: str) -> Decision:  # only the order is asked again; the message is kept
+            return decision_from(form, {"text": text, "targets": list(parse_seats(typed))})
+
+        prompt = f"Kill order: up to {req.max_targets} seats of {_seats(req.options)}, e.g. 3 7 1 (none for no order)"
+        return await self.field(prompt, read_order)
+
+    def note(self, text: str, style: str = "dim") -> None:
+        self.console.print(Text(text, style=style))
+
+    async def speech(self, form: Form) -> Decision:
+        req = form.request
         kind = SPEECH_NAMES[req.speech or SpeechKind.REGULAR]
-        hints = ["an empty line, 'pass' or 'спасибо' ends it"]
+        hints = ["an empty line, 'pass' or 'спасибо' ends it", "'undo' drops the last line"]
         if req.may_nominate:
-            hints.append(f"'nominate N' nominates one of {', '.join(map(str, req.nominate_options))}")
+            legal = [s for s in req.nominate_options if s not in form.already_nominated]
+            hints.append(f"'nominate N' nominates one of {_seats(legal)}")
         if req.may_request_extra:
             hints.append("'extra' asks for the extra word")
-        self.console.print(Text(f"Your {kind}, up to {req.max_words} words ({'; '.join(hints)}).", style="bold"))
+        limits = f"up to {req.max_words} words / {form.max_chars} characters"
+        self.note(f"Your {kind}, {limits} ({'; '.join(hints)}).", "bold")
+        if form.already_nominated:
+            self.note(f"(already nominated: {_seats(form.already_nominated)})")
+        if self.forbidden_line():
+            self.note(self.forbidden_line(), "yellow")
         lines: list[str] = []
         nominate: list[int] = []
         extra = False
-        while True:
-            typed = self.line(">")
+        for _ in range(MAX_SPEECH_LINES):
+            typed = await self.line(">")
             low = typed.strip().lower().rstrip(".!")
             if low in END_SPEECH:
                 break
             match = _NOMINATE.match(typed)
             if match:
-                if req.may_nominate:
-                    nominate.append(int(match.group(1)))
-                    self.console.print(Text(f"(nominating #{match.group(1)})", style="dim"))
-                else:
-                    self.console.print(Text("(this turn carries no right to nominate)", style="yellow"))
+                self.nominate(form, match.group(1), nominate)
                 continue
-            if low == "extra" and req.may_request_extra:
-                extra = True
+            if low in _WITHDRAW:
+                self.note(f"(withdrawn: #{nominate.pop()})" if nominate else "(no nomination to withdraw)")
+                continue
+            if low == "undo":
+                self.note(f"(dropped: {lines.pop()})" if lines else "(nothing to drop)")
+                continue
+            if low == "extra":
+                if req.may_request_extra:
+                    extra = True
+                    self.note("(asking for the extra word)")
+                else:
+                    self.note("(there is no extra word to ask for in this turn; not added to the speech)", "yellow")
+                continue
+            candidate = " ".join([*lines, typed.strip()])
+            problem = text_problem(form, candidate)
+            if problem:
+                self.note(f"(not added: the speech would be {problem}; end it with an empty line)", "yellow")
                 continue
             lines.append(typed.strip())
-            words = len(" ".join(lines).split())
-            if words > req.max_words:
-                self.console.print(Text(f"(over {req.max_words} words: the judge will cut the rest)", style="yellow"))
+            for phrase in forbidden_in(form, typed):
+                self.note(f"(warning: «{phrase}» is a forbidden phrase and costs a foul; 'undo' drops it)", "bold red")
+            if word_count(candidate) > req.max_words:
+                self.note(f"(over {req.max_words} words: the judge will cut the rest)", "yellow")
         return Decision(text=" ".join(lines), nominate=tuple(nominate), extra=extra)
+
+    def nominate(self, form: Form, arg: str, chosen: list[int]) -> None:
+        """Check a `nominate N` line at once: accepted, or refused with the reason; never part of the speech."""
+        target = arg.lstrip("#")
+        if not target.isdigit():
+            self.note(f"Cannot read that: 'nominate' needs a seat number, e.g. 'nominate 5' (got {arg!r})", "red")
+            return
+        problem = nomination_problem(form, int(target), chosen)
+        if problem:
+            self.note(f"Nomination refused: {problem}. Your speech so far is kept.", "red")
+            return
+        chosen.append(int(target))
+        self.note(f"(nominating #{target}; 'withdraw' takes it back)")

@@ -1,0 +1,161 @@
+"""`arena serve`: a web table where people play in the browser against bots and models, with spectators and replays.
+
+Why a command of its own: the browser seat needs a server (FastAPI + uvicorn, the `web` extra), imported only
+when this command runs. It binds 127.0.0.1 unless --host says otherwise (then it warns), prints each human seat's
+secret link and the spectators' link, and saves the game as a normal transcript (`arena resume` continues it;
+`arena serve --resume FILE` continues it in the browser with new links).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import socket
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.cli_play import Lang, SeatSpecError, fail, parse_seat_specs
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def _is_loopback(host: str) -> bool:
+    if host in LOOPBACK:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _check_port(host: str, port: int) -> None:
+    """Fail with one line when the address cannot be bound (uvicorn would log it and exit)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add `serve` to `app`."""
+
+    @app.command()
+    def serve(
+        seat: Annotated[
+            list[str] | None,
+            typer.Option("--seat", help="Start a table at once: 1=human, all=bot:heuristic, 4=NAME. Repeatable."),
+        ] = None,
+        preset: Annotated[str | None, typer.Option("--preset", "-p", help="Rules preset of that table.")] = None,
+        rules_file: Annotated[Path | None, typer.Option("--rules", help="A rules file (TOML or YAML).")] = None,
+        rule: Annotated[list[str] | None, typer.Option("--rule", help="Override one rule. Repeatable.")] = None,
+        seed: Annotated[int | None, typer.Option(help="Seed of the deal (random if not given).")] = None,
+        lang: Annotated[Lang, typer.Option(help="Language of the pages and the bots' speeches.")] = Lang.EN,
+        host: Annotated[
+            str, typer.Option(help="Address to bind; anything but loopback exposes the tables (a warning is printed).")
+        ] = "127.0.0.1",
+        port: Annotated[int, typer.Option(help="Port to listen on.", min=1, max=65535)] = 8000,
+        out: Annotated[Path, typer.Option("--out", help="Directory for the transcripts.")] = Path("transcripts"),
+        agents_dir: Annotated[Path, typer.Option(help="Where agent definitions live.")] = Path("agents"),
+        human_timeout: Annotated[
+            float, typer.Option(help="Seconds a human seat has for one decision before the rule's default.", min=1)
+        ] = 120.0,
+        bot_delay: Annotated[
+            float, typer.Option(help="Seconds each bot or model seat waits, so people can follow.", min=0)
+        ] = 1.0,
+        origin: Annotated[
+            list[str] | None,
+            typer.Option(help="Another Origin allowed to open WebSockets (a reverse proxy's, e.g. https://x.org)."),
+        ] = None,
+        resume: Annotated[
+            Path | None, typer.Option(help="Continue an unfinished transcript in the browser (new links).")
+        ] = None,
+        replay: Annotated[list[Path] | None, typer.Option(help="A saved transcript to offer as a replay.")] = None,
+    ) -> None:
+        """Serve tables in the browser: each human seat gets a secret link; bots and models play the other seats."""
+        try:
+            import uvicorn
+
+            from arena.web.app import MAX_MESSAGE, create_app
+            from arena.web.server import ServeConfig, Server, TableError, admin_links, links
+        except ImportError as exc:
+            fail(f"arena serve needs the web extra (pip install -e '.[web]'): {exc}")
+        from contextlib import asynccontextmanager
+
+        from arena.engine import RulesError, load_rules
+
+        for path in replay or []:
+            if not path.is_file():
+                fail(f"--replay {path}: no such file")
+        if not _is_loopback(host):
+            typer.echo(
+                f"warning: binding {host}: anyone who reaches this address can open the pages; seat links are the "
+                "only protection. Put a TLS reverse proxy in front (docs/web.md).",
+                err=True,
+            )
+        try:
+            rules = load_rules(preset, rules_file, rule or None)
+        except RulesError as exc:
+            fail(str(exc))
+        seats = None
+        if seat:
+            try:
+                seats = parse_seat_specs(seat, rules.players, agents_dir)
+            except (SeatSpecError, ValueError) as exc:
+                fail(str(exc))
+        config = ServeConfig(
+            lang=lang.value,
+            out_dir=out,
+            agents_dir=agents_dir,
+            human_timeout=human_timeout,
+            bot_delay=bot_delay,
+            allowed_origins=tuple(origin or ()),
+            replay_files=tuple(replay or ()),
+        )
+        server = Server(config)
+        _check_port(host, port)
+        first = None  # built before the server starts, so every problem is one `error:` line
+        try:
+            if resume is not None:
+                from arena.cli_play import _load_for_resume
+
+                first = server.build_resume(*_load_for_resume(resume))
+            elif seats is not None:
+                from arena.cli_play import _preflight
+
+                first = server.build(rules, _preflight(seats), lang=lang.value, seed=seed)
+        except TableError as exc:
+            fail(str(exc))
+        shown = "localhost" if host in ("127.0.0.1", "::1") else host
+        base = f"http://{shown}:{port}"
+
+        @asynccontextmanager
+        async def lifespan(_app: object):  # type: ignore[no-untyped-def]
+            if first is not None:
+                table = server.add(*first)
+                for who, url in links(table, base).items():
+                    typer.echo(f"{who}: {url}")
+                if table.writer is not None:
+                    typer.echo(f"transcript: {table.writer.path}")
+            for what, url in admin_links(config, base).items():
+                typer.echo(f"{what}: {url}")
+            sys.stdout.flush()
+            yield
+            tasks = [t.task for t in server.tables.values() if t.task is not None]
+            for task in tasks:  # stop the games; their transcripts stay resumable
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        web = create_app(server)
+        web.router.lifespan_context = lifespan
+        config_uv = uvicorn.Config(
+            web, host=host, port=port, ws_max_size=MAX_MESSAGE, log_level="warning", lifespan="on"
+        )
+        with contextlib.suppress(KeyboardInterrupt):
+            uvicorn.Server(config_uv).run()

@@ -1,0 +1,216 @@
+"""The tables of one `arena serve` process: creating a table, resuming one from its transcript, finding a token.
+
+Why it exists apart from the HTTP routes: the command line and the create-a-table page build tables the same way
+(seats resolved like `arena play --seat`, bots built by the same factory, a transcript like any other game), and
+the isolation tests drive it without a browser.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.agents import AgentError, AgentSpec, resolve_agent
+from arena.engine import PRESETS, Game, RulesError, RuleSet, load_rules
+from arena.orchestrator import RunStats, counters_from_inputs
+from arena.players.base import Player
+from arena.players.bot_lines import LinesError
+from arena.players.factory import PlayerBuildError, build_player
+from arena.transcript import Transcript, TranscriptError, TranscriptWriter, default_path, make_header
+from arena.web.table import Table, new_token, same_token
+
+MAX_TABLES = 50  # a bound on what one server holds; a full server refuses new tables
+
+
+class TableError(ValueError):
+    """A table that cannot be created; the message says why (shown to the page or printed as `error: ...`)."""
+
+
+@dataclass
+class ServeConfig:
+    lang: str = "en"
+    out_dir: Path = Path("transcripts")
+    agents_dir: Path = Path("agents")
+    human_timeout: float | None = 120.0
+    bot_delay: float = 1.0
+    allowed_origins: tuple[str, ...] = ()  # extra Origins accepted on WebSocket upgrades (a reverse proxy's)
+    admin_token: str = field(default_factory=new_token)
+    replay_files: tuple[Path, ...] = ()
+
+
+_AGENT_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,79}$")
+
+
+def _seat_specs(specs: Mapping[int, str], players: int, agents_dir: Path) -> dict[int, AgentSpec]:
+    seats: dict[int, AgentSpec] = {}
+    for seat in range(1, players + 1):
+        name = specs.get(seat, "bot:heuristic")
+        if not _AGENT_NAME.match(name) or ".." in name:  # a file name in agents/, never a path
+            raise TableError(f"seat {seat}: {name[:80]!r} is not an agent name")
+        try:
+            seats[seat] = resolve_agent(name, agents_dir)
+        except AgentError as exc:
+            raise TableError(f"seat {seat}: {exc}") from None
+    extra = sorted(set(specs) - set(seats))
+    if extra:
+        raise TableError(f"seat {extra[0]} does not exist (seats are 1 to {players})")
+    return seats
+
+
+class Server:
+    """Every table this process serves, by id; tokens are looked up across all of them."""
+
+    def __init__(self, config: ServeConfig) -> None:
+        self.config = config
+        self.tables: dict[str, Table] = {}
+
+    def is_admin(self, token: str) -> bool:
+        return same_token(self.config.admin_token, token)
+
+    def lookup(self, token: str) -> tuple[Table, int] | None:
+        """The table and seat a token opens (a spectator token gives SPECTATOR), or None."""
+        found: tuple[Table, int] | None = None
+        for table in self.tables.values():  # every table is checked, whichever matches
+            seat = table.seat_of(token)
+            if seat is not None:
+                found = (table, seat)
+        return found
+
+    def _players(self, seats: Mapping[int, AgentSpec], seed: int, rules: RuleSet, lang: str) -> dict[int, Player]:
+        players: dict[int, Player] = {}
+        for seat, spec in seats.items():
+            if spec.kind == "human":
+                continue
+            try:
+                players[seat] = build_player(spec, seat, seed=seed, rules=rules, lang=lang)
+            except (PlayerBuildError, LinesError, AgentError) as exc:
+                raise TableError(str(exc)) from None
+        return players
+
+    def add(self, table: Table, players: Mapping[int, Player]) -> Table:
+        """Serve `table` and start its game; call it in the server's event loop (the game is a task of it)."""
+        if len(self.tables) >= MAX_TABLES:
+            raise TableError(f"this server already holds {MAX_TABLES} tables")
+        self.tables[table.id] = table
+        table.start(players)
+        return table
+
+    def build(
+        self, rules: RuleSet, seats: Mapping[int, AgentSpec], *, lang: str | None = None, seed: int | None = None
+    ) -> tuple[Table, dict[int, Player]]:
+        """A new table and its bot and model players, with its transcript created; not started yet."""
+        lang = lang or self.config.lang
+        seed = seed if seed is not None else random.SystemRandom().randrange(1_000_000)
+        players = self._players(seats, seed, rules, lang)
+        prompt_hash = None
+        if any(spec.kind in ("llm", "langchain") for spec in seats.values()):
+            from arena.prompts import prompt_set_hash_for
+
+            try:
+                prompt_hash = prompt_set_hash_for(seats, lang)
+            except Exception as exc:  # a missing or broken prompt set: one line
+                raise TableError(f"prompt set: {exc}") from None
+        header = make_header(rules, seed, seats, lang="ru" if lang == "ru" else "en", prompt_set_hash=prompt_hash)
+        try:
+            writer = TranscriptWriter.create(default_path(self.config.out_dir, header), header)
+        except (TranscriptError, OSError) as exc:
+            raise TableError(str(exc)) from None
+        table = Table(
+            game=Game(rules, seed),
+            seats=seats,
+            lang=lang,
+            writer=writer,
+            human_timeout=self.config.human_timeout,
+            bot_delay=self.config.bot_delay,
+        )
+        return table, players
+
+    async def create(
+        self,
+        *,
+        preset: str | None = None,
+        specs: Mapping[int, str] | None = None,
+        lang: str | None = None,
+        seed: int | None = None,
+    ) -> Table:
+        """A new table from the create page's choices (agent names per seat), started at once."""
+        if preset is not None and preset not in PRESETS:
+            raise TableError(f"unknown preset {preset!r}; allowed: {', '.join(PRESETS)}")
+        try:
+            rules = load_rules(preset)
+        except RulesError as exc:
+            raise TableError(str(exc)) from None
+        seats = _seat_specs(specs or {}, rules.players, self.config.agents_dir)
+        if any(spec.kind == "llm" for spec in seats.values()):
+            try:
+                from arena.llm.preflight import preflight
+
+                seats = await preflight(seats)
+            except (ImportError, AgentError) as exc:
+                raise TableError(str(exc)) from None
+        return self.add(*self.build(rules, seats, lang=lang, seed=seed))
+
+    def build_resume(self, transcript: Transcript, game: Game) -> tuple[Table, dict[int, Player]]:
+        """An unfinished game (rebuilt from its transcript) as a table with new links for its human seats."""
+        header = transcript.header
+        from arena.trust import TrustError, resume_seats
+
+        try:  # the header is provenance only: each seat comes from a local definition of the same name
+            seats = resume_seats({e.seat: e.agent for e in header.seats}, self.config.agents_dir)
+        except (TrustError, AgentError) as exc:
+            raise TableError(str(exc)) from None
+        players = self._players(seats, header.seed, game.rules, header.lang)
+        try:
+            writer = TranscriptWriter.append_to(transcript)
+        except (TranscriptError, OSError) as exc:
+            raise TableError(str(exc)) from None
+        table = Table(
+            game=game,
+            seats=seats,
+            lang=header.lang,
+            writer=writer,
+            human_timeout=self.config.human_timeout,
+            bot_delay=self.config.bot_delay,
+            stats=RunStats(counters=counters_from_inputs(transcript.inputs)),
+        )
+        return table, players
+
+    def resume(self, transcript: Transcript, game: Game) -> Table:
+        """`build_resume`, started at once (in the server's event loop)."""
+        return self.add(*self.build_resume(transcript, game))
+
+    def replay_names(self) -> list[str]:
+        """Saved transcripts a replay may open: the out directory's and those named on the command line."""
+        names = [p.name for p in self.config.replay_files]
+        out = self.config.out_dir
+        if out.is_dir():
+            names.extend(sorted((p.name for p in out.glob("*.jsonl")), reverse=True))
+        return list(dict.fromkeys(names))[:500]
+
+    def replay_path(self, name: str) -> Path | None:
+        """The file for a listed name only (never a path from the request)."""
+        for path in self.config.replay_files:
+            if path.name == name:
+                return path
+        if "/" in name or "\\" in name or name.startswith("."):
+            return None
+        candidate = self.config.out_dir / name
+        return candidate if candidate.is_file() and candidate.suffix == ".jsonl" else None
+
+
+def links(table: Table, base: str) -> dict[str, str]:
+    """`seat N` and `spectators` -> URL."""
+    out = {f"seat {seat}": f"{base}/seat/{token}" for seat, token in sorted(table.tokens.items())}
+    out["spectators"] = f"{base}/watch/{table.spectator_token}"
+    return out
+
+
+def admin_links(config: ServeConfig, base: str) -> dict[str, str]:
+    return {
+        "new table": f"{base}/new/{config.admin_token}",
+        "replays": f"{base}/replays/{config.admin_token}",
+    }
+
