@@ -9,22 +9,21 @@ first), and takes the judge's out-of-band inputs: fouls and removals. No I/O, no
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from itertools import compress
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from arena.engine.decisions import Decision, IllegalDecision, Request
+from arena.engine.decisions import Decision, IllegalDecision, Request, SpeechKind
 from arena.engine.events import Event, EventType, Phase, Vis
-from arena.engine.roles import BLACK_ROLES, Role
+from arena.engine.flow import one_speech, run
+from arena.engine.roles import BLACK_ROLES, Role, Team, base_team
 from arena.engine.ruleset import RuleSet
+from arena.engine.state import Answers, Batch, Flow, Winner
 from arena.engine.validate import validate
 
-Batch = dict[int, Request]
-Answers = dict[int, Decision]
-Flow = Generator[Batch, Answers, None]
-Winner = Literal["town", "mafia", "maniac", "draw"]
+__all__ = ["Answers", "Batch", "Flow", "Game", "GameEnded", "Input", "Winner"]
 
 
 class GameEnded(Exception):
@@ -50,7 +49,6 @@ class Game:
         self.seed = seed
         self.n = rules.players
         self.events: list[Event] = []
-        self.seen_by: list[list[int]] = [[] for _ in range(self.n + 1)]  # per seat: seqs of the events it sees
         self._inputs: list[tuple[str, int, Decision | None, str]] = []  # kept light; `inputs` builds the models
         self.day = 0
         self.phase = Phase.SETUP
@@ -64,6 +62,11 @@ class Game:
         self.fouls = [0] * (self.n + 1)
         self.black: tuple[int, ...] = tuple(s for s in self.seats() if self.roles[s] in BLACK_ROLES)
         self.maniac_ally = rules.maniac_side == "mafia_ally"
+        # per seat, fixed at the deal: role, team, black teammates (every view reads them)
+        self.seat_roles: list[tuple[Role, Team, tuple[int, ...]]] = [
+            (r, base_team(r), tuple(b for b in self.black if b != s) if r in BLACK_ROLES else ())
+            for s, r in enumerate(self.roles)
+        ]
         # day state
         self.opener = 0
         self.nominees: list[int] = []
@@ -95,8 +98,6 @@ class Game:
         self._notes: list[tuple[int, EventType, str]] = []
         self._default_fouls: list[int] = []
         self._in_flow = False
-        from arena.engine.flow import run  # the flow imports Game for typing only
-
         self._flow: Flow | None = run(self)
         self._advance(None)
 
@@ -178,11 +179,11 @@ class Game:
             to = self.black
         event = Event(seq=len(self.events), day=self.day, phase=self.phase, type=type_, vis=vis, to=to, **fields)
         self.events.append(event)
-        seq = event.seq
-        seen_by = self.seen_by
-        for seat in event.audience(self.n):
-            seen_by[seat].append(seq)
         return event
+
+    def speech(self, seat: int, kind: SpeechKind, seconds: int) -> Flow:
+        """One speech turn with no nomination right, for the phase machine's sub-procedures (voting's popil)."""
+        return one_speech(self, seat, kind, seconds)
 
     # ----- inputs -------------------------------------------------------------------------------------------
     def submit(self, seat: int, decision: Decision) -> None:
