@@ -62,6 +62,7 @@ class Game:
         self.fouls = [0] * (self.n + 1)
         self.black: tuple[int, ...] = tuple(s for s in self.seats() if self.roles[s] in BLACK_ROLES)
         self.maniac_ally = rules.maniac_side == "mafia_ally"
+        self._words: dict[int, int] = {}  # speech budget by seconds (the rules are frozen)
         # per seat, fixed at the deal: role, team, black teammates (every view reads them)
         self.seat_roles: list[tuple[Role, Team, tuple[int, ...]]] = [
             (r, base_team(r), tuple(b for b in self.black if b != s) if r in BLACK_ROLES else ())
@@ -158,7 +159,10 @@ class Game:
         return self.is_black(seat) or (self.roles[seat] is Role.MANIAC and self.maniac_ally)
 
     def words(self, seconds: int) -> int:
-        return self.rules.speech.words(seconds)
+        words = self._words.get(seconds)
+        if words is None:
+            words = self._words[seconds] = self.rules.speech.words(seconds)
+        return words
 
     @property
     def over(self) -> bool:
@@ -166,7 +170,11 @@ class Game:
 
     def pending(self) -> list[Request]:
         """The requests still waiting for an answer, in seat order."""
-        return [r for s, r in sorted(self._batch.items()) if s not in self._answers]
+        batch = self._batch
+        if len(batch) == 1:  # most batches: one speaker
+            for seat, request in batch.items():
+                return [] if seat in self._answers else [request]
+        return [r for s, r in sorted(batch.items()) if s not in self._answers]
 
     def request_for(self, seat: int) -> Request | None:
         if seat in self._answers:
@@ -374,15 +382,22 @@ class Game:
 
     def _resolve(self) -> None:
         answers = self._answers
-        self._flush_notes()
-        try:
-            self._flush_default_fouls()
-        except GameEnded:
-            self._close()
-            return
+        if self._notes:
+            self._flush_notes()
+        if self._default_fouls:
+            try:
+                self._flush_default_fouls()
+            except GameEnded:
+                self._close()
+                return
         self._batch = {}
         self._answers = {}
-        self._advance({s: d for s, d in answers.items() if self.alive[s] or self._may_speak_dead(s)})
+        alive = self.alive
+        for seat in answers:
+            if not alive[seat]:  # rare: keep only the living and the departing who still speak
+                answers = {s: d for s, d in answers.items() if alive[s] or self._may_speak_dead(s)}
+                break
+        self._advance(answers)
 
     def _may_speak_dead(self, seat: int) -> bool:
         # the departing speak after leaving: last words and the best move
