@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from arena import __version__
 from arena.agents import AgentSpec
 from arena.engine import Event, Game, IllegalDecision, Input, Role, RuleSet
+from arena.engine.record import PlainRecord
 from arena.players.base import ModelCall
 from arena.trust import redacted
 
@@ -260,7 +261,7 @@ def default_path(out_dir: Path, header: Header) -> Path:
     return out_dir / f"{stamp}_{header.game_id}.jsonl"
 
 
-def _line(kind: str, model: BaseModel) -> str:
+def _line(kind: str, model: BaseModel | PlainRecord) -> str:
     body = model.model_dump_json(exclude_defaults=True)
     return f'{{"kind":"{kind}"' + ("," + body[1:] if body != "{}" else "}")
 
@@ -460,7 +461,7 @@ def _errors(exc: ValidationError) -> str:
     return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'record'}: {e['msg']}" for e in exc.errors()[:3])
 
 
-_RECORDS: dict[str, type[BaseModel]] = {
+_RECORDS: dict[str, type[BaseModel] | type[PlainRecord]] = {
     "event": Event,
     "input": Input,
     "call": ModelCall,

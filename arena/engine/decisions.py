@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
+
+from arena.engine.record import PlainRecord
 
 
 class Kind(StrEnum):
@@ -50,10 +54,15 @@ class Decision(BaseModel):
 NO_DECISION = Decision()  # the default default: silence, no target, no vote
 
 
-class Request(BaseModel):
-    """One pending decision of one seat, with everything needed to answer it legally."""
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
+class Request(PlainRecord):
+    """One pending decision of one seat, with everything needed to answer it legally.
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    A slotted dataclass, built at every decision; read-only by convention (`model_copy(update=...)` makes a changed
+    copy). `Decision`, which comes from outside the engine, stays a validating pydantic model.
+    """
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
 
     seat: int
     kind: Kind

@@ -7,9 +7,11 @@ engine, and every renderer and prompt goes through `view`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from arena.engine.record import PlainRecord
 
 
 class Vis(StrEnum):
@@ -75,10 +77,28 @@ class EventType(StrEnum):
     GAME_ENDED = "game_ended"  # public: value=winner (town|mafia|maniac|draw), text=reason
 
 
-class Event(BaseModel):
-    """One thing that happened. `seq` is its index in the game's event list."""
+_EVERY_SEAT = -1  # the audience mask of a public event: every bit set
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+
+class _Audience(PlainRecord):
+    """Holds an event's audience bitmask in a slot of its own, so it is no field: never dumped, compared or
+    validated."""
+
+    __slots__ = ("mask",)
+    mask: int
+
+
+@dataclass(slots=True, kw_only=True)
+class Event(_Audience):
+    """One thing that happened. `seq` is its index in the game's event list.
+
+    A slotted dataclass (not a pydantic model): the engine builds one per state change, and validation belongs at
+    the edges (`Event.model_validate` for a transcript's line). Read-only by convention: nothing changes an event
+    after it is emitted. `mask` is the audience as a bitmask (bit s: seat s sees it), computed from `vis` and `to`;
+    it is not a field of the record and is never written.
+    """
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
 
     seq: int
     day: int
@@ -95,16 +115,28 @@ class Event(BaseModel):
     value: str | None = None
     text: str | None = None
 
+    def __post_init__(self) -> None:
+        vis = self.vis
+        if vis is Vis.PUBLIC:
+            mask = _EVERY_SEAT
+        else:
+            mask = 0
+            if vis is not Vis.MODERATOR:
+                for seat in self.to:
+                    mask |= 1 << seat
+        self.mask = mask  # type: ignore[misc]  # the slot is _Audience's; mypy looks only at the dataclass's own
+
+    def __hash__(self) -> int:
+        return hash((self.seq, self.type, self.vis, self.to, self.seat, self.target, self.value, self.text))
+
     def visible_to(self, seat: int) -> bool:
         """The one visibility rule: public to all, moderator to none, otherwise the listed seats."""
-        if self.vis is Vis.PUBLIC:
-            return True
-        if self.vis is Vis.MODERATOR:
-            return False
-        return seat in self.to
+        if seat < 0:
+            return self.vis is Vis.PUBLIC
+        return bool(self.mask >> seat & 1)
 
     def audience(self, players: int) -> tuple[int, ...] | range:
-        """Every seat for which `visible_to` holds: the same rule, enumerated (used to index views as events come)."""
+        """Every seat for which `visible_to` holds: the same rule, enumerated."""
         if self.vis is Vis.PUBLIC:
             return range(1, players + 1)
         if self.vis is Vis.MODERATOR:

@@ -13,7 +13,8 @@ from arena.engine.events import EventType, Phase, Vis
 from arena.engine.roles import Role
 
 if TYPE_CHECKING:
-    from arena.engine.game import Answers, Flow, Game
+    from arena.engine.state import Answers, Flow
+    from arena.engine.state import GameState as Game  # the Protocol the phase machine needs, not game.Game
 
 
 def run(g: Game) -> Flow:

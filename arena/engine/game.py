@@ -9,22 +9,21 @@ first), and takes the judge's out-of-band inputs: fouls and removals. No I/O, no
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from itertools import compress
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from arena.engine.decisions import Decision, IllegalDecision, Request
+from arena.engine.decisions import Decision, IllegalDecision, Request, SpeechKind
 from arena.engine.events import Event, EventType, Phase, Vis
-from arena.engine.roles import BLACK_ROLES, Role
+from arena.engine.flow import one_speech, run
+from arena.engine.roles import BLACK_ROLES, Role, Team, base_team
 from arena.engine.ruleset import RuleSet
+from arena.engine.state import Answers, Batch, Flow, Winner
 from arena.engine.validate import validate
 
-Batch = dict[int, Request]
-Answers = dict[int, Decision]
-Flow = Generator[Batch, Answers, None]
-Winner = Literal["town", "mafia", "maniac", "draw"]
+__all__ = ["Answers", "Batch", "Flow", "Game", "GameEnded", "Input", "Winner"]
 
 
 class GameEnded(Exception):
@@ -50,7 +49,6 @@ class Game:
         self.seed = seed
         self.n = rules.players
         self.events: list[Event] = []
-        self.seen_by: list[list[int]] = [[] for _ in range(self.n + 1)]  # per seat: seqs of the events it sees
         self._inputs: list[tuple[str, int, Decision | None, str]] = []  # kept light; `inputs` builds the models
         self.day = 0
         self.phase = Phase.SETUP
@@ -64,6 +62,12 @@ class Game:
         self.fouls = [0] * (self.n + 1)
         self.black: tuple[int, ...] = tuple(s for s in self.seats() if self.roles[s] in BLACK_ROLES)
         self.maniac_ally = rules.maniac_side == "mafia_ally"
+        self._words: dict[int, int] = {}  # speech budget by seconds (the rules are frozen)
+        # per seat, fixed at the deal: role, team, black teammates (every view reads them)
+        self.seat_roles: list[tuple[Role, Team, tuple[int, ...]]] = [
+            (r, base_team(r), tuple(b for b in self.black if b != s) if r in BLACK_ROLES else ())
+            for s, r in enumerate(self.roles)
+        ]
         # day state
         self.opener = 0
         self.nominees: list[int] = []
@@ -95,8 +99,6 @@ class Game:
         self._notes: list[tuple[int, EventType, str]] = []
         self._default_fouls: list[int] = []
         self._in_flow = False
-        from arena.engine.flow import run  # the flow imports Game for typing only
-
         self._flow: Flow | None = run(self)
         self._advance(None)
 
@@ -157,7 +159,10 @@ class Game:
         return self.is_black(seat) or (self.roles[seat] is Role.MANIAC and self.maniac_ally)
 
     def words(self, seconds: int) -> int:
-        return self.rules.speech.words(seconds)
+        words = self._words.get(seconds)
+        if words is None:
+            words = self._words[seconds] = self.rules.speech.words(seconds)
+        return words
 
     @property
     def over(self) -> bool:
@@ -165,7 +170,11 @@ class Game:
 
     def pending(self) -> list[Request]:
         """The requests still waiting for an answer, in seat order."""
-        return [r for s, r in sorted(self._batch.items()) if s not in self._answers]
+        batch = self._batch
+        if len(batch) == 1:  # most batches: one speaker
+            for seat, request in batch.items():
+                return [] if seat in self._answers else [request]
+        return [r for s, r in sorted(batch.items()) if s not in self._answers]
 
     def request_for(self, seat: int) -> Request | None:
         if seat in self._answers:
@@ -178,11 +187,11 @@ class Game:
             to = self.black
         event = Event(seq=len(self.events), day=self.day, phase=self.phase, type=type_, vis=vis, to=to, **fields)
         self.events.append(event)
-        seq = event.seq
-        seen_by = self.seen_by
-        for seat in event.audience(self.n):
-            seen_by[seat].append(seq)
         return event
+
+    def speech(self, seat: int, kind: SpeechKind, seconds: int) -> Flow:
+        """One speech turn with no nomination right, for the phase machine's sub-procedures (voting's popil)."""
+        return one_speech(self, seat, kind, seconds)
 
     # ----- inputs -------------------------------------------------------------------------------------------
     def submit(self, seat: int, decision: Decision) -> None:
@@ -373,15 +382,22 @@ class Game:
 
     def _resolve(self) -> None:
         answers = self._answers
-        self._flush_notes()
-        try:
-            self._flush_default_fouls()
-        except GameEnded:
-            self._close()
-            return
+        if self._notes:
+            self._flush_notes()
+        if self._default_fouls:
+            try:
+                self._flush_default_fouls()
+            except GameEnded:
+                self._close()
+                return
         self._batch = {}
         self._answers = {}
-        self._advance({s: d for s, d in answers.items() if self.alive[s] or self._may_speak_dead(s)})
+        alive = self.alive
+        for seat in answers:
+            if not alive[seat]:  # rare: keep only the living and the departing who still speak
+                answers = {s: d for s, d in answers.items() if alive[s] or self._may_speak_dead(s)}
+                break
+        self._advance(answers)
 
     def _may_speak_dead(self, seat: int) -> bool:
         # the departing speak after leaving: last words and the best move

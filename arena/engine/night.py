@@ -14,7 +14,8 @@ from arena.engine.events import EventType, Phase, Vis
 from arena.engine.roles import Role
 
 if TYPE_CHECKING:
-    from arena.engine.game import Flow, Game
+    from arena.engine.state import Flow
+    from arena.engine.state import GameState as Game  # the Protocol the phase machine needs, not game.Game
 
 _NONE = Decision()
 

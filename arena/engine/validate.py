@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from arena.engine.decisions import Decision, IllegalDecision, Kind, Request
 
 if TYPE_CHECKING:
-    from arena.engine.game import Game
+    from arena.engine.state import GameState as Game  # the Protocol the phase machine needs, not game.Game
 
 _TARGETED = {Kind.SHOOT, Kind.DON_CHECK, Kind.MANIAC_KILL, Kind.HEAL, Kind.VISIT, Kind.BALLOT, Kind.SHERIFF}
 

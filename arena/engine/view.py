@@ -6,13 +6,12 @@ Everything a seat, a renderer or a prompt may know is computed here from the eve
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from dataclasses import dataclass
 
 from arena.engine.decisions import Request
 from arena.engine.events import Event, Phase
 from arena.engine.game import Game
-from arena.engine.roles import Role, Team, base_team
+from arena.engine.roles import Role, Team
 
 MODERATOR = 0  # pass as `seat` for the god view (every event, every role)
 PUBLIC = -1  # pass as `seat` for a spectator's view: public events only, no role, no request
@@ -41,15 +40,14 @@ class Observation:
 
 
 def visible_events(game: Game, seat: int, since: int = 0) -> list[Event]:
-    """The events `seat` may see with seq >= since. Indexed per seat as events are emitted, by `Event.visible_to`."""
+    """The events `seat` may see with seq >= since: `Event.visible_to`, read from each event's audience bitmask."""
     events = game.events
     if seat == MODERATOR:
         return events[since:]
     if seat == PUBLIC:
         return [e for e in events[since:] if e.visible_to(PUBLIC)]
-    seen = game.seen_by[seat]
-    start = bisect_left(seen, since) if since else 0
-    return [events[i] for i in seen[start:]]
+    bit = 1 << seat
+    return [e for e in (events[since:] if since else events) if e.mask & bit]
 
 
 def view(game: Game, seat: int, since: int = 0) -> Observation:
@@ -59,9 +57,7 @@ def view(game: Game, seat: int, since: int = 0) -> Observation:
         team: Team | None = None
         mates: tuple[int, ...] = ()
     else:
-        role = game.roles[seat]
-        team = base_team(role)
-        mates = tuple(s for s in game.black if s != seat) if game.is_black(seat) else ()
+        role, team, mates = game.seat_roles[seat]
     return Observation(
         seat=seat,
         role=role,

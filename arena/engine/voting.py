@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 from arena.engine.decisions import Decision, Kind, Request, SpeechKind
 from arena.engine.events import EventType
-from arena.engine.flow import one_speech
 
 if TYPE_CHECKING:
-    from arena.engine.game import Answers, Batch, Flow, Game
+    from arena.engine.state import Answers, Batch, Flow
+    from arena.engine.state import GameState as Game  # the Protocol the phase machine needs, not game.Game
 
 Tally = dict[int, list[int]]
 TallyFlow = Generator["Batch", "Answers", Tally | None]
@@ -132,7 +132,7 @@ def leave(g: Game, seats: list[int], how: str) -> Flow:
     g.pending_winner = winner
     if winner is None or g.rules.win.game_end_last_word:
         for s in seats:
-            yield from one_speech(g, s, SpeechKind.LAST_WORD, g.rules.speech.last_word_voted_s)
+            yield from g.speech(s, SpeechKind.LAST_WORD, g.rules.speech.last_word_voted_s)
     if winner is not None:
         g.finish(winner, "day vote")
 
@@ -202,7 +202,7 @@ def _justification(g: Game, leader: int, first_votes: int) -> Flow:
         yield from leave(g, [leader], "voted")
         return
     g.justified.add(leader)
-    yield from one_speech(g, leader, SpeechKind.TIE, g.rules.speech.tie_s)
+    yield from g.speech(leader, SpeechKind.TIE, g.rules.speech.tie_s)
     if _cancelled(g):
         _abort(g)
         return
@@ -234,7 +234,7 @@ def _tie(g: Game, tied: list[int]) -> Flow:
                 if s in g.justified:
                     continue
                 g.justified.add(s)
-            yield from one_speech(g, s, SpeechKind.TIE, g.rules.speech.tie_s)
+            yield from g.speech(s, SpeechKind.TIE, g.rules.speech.tie_s)
         if _cancelled(g):
             _abort(g)
             return

@@ -1,0 +1,88 @@
+"""What the phase machine needs of a game: a Protocol of the state and the shared actions, and the flow's types.
+
+`flow.py`, `night.py`, `voting.py` and `validate.py` are written against `GameState`, not against `game.py`, so the
+engine's imports run one way: `game` → `flow` → `night`, `voting` → `state`. `Game` satisfies the Protocol (mypy
+checks it where `game.py` starts the flow). A new piece of state the flow reads goes here as well as on `Game`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any, Literal, Protocol
+
+from arena.engine.decisions import Decision, Request, SpeechKind
+from arena.engine.events import Event, EventType, Phase, Vis
+from arena.engine.roles import Role
+from arena.engine.ruleset import RuleSet
+
+Batch = dict[int, Request]
+Answers = dict[int, Decision]
+Flow = Generator[Batch, Answers, None]
+Winner = Literal["town", "mafia", "maniac", "draw"]
+
+
+class GameState(Protocol):
+    """The game as the phase machine sees it: the table, the day's and the night's state, and the shared actions."""
+
+    # the table
+    rules: RuleSet
+    n: int
+    day: int
+    phase: Phase
+    roles: list[Role]
+    alive: list[bool]
+    alive_seats: tuple[int, ...]
+    black: tuple[int, ...]
+    maniac_ally: bool
+    _deal_source: str
+    # day state
+    opener: int
+    nominees: list[int]
+    nominators: set[int]
+    vote_settled: bool
+    leaving_today: set[int]
+    cancelled_days: set[int]
+    speaking_night_last_word: int
+    # long-lived state
+    forfeit_pending: set[int]
+    lost_vote: set[int]
+    justified: set[int]
+    idle_nights: int
+    day1_vote_left: int
+    morning_deaths: list[int]
+    morning_lover_miss: bool
+    night_last_words: list[int]
+    pending_winner: Winner | None
+    doctor_saved: set[int]
+    doctor_self_heals: int
+    doctor_last_heal: int
+    sheriff_shots: int
+    kill_order: tuple[int, ...]
+    lover_last_visit: int
+    # this night's intents
+    night_mafia_target: int | None
+    night_maniac_target: int | None
+    night_sheriff_target: int | None
+    night_heal: int | None
+
+    # queries
+    def seats(self) -> range: ...
+    def living(self) -> list[int]: ...
+    def clockwise_from(self, start: int) -> list[int]: ...
+    def seat_of(self, role: Role) -> int: ...
+    def is_black(self, seat: int) -> bool: ...
+    def words(self, seconds: int) -> int: ...
+
+    # shared actions
+    def emit(self, type_: EventType, vis: Vis = ..., to: tuple[int, ...] = ..., **fields: Any) -> Event: ...
+    def set_dead(self, seat: int) -> None: ...
+    def reset_night(self) -> None: ...
+    def eliminate(self, seat: int, how: str) -> None: ...
+    def announce_departure(self, seat: int, how: str) -> None: ...
+    def check_win(self) -> Winner | None: ...
+    def finish(self, winner: Winner, reason: str) -> None: ...
+    def _foul(self, seat: int, reason: str) -> None: ...
+    def _remove(self, seat: int, reason: str) -> None: ...
+    def speech(self, seat: int, kind: SpeechKind, seconds: int) -> Flow:
+        """One speech turn with no nomination right (last words, popil, justification): `flow.one_speech`."""
+        ...
