@@ -1,6 +1,6 @@
 """The pure Mafia rules engine: rules, state, events, requests and the one view function. No I/O, no clock."""
 
-from arena.engine.decisions import Decision, IllegalDecision, Kind, Request, SpeechKind
+from arena.engine.decisions import Claim, Decision, IllegalDecision, Kind, Request, SpeechKind
 from arena.engine.events import Event, EventType, Phase, Vis
 from arena.engine.game import Game, Input, Winner
 from arena.engine.roles import Role, Team
@@ -10,6 +10,7 @@ from arena.engine.view import MODERATOR, Observation, view, visible_events
 __all__ = [
     "MODERATOR",
     "PRESETS",
+    "Claim",
     "Decision",
     "Event",
     "EventType",
