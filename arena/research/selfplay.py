@@ -1,8 +1,8 @@
 """Bot games with balanced fixed seatings: real 7-against-3 data for the ratings and metrics, with no model.
 
-Each deal (a seed) is played four times with two configurations A and B: A all town against B all black, the
-reverse, and a mixed seating together with its complement (every seat swaps configuration), so each configuration
-plays each seat and each side equally often. One transcript per game goes to the folder, as `arena tournament`
+Each deal (a seed) is played four times with two configurations A and B, with the same cards: A or B all town
+against A or B all black, so each configuration plays each seat and each side equally often, against each other
+configuration. One transcript per game goes to the folder, as `arena tournament`
 writes them; the configuration of a seat is its AgentSpec name in the header.
 
     python -m arena.research.selfplay OUT --games 200 [--probes] [--preset fiim]
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import random
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,15 +30,12 @@ def deal(rules: RuleSet, seed: int) -> list[Role]:
     return list(Game(rules, seed).roles[1:])
 
 
-def seatings(roles: list[Role], a: AgentSpec, b: AgentSpec, seed: int) -> Iterator[dict[int, AgentSpec]]:
-    """The four balanced seatings of one deal: A town/B black, B town/A black, a mixed one and its complement."""
+def seatings(roles: list[Role], a: AgentSpec, b: AgentSpec) -> Iterator[dict[int, AgentSpec]]:
+    """The four balanced seatings of one deal: every configuration plays each side against each configuration
+    (A/A, A/B, B/A, B/B as town/black), so the side term and both sides' skills are each identified."""
     seats = range(1, len(roles) + 1)
-    yield {s: (b if roles[s - 1] in BLACK else a) for s in seats}
-    yield {s: (a if roles[s - 1] in BLACK else b) for s in seats}
-    rng = random.Random(f"mix:{seed}")
-    half = set(rng.sample(list(seats), len(roles) // 2))
-    yield {s: (a if s in half else b) for s in seats}
-    yield {s: (b if s in half else a) for s in seats}
+    for town, black in ((a, a), (a, b), (b, a), (b, b)):
+        yield {s: (black if roles[s - 1] in BLACK else town) for s in seats}
 
 
 async def play_one(
@@ -73,7 +69,7 @@ def play_balanced(
     seed = first_seed
     while len(paths) < games:
         roles = deal(rules, seed)
-        for index, agents in enumerate(seatings(roles, a, b, seed)):
+        for index, agents in enumerate(seatings(roles, a, b)):
             game_id = f"s{seed:05d}{index}"
             paths.append(asyncio.run(play_one(rules, seed, roles, agents, out, game_id)))
         seed += 1
