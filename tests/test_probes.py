@@ -149,3 +149,26 @@ def test_claims_ride_on_the_public_speech_event() -> None:
     speech: Event = next(e for e in reversed(game.events) if e.type is EventType.SPEECH)
     assert (speech.roles, speech.seats, speech.counts) == (("sheriff",), (3, 5, 6), (1, 0, 0))
     assert speech.vis.value == "public"
+
+
+def test_heuristic_bots_beliefs_beat_a_uniform_guess(tmp_path: Any) -> None:
+    """Brier score of the heuristic bots' probes against a flat P(black) = 0.3, over all seats and red seats only."""
+    from arena.research.corpus import load_folder
+    from arena.research.metrics import Counts, measure, rates
+    from arena.research.selfplay import play_balanced
+
+    rules = load_rules("fiim", overrides=["probes.daily=true"])
+    play_balanced(tmp_path, 40, rules=rules, b=BUILTIN["bot:heuristic"])  # heuristic in every seat
+    total = Counts()
+    red: list[tuple[float, bool]] = []
+    for g in load_folder(tmp_path).games:
+        m = measure(g)
+        total.add(m.total)
+        red += [(p, y) for _, prober, p, y in m.probe_points if not g.black(prober)]
+    r = rates(total)
+    assert total.probe_pairs > 1000
+    assert r["probe_brier"] < r["probe_uniform_brier"], r
+    red_brier = sum((p - y) ** 2 for p, y in red) / len(red)
+    red_flat = sum((0.3 - y) ** 2 for _, y in red) / len(red)
+    assert red_brier == pytest.approx(r["detection_brier"])
+    assert red_brier < red_flat, (red_brier, red_flat)
