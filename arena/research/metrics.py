@@ -171,10 +171,10 @@ def measure(g: GameData) -> GameMetrics:
             else:
                 m.bump(e.seat, day, red_votes=1, red_votes_on_black=int(on_black))
         elif t is E.NOMINATED and e.seat is not None and e.target is not None:
-            on_black = int(e.target in black)
-            m.bump(e.seat, day, nominations=1, nominations_on_black=on_black)
+            hit = int(e.target in black)
+            m.bump(e.seat, day, nominations=1, nominations_on_black=hit)
             if e.seat not in black:
-                m.bump(e.seat, day, red_nominations=1, red_nominations_on_black=on_black)
+                m.bump(e.seat, day, red_nominations=1, red_nominations_on_black=hit)
         elif t is E.SHERIFF_CHECK and e.seat is not None and e.target is not None:
             found = e.target in black
             checks.append((e.seq, e.seat, e.target, found))
