@@ -136,6 +136,7 @@ def test_probe_scores_deception_and_detection(game: Any) -> None:
     assert r["probe_uniform_brier"] == pytest.approx((0.49 + 4 * 0.09) / 5)
     assert r["detection_brier"] == pytest.approx(0.14 / 3)  # red seats only: seat 1
     assert r["deception"] == pytest.approx(0.8)  # red seat 1 gave black seat 3 a 0.8
+    assert game.seats[3].red_on_black_pairs == 1 and game.seats[1].red_on_black_pairs == 0  # counted on the black
     loss = -(math.log(0.8) + math.log(0.9) + math.log(0.7) + 2 * math.log(0.999))
     assert r["probe_logloss"] == pytest.approx(loss / 5)
     assert game.days[2].probe_pairs == 5 and game.days[1].probe_pairs == 0

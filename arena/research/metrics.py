@@ -56,7 +56,7 @@ class Counts:
     red_probe_pairs: int = 0
     red_probe_brier_sum: float = 0.0  # detection: red seats' Brier
     red_on_black_pairs: int = 0
-    red_on_black_p_sum: float = 0.0  # deception: P(black) red seats give black seats
+    red_on_black_p_sum: float = 0.0  # deception: P(black) red seats gave this black seat (counted on the black)
     decisions: int = 0
     calls: int = 0
     prompt_tokens: int = 0
@@ -132,8 +132,8 @@ def _probe(m: GameMetrics, g: GameData, day: int, prober: int, seats: tuple[int,
                                     "probe_uniform_brier_sum": (UNIFORM_GUESS - y) ** 2}  # fmt: skip
         if red:
             values |= {"red_probe_pairs": 1, "red_probe_brier_sum": brier}
-            if y:
-                values |= {"red_on_black_pairs": 1, "red_on_black_p_sum": p}
+            if y:  # deception belongs to the black seat being rated, not to the red seat rating him
+                m.bump(target, day, red_on_black_pairs=1, red_on_black_p_sum=p)
         m.bump(prober, day, **values)
         m.probe_points.append((day, prober, p, bool(y)))
 
