@@ -16,8 +16,23 @@ import tempfile
 import time
 from pathlib import Path
 
+from scipy.special import expit
+
 from arena.research.corpus import load_folder
-from arena.research.ratings import Truth, coverage, fit, held_out, matches, win_rates
+from arena.research.ratings import (
+    Match,
+    Truth,
+    coverage,
+    design,
+    fit,
+    fit_sum,
+    fit_theta,
+    held_out,
+    matches,
+    predict,
+    sum_design,
+    win_rates,
+)
 from arena.research.selfplay import play_balanced
 
 TRUTH = Truth(
@@ -53,9 +68,28 @@ def real(folder: Path, folds: int) -> None:
     for w in win_rates(corpus.games):
         print(f"win rate {w.config:16s} {w.side:6s} {w.wins:4d}/{w.seats:<5d} {w.rate.value:6.1%}"
               f"  [{w.rate.low:.1%}, {w.rate.high:.1%}]")  # fmt: skip
+    calibration_table(games)
     h = held_out(games, folds=folds)
     print(f"held-out log-loss ({h.folds}-fold, {h.games} games): side-aware {h.side_aware:.4f}   "
           f"sum-of-ratings {h.sum_of_ratings:.4f}   constant base rate {h.base_rate:.4f}")  # fmt: skip
+
+
+def calibration_table(games: list[Match]) -> None:
+    """Observed town win rate per pairing of configurations, against each model's mean prediction (fit on all)."""
+    configs = sorted({c for m in games for c in (*m.town, *m.mafia)})
+    d = design(games, configs)
+    side = predict(d, fit_theta(d))
+    x, _ = sum_design(games, configs)
+    summed = expit(x @ fit_sum(games, configs))
+    cells: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
+    for m, p_side, p_sum in zip(games, side, summed, strict=True):
+        key = ("|".join(sorted(set(m.town))), "|".join(sorted(set(m.mafia))))
+        cells.setdefault(key, []).append((float(m.town_won), float(p_side), float(p_sum)))
+    print(f"{'town':16s} {'mafia':16s} {'games':>5s} {'town won':>9s} {'side-aware':>11s} {'sum':>7s}")
+    for (town, mafia), rows in sorted(cells.items()):
+        n = len(rows)
+        won, ps, pm = (sum(r[i] for r in rows) / n for i in range(3))
+        print(f"{town:16s} {mafia:16s} {n:5d} {won:9.1%} {ps:11.1%} {pm:7.1%}")
 
 
 def main() -> None:
@@ -67,7 +101,8 @@ def main() -> None:
     parser.add_argument("--folder", type=Path, help="rate these transcripts instead of playing a tournament")
     parser.add_argument("--folds", type=int, default=10)
     args = parser.parse_args()
-    simulation(args.sims, args.games, args.boot)
+    if args.sims > 0:
+        simulation(args.sims, args.games, args.boot)
     if args.folder is not None:
         real(args.folder, args.folds)
         return
