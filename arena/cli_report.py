@@ -36,6 +36,9 @@ def register(app: typer.Typer) -> None:
         except ReportError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(BAD_INPUT) from None
+        except Exception as exc:  # a bug or an unreadable folder: still one line, never a traceback
+            typer.echo(f"error: arena report failed: {type(exc).__name__}: {exc}", err=True)
+            raise typer.Exit(1) from None
         typer.echo(f"{written.games} games -> {written.folder}")
         for path in written.files:
             typer.echo(f"  {path}")

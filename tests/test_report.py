@@ -3,6 +3,7 @@ and the HTML page fetches nothing."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import re
@@ -12,9 +13,10 @@ import pytest
 from matplotlib import image
 from typer.testing import CliRunner
 
+from arena.agents import BUILTIN
 from arena.cli import app
 from arena.engine import load_rules
-from arena.research.selfplay import play_balanced
+from arena.research.selfplay import deal, play_balanced, play_one
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "metrics.md"
 runner = CliRunner()
@@ -95,6 +97,16 @@ def test_markdown_names_the_sections(out: Path) -> None:
     for title in ("## Ratings", "## Win rates per side", "## Invalid actions", "## Metrics by day", "## Totals"):
         assert title in text
     assert "(plots/calibration.png)" in text
+
+
+def test_one_game_of_one_configuration(tmp_path: Path) -> None:
+    """The smallest folder: one game, one configuration everywhere (degenerate intervals, 100 % rates)."""
+    rules = load_rules("fiim")
+    spec = BUILTIN["bot:heuristic"]
+    asyncio.run(play_one(rules, 3, deal(rules, 3), dict.fromkeys(range(1, 11), spec), tmp_path / "g", "one"))
+    result = runner.invoke(app, ["report", str(tmp_path / "g"), "--boot", "10"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "g" / "report" / "plots" / "win_rates.png").stat().st_size > 0
 
 
 def test_bad_input_is_one_line(tmp_path: Path) -> None:

@@ -97,7 +97,7 @@ def _ratings_plot(r: Report) -> Plot | None:
         ivs = [getattr(x, side) for x in r.rating.ratings]
         ys = [i + offset for i in range(len(names))]
         xs = [iv.value for iv in ivs]
-        err = [[iv.value - iv.low for iv in ivs], [iv.high - iv.value for iv in ivs]]
+        err = [[max(0.0, iv.value - iv.low) for iv in ivs], [max(0.0, iv.high - iv.value) for iv in ivs]]
         ax.errorbar(xs, ys, xerr=err, fmt="o", color=color, capsize=4, label=f"{side} skill")
     ax.set_yticks(range(len(names)), names)
     ax.axvline(0, color="grey", lw=0.5)
@@ -113,7 +113,11 @@ def _sides_plot(r: Report) -> Plot | None:
     fig, ax = plt.subplots(figsize=(7, 3.5))
     labels = [f"{s.config}\n{s.side}" for s in r.sides]
     values = [s.rate.value for s in r.sides]
-    err = [[s.rate.value - s.rate.low for s in r.sides], [s.rate.high - s.rate.value for s in r.sides]]
+    # clamped: a bootstrap or Wilson bound can sit a rounding error beyond the point estimate
+    err = [
+        [max(0.0, s.rate.value - s.rate.low) for s in r.sides],
+        [max(0.0, s.rate.high - s.rate.value) for s in r.sides],
+    ]
     colors = ["tab:red" if s.side == "town" else "black" for s in r.sides]
     ax.bar(range(len(labels)), values, yerr=err, color=colors, capsize=4)
     ax.set_xticks(range(len(labels)), labels, fontsize=8)
