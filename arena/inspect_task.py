@@ -106,11 +106,21 @@ class InspectSeat(ConversationSeat):
         return self.conclude(turn, messages, request, completion, 1, max_tokens)
 
 
+def seat_list(seats: str | int | list[int]) -> str:
+    """`-T seats=...` as Inspect parses it (a string, a number or a list), as the one text form used here."""
+    if isinstance(seats, list):
+        return ",".join(str(s) for s in seats)
+    return str(seats).strip()
+
+
 def evaluated_seats(rules: RuleSet, seed: int, index: int, seats: str) -> list[int]:
     """The seats the model plays in sample `index`: `alternate` (a town seat, then a black seat of the same deal),
     or an explicit comma list."""
     if seats != "alternate":
-        chosen = [int(s) for s in seats.split(",") if s.strip()]
+        try:
+            chosen = [int(s) for s in seats.split(",") if s.strip()]
+        except ValueError:
+            chosen = []
         if not chosen or any(not 1 <= s <= rules.players for s in chosen):
             raise ValueError(f"seats: give seat numbers from 1 to {rules.players}, or 'alternate'")
         return chosen
@@ -266,7 +276,7 @@ def mafia_scores() -> Scorer:
 @task
 def mafia(
     games: int = 4,
-    seats: str = "alternate",
+    seats: str | int | list[int] = "alternate",
     field: str = "bot:heuristic",
     preset: str = "fiim",
     probes: bool = True,
@@ -276,10 +286,11 @@ def mafia(
 ) -> Task:
     """`games` games of `preset` with the evaluated model in `seats` against the `field`."""
     rules = load_rules(preset)
+    which = seat_list(seats)
     samples = []
     for index in range(games):
-        game_seed = seed + index // 2 if seats == "alternate" else seed + index
-        chosen = evaluated_seats(rules, game_seed, index, seats)
+        game_seed = seed + index // 2 if which == "alternate" else seed + index
+        chosen = evaluated_seats(rules, game_seed, index, which)
         samples.append(
             Sample(
                 id=index + 1,

@@ -20,7 +20,8 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import GenerateConfig, ModelOutput, ModelUsage, get_model
 
-from arena.inspect_task import mafia
+from arena.engine import Game, Role, load_rules
+from arena.inspect_task import evaluated_seats, mafia, seat_list
 from arena.llm.fakeserver import FakeServer, valid_answer
 from arena.transcript import load, verify
 
@@ -80,10 +81,21 @@ def test_mockllm_plays_and_is_scored(tmp_path: Path) -> None:
 
 def test_a_model_that_never_answers_in_shape_scores_its_invalid_actions(tmp_path: Path) -> None:
     model = get_model("mockllm/model", custom_outputs=not_json)
-    [log] = inspect_eval(mafia(games=2, seats="1"), model=model, log_dir=str(tmp_path), display="none")
+    [log] = inspect_eval(mafia(games=2, seats=[1]), model=model, log_dir=str(tmp_path), display="none")
     values = scores(log)
     assert values["invalid_action_rate"] == 3.0  # each decision: the answer and two re-asks, all unusable
     assert math.isnan(values["probe_brier"])  # its probes all fell to the default: no probability given
+
+
+def test_seat_choices() -> None:
+    rules = load_rules("fiim")
+    assert seat_list([3, 7]) == "3,7" and seat_list(4) == "4"  # as Inspect may parse `-T seats=...`
+    assert evaluated_seats(rules, 1, 0, "3,7") == [3, 7]
+    roles = Game(rules, 1).roles
+    town, black = evaluated_seats(rules, 1, 0, "alternate"), evaluated_seats(rules, 1, 1, "alternate")
+    assert roles[town[0]] not in (Role.MAFIA, Role.DON) and roles[black[0]] in (Role.MAFIA, Role.DON)
+    with pytest.raises(ValueError):
+        evaluated_seats(rules, 1, 0, "11")
 
 
 def test_against_the_local_stand_in_server(tmp_path: Path) -> None:
