@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import typer
 
-from arena import cli_agents, cli_llm, cli_play, cli_review, cli_scenario, cli_serve, cli_standin, cli_verify
+from arena import (
+    cli_agents,
+    cli_llm,
+    cli_play,
+    cli_report,
+    cli_review,
+    cli_scenario,
+    cli_serve,
+    cli_standin,
+    cli_verify,
+)
 from arena.cli_format import show_flags_as_flags
 
 show_flags_as_flags()
@@ -17,7 +27,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (cli_play, cli_verify, cli_review, cli_scenario, cli_llm, cli_agents, cli_standin, cli_serve):
+for module in (cli_play, cli_verify, cli_review, cli_scenario, cli_llm, cli_agents, cli_standin, cli_serve, cli_report):
     module.register(app)
 
 

@@ -283,6 +283,11 @@ FIELD_DOCS: dict[str, tuple[str, str]] = {
         "P38, R7.4",
         "A player whose elimination ends the game still gives his last word before the result.",
     ),
+    "probes.daily": (
+        "research",
+        "Belief probes (not a club rule): at the end of every day each living seat privately gives, for every other "
+        "living seat, its probability of being black. Probes never change the game; see docs/metrics.md.",
+    ),
     "forbidden_words": (
         "P33, R9.4",
         "Phrases, per language and in lower case, that count as oaths or bets. What they cost is "

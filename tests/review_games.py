@@ -37,11 +37,12 @@ def play(
     path: Path | None = None,
     llm_seats: frozenset[int] | None = None,
     max_steps: int | None = None,
+    overrides: list[str] | None = None,
 ) -> tuple[Game, list[ModelCall]]:
     """Play one random game; with `path`, write its transcript there. `llm_seats` (default: the odd seats) make a
     fake model call for each request, sometimes a transport retry too, and give reasoning with each decision.
     With `max_steps` the game stops early and the transcript has no end record (a game still running)."""
-    rules = load_rules(preset)
+    rules = load_rules(preset, overrides=overrides)
     game = Game(rules, seed)
     rng = random.Random(seed * 7919 + 1)
     seats = range(1, game.n + 1)

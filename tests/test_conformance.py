@@ -76,6 +76,7 @@ PUBLIC_TYPES = frozenset(
         ET.NOMINATION_IGNORED, ET.EXTRA_REQUESTED, ET.VOTING_STARTED, ET.VOTE_CAST, ET.VOTES_COUNTED, ET.NO_VOTE,
         ET.TIE, ET.LIFT_RESULT, ET.ACQUITTED, ET.ELIMINATED, ET.CARD_REVEALED, ET.MAFIA_MISS_ANNOUNCED, ET.MORNING,
         ET.BEST_MOVE, ET.FOUL, ET.VOTE_LOST, ET.SPEECH_FORFEITED, ET.REMOVED, ET.VOTE_CANCELLED, ET.GAME_ENDED,
+        ET.PROBES_TAKEN,
     }
 )  # fmt: skip
 MODERATOR_TYPES = frozenset({ET.ROLES_DEALT, ET.WOKE_TO_BE_SEEN, ET.MAFIA_RESULT, ET.SAVE_RESULT})
@@ -93,6 +94,7 @@ OWN_SEAT_TYPES: dict[EventType, str] = {
     ET.BLOCKED: "",
     ET.ACTION_REJECTED: "",
     ET.DEFAULT_APPLIED: "",
+    ET.PROBE: "",  # a belief probe is the prober's alone
 }
 
 # words that name a role or a team colour: none may reach a seat in an event about someone else
@@ -224,6 +226,7 @@ class Tracker:
         self.audience: list[frozenset[int]] = []  # per event: the seats that may see it
         self.checked: set[int] = set()  # ids of the pending requests checked since the last new event
         self.ended = False
+        self.probes_now = 0  # probe events since the last probes_taken
 
     # ----- per input ----------------------------------------------------------------------------------------
     def step(self) -> None:
@@ -308,8 +311,8 @@ class Tracker:
                 raise Violation(f"{t} from seat {e.seat}, not the {role}: {e}")
         else:  # pragma: no cover - a new event type needs a decision here
             raise Violation(f"event type {t} has no audience rule in this test")
-        if e.roles and t is not ET.ROLES_DEALT:
-            raise Violation(f"roles listed outside roles_dealt: {e}")
+        if e.roles and t is not ET.ROLES_DEALT and not (t is ET.SPEECH and len(e.roles) == 1):
+            raise Violation(f"roles listed outside roles_dealt (or a speech's one claimed role): {e}")
 
     def seat_of(self, role: str) -> int:
         return next((s for s, r in self.roles.items() if r == role), 0)
@@ -453,11 +456,29 @@ class Tracker:
                     self.cancel_due.add(self.day if self.phase == "day" and not self.settled else self.day + 1)
         elif t is ET.GAME_ENDED:
             self.game_ended(e)
+        elif t is ET.PROBE:
+            self.probe(e)
+        elif t is ET.PROBES_TAKEN:
+            if e.count != self.probes_now:
+                raise Violation(f"probes_taken counts {e.count}, {self.probes_now} probe events came before it")
+            self.probes_now = 0
         else:
             self.night_event(e)
         if t is not ET.REMOVED and t is not ET.FOUL:
             if self.foul_removal_due is not None:
                 raise Violation(f"no removal after the fatal foul, got {e}")
+
+    def probe(self, e: Event) -> None:
+        """A belief probe: only with the rules' option, at the end of a day, from a living seat, about every other
+        living seat, each probability in [0, 1000] thousandths."""
+        self.acting(e.seat, e)
+        if not self.rules.probes.daily or self.phase != "day" or self.round is not None:
+            raise Violation(f"a probe outside the end of a day, or with probes off: {e}")
+        if e.seats != tuple(s for s in sorted(self.alive) if s != e.seat):
+            raise Violation(f"a probe about {e.seats}, the other living seats are {sorted(self.alive - {e.seat})}")
+        if len(e.counts) != len(e.seats) or not all(0 <= c <= 1000 for c in e.counts):
+            raise Violation(f"a probe's probabilities are not one in [0, 1000] per seat: {e}")
+        self.probes_now += 1
 
     def turn_ok(self, e: Event) -> None:
         """R9.2: after a third foul the nearest regular speech is lost (a short turn to nominate remains), or cut
@@ -854,6 +875,11 @@ class Tracker:
         if r.kind in KIND_ROLES:
             if role not in KIND_ROLES[r.kind]:
                 raise Violation(f"{r.kind} asked of seat {seat}, a {role}")
+        if r.kind is Kind.PROBE:
+            if not self.rules.probes.daily or self.phase != "day" or self.round is not None:
+                raise Violation(f"probe asked outside the end of a day, or with probes off: {r}")
+            if r.options != tuple(s for s in sorted(self.alive) if s != seat):
+                raise Violation(f"probe options {r.options} are not the other living seats")
         if r.kind is Kind.BEST_MOVE:
             if self.phase != "night" or self.day != 1:
                 raise Violation(f"best move outside Night 1: {r}")
@@ -911,7 +937,7 @@ class Tracker:
         if not audience:
             return
         t = e.type
-        if e.roles:
+        if e.roles and t is not ET.SPEECH:  # a speech's claim is the speaker's own public word, not a fact
             raise Violation(f"seats {sorted(audience)} see a role list: {e}")
         if e.vis is Vis.SEATS and len(e.to) != 1:
             raise Violation(f"a private event names its other recipients: {e}")
@@ -1070,7 +1096,7 @@ Failure = tuple[int, str]  # seed, what broke
 def run_chunk(args: tuple[str, list[int]]) -> tuple[int, list[Failure], dict[str, int]]:
     """Play and check a list of seeds of one preset; return (games, failures, winners)."""
     preset, seeds = args
-    rules = load_rules(preset)
+    rules = rules_of(preset)
     failures: list[Failure] = []
     winners: dict[str, int] = {}
     for seed in seeds:
@@ -1110,14 +1136,23 @@ def run_many(preset: str, seeds: list[int]) -> tuple[int, list[Failure], dict[st
     return sum(r[0] for r in results), failures, winners
 
 
-@pytest.mark.parametrize("preset", PRESETS)
+PROBED = "+probes"  # a preset name with this suffix plays with the daily belief probes on
+
+
+def rules_of(name: str) -> RuleSet:
+    if name.endswith(PROBED):
+        return load_rules(name.removesuffix(PROBED), overrides=["probes.daily=true"])
+    return load_rules(name)
+
+
+@pytest.mark.parametrize("preset", [*PRESETS, "fiim" + PROBED, "club" + PROBED])
 def test_random_games_conform(preset: str) -> None:
     games, failures, winners = run_many(preset, list(range(GAMES)))
     assert games == GAMES
     shown = "\n".join(f"  seed {seed}: {message[:600]}" for seed, message in failures[:8])
     assert not failures, f"{preset}: {len(failures)} of {games} games broke an invariant:\n{shown}"
     # the random games reach every way this preset can end (a check that the generator explores)
-    can_end = {"town", "mafia"} | ({"maniac"} if load_rules(preset).win.maniac != "none" else set())
+    can_end = {"town", "mafia"} | ({"maniac"} if rules_of(preset).win.maniac != "none" else set())
     assert can_end <= set(winners), f"{preset}: random games only ended as {winners}"
 
 
@@ -1222,6 +1257,7 @@ def _requests() -> list[Request]:
         Request(seat=6, kind=Kind.BLACK_MESSAGE, max_words=20, may_set_order=True, max_targets=3, options=(1, 2, 4)),
         Request(seat=3, kind=Kind.BLACK_MESSAGE, max_words=20),
         Request(seat=7, kind=Kind.CHOOSE_SIDE, choices=("independent", "mafia_ally")),
+        Request(seat=2, kind=Kind.PROBE, options=(1, 3, 4)),
     ]  # fmt: skip
 
 
@@ -1242,6 +1278,8 @@ def test_random_policy_stays_within_each_request() -> None:
             assert all(t in request.options for t in d.targets)
             assert (d.vote is not None) == (request.kind is Kind.VOTE)
             assert d.action is None or d.action in request.actions + request.choices
-            seen.add((d.target, d.targets, d.nominate, d.vote, d.action, d.extra))
+            assert len(d.beliefs) == (len(request.options) if request.kind is Kind.PROBE else 0)
+            assert all(0.0 <= p <= 1.0 for p in d.beliefs)
+            seen.add((d.target, d.targets, d.nominate, d.vote, d.action, d.extra, d.beliefs))
         assert len(seen) > 1 or not request.options, f"no variety for {request.kind}"
     assert random_decision(random.Random(1), _requests()[0]) == random_decision(random.Random(1), _requests()[0])

@@ -86,6 +86,7 @@ def phrases(e: Event) -> list[str]:
         T.BLOCKED: [f"#{s} is blocked tonight"],
         T.ACTION_REJECTED: [f"answer of #{s} refused"],
         T.DEFAULT_APPLIED: [f"default applied for #{s}"],
+        T.PROBE: [f"#{s}'s belief probe"],
     }.get(e.type, [])
 
 
@@ -134,6 +135,11 @@ def cases(tmp_path_factory: pytest.TempPathFactory) -> list[Case]:
             path = folder / f"{preset}-{seed}.jsonl"
             game, calls = play(preset, seed, path=path)
             out.append((preset, seed, path, game, calls))
+    for seed in SEEDS:  # the daily belief probes: private to each prober
+        path = folder / f"fiim-probes-{seed}.jsonl"
+        game, calls = play("fiim", seed, path=path, overrides=["probes.daily=true"])
+        assert any(e.type is EventType.PROBE for e in game.events)
+        out.append(("fiim+probes", seed, path, game, calls))
     return out
 
 
@@ -170,7 +176,7 @@ def test_the_games_exercise_what_could_leak(cases: list[Case]) -> None:
         assert needed in seen, f"no {needed.value} in any test game"
 
 
-@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("preset", [*PRESETS, "fiim+probes"])
 def test_show_seat_holds_nothing_hidden(cases: list[Case], preset: str) -> None:
     for _, seed, path, game, calls in (c for c in cases if c[0] == preset):
         god = show(path, "--reasoning", "--calls")

@@ -1,6 +1,6 @@
 """The pure Mafia rules engine: rules, state, events, requests and the one view function. No I/O, no clock."""
 
-from arena.engine.decisions import Decision, IllegalDecision, Kind, Request, SpeechKind
+from arena.engine.decisions import Claim, Decision, IllegalDecision, Kind, Request, SpeechKind
 from arena.engine.events import Event, EventType, Phase, Vis
 from arena.engine.game import Game, Input, Winner
 from arena.engine.roles import Role, Team
@@ -11,6 +11,7 @@ __all__ = [
     "MODERATOR",
     "PRESETS",
     "PUBLIC",
+    "Claim",
     "Decision",
     "Event",
     "EventType",

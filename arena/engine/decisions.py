@@ -24,6 +24,7 @@ class Kind(StrEnum):
     BEST_MOVE = "best_move"  # targets: up to max_targets seats
     BLACK_MESSAGE = "black_message"  # text; targets=kill order when may_set_order
     CHOOSE_SIDE = "choose_side"  # action: one of `choices`
+    PROBE = "probe"  # beliefs: P(black) for each of `options` (rules.probes.daily; private, never acts)
 
 
 class SpeechKind(StrEnum):
@@ -34,6 +35,17 @@ class SpeechKind(StrEnum):
     EXTRA = "extra"
     TIE = "tie"  # popil / justification
     LAST_WORD = "last_word"
+
+
+class Claim(BaseModel):
+    """A structured role claim made in a speech: the role claimed and, for a sheriff claim, the checks announced.
+    It is public (it rides on the speech event) so research metrics never have to guess claims from free text."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    role: str
+    black: tuple[int, ...] = ()
+    red: tuple[int, ...] = ()
 
 
 class Decision(BaseModel):
@@ -49,6 +61,8 @@ class Decision(BaseModel):
     action: str | None = None
     extra: bool = False
     reasoning: str = ""
+    claim: Claim | None = None  # speech: an optional structured role claim (public)
+    beliefs: tuple[float, ...] = ()  # probe: P(black) per seat of the request's options, in order
 
 
 NO_DECISION = Decision()  # the default default: silence, no target, no vote

@@ -38,7 +38,7 @@ class EventType(StrEnum):
     BLACK_MESSAGE = "black_message"  # black: seat, text
     KILL_ORDER = "kill_order"  # black: seat=don, seats=order
     PHASE_STARTED = "phase_started"  # public: phase, day
-    SPEECH = "speech"  # public: seat, text, value=speech kind
+    SPEECH = "speech"  # public: seat, text, value=speech kind; claim: roles=(role,), seats=checks, counts=1 black/0 red
     SPEECH_TRUNCATED = "speech_truncated"  # public: seat, count=words spoken, limit in `seats`? no: value=limit
     NOMINATED = "nominated"  # public: seat=by, target
     NOMINATION_REJECTED = "nomination_rejected"  # public: seat, target, value=reason
@@ -74,6 +74,8 @@ class EventType(StrEnum):
     VOTE_CANCELLED = "vote_cancelled"  # public: day (the day whose vote is not held)
     ACTION_REJECTED = "action_rejected"  # seats{seat}: value=reason (a re-ask)
     DEFAULT_APPLIED = "default_applied"  # seats{seat}: value=reason
+    PROBE = "probe"  # seats{seat}: seat, seats=the others, counts=P(black) in thousandths (belief probe)
+    PROBES_TAKEN = "probes_taken"  # public: count=probe events just emitted (so bots can key on the rest of the stream)
     GAME_ENDED = "game_ended"  # public: value=winner (town|mafia|maniac|draw), text=reason
 
 

@@ -61,7 +61,13 @@ def say(g: Game, seat: int, decision: Decision | None, kind: SpeechKind, max_wor
         g.emit(EventType.SPEECH_TRUNCATED, seat=seat, count=len(words), value=str(max_words))
         if g.rules.speech.overlong == "truncate_and_foul" and g.alive[seat]:
             g._foul(seat, "overlong_speech")
-    g.emit(EventType.SPEECH, seat=seat, text=text, value=kind.value)
+    claim = decision.claim if decision is not None else None
+    if claim is None:
+        g.emit(EventType.SPEECH, seat=seat, text=text, value=kind.value)
+    else:  # a structured claim rides on the public speech event: roles=(role,), seats=checks, counts=1 black / 0 red
+        checks = (*((s, 1) for s in claim.black), *((s, 0) for s in claim.red))
+        g.emit(EventType.SPEECH, seat=seat, text=text, value=kind.value, roles=(claim.role,),
+               seats=tuple(s for s, _ in checks), counts=tuple(c for _, c in checks))  # fmt: skip
     _forbidden_content(g, seat, text)
 
 
@@ -174,6 +180,7 @@ def _next_opener(g: Game, day: int) -> int:
 
 
 def day_flow(g: Game, day: int) -> Flow:
+    from arena.engine.probes import daily_probes
     from arena.engine.voting import day_vote
 
     g.day = day
@@ -192,6 +199,8 @@ def day_flow(g: Game, day: int) -> Flow:
             if g.alive[seat]:
                 yield from one_speech(g, seat, SpeechKind.INTRO, g.rules.speech.intro_s)
         g.emit(EventType.NO_VOTE, value="intro_day")
+        g.vote_settled = True  # R9.5: a removal from here on (during the probes) cancels tomorrow's vote
+        yield from daily_probes(g)
         return
     extras: list[int] = []
     for seat in speakers:
@@ -201,3 +210,4 @@ def day_flow(g: Game, day: int) -> Flow:
         if g.alive[seat]:
             yield from one_speech(g, seat, SpeechKind.EXTRA, g.rules.speech.extra_s)
     yield from day_vote(g)
+    yield from daily_probes(g)

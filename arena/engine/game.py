@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from arena.engine.decisions import Decision, IllegalDecision, Request, SpeechKind
+from arena.engine.decisions import Decision, IllegalDecision, Kind, Request, SpeechKind
 from arena.engine.events import Event, EventType, Phase, Vis
 from arena.engine.flow import one_speech, run
 from arena.engine.roles import BLACK_ROLES, Role, Team, base_team
@@ -217,7 +217,7 @@ class Game:
         request = self._require_pending(seat)
         self._inputs.append(("default", seat, None, reason))
         self._notes.append((seat, EventType.DEFAULT_APPLIED, reason))
-        if self.rules.fouls.illegal_action_foul:
+        if self.rules.fouls.illegal_action_foul and request.kind is not Kind.PROBE:  # a probe never acts
             self._default_fouls.append(seat)
         self._answers[seat] = request.default
         self._maybe_resolve()

@@ -159,6 +159,12 @@ class Win(_Section):
     game_end_last_word: bool = True  # R7.4 / P38
 
 
+class Probes(_Section):
+    """Research belief probes (not a club rule): each living seat privately rates every other living seat."""
+
+    daily: bool = False  # at the end of every day; never changes the game
+
+
 class RuleSet(_Section):
     """The whole rules of one game. Frozen: a game never changes its rules."""
 
@@ -180,6 +186,7 @@ class RuleSet(_Section):
     night: Night = Night()
     best_move: BestMove = BestMove()
     win: Win = Win()
+    probes: Probes = Probes()
     forbidden_words: dict[str, list[str]] = {
         "en": ["i swear", "swear to god", "i promise on", "i bet", "by god", "honest to god"],
         "ru": ["клянусь", "честное слово", "богом", "ей-богу", "спорим"],

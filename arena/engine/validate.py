@@ -9,10 +9,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from arena.engine.decisions import Decision, IllegalDecision, Kind, Request
+from arena.engine.roles import Role
 
 if TYPE_CHECKING:
     from arena.engine.state import GameState as Game  # the Protocol the phase machine needs, not game.Game
 
+_ROLE_NAMES = frozenset(r.value for r in Role)
 _TARGETED = {Kind.SHOOT, Kind.DON_CHECK, Kind.MANIAC_KILL, Kind.HEAL, Kind.VISIT, Kind.BALLOT, Kind.SHERIFF}
 
 
@@ -64,6 +66,23 @@ def _check_speech(game: Game, request: Request, decision: Decision) -> None:
             raise IllegalDecision("self_nomination", "you cannot nominate yourself")
     if decision.extra and not request.may_request_extra:
         raise IllegalDecision("no_extra", "there is no extra word to ask for in this turn")
+    claim = decision.claim
+    if claim is not None:
+        if claim.role not in _ROLE_NAMES:
+            raise IllegalDecision("bad_claim", f"claim a role from {sorted(_ROLE_NAMES)}, not {claim.role!r}")
+        seats = (*claim.black, *claim.red)
+        if any(not 1 <= s <= game.n for s in seats) or len(set(seats)) != len(seats):
+            raise IllegalDecision("bad_claim", f"claimed checks name each seat from 1 to {game.n} at most once")
+
+
+def _check_probe(request: Request, decision: Decision) -> None:
+    beliefs = decision.beliefs
+    if len(beliefs) != len(request.options):
+        raise IllegalDecision(
+            "probe_size", f"give one probability for each of seats {list(request.options)}, in that order"
+        )
+    if any(not (0.0 <= p <= 1.0) for p in beliefs):  # NaN fails both comparisons
+        raise IllegalDecision("probe_range", "every probability must be a number from 0 to 1")
 
 
 def validate(game: Game, request: Request, decision: Decision) -> Decision:
@@ -90,6 +109,8 @@ def validate(game: Game, request: Request, decision: Decision) -> Decision:
         for target in decision.targets:
             if target not in request.options or not game.alive[target]:
                 raise _why_not(game, request, target)
+    elif kind is Kind.PROBE:
+        _check_probe(request, decision)
     elif kind is Kind.CHOOSE_SIDE:
         if decision.action not in request.choices:
             raise IllegalDecision("illegal_choice", f"choose one of {list(request.choices)}")

@@ -111,7 +111,7 @@ def _name_from(schema: dict[str, Any]) -> str:
 def _value(name: str, spec: dict[str, Any], rng: random.Random, overlong: bool) -> Any:
     if "anyOf" in spec:
         options = [s for s in spec["anyOf"] if s.get("type") != "null"]
-        if not options or (name == "nominate" and rng.random() < 0.5):
+        if not options or (name == "nominate" and rng.random() < 0.5) or (name == "claim" and rng.random() < 0.9):
             return None
         return _value(name, options[0], rng, overlong)
     kind = spec.get("type")
@@ -119,6 +119,10 @@ def _value(name: str, spec: dict[str, Any], rng: random.Random, overlong: bool) 
         return rng.choice(spec["enum"]) if spec["enum"] else None
     if kind == "null":
         return None
+    if kind == "object":  # a claim, or a probe's beliefs (one number per seat)
+        return {key: _value(key, sub, rng, overlong) for key, sub in (spec.get("properties") or {}).items()}
+    if kind == "number":
+        return round(rng.random(), 3)
     if kind == "boolean":
         return rng.random() < (0.35 if name == "vote" else 0.2)
     if kind == "integer":

@@ -12,9 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from arena.engine import Decision, Kind, Request
+from arena.engine import Claim, Decision, Kind, Request, Role
 
-JsonType = Literal["string", "integer", "boolean", "array"]
+JsonType = Literal["string", "integer", "boolean", "array", "claim", "beliefs"]
+CLAIM_ROLES = tuple(r.value for r in Role)
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +29,17 @@ class FieldSpec:
     max_items: int = 0
 
     def schema(self) -> dict[str, Any]:
+        if self.type == "claim":  # an optional structured role claim: null, or the role and the checks announced
+            seats = {"type": "array", "items": {"type": "integer"}}
+            claim = {"type": "object", "properties": {"role": {"type": "string", "enum": list(self.enum or ())},
+                     "black": seats, "red": seats}, "required": ["role", "black", "red"],
+                     "additionalProperties": False}  # fmt: skip
+            return {"anyOf": [claim, {"type": "null"}]}
+        if self.type == "beliefs":  # one probability per seat, keyed by the seat number
+            keys = [str(s) for s in self.enum or ()]
+            number = {"type": "number", "minimum": 0, "maximum": 1}
+            return {"type": "object", "properties": dict.fromkeys(keys, number), "required": keys,
+                    "additionalProperties": False}  # fmt: skip
         if self.type == "array":
             items: dict[str, Any] = {"type": "integer"}
             if self.enum is not None:
@@ -56,6 +68,7 @@ def answer_fields(request: Request) -> list[FieldSpec]:
             fields.append(FieldSpec("nominate", "integer", request.nominate_options, nullable=True))
         if request.may_request_extra:
             fields.append(FieldSpec("extra", "boolean"))
+        fields.append(FieldSpec("claim", "claim", CLAIM_ROLES, nullable=True))
     elif kind is Kind.VOTE:
         fields.append(FieldSpec("vote", "boolean"))
     elif kind in _TARGET_KINDS:
@@ -70,6 +83,8 @@ def answer_fields(request: Request) -> list[FieldSpec]:
             fields.append(FieldSpec("kill_order", "array", request.options, max_items=request.max_targets))
     elif kind is Kind.CHOOSE_SIDE:
         fields.append(FieldSpec("side", "string", request.choices))
+    elif kind is Kind.PROBE:
+        fields.append(FieldSpec("beliefs", "beliefs", request.options))
     return fields
 
 
@@ -132,7 +147,32 @@ def _seats(name: str, value: Any) -> tuple[int, ...]:
     return tuple(_integer(name, v, nullable=False) or 0 for v in value)
 
 
+def _claim(value: Any) -> Claim | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("role"), str):
+        raise ShapeError(f"field 'claim' must be null or an object with a role, got {value!r}")
+    return Claim(role=value["role"], black=_seats("claim.black", value.get("black")),
+                 red=_seats("claim.red", value.get("red")))  # fmt: skip
+
+
+def _beliefs(spec: FieldSpec, value: Any) -> tuple[float, ...]:
+    if not isinstance(value, dict):
+        raise ShapeError(f"field 'beliefs' must be an object of seat: probability, got {value!r}")
+    out: list[float] = []
+    for seat in spec.enum or ():
+        p = value.get(str(seat))
+        if isinstance(p, bool) or not isinstance(p, int | float):
+            raise ShapeError(f"field 'beliefs' needs a number from 0 to 1 for seat {seat}, got {p!r}")
+        out.append(float(p))
+    return tuple(out)
+
+
 def _read(spec: FieldSpec, value: Any) -> Any:
+    if spec.type == "claim":
+        return _claim(value)
+    if spec.type == "beliefs":
+        return _beliefs(spec, value)
     if spec.type == "integer":
         return _integer(spec.name, value, spec.nullable or spec.enum == ())
     if spec.type == "boolean":
@@ -142,7 +182,7 @@ def _read(spec: FieldSpec, value: Any) -> Any:
     return _string(spec.name, value)
 
 
-_EMPTY: dict[str, Any] = {"string": "", "integer": None, "boolean": False, "array": ()}
+_EMPTY: dict[str, Any] = {"string": "", "integer": None, "boolean": False, "array": (), "claim": None, "beliefs": ()}
 
 
 def to_decision(request: Request, data: dict[str, Any], *, partial: bool = False) -> Decision:
@@ -159,7 +199,7 @@ def to_decision(request: Request, data: dict[str, Any], *, partial: bool = False
     values: dict[str, Any] = {}
     for spec in specs:
         if spec.name not in data:
-            if spec.name == "reasoning" or partial:
+            if spec.name in ("reasoning", "claim") or partial:  # the claim is optional: a missing one is none
                 values[spec.name] = _EMPTY[spec.type] if spec.name != "reasoning" else ""
                 continue
             expected = ", ".join(f.name for f in specs)

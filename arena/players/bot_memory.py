@@ -7,6 +7,7 @@ only Observation data: public events, the seat's own private results, and the bl
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -121,6 +122,49 @@ class Memory:
             for target, value in reading.checks:
                 if target != seat:
                     claim.checks[target] = value
+
+
+@dataclass
+class ProbeOffset:
+    """How many events the belief probes have added so far (from the public `probes_taken` counts): a bot subtracts
+    it from the event count it keys its random draws on, so the probes never change how it plays."""
+
+    last_seq: int = -1
+    events: int = 0
+
+    def update(self, events: tuple[Event, ...]) -> int:
+        for event in events:
+            if event.seq <= self.last_seq:
+                continue
+            self.last_seq = event.seq
+            if event.type is EventType.PROBES_TAKEN:
+                self.events += (event.count or 0) + 1
+        return self.events
+
+
+def beliefs(m: Memory, obs: Observation, options: tuple[int, ...], blacks: int) -> tuple[float, ...]:
+    """P(black) for each of `options`, from what this seat knows: its team (a black knows every colour), its own
+    checks, open cards, and otherwise the town's suspicion scores spread over the blacks it expects still alive."""
+    if obs.team is Team.BLACK:
+        return tuple(1.0 if s in m.black else 0.0 for s in options)
+    known: dict[int, float] = {}
+    for seat, role in m.cards.items():
+        known[seat] = 1.0 if is_black_role(role) else 0.0
+    for seat, value in m.my_checks.items():
+        if value in ("black", "red"):
+            known[seat] = 1.0 if value == "black" else 0.0
+    unknown = [s for s in options if s not in known]
+    if unknown:
+        gone_black = sum(1 for s, role in m.cards.items() if is_black_role(role) and s not in options)
+        left = max(0.0, blacks - gone_black - sum(known.get(s, 0.0) for s in options))
+        # blacks leave the game at about the rate reds do when nothing is known: scale by the seats still here
+        expected = min(left, left * (len(options) + 1) / obs.players) if not m.cards else left
+        scores = town_reads(m, obs).score
+        weights = {s: math.exp(0.25 * max(-10.0, min(10.0, scores.get(s, 0.0)))) for s in unknown}
+        total = sum(weights.values())
+        for s in unknown:
+            known[s] = min(0.95, max(0.02, expected * weights[s] / total))
+    return tuple(round(known[s], 3) for s in options)
 
 
 def _check_word(value: str, question: str) -> str:

@@ -16,10 +16,10 @@ from __future__ import annotations
 import random
 from functools import cached_property
 
-from arena.engine import Decision, Kind, Observation, Request, Role, RuleSet, SpeechKind, Team
+from arena.engine import Claim, Decision, Kind, Observation, Request, Role, RuleSet, SpeechKind, Team
 from arena.players.base import Answer, Player
-from arena.players.bot_lines import Lines
-from arena.players.bot_memory import Memory, Reads, black_threat, town_reads
+from arena.players.bot_lines import Lines, reader
+from arena.players.bot_memory import Memory, ProbeOffset, Reads, beliefs, black_threat, town_reads
 from arena.players.random_policy import random_decision
 
 FAKE_CLAIM_TEAM = 0.5  # how often the don designates a black to claim sheriff falsely
@@ -30,11 +30,12 @@ CRITICAL_ALIVE = 5  # at this many living players a red seat with no read nomina
 
 
 def decision_rng(
-    salt: str, seed: int, seat: int, obs: Observation, request: Request, problem: str | None
+    salt: str, seed: int, seat: int, obs: Observation, request: Request, problem: str | None, probes: int = 0
 ) -> random.Random:
-    """A generator for one decision: a function of the seed, the seat, what it has seen and what it is asked."""
+    """A generator for one decision: a function of the seed, the seat, what it has seen and what it is asked.
+    `probes` (the events belief probes added) is discounted, so probes on or off the bot plays the same."""
     key = (
-        f"{salt}:{seed}:{seat}:{obs.next_seq}:{request.kind}:{request.speech}:{request.subject}:"
+        f"{salt}:{seed}:{seat}:{obs.next_seq - probes}:{request.kind}:{request.speech}:{request.subject}:"
         f"{request.candidate}:{len(request.options)}:{problem or ''}"
     )
     return random.Random(key)
@@ -46,9 +47,11 @@ class RandomBot(Player):
     def __init__(self, seat: int, seed: int) -> None:
         self.seat = seat
         self.seed = seed
+        self.probes = ProbeOffset()
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
-        rng = decision_rng("random", self.seed, self.seat, observation, request, problem)
+        probes = self.probes.update(observation.events)
+        rng = decision_rng("random", self.seed, self.seat, observation, request, problem, probes)
         return Answer(decision=random_decision(rng, request))
 
 
@@ -61,10 +64,15 @@ class HeuristicBot(Player):
         self.rules = rules
         self.lines = Lines(lang)
         self.memory = Memory(seat, sheriff_answer=rules.night.sheriff_answer)
+        self.probes = ProbeOffset()
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
         self.memory.update(observation.events)
-        rng = decision_rng("heuristic", self.seed, self.seat, observation, request, problem)
+        probes = self.probes.update(observation.events)
+        if request.kind is Kind.PROBE:  # answered from memory alone, with no random draw
+            blacks = self.rules.count(Role.MAFIA) + self.rules.count(Role.DON)
+            return Answer(decision=Decision(beliefs=beliefs(self.memory, observation, request.options, blacks)))
+        rng = decision_rng("heuristic", self.seed, self.seat, observation, request, problem, probes)
         if problem is not None:  # the engine refused a heuristic answer: fall back to a surely legal one
             return Answer(decision=random_decision(rng, request))
         return Answer(decision=_Turn(self, observation, request, rng).decide())
@@ -279,7 +287,7 @@ class _Turn:
                 body.append(("nominate", self.lines.say("nominate", self.rng, seat=target)))
         extra = req.may_request_extra and target is not None and self.rng.random() < 0.2
         text = self.compose(kind, body, req.max_words)
-        return Decision(text=text, nominate=nominate, extra=extra)
+        return Decision(text=text, nominate=nominate, extra=extra, claim=_claim(text))
 
     def compose(self, kind: SpeechKind, body: list[tuple[str, str]], max_words: int) -> str:
         """Opening, body and closing lines; optional lines are dropped first when the budget is tight."""
@@ -402,6 +410,16 @@ class _Turn:
             return True
         early = random.Random(f"fake:{self.bot.seed}:{self.me}").random() < FAKE_CLAIM_EARLY
         return early and self.obs.day >= 2 and self.req.speech is SpeechKind.REGULAR
+
+
+def _claim(text: str) -> Claim | None:
+    """The structured claim of a composed speech: what the other bots read from the same words."""
+    reading = reader().read(text)
+    if not reading.claims_sheriff:
+        return None
+    black = tuple(dict.fromkeys(s for s, v in reading.checks if v == "black"))
+    red = tuple(dict.fromkeys(s for s, v in reading.checks if v != "black" and s not in black))
+    return Claim(role=Role.SHERIFF.value, black=black, red=red)
 
 
 def _trim(text: str, max_words: int) -> str:

@@ -4,7 +4,8 @@ benchmark share.
 It reads only the `Request` (the legal options the engine put in it), never the game, so it is as cheap as a
 decision can be and exercises every branch a request allows: speeches with and without nominations (including a
 second name, which the rules ignore), the extra word, yes/no votes, ballots with abstentions, shots and checks with
-and without a target, the sheriff's shot, best moves and kill orders of every length, and the maniac's side.
+and without a target, the sheriff's shot, best moves and kill orders of every length, the maniac's side, and belief
+probes.
 Dependency-free (the standard library and the engine's own types) so a bot can build on it.
 """
 
@@ -99,6 +100,8 @@ def random_decision(rng: random.Random, request: Request) -> Decision:
     if kind is Kind.BLACK_MESSAGE:
         targets = _some(rng, request.options, request.max_targets) if request.may_set_order else ()
         return Decision(text=random_text(rng, request.max_words), targets=targets)
+    if kind is Kind.PROBE:  # thousandths, so the recorded probe event holds exactly what was drawn
+        return Decision(beliefs=tuple(rng.randint(0, 1000) / 1000 for _ in request.options))
     if kind is Kind.CHOOSE_SIDE:
         choices = request.choices
         return _aimed(None, choices[rng.randrange(len(choices))]) if choices else request.default

@@ -385,6 +385,12 @@ def phrase(event: Event, sheriff_answer: str = "colour") -> list[Span] | None:
         return [_p("answer of "), _s(event.seat), _p(f" refused: {_reason(event.value)}", "warn")]
     if t is E.DEFAULT_APPLIED:
         return [_p("default applied for "), _s(event.seat), _p(f": {_reason(event.value)}", "warn")]
+    if t is E.PROBE:
+        pairs = zip(event.seats, event.counts, strict=False)
+        beliefs = ", ".join(f"#{seat} {count / 1000:.2f}" for seat, count in pairs)
+        return [_s(event.seat), _p(f"'s belief probe, P(black): {beliefs}")]
+    if t is E.PROBES_TAKEN:
+        return [_p(f"{event.count} belief probes taken", "moderator")]
     if t is E.GAME_ENDED:
         return [_p(f"Game over: {result_text(event.value)} ({_reason(event.text)})", "label")]
     return None  # PHASE_STARTED, SPEECH, BLACK_MESSAGE, VOTE_CAST, VOTES_COUNTED: drawn by the builder

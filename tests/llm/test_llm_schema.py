@@ -26,8 +26,33 @@ def test_speech_schema_offers_only_legal_nominees() -> None:
     )  # fmt: skip
     schema = answer_schema(request)
     _strict_ok(schema)
-    assert list(schema["properties"]) == ["reasoning", "speech", "nominate"]
+    assert list(schema["properties"]) == ["reasoning", "speech", "nominate", "claim"]
     assert schema["properties"]["nominate"] == {"anyOf": [{"type": "integer", "enum": [1, 2, 4, 7]}, {"type": "null"}]}
+
+
+def test_speech_claim_is_one_optional_structured_field() -> None:
+    request = Request(seat=3, kind=Kind.SPEECH, max_words=50, speech=SpeechKind.REGULAR)
+    claim = answer_schema(request)["properties"]["claim"]
+    assert claim["anyOf"][1] == {"type": "null"}
+    _strict_ok({**claim["anyOf"][0], "properties": {"reasoning": {}, **claim["anyOf"][0]["properties"]},
+                "required": ["reasoning", *claim["anyOf"][0]["required"]]})  # fmt: skip
+    said = to_decision(request, {"speech": "I am the sheriff", "claim": {"role": "sheriff", "black": [5], "red": [2]}})
+    assert said.claim is not None and (said.claim.role, said.claim.black, said.claim.red) == ("sheriff", (5,), (2,))
+    assert to_decision(request, {"speech": "hello"}).claim is None  # older answers without the field still read
+    with pytest.raises(ShapeError):
+        to_decision(request, {"speech": "x", "claim": "sheriff"})
+
+
+def test_probe_schema_is_one_number_per_living_seat() -> None:
+    request = Request(seat=2, kind=Kind.PROBE, options=(1, 3, 6))
+    schema = answer_schema(request)
+    _strict_ok(schema)
+    beliefs = schema["properties"]["beliefs"]
+    assert beliefs["required"] == ["1", "3", "6"] and beliefs["additionalProperties"] is False
+    assert beliefs["properties"]["3"] == {"type": "number", "minimum": 0, "maximum": 1}
+    assert to_decision(request, {"beliefs": {"1": 0.1, "3": 1, "6": 0.5}}).beliefs == (0.1, 1.0, 0.5)
+    with pytest.raises(ShapeError):
+        to_decision(request, {"beliefs": {"1": 0.1, "3": "high", "6": 0.5}})
 
 
 def test_target_is_nullable_only_when_abstaining_is_legal() -> None:

@@ -1,0 +1,115 @@
+"""A folder of transcripts, read once into the facts every research measure needs: who played which seat (the
+configuration is the seat's agent name in the header), the roles dealt, the winner and the per-seat counters.
+
+Only finished games (`status: complete`) count; others are skipped and listed, never guessed at."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.engine import Event, EventType, Role
+from arena.players.base import ModelCall
+from arena.transcript import SeatCounters, Transcript, TranscriptError, load
+
+BLACK_ROLES = frozenset({Role.MAFIA.value, Role.DON.value})
+TOWN = "town"
+MAFIA = "mafia"
+
+
+def side_of(role: str) -> str | None:
+    """The side a role plays for in the two-sided ratings: mafia (black), town (red), or None (the maniac)."""
+    if role in BLACK_ROLES:
+        return MAFIA
+    if role == Role.MANIAC.value:
+        return None
+    return TOWN
+
+
+@dataclass
+class GameData:
+    """One finished game, as the measures read it."""
+
+    path: str
+    game_id: str
+    rules: str  # the rule set's name: one side-advantage term each
+    seed: int
+    configs: dict[int, str]  # seat -> configuration (agent name)
+    roles: dict[int, str]  # seat -> role dealt
+    winner: str | None
+    days: int
+    events: list[Event]
+    counters: dict[int, SeatCounters]
+    calls: list[ModelCall]
+    transcript: Transcript  # the whole record, for measures that replay it (decisions.csv)
+
+    @property
+    def players(self) -> int:
+        return len(self.roles)
+
+    def side(self, seat: int) -> str | None:
+        return side_of(self.roles[seat])
+
+    def black(self, seat: int) -> bool:
+        return self.roles[seat] in BLACK_ROLES
+
+    def won(self, seat: int) -> bool | None:
+        """Whether `seat`'s side won (None: a draw, or a maniac game outcome for a two-sided seat)."""
+        side = self.side(seat)
+        if self.winner not in (TOWN, MAFIA):
+            return None if self.winner == "draw" or side is not None else self.winner == "maniac"
+        if side is None:
+            return False
+        return side == self.winner
+
+
+def from_transcript(t: Transcript) -> GameData | None:
+    if t.end is None or t.end.status != "complete":
+        return None
+    dealt = next((e for e in t.events if e.type is EventType.ROLES_DEALT), None)
+    if dealt is None:
+        return None
+    roles = {i + 1: r for i, r in enumerate(dealt.roles)}
+    return GameData(
+        path=t.path,
+        game_id=t.header.game_id,
+        rules=str(t.header.rules.get("name", "custom")),
+        seed=t.header.seed,
+        configs={entry.seat: entry.agent.name for entry in t.header.seats},
+        roles=roles,
+        winner=t.end.winner,
+        days=t.end.days,
+        events=list(t.events),
+        counters=dict(t.end.counters),
+        calls=list(t.calls),
+        transcript=t,
+    )
+
+
+@dataclass
+class Corpus:
+    games: list[GameData]
+    skipped: list[tuple[str, str]]  # (path, why)
+
+    @property
+    def configs(self) -> list[str]:
+        return sorted({c for g in self.games for c in g.configs.values()})
+
+
+def load_folder(folder: str | Path) -> Corpus:
+    """Every `*.jsonl` under `folder` (recursively), in name order. Unreadable or unfinished files are skipped."""
+    root = Path(folder)
+    games: list[GameData] = []
+    skipped: list[tuple[str, str]] = []
+    for path in sorted(root.rglob("*.jsonl")):
+        try:
+            t = load(path)
+        except TranscriptError as exc:
+            skipped.append((str(path), str(exc)))
+            continue
+        game = from_transcript(t)
+        if game is None:
+            skipped.append((str(path), f"status {t.status}: not a finished game"))
+        else:
+            games.append(game)
+    return Corpus(games, skipped)
