@@ -1202,6 +1202,68 @@ def test_defaulted_then_removed_gets_no_note() -> None:
     assert not [e for e in game.events[removed_at:] if e.type is ET.DEFAULT_APPLIED]
 
 
+# seeds of the 10,000-games-per-preset fuzz (bench/fuzz.py) that broke an invariant once, each fixed in the engine
+FUZZ_SEEDS = [("fiim", 1004575)] + [("club", s) for s in (1000395, 1004020, 1004633, 1005462, 1007460, 1008160)]
+
+
+@pytest.mark.parametrize(("preset", "seed"), FUZZ_SEEDS)
+def test_fuzz_seeds_conform(preset: str, seed: int) -> None:
+    game = play_checked(load_rules(preset), seed)
+    eliminated = [e.seat for e in game.events if e.type is ET.ELIMINATED]
+    assert len(eliminated) == len(set(eliminated)), f"a seat eliminated twice: {eliminated}"
+
+
+def test_victim_removed_during_best_move_is_not_killed_again() -> None:
+    """Was (fiim 1004575): the Night-1 victim removed by the judge while naming his best move was announced killed
+    in the morning and eliminated a second time."""
+    game = Game(load_rules("fiim"), 0, roles=F10)
+    quiet(game, lambda r: r.kind is Kind.SHOOT)
+    tracker = checked(game)
+    for seat in (3, 6, 8):
+        game.submit(seat, Decision(target=1))
+    best = quiet(game, lambda r: r.kind is Kind.BEST_MOVE)
+    assert best.seat == 1
+    tracker.step()
+    game.remove(1, "judge")
+    tracker.step()
+    quiet(game, lambda r: r.kind is Kind.SPEECH and r.speech is SpeechKind.REGULAR)
+    tracker.step()
+    morning = next(e for e in game.events if e.type is ET.MORNING)
+    assert morning.seats == () and morning.value != "killed"
+    assert [(e.seat, e.value) for e in game.events if e.type is ET.ELIMINATED] == [(1, "removed")]
+
+
+def test_only_victim_removed_at_the_stretchers_leaves_nobody_to_save() -> None:
+    """Was (club 1000395 and five more seeds): the judge removed the only victim on the stretchers while the doctor
+    chose; the doctor was asked to heal with no legal option and no "nobody" answer."""
+    game = Game(load_rules("club"), 0)
+    tracker = checked(game)
+    heal: Request | None = None
+    for _ in range(500):  # everyone passes, except the blacks, who all shoot the first red seat
+        pending = game.pending()
+        heal = next((r for r in pending if r.kind is Kind.HEAL), None)
+        if heal is not None:
+            break
+        for r in pending:
+            red = [s for s in r.options if not game.is_black(s)]
+            shot = Decision(target=red[0]) if r.kind is Kind.SHOOT and red else None
+            game.submit(r.seat, shot or (r.default if not r.allow_none and r.kind is not Kind.SPEECH else Decision()))
+        tracker.step()
+    assert heal is not None and len(heal.options) == 1, heal
+    victim = heal.options[0]
+    game.remove(victim, "judge")
+    tracker.step()
+    if game.over:
+        return
+    again = game.request_for(heal.seat)
+    assert again is not None and again.options == () and again.allow_none and again.default.target is None
+    game.submit(heal.seat, Decision())
+    tracker.step()
+    heal_event = [e for e in game.events if e.type is ET.HEAL][-1]
+    assert heal_event.target is None and heal_event.value == "none"
+    assert all(e.seat != victim for e in game.events if e.type is ET.ELIMINATED and e.value == "killed")
+
+
 # ----- the random policy itself -------------------------------------------------------------------------------------
 def _requests() -> list[Request]:
     return [

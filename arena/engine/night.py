@@ -236,7 +236,12 @@ def _stretchers(g: Game, victims: list[int]) -> Flow:
     decision = answers.get(doctor)
     if decision is None:  # removed at the stretchers: nobody is saved (R7.3)
         return
-    pick = decision.target if decision.target is not None else options[0]
+    victims = [v for v in victims if g.alive[v]]  # R7.3: a victim the judge removed meanwhile has left
+    if not victims:  # the only victim was removed while the doctor chose: there is nobody left to save
+        g.emit(EventType.HEAL, Vis.SEATS, (doctor,), seat=doctor, target=None, value="none")
+        g.emit(EventType.SAVE_RESULT, Vis.MODERATOR, target=None)
+        return
+    pick = decision.target if decision.target is not None else victims[0]
     once = g.rules.night.doctor_once_per_player
     eligible = [v for v in victims if not (once and v in g.doctor_saved)]
     if g.rules.night.doctor_transfer_order == "ascending_seat":
@@ -317,6 +322,7 @@ def night(g: Game, k: int) -> Flow:
     overwhelmed = not r.night.heal_stops_all_attackers and attacks.count(g.night_heal or 0) > 1  # §5.5 ⚠
     deaths = sorted(v for v in victims if (v != g.night_heal or overwhelmed) and g.alive[v])
     yield from _best_move(g, k, deaths)
+    deaths = [s for s in deaths if g.alive[s]]  # R7.3: a victim the judge removed during the best move has left
     for s in deaths:
         g.set_dead(s)
     left = bool(deaths) or len(g.living()) < living_at_dusk  # R10.4: a removal tonight is someone leaving too
