@@ -38,12 +38,13 @@ _BIDI = {
 
 
 def clean(text: str) -> str:
-    """Untrusted text made safe to print: no control characters (but newlines and tabs), no bidi overrides."""
+    """Untrusted text made safe to print: no control characters (but newlines and tabs), no bidi overrides, no
+    zero-width or other invisible format characters (category Cf), so what is shown is what was said."""
     out = []
     for ch in text:
         if ch in "\n\t":
             out.append(ch)
-        elif ch in _BIDI or unicodedata.category(ch) == "Cc":
+        elif ch in _BIDI or unicodedata.category(ch) in ("Cc", "Cf"):
             continue
         else:
             out.append(ch)
