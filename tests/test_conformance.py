@@ -45,6 +45,7 @@ from arena.engine import (
     Game,
     IllegalDecision,
     Kind,
+    Phase,
     Request,
     Role,
     RuleSet,
@@ -72,7 +73,7 @@ ET = EventType
 # The audience each event type must have (events.py's comments, restated here so a change is a decision).
 PUBLIC_TYPES = frozenset(
     {
-        ET.GAME_STARTED, ET.PHASE_STARTED, ET.SPEECH, ET.SPEECH_TRUNCATED, ET.NOMINATED, ET.NOMINATION_REJECTED,
+        ET.GAME_STARTED, ET.PHASE_STARTED, ET.SPEECH, ET.NOMINATED, ET.NOMINATION_REJECTED,
         ET.NOMINATION_IGNORED, ET.EXTRA_REQUESTED, ET.VOTING_STARTED, ET.VOTE_CAST, ET.VOTES_COUNTED, ET.NO_VOTE,
         ET.TIE, ET.LIFT_RESULT, ET.ACQUITTED, ET.ELIMINATED, ET.CARD_REVEALED, ET.MAFIA_MISS_ANNOUNCED, ET.MORNING,
         ET.BEST_MOVE, ET.FOUL, ET.VOTE_LOST, ET.SPEECH_FORFEITED, ET.REMOVED, ET.VOTE_CANCELLED, ET.GAME_ENDED,
@@ -296,6 +297,11 @@ class Tracker:
                     raise Violation(f"an eyes-open shot goes to the blacks: {e}")
             if e.seat is None or self.roles[e.seat] not in BLACK_ROLES:
                 raise Violation(f"shot by a non-black: {e}")
+        elif t is ET.SPEECH_TRUNCATED:  # seen by whoever sees the text it cuts: a speech, or a black message
+            if e.vis is Vis.PUBLIC and e.to == ():
+                return
+            if e.vis is not Vis.BLACK or e.to != self.black or e.phase is not Phase.NIGHT:
+                raise Violation(f"a cut goes to the speech's or the black message's audience: {e}")
         elif t is ET.STRETCHERS:
             doctor = self.seat_of("doctor")
             if e.vis is not Vis.SEATS or e.to != (doctor,):
@@ -381,7 +387,8 @@ class Tracker:
                 if e.seat not in self.departing:
                     raise Violation(f"last word from seat {e.seat}, who is not leaving")
                 self.departing.discard(e.seat or 0)
-            if e.text is None or len(e.text.split()) > max(self.max_words(e.value), 1):
+            limit = max(self.max_words(e.value), 1)
+            if e.text is None or len(e.text.split()) > limit or len(e.text) > self.rules.speech.chars(limit):
                 raise Violation(f"long {e}")
             if e.value in ("regular", "short", "nominate_only"):
                 self.turn_ok(e)
@@ -737,6 +744,9 @@ class Tracker:
             self.best_move_ok(e)
         elif t in (ET.BLACK_MESSAGE, ET.KILL_ORDER):
             self.acting(e.seat, e)
+            words = self.rules.speech.words(self.rules.night0.message_s)
+            if e.text is not None and (len(e.text.split()) > words or len(e.text) > self.rules.speech.chars(words)):
+                raise Violation(f"long {e}")
         elif t in (ET.ACTION_REJECTED, ET.DEFAULT_APPLIED) and e.seat in self.removed:
             raise Violation(f"note for removed seat {e.seat}: {e}")
         elif t in (ET.ACTION_REJECTED, ET.DEFAULT_APPLIED, ET.SPEECH_TRUNCATED, ET.EXTRA_REQUESTED):

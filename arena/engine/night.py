@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from arena.engine.decisions import Decision, Kind, Request
 from arena.engine.events import EventType, Phase, Vis
 from arena.engine.roles import Role
+from arena.engine.text import accept_text
 
 if TYPE_CHECKING:
     from arena.engine.game import Flow, Game
@@ -58,6 +59,7 @@ def black_chat(g: Game, rounds: int, set_order: bool) -> Flow:
                 s,
                 Kind.BLACK_MESSAGE,
                 max_words=words,
+                max_chars=g.rules.speech.chars(words),
                 may_set_order=may_order,
                 max_targets=g.rules.night0.kill_order_length if may_order else 0,
                 options=tuple(x for x in g.living() if x != s) if may_order else (),
@@ -66,7 +68,7 @@ def black_chat(g: Game, rounds: int, set_order: bool) -> Flow:
             decision = answers.get(s)
             if decision is None:
                 continue
-            text = " ".join(decision.text.split()[:words])
+            text, _ = accept_text(g, s, decision.text, words, Vis.BLACK)
             g.emit(EventType.BLACK_MESSAGE, Vis.BLACK, seat=s, text=text)
             if may_order and decision.targets:
                 g.kill_order = tuple(decision.targets)

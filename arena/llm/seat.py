@@ -10,6 +10,7 @@ Decision, which the orchestrator re-asks with the message. Records of an attempt
 from __future__ import annotations
 
 from arena.engine import Request
+from arena.engine.text import reasoning_cap
 from arena.llm.answer import UnusableAnswer, read_completion
 from arena.llm.conversation import Conversation, Message, Turn
 from arena.llm.modes import Completion
@@ -93,6 +94,11 @@ class ConversationSeat(Player):
             self.record(messages, request, error=f"unusable: {exc}", **common)
             self.conversation.commit(turn, answer)  # the model sees its own bad answer before the re-ask
             raise NoUsableAnswer(str(exc), self.handover()) from None
-        self.record(messages, request, parsed=reading.parsed, error=reading.note, **common)
+        decision, parsed = reading.decision, reading.parsed
+        reasoning = reasoning_cap(self.conversation.rules.speech, decision.reasoning)
+        if reasoning != decision.reasoning:  # stored as the engine accepts it: cut to the rules' cap
+            decision = decision.model_copy(update={"reasoning": reasoning})
+            parsed = {**parsed, "reasoning": reasoning}
+        self.record(messages, request, parsed=parsed, error=reading.note, **common)
         self.conversation.commit(turn, answer)
-        return Answer(decision=reading.decision, calls=self.handover())
+        return Answer(decision=decision, calls=self.handover())

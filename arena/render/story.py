@@ -272,7 +272,11 @@ def phrase(event: Event, sheriff_answer: str = "colour") -> list[Span] | None:
     if t is E.KILL_ORDER:
         return [_p("don "), _s(event.seat), _p(" sets the kill order: "), *_seats(event.seats)]
     if t is E.SPEECH_TRUNCATED:
-        return [_s(event.seat), _p(f"'s speech is cut at {event.value} words ({event.count} spoken)", "warn")]
+        if event.counts and (event.count or 0) <= int(event.value or 0):  # within the words, over the characters
+            cut = f"{event.counts[1]} characters ({event.counts[0]} spoken)"
+        else:
+            cut = f"{event.value} words ({event.count} spoken)"
+        return [_s(event.seat), _p(f"'s speech is cut at {cut}", "warn")]
     if t is E.NOMINATED:
         return [_s(event.seat), _p(" nominates "), _s(event.target)]
     if t is E.NOMINATION_REJECTED:
