@@ -109,6 +109,7 @@ class _Runner:
             except TimeoutError:
                 count.timeouts += 1
                 reason = f"{TIMEOUT_PREFIX} {timeout:g} s"
+                calls.extend(player.abandoned_calls())  # a call cut short still belongs in the transcript
             except Exception as exc:  # a broken seat must not stop the game
                 count.errors += 1
                 reason = f"{ERROR_PREFIX} {type(exc).__name__}: {exc}"

@@ -111,6 +111,17 @@ FIELD_DOCS: dict[str, tuple[str, str]] = {
         "R9.7 [ASSUMPTION], §5.11",
         "Text over the budget is cut off (`truncate`), or cut off and fouled (`truncate_and_foul`).",
     ),
+    "speech.chars_per_word": (
+        "R3.4 [ASSUMPTION]",
+        "Every text's budget in characters: its word budget times this. A speech or black message over either "
+        "limit is cut (logged as `speech_truncated`, seen by whoever sees the text), so a single word of "
+        "10,000 letters cannot pass a word limit. A human's line is read with the same cap (`Request.max_chars`).",
+    ),
+    "speech.reasoning_words": (
+        "–",
+        "A seat's private reasoning, in words (and `chars_per_word` characters per word); longer reasoning is "
+        "cut before it is stored in the transcript. Nobody else sees it, so no event is made.",
+    ),
     "nominations.enabled": (
         "P10, R4.1",
         "Players nominate during their own speech (one accepted nomination each per day, no withdrawal, an "

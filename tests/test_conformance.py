@@ -45,6 +45,7 @@ from arena.engine import (
     Game,
     IllegalDecision,
     Kind,
+    Phase,
     Request,
     Role,
     RuleSet,
@@ -72,7 +73,7 @@ ET = EventType
 # The audience each event type must have (events.py's comments, restated here so a change is a decision).
 PUBLIC_TYPES = frozenset(
     {
-        ET.GAME_STARTED, ET.PHASE_STARTED, ET.SPEECH, ET.SPEECH_TRUNCATED, ET.NOMINATED, ET.NOMINATION_REJECTED,
+        ET.GAME_STARTED, ET.PHASE_STARTED, ET.SPEECH, ET.NOMINATED, ET.NOMINATION_REJECTED,
         ET.NOMINATION_IGNORED, ET.EXTRA_REQUESTED, ET.VOTING_STARTED, ET.VOTE_CAST, ET.VOTES_COUNTED, ET.NO_VOTE,
         ET.TIE, ET.LIFT_RESULT, ET.ACQUITTED, ET.ELIMINATED, ET.CARD_REVEALED, ET.MAFIA_MISS_ANNOUNCED, ET.MORNING,
         ET.BEST_MOVE, ET.FOUL, ET.VOTE_LOST, ET.SPEECH_FORFEITED, ET.REMOVED, ET.VOTE_CANCELLED, ET.GAME_ENDED,
@@ -299,6 +300,11 @@ class Tracker:
                     raise Violation(f"an eyes-open shot goes to the blacks: {e}")
             if e.seat is None or self.roles[e.seat] not in BLACK_ROLES:
                 raise Violation(f"shot by a non-black: {e}")
+        elif t is ET.SPEECH_TRUNCATED:  # seen by whoever sees the text it cuts: a speech, or a black message
+            if e.vis is Vis.PUBLIC and e.to == ():
+                return
+            if e.vis is not Vis.BLACK or e.to != self.black or e.phase is not Phase.NIGHT:
+                raise Violation(f"a cut goes to the speech's or the black message's audience: {e}")
         elif t is ET.STRETCHERS:
             doctor = self.seat_of("doctor")
             if e.vis is not Vis.SEATS or e.to != (doctor,):
@@ -384,7 +390,8 @@ class Tracker:
                 if e.seat not in self.departing:
                     raise Violation(f"last word from seat {e.seat}, who is not leaving")
                 self.departing.discard(e.seat or 0)
-            if e.text is None or len(e.text.split()) > max(self.max_words(e.value), 1):
+            limit = max(self.max_words(e.value), 1)
+            if e.text is None or len(e.text.split()) > limit or len(e.text) > self.rules.speech.chars(limit):
                 raise Violation(f"long {e}")
             if e.value in ("regular", "short", "nominate_only"):
                 self.turn_ok(e)
@@ -758,6 +765,9 @@ class Tracker:
             self.best_move_ok(e)
         elif t in (ET.BLACK_MESSAGE, ET.KILL_ORDER):
             self.acting(e.seat, e)
+            words = self.rules.speech.words(self.rules.night0.message_s)
+            if e.text is not None and (len(e.text.split()) > words or len(e.text) > self.rules.speech.chars(words)):
+                raise Violation(f"long {e}")
         elif t in (ET.ACTION_REJECTED, ET.DEFAULT_APPLIED) and e.seat in self.removed:
             raise Violation(f"note for removed seat {e.seat}: {e}")
         elif t in (ET.ACTION_REJECTED, ET.DEFAULT_APPLIED, ET.SPEECH_TRUNCATED, ET.EXTRA_REQUESTED):
@@ -1235,6 +1245,68 @@ def test_defaulted_then_removed_gets_no_note() -> None:
     tracker.step()
     removed_at = next(e.seq for e in game.events if e.type is ET.REMOVED)
     assert not [e for e in game.events[removed_at:] if e.type is ET.DEFAULT_APPLIED]
+
+
+# seeds of the 10,000-games-per-preset fuzz (bench/fuzz.py) that broke an invariant once, each fixed in the engine
+FUZZ_SEEDS = [("fiim", 1004575)] + [("club", s) for s in (1000395, 1004020, 1004633, 1005462, 1007460, 1008160)]
+
+
+@pytest.mark.parametrize(("preset", "seed"), FUZZ_SEEDS)
+def test_fuzz_seeds_conform(preset: str, seed: int) -> None:
+    game = play_checked(load_rules(preset), seed)
+    eliminated = [e.seat for e in game.events if e.type is ET.ELIMINATED]
+    assert len(eliminated) == len(set(eliminated)), f"a seat eliminated twice: {eliminated}"
+
+
+def test_victim_removed_during_best_move_is_not_killed_again() -> None:
+    """Was (fiim 1004575): the Night-1 victim removed by the judge while naming his best move was announced killed
+    in the morning and eliminated a second time."""
+    game = Game(load_rules("fiim"), 0, roles=F10)
+    quiet(game, lambda r: r.kind is Kind.SHOOT)
+    tracker = checked(game)
+    for seat in (3, 6, 8):
+        game.submit(seat, Decision(target=1))
+    best = quiet(game, lambda r: r.kind is Kind.BEST_MOVE)
+    assert best.seat == 1
+    tracker.step()
+    game.remove(1, "judge")
+    tracker.step()
+    quiet(game, lambda r: r.kind is Kind.SPEECH and r.speech is SpeechKind.REGULAR)
+    tracker.step()
+    morning = next(e for e in game.events if e.type is ET.MORNING)
+    assert morning.seats == () and morning.value != "killed"
+    assert [(e.seat, e.value) for e in game.events if e.type is ET.ELIMINATED] == [(1, "removed")]
+
+
+def test_only_victim_removed_at_the_stretchers_leaves_nobody_to_save() -> None:
+    """Was (club 1000395 and five more seeds): the judge removed the only victim on the stretchers while the doctor
+    chose; the doctor was asked to heal with no legal option and no "nobody" answer."""
+    game = Game(load_rules("club"), 0)
+    tracker = checked(game)
+    heal: Request | None = None
+    for _ in range(500):  # everyone passes, except the blacks, who all shoot the first red seat
+        pending = game.pending()
+        heal = next((r for r in pending if r.kind is Kind.HEAL), None)
+        if heal is not None:
+            break
+        for r in pending:
+            red = [s for s in r.options if not game.is_black(s)]
+            shot = Decision(target=red[0]) if r.kind is Kind.SHOOT and red else None
+            game.submit(r.seat, shot or (r.default if not r.allow_none and r.kind is not Kind.SPEECH else Decision()))
+        tracker.step()
+    assert heal is not None and len(heal.options) == 1, heal
+    victim = heal.options[0]
+    game.remove(victim, "judge")
+    tracker.step()
+    if game.over:
+        return
+    again = game.request_for(heal.seat)
+    assert again is not None and again.options == () and again.allow_none and again.default.target is None
+    game.submit(heal.seat, Decision())
+    tracker.step()
+    heal_event = [e for e in game.events if e.type is ET.HEAL][-1]
+    assert heal_event.target is None and heal_event.value == "none"
+    assert all(e.seat != victim for e in game.events if e.type is ET.ELIMINATED and e.value == "killed")
 
 
 # ----- the random policy itself -------------------------------------------------------------------------------------

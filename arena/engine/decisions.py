@@ -83,6 +83,7 @@ class Request(PlainRecord):
     options: tuple[int, ...] = ()  # legal targets
     allow_none: bool = False  # may target nobody / abstain
     max_words: int = 0  # speech budget
+    max_chars: int = 0  # the same budget in characters (speech.chars_per_word per word): read a human's line with it
     speech: SpeechKind | None = None
     may_nominate: bool = False
     nominate_options: tuple[int, ...] = ()

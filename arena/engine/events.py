@@ -39,7 +39,8 @@ class EventType(StrEnum):
     KILL_ORDER = "kill_order"  # black: seat=don, seats=order
     PHASE_STARTED = "phase_started"  # public: phase, day
     SPEECH = "speech"  # public: seat, text, value=speech kind; claim: roles=(role,), seats=checks, counts=1 black/0 red
-    SPEECH_TRUNCATED = "speech_truncated"  # public: seat, count=words spoken, limit in `seats`? no: value=limit
+    SPEECH_TRUNCATED = "speech_truncated"  # public (black: a black message): seat, count=words, value=word limit,
+    # counts=(characters given, character limit)
     NOMINATED = "nominated"  # public: seat=by, target
     NOMINATION_REJECTED = "nomination_rejected"  # public: seat, target, value=reason
     NOMINATION_IGNORED = "nomination_ignored"  # public: seat, target, value=reason

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from arena.engine.decisions import Decision, Kind, Request, SpeechKind
 from arena.engine.events import EventType, Phase, Vis
 from arena.engine.roles import Role
+from arena.engine.text import accept_text, cut_words
 
 if TYPE_CHECKING:
     from arena.engine.state import Answers, Flow
@@ -37,12 +38,14 @@ def run(g: Game) -> Flow:
 def speech_request(
     g: Game, seat: int, kind: SpeechKind, seconds: int, may_nominate: bool = False, may_request_extra: bool = False
 ) -> Request:
+    words = g.words(seconds)
+    chars = g.rules.speech.chars(words)
     if not may_nominate:
-        return Request(seat=seat, kind=Kind.SPEECH, max_words=g.words(seconds), speech=kind,
+        return Request(seat=seat, kind=Kind.SPEECH, max_words=words, max_chars=chars, speech=kind,
                        may_request_extra=may_request_extra)  # fmt: skip
     self_ok = g.rules.nominations.self_allowed
     options = g.alive_seats if self_ok else tuple(s for s in g.alive_seats if s != seat)
-    return Request(seat=seat, kind=Kind.SPEECH, max_words=g.words(seconds), speech=kind, may_nominate=True,
+    return Request(seat=seat, kind=Kind.SPEECH, max_words=words, max_chars=chars, speech=kind, may_nominate=True,
                    nominate_options=options, may_request_extra=may_request_extra)  # fmt: skip
 
 
@@ -52,15 +55,11 @@ _EMPTY = Decision()
 def say(g: Game, seat: int, decision: Decision | None, kind: SpeechKind, max_words: int) -> None:
     """Record a speech: cut it at the budget (R3.4) and give a foul for forbidden words (R9.7)."""
     text = decision.text if decision is not None else ""
-    words = text.split()
-    if kind is SpeechKind.NOMINATE_ONLY and len(words) > max_words:  # R4.6: a few words to nominate, not a speech
-        words = words[:max_words]
-        text = " ".join(words)
-    if len(words) > max_words:
-        text = " ".join(words[:max_words])
-        g.emit(EventType.SPEECH_TRUNCATED, seat=seat, count=len(words), value=str(max_words))
-        if g.rules.speech.overlong == "truncate_and_foul" and g.alive[seat]:
-            g._foul(seat, "overlong_speech")
+    if kind is SpeechKind.NOMINATE_ONLY:  # R4.6: a few words to nominate, not a speech: cut without a word
+        text = cut_words(text, max_words)
+    text, cut = accept_text(g, seat, text, max_words)
+    if cut and g.rules.speech.overlong == "truncate_and_foul" and g.alive[seat]:
+        g._foul(seat, "overlong_speech")
     claim = decision.claim if decision is not None else None
     if claim is None:
         g.emit(EventType.SPEECH, seat=seat, text=text, value=kind.value)

@@ -313,6 +313,8 @@ class Game:
                 "options": options,
                 "nominate_options": tuple(s for s in request.nominate_options if s != seat),
             }
+            if request.options and not options:  # nobody left to target: "nobody" is then the one legal answer
+                update["allow_none"] = True
             if request.default.target == seat:
                 fallback = None if request.allow_none or not options else options[0]
                 update["default"] = request.default.model_copy(update={"target": fallback})

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from arena.engine.decisions import Decision, Kind, Request
 from arena.engine.events import EventType, Phase, Vis
 from arena.engine.roles import Role
+from arena.engine.text import accept_text
 
 if TYPE_CHECKING:
     from arena.engine.state import Flow
@@ -59,6 +60,7 @@ def black_chat(g: Game, rounds: int, set_order: bool) -> Flow:
                 s,
                 Kind.BLACK_MESSAGE,
                 max_words=words,
+                max_chars=g.rules.speech.chars(words),
                 may_set_order=may_order,
                 max_targets=g.rules.night0.kill_order_length if may_order else 0,
                 options=tuple(x for x in g.living() if x != s) if may_order else (),
@@ -67,7 +69,7 @@ def black_chat(g: Game, rounds: int, set_order: bool) -> Flow:
             decision = answers.get(s)
             if decision is None:
                 continue
-            text = " ".join(decision.text.split()[:words])
+            text, _ = accept_text(g, s, decision.text, words, Vis.BLACK)
             g.emit(EventType.BLACK_MESSAGE, Vis.BLACK, seat=s, text=text)
             if may_order and decision.targets:
                 g.kill_order = tuple(decision.targets)
@@ -237,7 +239,12 @@ def _stretchers(g: Game, victims: list[int]) -> Flow:
     decision = answers.get(doctor)
     if decision is None:  # removed at the stretchers: nobody is saved (R7.3)
         return
-    pick = decision.target if decision.target is not None else options[0]
+    victims = [v for v in victims if g.alive[v]]  # R7.3: a victim the judge removed meanwhile has left
+    if not victims:  # the only victim was removed while the doctor chose: there is nobody left to save
+        g.emit(EventType.HEAL, Vis.SEATS, (doctor,), seat=doctor, target=None, value="none")
+        g.emit(EventType.SAVE_RESULT, Vis.MODERATOR, target=None)
+        return
+    pick = decision.target if decision.target is not None else victims[0]
     once = g.rules.night.doctor_once_per_player
     eligible = [v for v in victims if not (once and v in g.doctor_saved)]
     if g.rules.night.doctor_transfer_order == "ascending_seat":
@@ -318,6 +325,7 @@ def night(g: Game, k: int) -> Flow:
     overwhelmed = not r.night.heal_stops_all_attackers and attacks.count(g.night_heal or 0) > 1  # §5.5 ⚠
     deaths = sorted(v for v in victims if (v != g.night_heal or overwhelmed) and g.alive[v])
     yield from _best_move(g, k, deaths)
+    deaths = [s for s in deaths if g.alive[s]]  # R7.3: a victim the judge removed during the best move has left
     for s in deaths:
         g.set_dead(s)
     left = bool(deaths) or len(g.living()) < living_at_dusk  # R10.4: a removal tonight is someone leaving too

@@ -55,9 +55,15 @@ class Speech(_Section):
     nominate_only_s: int = Field(10, ge=1)  # R4.6: the forfeited speech keeps a short turn to nominate
     short_speech_s: int = Field(30, ge=5)  # R9.2: 3 fouls with 3–4 alive
     overlong: Literal["truncate", "truncate_and_foul"] = "truncate"  # R9.7: over the limit is cut off
+    chars_per_word: int = Field(12, ge=1, le=100)  # a text of N words holds at most N × this many characters
+    reasoning_words: int = Field(600, ge=0)  # a seat's private reasoning, cut before it is stored
 
     def words(self, seconds: int) -> int:
         return max(1, round(seconds * self.words_per_minute / 60)) if seconds > 0 else 0
+
+    def chars(self, words: int) -> int:
+        """The character cap of a text whose budget is `words` words."""
+        return words * self.chars_per_word
 
 
 class Nominations(_Section):

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from arena.engine.decisions import Decision, IllegalDecision, Kind, Request
 from arena.engine.roles import Role
+from arena.engine.text import with_reasoning_capped
 
 if TYPE_CHECKING:
     from arena.engine.state import GameState as Game  # the Protocol the phase machine needs, not game.Game
@@ -86,7 +87,8 @@ def _check_probe(request: Request, decision: Decision) -> None:
 
 
 def validate(game: Game, request: Request, decision: Decision) -> Decision:
-    """Return the decision if it is legal for `request`; raise IllegalDecision otherwise."""
+    """Return the decision if it is legal for `request` (its reasoning cut to the cap); raise IllegalDecision
+    otherwise."""
     kind = request.kind
     if kind is Kind.SPEECH:
         _check_speech(game, request, decision)
@@ -114,4 +116,4 @@ def validate(game: Game, request: Request, decision: Decision) -> Decision:
     elif kind is Kind.CHOOSE_SIDE:
         if decision.action not in request.choices:
             raise IllegalDecision("illegal_choice", f"choose one of {list(request.choices)}")
-    return decision
+    return with_reasoning_capped(game.rules.speech, decision)  # what is accepted is what is stored

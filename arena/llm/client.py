@@ -30,6 +30,7 @@ class TransportFailure:
     error: str
     latency_ms: float
     status: int | None = None
+    usage: Usage = field(default_factory=Usage)  # tokens the failed attempt's body still reported, if any
 
 
 @dataclass(slots=True)
@@ -39,6 +40,15 @@ class CallResult:
     failures: list[TransportFailure] = field(default_factory=list)
     completion: Completion | None = None
     final_error: TransportFailure | None = None
+    attempt_started: float = 0.0  # perf_counter at the start of the latest attempt (a call cut short reads it)
+
+    @property
+    def usage(self) -> Usage:
+        """The tokens of every attempt together: a retried call is billed for each attempt that reported any."""
+        total = self.completion.usage if self.completion is not None else Usage()
+        for failure in (*self.failures, *([self.final_error] if self.final_error is not None else [])):
+            total = total + failure.usage
+        return total
 
 
 _KEYLIKE = re.compile(r"\b(?:sk|rk|pk)-[A-Za-z0-9_*\-]{4,}|Bearer\s+\S+")
@@ -161,21 +171,31 @@ class LLMClient:
         return body
 
     async def complete(
-        self, messages: list[dict[str, Any]], *, mode: Mode, name: str, schema: dict[str, Any], max_tokens: int
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        mode: Mode,
+        name: str,
+        schema: dict[str, Any],
+        max_tokens: int,
+        into: CallResult | None = None,
     ) -> CallResult:
-        """Send one request (retrying transport failures) and return every attempt."""
+        """Send one request (retrying transport failures) and return every attempt. `into` is filled as the
+        attempts go, so a caller whose wait is cancelled (a decision's time limit) still knows what happened."""
         s = self.settings
         body = self.body(messages, mode=mode, name=name, schema=schema, max_tokens=max_tokens)
-        result = CallResult()
+        result = into if into is not None else CallResult()
         started = [time.perf_counter()]
+        result.attempt_started = started[0]
 
         def on_failure(exc: BaseException, attempt: int, wait: float) -> None:
             text, status = describe_error(exc, s.api_key)
             latency = (time.perf_counter() - started[0]) * 1000
-            result.failures.append(TransportFailure(f"{text}; retrying in {wait:.2f}s", latency, status))
+            usage = Usage.from_error(exc)
+            result.failures.append(TransportFailure(f"{text}; retrying in {wait:.2f}s", latency, status, usage))
 
         async def attempt() -> ChatCompletion:
-            started[0] = time.perf_counter()
+            started[0] = result.attempt_started = time.perf_counter()
             # The SDK's documented low-level call for a prepared body: `chat.completions.create` would walk every
             # message of the growing conversation through its TypedDict transform on each call (milliseconds per
             # call late in a game); the body here is plain JSON already. Auth, errors and parsing are the SDK's.
@@ -185,7 +205,8 @@ class LLMClient:
             response = await call_with_retries(attempt, s.retry, on_failure)
         except (openai.OpenAIError, json.JSONDecodeError) as exc:
             text, status = describe_error(exc, s.api_key)
-            result.final_error = TransportFailure(text, (time.perf_counter() - started[0]) * 1000, status)
+            latency = (time.perf_counter() - started[0]) * 1000
+            result.final_error = TransportFailure(text, latency, status, Usage.from_error(exc))
             return result
         latency = (time.perf_counter() - started[0]) * 1000
         result.completion = _completion(response, latency, mode)

@@ -30,6 +30,7 @@ from typing import Any
 FAULTS = (
     "rate_limit",  # 429 with Retry-After (and retry-after-ms)
     "server_error",  # 500
+    "server_error_usage",  # 500 whose body still reports the tokens the attempt used (as some gateways do)
     "timeout",  # no answer until after the client's timeout
     "bad_body",  # HTTP 200 whose body is not JSON
     "bad_json",  # content that is not JSON at all
@@ -41,7 +42,7 @@ FAULTS = (
     "overlong",  # a speech far over any word limit
     "unauthorized",  # 401 echoing the key half-masked, as OpenAI's message does
 )
-TRANSIENT_FAULTS = ("rate_limit", "server_error", "timeout", "bad_body")
+TRANSIENT_FAULTS = ("rate_limit", "server_error", "server_error_usage", "timeout", "bad_body")
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _WORDS = ("i", "think", "seat", "is", "quiet", "today", "we", "should", "look", "at", "the", "votes", "and", "trust")
 _JSON_BLOCK = re.compile(r"```json\s*\n(.*?)```", re.DOTALL)
@@ -231,6 +232,11 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if fault == "server_error":
             error = {"error": {"message": "The server had an error", "type": "server_error"}}
+            self._send(500, json.dumps(error).encode())
+            return
+        if fault == "server_error_usage":
+            usage = self._usage(body, "")
+            error = {"error": {"message": "The server had an error after reading the prompt"}, "usage": usage}
             self._send(500, json.dumps(error).encode())
             return
         if fault == "timeout":

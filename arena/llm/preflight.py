@@ -3,7 +3,9 @@ can record the model name the server reports (e.g. `gpt-4o-mini-2024-07-18` for 
 
 `arena play` calls `preflight(seats)` before writing the transcript header; a server that cannot be reached or that
 refuses the key stops the command with a message naming the agent, before any seat has played. The probe asks for
-one short reply with no schema, and is not retried: a failure here is a configuration error, not a transient.
+one short reply with no schema. Transient failures (429, 5xx, timeouts, lost connections) are retried by the one
+retry layer with the agent's own policy, as game calls are, so a busy server does not stop a game; a failure that
+is not transient (a refused key, an unknown model) fails at once.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from urllib.parse import urlsplit
 from arena.agents import AgentError, AgentSpec
 from arena.llm.client import ClientSettings, LLMClient
 from arena.llm.modes import Mode
-from arena.llm.retry import RetryPolicy
 from arena.players.llm import client_settings
 
 PROBE = [{"role": "user", "content": "Reply with the word OK."}]
@@ -33,7 +34,11 @@ def _hint(spec: AgentSpec, error: str) -> str:
 
 async def probe(spec: AgentSpec) -> str:
     """The model name the server reports for `spec`; AgentError saying why if the call fails."""
-    base = client_settings(spec)
+    return await probe_with(client_settings(spec), spec)
+
+
+async def probe_with(base: ClientSettings, spec: AgentSpec) -> str:
+    """`probe` with these client settings (the agent's own retry policy; tests pass a fast one)."""
     settings = ClientSettings(
         model=base.model,
         base_url=base.base_url,
@@ -41,7 +46,7 @@ async def probe(spec: AgentSpec) -> str:
         timeout_s=base.timeout_s,
         max_tokens_param=base.max_tokens_param,
         extra_body=base.extra_body,
-        retry=RetryPolicy(attempts=1),
+        retry=base.retry,
     )
     client = LLMClient(settings)
     try:

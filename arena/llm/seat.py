@@ -9,17 +9,21 @@ Decision, which the orchestrator re-asks with the message. Records of an attempt
 
 from __future__ import annotations
 
+import time
+
 from arena.engine import Request
+from arena.engine.text import reasoning_cap
 from arena.llm.answer import UnusableAnswer, read_completion
 from arena.llm.conversation import Conversation, Message, Turn
 from arena.llm.modes import Completion
 from arena.llm.records import CallLog
-from arena.llm.usage import Prices
+from arena.llm.usage import Prices, Usage
 from arena.orchestrator import ERROR_PREFIX
 from arena.players.base import Answer, ModelCall, Player, PlayerError
 
 OWN_PREFIX = f"{ERROR_PREFIX} NoUsableAnswer: "  # how the orchestrator words our own failure on the re-ask
 TRANSPORT = "transport: "  # the error prefix of an attempt that got no answer at all
+_NONE = Usage()
 
 
 class NoUsableAnswer(PlayerError):
@@ -51,16 +55,47 @@ class ConversationSeat(Player):
             self.log.record(messages, request_kind=request.kind.value, mode=self.mode.value, flags=flagged, **fields)
         )
 
+    def record_failure(
+        self, messages: list[Message], request: Request, attempt: int, error: str, latency_ms: float, usage: Usage
+    ) -> None:
+        """Record an attempt that got no answer, with any tokens its error body still reported."""
+        self.record(
+            messages,
+            request,
+            attempt=attempt,
+            error=f"{TRANSPORT}{error}",
+            latency_ms=latency_ms,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            cached_tokens=usage.cached_tokens,
+            cost_usd=self.prices.cost(usage),
+        )
+
     def fail_transport(
-        self, messages: list[Message], request: Request, error: str, latency_ms: float, attempt: int
+        self,
+        messages: list[Message],
+        request: Request,
+        error: str,
+        latency_ms: float,
+        attempt: int,
+        usage: Usage = _NONE,
     ) -> NoUsableAnswer:
         """Record an attempt that got no answer; return the exception to raise."""
-        self.record(messages, request, attempt=attempt, error=f"{TRANSPORT}{error}", latency_ms=latency_ms)
+        self.record_failure(messages, request, attempt, error, latency_ms, usage)
         return NoUsableAnswer(f"the model could not be reached: {error}", self.handover())
+
+    def abandon(self, messages: list[Message], request: Request, attempt: int, started: float) -> None:
+        """Record the attempt in flight when the decision's time limit cancelled it: its error and how long it ran."""
+        latency = (time.perf_counter() - started) * 1000
+        error = f"timeout: the decision's time limit ran out after {latency:.0f} ms; the call was abandoned"
+        self.record_failure(messages, request, attempt, error, latency, _NONE)
 
     def handover(self) -> list[ModelCall]:
         calls, self._unreported = self._unreported, []
         return calls
+
+    def abandoned_calls(self) -> list[ModelCall]:
+        return self.handover()
 
     def conclude(
         self,
@@ -93,6 +128,11 @@ class ConversationSeat(Player):
             self.record(messages, request, error=f"unusable: {exc}", **common)
             self.conversation.commit(turn, answer)  # the model sees its own bad answer before the re-ask
             raise NoUsableAnswer(str(exc), self.handover()) from None
-        self.record(messages, request, parsed=reading.parsed, error=reading.note, **common)
+        decision, parsed = reading.decision, reading.parsed
+        reasoning = reasoning_cap(self.conversation.rules.speech, decision.reasoning)
+        if reasoning != decision.reasoning:  # stored as the engine accepts it: cut to the rules' cap
+            decision = decision.model_copy(update={"reasoning": reasoning})
+            parsed = {**parsed, "reasoning": reasoning}
+        self.record(messages, request, parsed=parsed, error=reading.note, **common)
         self.conversation.commit(turn, answer)
-        return Answer(decision=reading.decision, calls=self.handover())
+        return Answer(decision=decision, calls=self.handover())

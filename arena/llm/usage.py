@@ -32,6 +32,13 @@ class Usage:
     completion_tokens: int = 0
     cached_tokens: int = 0
 
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.cached_tokens + other.cached_tokens,
+        )
+
     @classmethod
     def from_openai(cls, usage: Any) -> Usage:
         """From an SDK `CompletionUsage` (or None when the server sent no usage)."""
@@ -44,6 +51,31 @@ class Usage:
             completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
             cached_tokens=int(cached or 0),
         )
+
+    @classmethod
+    def from_body(cls, body: Any) -> Usage:
+        """From a response's JSON body as a dict, e.g. an error body that still reports the tokens spent."""
+        usage = body.get("usage") if isinstance(body, dict) else None
+        if not isinstance(usage, dict):
+            return cls()
+        details = usage.get("prompt_tokens_details")
+        cached = details.get("cached_tokens") if isinstance(details, dict) else 0
+        try:
+            return cls(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0), int(cached or 0))
+        except (TypeError, ValueError):
+            return cls()
+
+    @classmethod
+    def from_error(cls, exc: BaseException) -> Usage:
+        """What a failed attempt's response still reported: the SDK's parsed error body, else the whole JSON body."""
+        usage = cls.from_body(getattr(exc, "body", None))
+        response = getattr(exc, "response", None)
+        if usage != cls() or response is None:
+            return usage
+        try:
+            return cls.from_body(response.json())
+        except Exception:  # not JSON, or no body: nothing was reported
+            return usage
 
     @classmethod
     def from_langchain(cls, metadata: Any) -> Usage:

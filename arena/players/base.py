@@ -61,5 +61,9 @@ class Player(ABC):
     @abstractmethod
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer: ...
 
+    def abandoned_calls(self) -> list[ModelCall]:
+        """The model calls of a decision cut short by its time limit (the orchestrator writes them); none here."""
+        return []
+
     async def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections; most seats hold none."""

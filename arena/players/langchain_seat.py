@@ -10,6 +10,7 @@ and timeouts are the model's own (configure them on it), so this seat adds no re
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import json
 import time
@@ -93,6 +94,9 @@ class LangChainPlayer(ConversationSeat):
                 completion = await self._ask_text(messages, started)
             else:
                 completion = await self._ask_structured(turn, messages, started)
+        except asyncio.CancelledError:  # the decision's time limit: the call in flight is recorded, then dropped
+            self.abandon(messages, request, 1, started)
+            raise
         except Exception as exc:  # any provider error: recorded, then re-asked by the orchestrator
             error = f"{type(exc).__name__}: {exc}"[:500]
             raise self.fail_transport(messages, request, error, (time.perf_counter() - started) * 1000, 1) from exc

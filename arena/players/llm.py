@@ -11,17 +11,18 @@ The shared mechanics (records, reading, the conversation) are in `arena/llm/seat
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from arena.agents import AgentError, AgentSpec, api_key_for
 from arena.engine import Observation, Request, RuleSet
 from arena.llm.budget import max_tokens_for
-from arena.llm.client import ClientSettings, LLMClient
+from arena.llm.client import CallResult, ClientSettings, LLMClient
 from arena.llm.conversation import Conversation
 from arena.llm.modes import Mode
 from arena.llm.retry import RetryPolicy
-from arena.llm.seat import TRANSPORT, ConversationSeat, NoUsableAnswer
-from arena.llm.usage import Prices
+from arena.llm.seat import ConversationSeat, NoUsableAnswer
+from arena.llm.usage import Prices, Usage
 from arena.players.base import Answer, Player
 from arena.prompts import load_prompt_set
 
@@ -54,20 +55,26 @@ class LLMPlayer(ConversationSeat):
         messages = self.conversation.request_messages(turn)
         max_tokens = max_tokens_for(request, self.base_tokens, self.lang)
         started = time.perf_counter()
-        result = await self.client.complete(
-            messages, mode=self.mode, name=turn.name, schema=turn.schema, max_tokens=max_tokens
-        )
+        result = CallResult()
+        try:
+            await self.client.complete(
+                messages, mode=self.mode, name=turn.name, schema=turn.schema, max_tokens=max_tokens, into=result
+            )
+        except asyncio.CancelledError:  # the decision's time limit: the attempts so far and the one cut short
+            for attempt, failure in enumerate(result.failures, start=1):
+                self.record_failure(messages, request, attempt, failure.error, failure.latency_ms, failure.usage)
+            self.abandon(messages, request, len(result.failures) + 1, result.attempt_started or started)
+            raise
         attempt = 0
         for failure in result.failures:
             attempt += 1
-            self.record(
-                messages, request, attempt=attempt, error=f"{TRANSPORT}{failure.error}", latency_ms=failure.latency_ms
-            )
+            self.record_failure(messages, request, attempt, failure.error, failure.latency_ms, failure.usage)
         if result.completion is None:
             final = result.final_error
             error = final.error if final is not None else "no completion"
             latency = final.latency_ms if final is not None else (time.perf_counter() - started) * 1000
-            raise self.fail_transport(messages, request, error, latency, attempt + 1)
+            usage = final.usage if final is not None else Usage()
+            raise self.fail_transport(messages, request, error, latency, attempt + 1, usage)
         return self.conclude(turn, messages, request, result.completion, attempt + 1, max_tokens)
 
 

@@ -38,12 +38,13 @@ _BIDI = {
 
 
 def clean(text: str) -> str:
-    """Untrusted text made safe to print: no control characters (but newlines and tabs), no bidi overrides."""
+    """Untrusted text made safe to print: no control characters (but newlines and tabs), no bidi overrides, no
+    zero-width or other invisible format characters (category Cf), so what is shown is what was said."""
     out = []
     for ch in text:
         if ch in "\n\t":
             out.append(ch)
-        elif ch in _BIDI or unicodedata.category(ch) == "Cc":
+        elif ch in _BIDI or unicodedata.category(ch) in ("Cc", "Cf"):
             continue
         else:
             out.append(ch)
@@ -289,7 +290,11 @@ def phrase(event: Event, sheriff_answer: str = "colour") -> list[Span] | None:
     if t is E.KILL_ORDER:
         return [_p("don "), _s(event.seat), _p(" sets the kill order: "), *_seats(event.seats)]
     if t is E.SPEECH_TRUNCATED:
-        return [_s(event.seat), _p(f"'s speech is cut at {event.value} words ({event.count} spoken)", "warn")]
+        if event.counts and (event.count or 0) <= int(event.value or 0):  # within the words, over the characters
+            cut = f"{event.counts[1]} characters ({event.counts[0]} spoken)"
+        else:
+            cut = f"{event.value} words ({event.count} spoken)"
+        return [_s(event.seat), _p(f"'s speech is cut at {cut}", "warn")]
     if t is E.NOMINATED:
         return [_s(event.seat), _p(" nominates "), _s(event.target)]
     if t is E.NOMINATION_REJECTED:

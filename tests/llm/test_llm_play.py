@@ -141,7 +141,8 @@ async def test_preflight_records_the_reported_model_and_fails_early(server: Fake
     assert prompt_set_hash_for(seats, "en") == load_prompt_set("default", "en").hash
     assert prompt_set_hash_for({3: bot}, "en") is None
 
-    gone = AgentSpec(name="gone", kind="llm", model="m", base_url="http://127.0.0.1:9/v1", timeout_s=2)
+    # a lost connection is retried like any transient (retries=0 here keeps the test quick)
+    gone = AgentSpec(name="gone", kind="llm", model="m", base_url="http://127.0.0.1:9/v1", timeout_s=2, retries=0)
     with pytest.raises(
         AgentError, match=re.escape("agent gone: the probe call to http://127.0.0.1:9/v1 failed: connection error")
     ):

@@ -1,0 +1,76 @@
+"""Caps on the text a seat gives: the one place a speech, a black message or private reasoning is cut to its budget.
+
+A budget is counted in words (R3.4: seconds mapped to words) and in characters (`speech.chars_per_word` characters
+per word of the budget), because a single "word" of 10,000 letters would otherwise pass any word limit and reach
+every other seat's prompt whole. A cut keeps the text as written (line breaks included, so what a text imitates is
+still seen and flagged) up to the last word allowed, then up to the character cap.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from arena.engine.events import EventType, Vis
+
+if TYPE_CHECKING:
+    from arena.engine.decisions import Decision
+    from arena.engine.state import GameState as Game  # the Protocol the phase machine needs, not game.Game
+    from arena.engine.ruleset import Speech
+
+_WORD = re.compile(r"\S+")
+
+
+@dataclass(frozen=True, slots=True)
+class Capped:
+    """A text after its cap: the text kept, and what was given, for the `speech_truncated` event."""
+
+    text: str
+    words: int  # words given
+    chars: int  # characters given
+    cut: bool  # over either limit
+
+
+def cut_words(text: str, max_words: int) -> str:
+    """The text up to the end of its `max_words`-th word, whitespace kept as written."""
+    if max_words <= 0:
+        return ""
+    for index, match in enumerate(_WORD.finditer(text), start=1):
+        if index == max_words:
+            return text[: match.end()]
+    return text
+
+
+def cap(text: str, max_words: int, max_chars: int) -> Capped:
+    """`text` within `max_words` words and `max_chars` characters (cut at the words first, then the characters)."""
+    words = len(text.split())
+    chars = len(text)
+    if words <= max_words and chars <= max_chars:
+        return Capped(text, words, chars, False)
+    kept = cut_words(text, max_words)[:max_chars].rstrip()
+    return Capped(kept, words, chars, True)
+
+
+def accept_text(g: Game, seat: int, text: str, max_words: int, vis: Vis = Vis.PUBLIC) -> tuple[str, bool]:
+    """The one place a seat's speech or black message is cut to its budget in words and characters (R3.4).
+    A cut is logged as `speech_truncated`, seen by exactly those who see the text, so every one of them is shown
+    the same cut text. Returns the text kept and whether it was cut."""
+    capped = cap(text, max_words, g.rules.speech.chars(max_words))
+    if capped.cut:
+        g.emit(EventType.SPEECH_TRUNCATED, vis, seat=seat, count=capped.words, value=str(max_words),
+               counts=(capped.chars, g.rules.speech.chars(max_words)))  # fmt: skip
+    return capped.text, capped.cut
+
+
+def reasoning_cap(speech: Speech, reasoning: str) -> str:
+    """Private reasoning within `speech.reasoning_words` words and their characters (no event: nobody else sees it)."""
+    return cap(reasoning, speech.reasoning_words, speech.chars(speech.reasoning_words)).text
+
+
+def with_reasoning_capped(speech: Speech, decision: Decision) -> Decision:
+    """The decision as it is accepted and stored: its reasoning cut to the cap."""
+    reasoning = reasoning_cap(speech, decision.reasoning)
+    if reasoning == decision.reasoning:
+        return decision
+    return decision.model_copy(update={"reasoning": reasoning})
