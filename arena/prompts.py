@@ -60,6 +60,12 @@ def _seats(value: Any) -> str:
     return ", ".join(str(v) for v in value)
 
 
+def _brief(text: str) -> str:
+    """A decision's situation without its field lines (`- "field": ...`): the stable request shape explains the
+    fields once, in the system prompt, and gives the legal values in the turn's last line."""
+    return "\n".join(line for line in text.split("\n") if not line.lstrip().startswith('- "'))
+
+
 @dataclass(frozen=True)
 class PromptSet:
     """One language of one prompt set, ready to render."""
@@ -104,6 +110,7 @@ def load_prompt_set(prompt_set: str = "default", lang: str = "en") -> PromptSet:
     env.filters["quote"] = quote
     env.filters["seats"] = _seats
     env.filters["flagged"] = lambda text: bool(flags(text))
+    env.filters["brief"] = _brief
     for name in env.list_templates(extensions=["j2"]):  # compile now: a syntax error names its file before a game,
         try:  # and no seat waits for a compile mid-game
             env.get_template(name)

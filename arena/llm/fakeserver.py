@@ -78,6 +78,52 @@ class ServerStats:
     authorization_seen: set[str] = field(default_factory=set)
 
 
+_LEGAL_NOW = re.compile(r"(?:Legal now|Допустимо сейчас): (\{.*\})\s*$", re.MULTILINE)
+
+
+def _last_user(body: dict[str, Any]) -> str:
+    for message in reversed(body.get("messages") or []):
+        if message.get("role") == "user":
+            return str(message.get("content") or "")
+    return ""
+
+
+def _from_options(options: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A stable-schema request's legal options (the `Legal now:` line) as the strict per-request schema they stand
+    for, and the decision kind: the server then answers legally, as it does from a per-request schema."""
+    props: dict[str, Any] = {"reasoning": {"type": "string"}}
+    for key, allowed in options.items():
+        if key == "kind":
+            continue
+        if isinstance(allowed, dict):
+            of = list(allowed.get("of") or [])
+            props[key] = {"type": "array", "items": {"enum": of}, "maxItems": int(allowed.get("up_to", 0))}
+        elif isinstance(allowed, list) and set(allowed) == {True, False} and len(allowed) == 2:
+            props[key] = {"type": "boolean"}
+        elif isinstance(allowed, list):
+            values = [v for v in allowed if v is not None]
+            spec: dict[str, Any] = {"enum": values} if values else {"type": "null"}
+            props[key] = {"anyOf": [spec, {"type": "null"}]} if None in allowed and values else spec
+        else:
+            props[key] = {"type": "string"}
+    return str(options.get("kind", "")), {"type": "object", "properties": props}
+
+
+def _stable_options(body: dict[str, Any], schema: dict[str, Any] | None) -> tuple[str, dict[str, Any]] | None:
+    """(kind, per-request schema) when the request carries the stable schema (or none, in a prompt mode) and its
+    last user message says what is legal; None otherwise."""
+    if schema is not None and "decision" not in (schema.get("properties") or {}):
+        return None
+    found = _LEGAL_NOW.findall(_last_user(body))
+    if not found:
+        return None
+    try:
+        options = json.loads(found[-1])
+    except json.JSONDecodeError:
+        return None
+    return _from_options(options) if isinstance(options, dict) else None
+
+
 def _schema_of(body: dict[str, Any]) -> tuple[str, dict[str, Any] | None, str]:
     """(schema name, schema, mode) from a request: response_format, the forced tool, or a ```json block."""
     fmt = body.get("response_format") or {}
@@ -209,6 +255,10 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(raw)
         state = self.server.state
         name, schema, mode = _schema_of(body)
+        stable = _stable_options(body, schema)
+        sent_name = name  # the name the request used (`decision` for the stable schema): the answer's tool name
+        if stable is not None:  # answer from the legal options; faults are planned per decision kind as before
+            name, schema = f"{stable[0]}_decision", stable[1]
         with state.lock:
             state.stats.requests += 1
             state.stats.by_schema[name] += 1
@@ -242,7 +292,8 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "bad_body":
             self._send(200, b'{"id": "chatcmpl-broken", "choices": [ {"mess')
             return
-        payload = json.dumps(self._completion(body, raw, name, schema, mode, fault)).encode()
+        completion = self._completion(body, raw, name, schema, mode, fault, stable is not None, sent_name)
+        payload = json.dumps(completion).encode()
         self._wait(arrived)  # the answer leaves `latency` after the request arrived, whatever the work took
         self._send(200, payload)
 
@@ -252,7 +303,15 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(left)
 
     def _completion(
-        self, body: dict[str, Any], raw: bytes, name: str, schema: dict[str, Any] | None, mode: str, fault: str | None
+        self,
+        body: dict[str, Any],
+        raw: bytes,
+        name: str,
+        schema: dict[str, Any] | None,
+        mode: str,
+        fault: str | None,
+        stable: bool = False,
+        sent_name: str = "",
     ) -> dict[str, Any]:
         state = self.server.state
         seed = int.from_bytes(hashlib.sha256(raw).digest()[:8], "big")
@@ -268,6 +327,9 @@ class _Handler(BaseHTTPRequestHandler):
                 answer["targets" if "targets" in answer else "kill_order"] = [99]
             if "vote" in answer:
                 answer["vote"] = "perhaps"
+        if stable and fault != "wrong_schema":  # the stable shape: {reasoning, decision: {kind, ...}}
+            reasoning = answer.pop("reasoning", "")
+            answer = {"reasoning": reasoning, "decision": {"kind": name.removesuffix("_decision"), **answer}}
         text = json.dumps(answer, ensure_ascii=False)
         finish = "stop"
         refusal = None
@@ -284,7 +346,8 @@ class _Handler(BaseHTTPRequestHandler):
             text = f"Here is my decision.\n```json\n{text}\n```"
         message: dict[str, Any] = {"role": "assistant", "content": text or None, "refusal": refusal}
         if mode == "tools" and fault not in ("refusal", "empty", "bad_json"):
-            call = {"id": f"call_{seed % 10**8}", "type": "function", "function": {"name": name, "arguments": text}}
+            function = {"name": sent_name or name, "arguments": text}
+            call = {"id": f"call_{seed % 10**8}", "type": "function", "function": function}
             message = {"role": "assistant", "content": None, "refusal": None, "tool_calls": [call]}
             finish = "length" if fault == "cut_off" else "tool_calls"
         usage = self._usage(body, text)

@@ -9,10 +9,11 @@ engine's to judge (`Game.check`), with its own reasons for the re-ask.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from arena.engine import Decision, Kind, Request
+from arena.engine import Decision, Kind, Request, Role, RuleSet
 
 JsonType = Literal["string", "integer", "boolean", "array"]
 
@@ -179,3 +180,138 @@ def to_decision(request: Request, data: dict[str, Any], *, partial: bool = False
         fields["action"] = values.pop("side")
     fields.update(values)
     return Decision(**fields)
+
+
+# ----- the cache-stable request shape ----------------------------------------------------------------------------
+# One schema per game and seat, identical on every request, so a provider's prompt cache (which puts the schema or
+# tools before the messages) keeps serving the prefix: `{reasoning, decision: anyOf[...]}`, one branch per decision
+# kind the rules can ask for, seats as an enum of every seat. The legal options of each request travel in its last
+# user message (`legal_options`), the engine judges legality as always, and a re-ask after a refusal carries the
+# strict per-request schema again (`answer_schema`), so constrained decoding forces a legal answer there.
+
+STABLE_NAME = "decision"
+
+
+def _seat_field(name: str, seats: tuple[int, ...]) -> FieldSpec:
+    return FieldSpec(name, "integer", seats, nullable=True)
+
+
+# The table: per decision kind, its fields in the stable schema. One more kind is one more entry.
+STABLE_FIELDS: dict[Kind, Callable[[tuple[int, ...], int], list[FieldSpec]]] = {
+    Kind.SPEECH: lambda seats, n: [
+        FieldSpec("speech", "string"),
+        _seat_field("nominate", seats),
+        FieldSpec("extra", "boolean"),
+    ],
+    Kind.VOTE: lambda seats, n: [FieldSpec("vote", "boolean")],
+    Kind.BALLOT: lambda seats, n: [_seat_field("target", seats)],
+    Kind.SHOOT: lambda seats, n: [_seat_field("target", seats)],
+    Kind.DON_CHECK: lambda seats, n: [_seat_field("target", seats)],
+    Kind.SHERIFF: lambda seats, n: [FieldSpec("action", "string", ("check", "shoot")), _seat_field("target", seats)],
+    Kind.MANIAC_KILL: lambda seats, n: [_seat_field("target", seats)],
+    Kind.HEAL: lambda seats, n: [_seat_field("target", seats)],
+    Kind.VISIT: lambda seats, n: [_seat_field("target", seats)],
+    Kind.BEST_MOVE: lambda seats, n: [FieldSpec("targets", "array", seats, max_items=n)],
+    Kind.BLACK_MESSAGE: lambda seats, n: [
+        FieldSpec("message", "string"),
+        FieldSpec("kill_order", "array", seats, max_items=n),
+    ],
+    Kind.CHOOSE_SIDE: lambda seats, n: [FieldSpec("side", "string", ("independent", "mafia_ally"))],
+}
+
+
+def stable_kinds(rules: RuleSet) -> tuple[Kind, ...]:
+    """The decision kinds `rules` can ask of some seat, in the order of `Kind` (a superset is harmless)."""
+    has = {role: rules.count(role) > 0 for role in Role}
+    black = has[Role.MAFIA] or has[Role.DON]
+    wanted = {
+        Kind.SPEECH: True,
+        Kind.VOTE: True,
+        Kind.BALLOT: rules.voting.protocol == "ballot",
+        Kind.SHOOT: black,
+        Kind.DON_CHECK: has[Role.DON],
+        Kind.SHERIFF: has[Role.SHERIFF],
+        Kind.MANIAC_KILL: has[Role.MANIAC],
+        Kind.HEAL: has[Role.DOCTOR],
+        Kind.VISIT: has[Role.LOVER],
+        Kind.BEST_MOVE: rules.best_move.enabled,
+        Kind.BLACK_MESSAGE: black,
+        Kind.CHOOSE_SIDE: has[Role.MANIAC],
+    }
+    return tuple(kind for kind in Kind if wanted.get(kind, True))
+
+
+def stable_schema(rules: RuleSet) -> dict[str, Any]:
+    """The one schema of a game: reasoning, then a decision of one of the rules' kinds (strict-mode valid)."""
+    seats = tuple(range(1, rules.players + 1))
+    branches = []
+    for kind in stable_kinds(rules):
+        fields = STABLE_FIELDS[kind](seats, rules.players)
+        properties: dict[str, Any] = {"kind": {"type": "string", "enum": [kind.value]}}
+        properties.update({f.name: f.schema() for f in fields})
+        branches.append(
+            {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+        )
+    return {
+        "type": "object",
+        "properties": {"reasoning": {"type": "string"}, "decision": {"anyOf": branches}},
+        "required": ["reasoning", "decision"],
+        "additionalProperties": False,
+    }
+
+
+def legal_options(request: Request) -> dict[str, Any]:
+    """What `request` allows, as a compact JSON object for the last user message: per field, the legal values."""
+    out: dict[str, Any] = {"kind": request.kind.value}
+    for spec in answer_fields(request)[1:]:
+        if spec.type == "string" and spec.enum is None:
+            out[spec.name] = f"text, at most {request.max_words} words" if request.max_words else "text"
+        elif spec.type == "boolean":
+            out[spec.name] = [True, False]
+        elif spec.type == "array":
+            out[spec.name] = {"up_to": spec.max_items, "of": list(spec.enum or ())}
+        else:
+            out[spec.name] = [*(spec.enum or ()), *([None] if spec.nullable or spec.enum == () else [])]
+    kind = request.kind
+    if kind is Kind.SPEECH and not request.may_nominate:
+        out["nominate"] = [None]
+    if kind is Kind.SPEECH and not request.may_request_extra:
+        out["extra"] = [False]
+    if kind is Kind.BLACK_MESSAGE and not request.may_set_order:
+        out["kill_order"] = {"up_to": 0, "of": []}
+    if kind is Kind.SHERIFF and "action" not in out:
+        out = {
+            "kind": out["kind"],
+            "action": list(request.actions or ("check",)),
+            **{k: v for k, v in out.items() if k != "kind"},
+        }
+    return out
+
+
+def to_decision_stable(request: Request, data: dict[str, Any], *, partial: bool = False) -> Decision:
+    """Read a stable-schema answer (`{reasoning, decision: {kind, ...}}`) for `request`; ShapeError if it answers
+    another kind or lacks a field. Fields the request does not use are passed on when set, so the engine refuses
+    them with its reason (a nomination in a last word) instead of their being dropped unseen."""
+    decision = data.get("decision")
+    if not isinstance(decision, dict):
+        if partial and "decision" not in data:
+            raise ShapeError("the answer was cut off before its first public field")
+        raise ShapeError('field "decision" is missing or not an object with "kind" and its fields')
+    kind = decision.get("kind")
+    if kind != request.kind.value:
+        raise ShapeError(f"the decision asked for is {request.kind.value!r}, not {kind!r}")
+    flat = {k: v for k, v in decision.items() if k != "kind"}
+    if "reasoning" in data:
+        flat["reasoning"] = data["reasoning"]
+    result = to_decision(request, flat, partial=partial)
+    extra: dict[str, Any] = {}
+    if request.kind is Kind.SPEECH:
+        if not request.may_nominate and flat.get("nominate") is not None:
+            extra["nominate"] = (_integer("nominate", flat["nominate"], nullable=False) or 0,)
+        if not request.may_request_extra and flat.get("extra") is True:
+            extra["extra"] = True
+    if request.kind is Kind.SHERIFF and len(request.actions) <= 1 and flat.get("action") not in (None, "check"):
+        extra["action"] = _string("action", flat["action"])
+    if request.kind is Kind.BLACK_MESSAGE and not request.may_set_order and flat.get("kill_order"):
+        extra["targets"] = _seats("kill_order", flat["kill_order"])
+    return result.model_copy(update=extra) if extra else result
