@@ -90,7 +90,15 @@ def _stats(base_url: str) -> dict[str, float]:
 
 async def _one_game(base_url: str, seed: int, mode: str, schema: str) -> GameFigures:
     rules = load_rules("fiim")
-    spec = AgentSpec(name="bench", kind="llm", model="fake-model", base_url=base_url, structured=mode, schema=schema)  # type: ignore[arg-type]
+    spec = AgentSpec(  # a cache key per seat: the server then draws the same decisions for both request shapes
+        name="bench",
+        kind="llm",
+        model="fake-model",
+        base_url=base_url,
+        structured=mode,  # type: ignore[arg-type]
+        schema=schema,
+        prompt_cache_key=True,
+    )
     await preflight({1: spec})  # as `arena play` does before a game: the probe call also warms the HTTP stack
     log: list[tuple[int, int, int, int, int]] = []
     players: dict[int, Player] = {

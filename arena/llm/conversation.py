@@ -24,7 +24,7 @@ from arena.llm.schema import (
     FieldSpec,
     answer_fields,
     answer_schema,
-    legal_options,
+    legal_line,
     schema_name,
     stable_kinds,
     stable_schema,
@@ -120,7 +120,7 @@ class Conversation:
             if request is not None and self.mode.schema_in_prompt and not stable
             else ""
         )
-        options_text = json.dumps(legal_options(request), ensure_ascii=False) if stable and request is not None else ""
+        options_text = legal_line(request) if stable and request is not None else ""
         text = self.prompts.render(
             "turn.j2",
             intro=self.role_prompt(obs) if not self.started else "",

@@ -78,7 +78,7 @@ class ServerStats:
     authorization_seen: set[str] = field(default_factory=set)
 
 
-_LEGAL_NOW = re.compile(r"(?:Legal now|Допустимо сейчас): (\{.*\})\s*$", re.MULTILINE)
+_LEGAL_NOW = re.compile(r"(?:Legal now|Допустимо сейчас): \((\w+)\) ?(.*)$", re.MULTILINE)
 
 
 def _last_user(body: dict[str, Any]) -> str:
@@ -88,25 +88,40 @@ def _last_user(body: dict[str, Any]) -> str:
     return ""
 
 
-def _from_options(options: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """A stable-schema request's legal options (the `Legal now:` line) as the strict per-request schema they stand
-    for, and the decision kind: the server then answers legally, as it does from a per-request schema."""
+def _seat_list(text: str) -> list[int]:
+    seats: list[int] = []
+    for part in text.split(","):
+        low, _, high = part.strip().partition("-")
+        if low.isdigit():
+            seats.extend(range(int(low), int(high or low) + 1))
+    return seats
+
+
+def _from_line(fields: str) -> dict[str, Any]:
+    """A stable request's `Legal now:` line (`target: 1-3, 5 | null; ...`) as the strict per-request schema it
+    stands for, so the server answers legally as it does from a per-request schema."""
     props: dict[str, Any] = {"reasoning": {"type": "string"}}
-    for key, allowed in options.items():
-        if key == "kind":
-            continue
-        if isinstance(allowed, dict):
-            of = list(allowed.get("of") or [])
-            props[key] = {"type": "array", "items": {"enum": of}, "maxItems": int(allowed.get("up_to", 0))}
-        elif isinstance(allowed, list) and set(allowed) == {True, False} and len(allowed) == 2:
-            props[key] = {"type": "boolean"}
-        elif isinstance(allowed, list):
-            values = [v for v in allowed if v is not None]
-            spec: dict[str, Any] = {"enum": values} if values else {"type": "null"}
-            props[key] = {"anyOf": [spec, {"type": "null"}]} if None in allowed and values else spec
+    for part in filter(None, (p.strip() for p in fields.split("; "))):
+        name, _, value = part.partition(": ")
+        if name == "action" and " | " not in value:
+            continue  # one action only: the per-request schema leaves the field out
+        if value.startswith("text"):
+            props[name] = {"type": "string"}
+        elif value == "true | false":
+            props[name] = {"type": "boolean"}
+        elif value.startswith("≤") and " of " in value:
+            size, _, of = value[1:].partition(" of ")
+            props[name] = {"type": "array", "items": {"enum": _seat_list(of)}, "maxItems": int(size)}
         else:
-            props[key] = {"type": "string"}
-    return str(options.get("kind", "")), {"type": "object", "properties": props}
+            values: list[Any] = []
+            for choice in value.split(" | "):
+                if choice[:1].isdigit():
+                    values.extend(_seat_list(choice))
+                elif choice != "null":
+                    values.append(choice)
+            spec: dict[str, Any] = {"enum": values} if values else {"type": "null"}
+            props[name] = {"anyOf": [spec, {"type": "null"}]} if "null" in value.split(" | ") and values else spec
+    return {"type": "object", "properties": props}
 
 
 def _stable_options(body: dict[str, Any], schema: dict[str, Any] | None) -> tuple[str, dict[str, Any]] | None:
@@ -117,11 +132,22 @@ def _stable_options(body: dict[str, Any], schema: dict[str, Any] | None) -> tupl
     found = _LEGAL_NOW.findall(_last_user(body))
     if not found:
         return None
-    try:
-        options = json.loads(found[-1])
-    except json.JSONDecodeError:
-        return None
-    return _from_options(options) if isinstance(options, dict) else None
+    kind, fields = found[-1]
+    return str(kind), _from_line(str(fields))
+
+
+def _canonical(schema: dict[str, Any]) -> list[Any]:
+    """What a per-request schema allows, whatever its spelling: per field, its type, legal values, null, size."""
+    out: list[Any] = []
+    for name, spec in (schema.get("properties") or {}).items():
+        if name == "reasoning":
+            continue
+        nullable = any(s.get("type") == "null" for s in spec.get("anyOf", [])) or spec.get("type") == "null"
+        base = next((s for s in spec.get("anyOf", []) if s.get("type") != "null"), spec)
+        values = base.get("enum") or (base.get("items") or {}).get("enum") or []
+        kind = "array" if base.get("type") == "array" else ("boolean" if base.get("type") == "boolean" else "other")
+        out.append([name, kind, sorted(values, key=str), nullable, base.get("maxItems")])
+    return out
 
 
 def _schema_of(body: dict[str, Any]) -> tuple[str, dict[str, Any] | None, str]:
@@ -314,7 +340,14 @@ class _Handler(BaseHTTPRequestHandler):
         sent_name: str = "",
     ) -> dict[str, Any]:
         state = self.server.state
-        seed = int.from_bytes(hashlib.sha256(raw).digest()[:8], "big")
+        key = body.get("prompt_cache_key")
+        if isinstance(key, str) and schema is not None:
+            # one key per seat: seed by the seat, the decision's legal options and the conversation's length, not
+            # the wording, so two request shapes (stable, per-request) of the same seeds play the same game
+            basis = json.dumps([key, name, _canonical(schema), len(body.get("messages") or [])]).encode()
+        else:
+            basis = raw
+        seed = int.from_bytes(hashlib.sha256(basis).digest()[:8], "big")
         rng = random.Random(seed)
         answer = valid_answer(schema or {}, rng, overlong=fault == "overlong")
         if fault == "wrong_schema":
@@ -327,9 +360,9 @@ class _Handler(BaseHTTPRequestHandler):
                 answer["targets" if "targets" in answer else "kill_order"] = [99]
             if "vote" in answer:
                 answer["vote"] = "perhaps"
-        if stable and fault != "wrong_schema":  # the stable shape: {reasoning, decision: {kind, ...}}
+        if stable and fault != "wrong_schema":  # the stable shape: {reasoning, decision: {fields}}
             reasoning = answer.pop("reasoning", "")
-            answer = {"reasoning": reasoning, "decision": {"kind": name.removesuffix("_decision"), **answer}}
+            answer = {"reasoning": reasoning, "decision": answer}
         text = json.dumps(answer, ensure_ascii=False)
         finish = "stop"
         refusal = None

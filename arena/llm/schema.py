@@ -9,6 +9,7 @@ engine's to judge (`Game.check`), with its own reasons for the re-ask.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -242,19 +243,23 @@ def stable_kinds(rules: RuleSet) -> tuple[Kind, ...]:
 
 
 def stable_schema(rules: RuleSet) -> dict[str, Any]:
-    """The one schema of a game: reasoning, then a decision of one of the rules' kinds (strict-mode valid)."""
+    """The one schema of a game: reasoning, then a decision in the fields of one of the rules' kinds (strict-mode
+    valid). Kinds with the same fields (every one-target kind) share a branch: the request says which kind it is."""
     seats = tuple(range(1, rules.players + 1))
-    branches = []
+    branches: dict[str, dict[str, Any]] = {}
     for kind in stable_kinds(rules):
         fields = STABLE_FIELDS[kind](seats, rules.players)
-        properties: dict[str, Any] = {"kind": {"type": "string", "enum": [kind.value]}}
-        properties.update({f.name: f.schema() for f in fields})
-        branches.append(
-            {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
-        )
+        properties = {f.name: f.schema() for f in fields}
+        branch = {
+            "type": "object",
+            "properties": properties,
+            "required": list(properties),
+            "additionalProperties": False,
+        }
+        branches.setdefault(json.dumps(branch, sort_keys=True), branch)
     return {
         "type": "object",
-        "properties": {"reasoning": {"type": "string"}, "decision": {"anyOf": branches}},
+        "properties": {"reasoning": {"type": "string"}, "decision": {"anyOf": list(branches.values())}},
         "required": ["reasoning", "decision"],
         "additionalProperties": False,
     }
@@ -288,19 +293,51 @@ def legal_options(request: Request) -> dict[str, Any]:
     return out
 
 
+def _ranges(seats: list[int]) -> str:
+    """1, 2, 3, 5, 7, 8 -> "1-3, 5, 7-8": a seat list in few tokens."""
+    runs: list[list[int]] = []
+    for seat in seats:
+        if runs and seat == runs[-1][1] + 1:
+            runs[-1][1] = seat
+        else:
+            runs.append([seat, seat])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
+def _values(allowed: list[Any]) -> str:
+    seats = [v for v in allowed if isinstance(v, int) and not isinstance(v, bool)]
+    words = ["null" if v is None else str(v).lower() for v in allowed if not isinstance(v, int) or isinstance(v, bool)]
+    return " | ".join(([_ranges(seats)] if seats else []) + words) or "null"
+
+
+def legal_line(request: Request) -> str:
+    """The legal options of `request` in a few tokens, for the turn's last line: `(shoot) target: 1-3, 5 | null`.
+    Fields the request does not use are left out (the system prompt says to send them empty)."""
+    options = legal_options(request)
+    parts = []
+    for name, allowed in options.items():
+        if name == "kind" or allowed in ([None], [False]) or (isinstance(allowed, dict) and not allowed["up_to"]):
+            continue
+        if isinstance(allowed, str):
+            text = f"text ≤{request.max_words}" if request.max_words else "text"
+        elif isinstance(allowed, dict):
+            text = f"≤{allowed['up_to']} of {_ranges(list(allowed['of']))}"
+        else:
+            text = _values(list(allowed))
+        parts.append(f"{name}: {text}")
+    return f"({request.kind.value}) " + "; ".join(parts)
+
+
 def to_decision_stable(request: Request, data: dict[str, Any], *, partial: bool = False) -> Decision:
-    """Read a stable-schema answer (`{reasoning, decision: {kind, ...}}`) for `request`; ShapeError if it answers
-    another kind or lacks a field. Fields the request does not use are passed on when set, so the engine refuses
-    them with its reason (a nomination in a last word) instead of their being dropped unseen."""
+    """Read a stable-schema answer (`{reasoning, decision: {fields}}`) for `request`, whose kind says which fields
+    count; ShapeError if one is missing. Fields the request does not use are passed on when set, so the engine
+    refuses them with its reason (a nomination in a last word) instead of their being dropped unseen."""
     decision = data.get("decision")
     if not isinstance(decision, dict):
         if partial and "decision" not in data:
             raise ShapeError("the answer was cut off before its first public field")
-        raise ShapeError('field "decision" is missing or not an object with "kind" and its fields')
-    kind = decision.get("kind")
-    if kind != request.kind.value:
-        raise ShapeError(f"the decision asked for is {request.kind.value!r}, not {kind!r}")
-    flat = {k: v for k, v in decision.items() if k != "kind"}
+        raise ShapeError('field "decision" is missing or not an object with the fields of the decision asked for')
+    flat = dict(decision)
     if "reasoning" in data:
         flat["reasoning"] = data["reasoning"]
     result = to_decision(request, flat, partial=partial)

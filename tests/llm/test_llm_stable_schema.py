@@ -17,6 +17,7 @@ from arena.llm.fakeserver import FakeServer, FaultPlan
 from arena.llm.schema import (
     STABLE_FIELDS,
     ShapeError,
+    legal_line,
     legal_options,
     stable_kinds,
     stable_schema,
@@ -58,7 +59,7 @@ async def test_every_request_of_a_seat_carries_the_same_schema_bytes(
 ) -> None:
     seen = _record_formats(monkeypatch)
     await _game(tmp_path, mode, "stable")
-    assert len(seen) == 10 and all(len(parts) > 3 for parts in seen.values())
+    assert len(seen) == 10 and sum(len(parts) for parts in seen.values()) > 50
     for parts in seen.values():
         assert len(set(parts)) == 1  # byte-identical on every request of the seat
     assert len({parts[0] for parts in seen.values()}) == 1  # and the same for every seat of the game
@@ -107,25 +108,31 @@ def test_stable_schema_is_strict_and_covers_the_presets_kinds(preset: str) -> No
 
     strict(schema)
     branches = schema["properties"]["decision"]["anyOf"]
-    kinds = [b["properties"]["kind"]["enum"][0] for b in branches]
-    assert kinds == [k.value for k in stable_kinds(rules)] and "speech" in kinds and "vote" in kinds
+    shapes = [tuple(b["properties"]) for b in branches]
+    assert len(set(shapes)) == len(shapes)  # kinds with the same fields share one branch
+    seats = tuple(range(1, rules.players + 1))
+    for kind in stable_kinds(rules):  # every kind the rules can ask has its branch
+        assert tuple(f.name for f in STABLE_FIELDS[kind](seats, rules.players)) in shapes
+    assert {"speech", "vote"} <= {k.value for k in stable_kinds(rules)}
     assert set(STABLE_FIELDS) == set(Kind)  # the table has an entry for every kind the engine can ask
 
 
 def test_stable_answers_are_read_per_request() -> None:
     shoot = Request(seat=2, kind=Kind.SHOOT, options=(1, 3, 4), allow_none=True)
-    decision = to_decision_stable(shoot, {"reasoning": "r", "decision": {"kind": "shoot", "target": 3}})
+    decision = to_decision_stable(shoot, {"reasoning": "r", "decision": {"target": 3}})
     assert decision.target == 3 and decision.reasoning == "r"
-    with pytest.raises(ShapeError, match="'shoot', not 'vote'"):
-        to_decision_stable(shoot, {"reasoning": "r", "decision": {"kind": "vote", "vote": True}})
+    with pytest.raises(ShapeError, match="'target' is missing"):
+        to_decision_stable(shoot, {"reasoning": "r", "decision": {"vote": True}})
     with pytest.raises(ShapeError, match="decision"):
         to_decision_stable(shoot, {"reasoning": "r", "target": 3})
     last = Request(seat=2, kind=Kind.SPEECH, max_words=20)  # a last word: no nomination right
-    said = {"kind": "speech", "speech": "bye", "nominate": 5, "extra": False}
+    said = {"speech": "bye", "nominate": 5, "extra": False}
     assert to_decision_stable(last, {"decision": said}).nominate == (5,)  # passed on, so the engine refuses it
     expected = {"kind": "speech", "speech": "text, at most 20 words", "nominate": [None], "extra": [False]}
     assert legal_options(last) == expected
     assert legal_options(shoot) == {"kind": "shoot", "target": [1, 3, 4, None]}
+    assert legal_line(shoot) == "(shoot) target: 1, 3-4 | null"
+    assert legal_line(last) == "(speech) speech: text ≤20"  # unused fields are left out
 
 
 def test_openai_agent_file_uses_the_stable_shape_and_a_cache_key_per_seat(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -140,3 +147,35 @@ def test_openai_agent_file_uses_the_stable_shape_and_a_cache_key_per_seat(monkey
     assert "prompt_cache_key" not in client_settings(spec.model_copy(update={"prompt_cache_key": False}), 4).extra_body
     player = build_llm_player(spec, 4, rules=load_rules("fiim"))
     assert player.conversation.schema_style == "stable"  # type: ignore[attr-defined]
+
+
+async def test_cache_hit_rate_per_seat_in_show_and_the_end_record(tmp_path: Path, api_key: str) -> None:
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+    from arena.transcript import load
+
+    rules = load_rules("fiim")
+    with FakeServer() as server:  # it reports cached tokens as a prefix cache would
+        spec = llm_spec(server.base_url, schema="stable")
+        players: dict[int, Player] = {s: llm_player(spec, s, rules) for s in range(1, 11)}
+        path = tmp_path / "cache.jsonl"
+        await play(rules, 2, players, {s: spec for s in players}, path)
+    transcript = load(path)
+    assert transcript.end is not None
+    for seat in range(1, 11):
+        mine = [c for c in transcript.calls if c.seat == seat]
+        counters = transcript.end.counters[seat]
+        assert counters.prompt_tokens == sum(c.prompt_tokens for c in mine) > 0
+        assert counters.cached_tokens == sum(c.cached_tokens for c in mine) > 0
+        assert 0.5 < counters.cache_hit < 1.0
+    runner = CliRunner()
+    shown = runner.invoke(app, ["show", str(path), "--calls"], terminal_width=200)
+    assert shown.exit_code == 0, shown.output
+    assert "prompt cache per seat" in shown.output
+    c3 = transcript.end.counters[3]
+    assert f"{c3.prompt_tokens:,}" in shown.output and f"{c3.cache_hit:.1%}" in shown.output
+    own = runner.invoke(app, ["show", str(path), "--seat", "3", "--calls"], terminal_width=200)
+    assert own.exit_code == 0 and f"{c3.prompt_tokens:,}" in own.output
+    c4 = transcript.end.counters[4]
+    assert f"{c4.prompt_tokens:,}" not in own.output  # a seat's view counts its own calls only
