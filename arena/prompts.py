@@ -23,6 +23,7 @@ import jinja2
 from arena.agents import AgentSpec
 from arena.engine import Role, RuleSet
 from arena.llm.injection import flags, quote
+from arena.llm.schema import ranges
 from arena.resources import prompts_root
 
 PROMPTS_DIR = prompts_root()
@@ -111,6 +112,7 @@ def load_prompt_set(prompt_set: str = "default", lang: str = "en") -> PromptSet:
     env.filters["seats"] = _seats
     env.filters["flagged"] = lambda text: bool(flags(text))
     env.filters["brief"] = _brief
+    env.filters["ranges"] = lambda value: ranges(sorted(value))
     for name in env.list_templates(extensions=["j2"]):  # compile now: a syntax error names its file before a game,
         try:  # and no seat waits for a compile mid-game
             env.get_template(name)

@@ -293,7 +293,7 @@ def legal_options(request: Request) -> dict[str, Any]:
     return out
 
 
-def _ranges(seats: list[int]) -> str:
+def ranges(seats: list[int]) -> str:
     """1, 2, 3, 5, 7, 8 -> "1-3, 5, 7-8": a seat list in few tokens."""
     runs: list[list[int]] = []
     for seat in seats:
@@ -307,7 +307,7 @@ def _ranges(seats: list[int]) -> str:
 def _values(allowed: list[Any]) -> str:
     seats = [v for v in allowed if isinstance(v, int) and not isinstance(v, bool)]
     words = ["null" if v is None else str(v).lower() for v in allowed if not isinstance(v, int) or isinstance(v, bool)]
-    return " | ".join(([_ranges(seats)] if seats else []) + words) or "null"
+    return " | ".join(([ranges(seats)] if seats else []) + words) or "null"
 
 
 def legal_line(request: Request) -> str:
@@ -321,7 +321,7 @@ def legal_line(request: Request) -> str:
         if isinstance(allowed, str):
             text = f"text ≤{request.max_words}" if request.max_words else "text"
         elif isinstance(allowed, dict):
-            text = f"≤{allowed['up_to']} of {_ranges(list(allowed['of']))}"
+            text = f"≤{allowed['up_to']} of {ranges(list(allowed['of']))}"
         else:
             text = _values(list(allowed))
         parts.append(f"{name}: {text}")
