@@ -31,7 +31,7 @@ NO_KEY = "no-key"  # sent to servers that need none (vLLM, Ollama, llama.cpp) so
 class AgentSpec(BaseModel):
     """Everything needed to rebuild a seat's player, e.g. on resume. Holds the name of the key variable, never a key."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_by_name=True, serialize_by_alias=True)
 
     name: str
     kind: Literal["llm", "langchain", "bot", "human"]
@@ -52,6 +52,12 @@ class AgentSpec(BaseModel):
     timeout_s: float = Field(60.0, gt=0)  # per HTTP attempt
     retries: int = Field(4, ge=0, le=10)  # transport retries per call (429, 5xx, timeouts, connection errors)
     extra_body: dict[str, Any] = Field(default_factory=dict)  # provider-specific request fields
+    # `stable`: one schema per game and seat on every request (provider prompt caches put it before the messages);
+    # `per_request`: a strict schema of each request's legal options (vLLM's and llama.cpp's prefix caches skip it)
+    schema_style: Literal["per_request", "stable"] = Field(
+        "per_request", alias="schema", exclude_if=lambda value: value == "per_request"
+    )
+    prompt_cache_key: bool = Field(False, exclude_if=lambda value: not value)  # send one per seat (OpenAI)
     langchain_factory: str | None = None  # "package.module:function" returning a BaseChatModel
     # filled before the game by `arena.llm.preflight`: the model name the server reports; left out of files when unset
     reported_model: str | None = Field(None, exclude_if=lambda value: value is None)

@@ -1,34 +1,105 @@
-"""The `arena` command. Each group of commands lives in its own module and registers itself here."""
+"""The `arena` command. Each group of commands lives in its own module and registers itself here.
+
+Start-up is lazy: `COMMANDS` names every command, its module and its short help, so `arena --help` lists them
+without importing any of them (no engine, LLM, scenario or renderer module); a command's module is imported only
+when that command runs (or shows its own help). A new command is one line in `COMMANDS`;
+`tests/test_cli_startup.py` checks each line's help against the module's own.
+"""
 
 from __future__ import annotations
 
-import typer
+from collections.abc import Callable
+from typing import Any
 
-from arena import (
-    cli_agents,
-    cli_llm,
-    cli_play,
-    cli_report,
-    cli_review,
-    cli_scenario,
-    cli_serve,
-    cli_standin,
-    cli_verify,
+import typer
+from typer.core import TyperCommand, TyperGroup, TyperOption
+
+# fmt: off
+COMMANDS: tuple[tuple[str, str, str], ...] = (
+    # (command, module in arena/ with `register(app)`, short help as the module's command gives it)
+    ("play", "cli_play", "Play one game, live, and save its transcript under --out (default ./transcripts); the path is printed."),  # noqa: E501
+    ("verify", "cli_verify", "Check a transcript's hash chain, replay it through the engine and check every event and model call."),  # noqa: E501
+    ("resume", "cli_play", "Continue a game whose process died, from its transcript, appending to the same file."),
+    ("show", "cli_review", "Print a game by day and night: speeches, nominations, vote tables, night results and the end."),  # noqa: E501
+    ("export", "cli_review", "Write one self-contained HTML page: god view and every seat's view, vote tables, who was alive."),  # noqa: E501
+    ("prompt", "cli_llm", "Print the messages seat N was sent (or would be sent) at a point of the game."),
+    ("scenario", "cli_scenario", "Scripted scenarios with expected outcomes (docs/scenarios.md)."),
+    ("agents", "cli_agents", "List the agents a seat can name, with where each was found (the first folder wins)."),
+    ("stand-in", "cli_standin", "Serve the local OpenAI-compatible stand-in on 127.0.0.1 until interrupted (Ctrl-C)."),
+    ("serve", "cli_serve", "Serve tables in the browser: each human seat gets a secret link; bots and models play the other seats."),  # noqa: E501
+    ("report", "cli_report", "Write report.md, report.html (self-contained) and games/seats/days/decisions CSVs for a folder."),  # noqa: E501
 )
-from arena.cli_format import show_flags_as_flags
+# fmt: on
+
+_LOADED: dict[str, Any] = {}  # command name -> its click command, once its module has been imported
+
+
+def load_command(name: str) -> Any:
+    """Import the module of command `name`, let it register on a scratch app, and return the click command."""
+    if name not in _LOADED:
+        module_name = next(module for command, module, _ in COMMANDS if command == name)
+        # __import__, not importlib.import_module: only the former shows in `python -X importtime` (the test reads it)
+        module = __import__(f"arena.{module_name}", fromlist=["register"])
+        scratch = typer.Typer()
+        module.register(scratch)
+        built = typer.main.get_command(scratch)
+        commands = getattr(built, "commands", None)
+        for command, found in commands.items() if commands is not None else [(name, built)]:
+            _LOADED.setdefault(command, found)
+    return _LOADED[name]
+
+
+class LazyGroup(TyperGroup):
+    """Lists the commands from `COMMANDS`; imports a command's module only to run it."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return [*super().list_commands(ctx), *(name for name, _, _ in COMMANDS)]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        found = super().get_command(ctx, cmd_name) or _LOADED.get(cmd_name)
+        if found is not None:
+            return found
+        short = next((text for name, _, text in COMMANDS if name == cmd_name), None)
+        return None if short is None else TyperCommand(name=cmd_name, help=short)  # a listing stand-in
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        if args and any(args[0] == name for name, _, _ in COMMANDS):
+            load_command(args[0])
+        return super().resolve_command(ctx, args)
+
+
+# On/off flags as bare flags in help: typer 0.29's rich help prints `<bool>` after `--quiet`, which reads as if it
+# took a value (`--quiet true`); parsing is unchanged.
+_original: Callable[[TyperOption, Any], str | None] | None = getattr(TyperOption, "display_type_rich", None)
+
+
+def _display_type_rich(self: TyperOption, ctx: Any) -> str | None:
+    if self.is_flag and self.metavar is None:
+        return None
+    return _original(self, ctx) if _original is not None else None
+
+
+def show_flags_as_flags() -> None:
+    """Patch typer's help once (idempotent): flags show no `<bool>` type. A typer without the hook is left alone."""
+    if _original is not None:
+        TyperOption.display_type_rich = _display_type_rich  # type: ignore[method-assign]
+
 
 show_flags_as_flags()
 
 app = typer.Typer(
     name="arena",
     help="Mafia Arena: LLM agents, bots and humans play Mafia under real club rules.",
+    cls=LazyGroup,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
 
-for module in (cli_play, cli_verify, cli_review, cli_scenario, cli_llm, cli_agents, cli_standin, cli_serve, cli_report):
-    module.register(app)
+
+@app.callback()
+def _root() -> None:
+    """Mafia Arena: LLM agents, bots and humans play Mafia under real club rules."""
 
 
 def main() -> None:

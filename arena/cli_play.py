@@ -434,7 +434,7 @@ def register(app: typer.Typer) -> None:
             console.print(
                 Text(f"resuming {file} · day {game.day} {game.phase.value} · {len(game.events)} events", style="bold")
             )
-        stats = RunStats(counters=counters_from_inputs(transcript.inputs))
+        stats = RunStats(counters=counters_from_inputs(transcript.inputs, transcript.calls))
         try:
             writer = TranscriptWriter.append_to(transcript, sign_key=sign_key)
             writer.resumed(seats)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from arena.engine import Decision, Event, Game, IllegalDecision, Input, Request, view
@@ -143,6 +143,9 @@ class _Runner:
         if out is not None:
             for call in outcome.calls:
                 out.call(call)
+        for call in outcome.calls:
+            count.prompt_tokens += call.prompt_tokens
+            count.cached_tokens += call.cached_tokens
         mark = time.perf_counter()
         records: list[Input] = []
         for reason in outcome.rejects:
@@ -199,9 +202,14 @@ class _Runner:
             self.flush()
 
 
-def counters_from_inputs(inputs: list[Input]) -> dict[int, SeatCounters]:
-    """Rebuild the per-seat counters from recorded inputs (resume), reading the failure kind from the reason."""
+def counters_from_inputs(inputs: list[Input], calls: Sequence[ModelCall] = ()) -> dict[int, SeatCounters]:
+    """Rebuild the per-seat counters from recorded inputs (resume), reading the failure kind from the reason, and
+    the token counts from the recorded calls."""
     out: dict[int, SeatCounters] = {}
+    for call in calls:
+        count = out.setdefault(call.seat, SeatCounters())
+        count.prompt_tokens += call.prompt_tokens
+        count.cached_tokens += call.cached_tokens
     for item in inputs:
         if item.op in ("foul", "remove"):
             continue

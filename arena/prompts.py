@@ -24,6 +24,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from arena.agents import AgentSpec
 from arena.engine import Role, RuleSet
 from arena.llm.injection import flags, quote
+from arena.llm.schema import ranges
 from arena.resources import prompts_root
 
 PROMPTS_DIR = prompts_root()
@@ -59,6 +60,12 @@ def hash_dir(directory: Path) -> str:
 
 def _seats(value: Any) -> str:
     return ", ".join(str(v) for v in value)
+
+
+def _brief(text: str) -> str:
+    """A decision's situation without its field lines (`- "field": ...`): the stable request shape explains the
+    fields once, in the system prompt, and gives the legal values in the turn's last line."""
+    return "\n".join(line for line in text.split("\n") if not line.lstrip().startswith('- "'))
 
 
 @dataclass(frozen=True)
@@ -108,6 +115,8 @@ def load_prompt_set(prompt_set: str = "default", lang: str = "en") -> PromptSet:
     env.filters["quote"] = quote
     env.filters["seats"] = _seats
     env.filters["flagged"] = lambda text: bool(flags(text))
+    env.filters["brief"] = _brief
+    env.filters["ranges"] = lambda value: ranges(sorted(value))
     for name in env.list_templates(extensions=["j2"]):  # compile now: a syntax error names its file before a game,
         try:  # and no seat waits for a compile mid-game
             env.get_template(name)

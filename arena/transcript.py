@@ -126,6 +126,13 @@ class SeatCounters:
     errors: int = 0  # exceptions raised by the player
     defaults: int = 0  # requests settled by the rule's default
     player_s: float = 0.0  # wall time spent inside the player; not written to golden files
+    prompt_tokens: int = 0  # model calls: prompt tokens the servers reported
+    cached_tokens: int = 0  # of which served from the provider's prompt cache (as reported)
+
+    @property
+    def cache_hit(self) -> float:
+        """The share of prompt tokens the servers reported as cached (0 when no tokens were reported)."""
+        return self.cached_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
 
 
 class End(BaseModel):

@@ -1,6 +1,6 @@
 """Full fiim games with every seat an LLM seat, against a local OpenAI-compatible server with a fixed latency.
 
-    python bench/llm_game.py [--games 3] [--latency 0.1] [--mode json_schema]
+    python bench/llm_game.py [--games 3] [--latency 0.1] [--mode json_schema] [--schema stable|per_request]
 
 The server (`arena.llm.fakeserver`, in its own process so it does not compete for this one's GIL) answers every
 request after exactly `latency` seconds with a legal decision drawn from the request's schema. The figures:
@@ -88,9 +88,17 @@ def _stats(base_url: str) -> dict[str, float]:
     return data
 
 
-async def _one_game(base_url: str, seed: int, mode: str) -> GameFigures:
+async def _one_game(base_url: str, seed: int, mode: str, schema: str) -> GameFigures:
     rules = load_rules("fiim")
-    spec = AgentSpec(name="bench", kind="llm", model="fake-model", base_url=base_url, structured=mode)  # type: ignore[arg-type]
+    spec = AgentSpec(  # a cache key per seat: the server then draws the same decisions for both request shapes
+        name="bench",
+        kind="llm",
+        model="fake-model",
+        base_url=base_url,
+        structured=mode,  # type: ignore[arg-type]
+        schema=schema,
+        prompt_cache_key=True,
+    )
     await preflight({1: spec})  # as `arena play` does before a game: the probe call also warms the HTTP stack
     log: list[tuple[int, int, int, int, int]] = []
     players: dict[int, Player] = {
@@ -133,16 +141,18 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.1, help="seconds the server takes per answer")
     parser.add_argument("--mode", default="json_schema", choices=["json_schema", "tools", "json_object", "prompt"])
     parser.add_argument("--seed", type=int, default=1, help="seed of the first game; the others follow")
+    parser.add_argument("--schema", default="stable", choices=["stable", "per_request"], help="request shape")
     args = parser.parse_args()
     process, base_url = _server(args.latency)
     try:
-        figures = [asyncio.run(_one_game(base_url, args.seed + i, args.mode)) for i in range(args.games)]
+        figures = [asyncio.run(_one_game(base_url, args.seed + i, args.mode, args.schema)) for i in range(args.games)]
         server = _stats(base_url)
     finally:
         process.terminate()
         process.wait(timeout=10)
     load = os.getloadavg()[0]
-    print(f"fiim, 10 LLM seats ({args.mode}), server latency L = {args.latency * 1000:.0f} ms, {args.games} games, "
+    print(f"fiim, 10 LLM seats ({args.mode}, schema {args.schema}), server latency L = {args.latency * 1000:.0f} ms, "
+          f"{args.games} games, "
           f"{os.cpu_count()} CPUs, load average {load:.1f} at the end")  # fmt: skip
     print(f"{'game':>4} {'days':>4} {'batches':>7} {'calls':>5} {'critical s':>10} {'wall s':>7} {'wall/crit':>9} "
           f"{'client CPU s':>12}")  # fmt: skip

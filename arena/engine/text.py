@@ -16,8 +16,8 @@ from arena.engine.events import EventType, Vis
 
 if TYPE_CHECKING:
     from arena.engine.decisions import Decision
-    from arena.engine.state import GameState as Game  # the Protocol the phase machine needs, not game.Game
     from arena.engine.ruleset import Speech
+    from arena.engine.state import GameState as Game  # the Protocol the phase machine needs, not game.Game
 
 _WORD = re.compile(r"\S+")
 

@@ -13,7 +13,7 @@ from typing import Any
 from arena.engine import Decision, Request
 from arena.llm.extract import NoJSON, extract_object
 from arena.llm.modes import Completion
-from arena.llm.schema import ShapeError, to_decision
+from arena.llm.schema import ShapeError, to_decision, to_decision_stable
 
 
 class UnusableAnswer(ValueError):
@@ -27,8 +27,9 @@ class Reading:
     note: str | None = None  # set when the answer was used but needed salvaging
 
 
-def read_completion(completion: Completion, request: Request, max_tokens: int) -> Reading:
-    """The decision in `completion`, or UnusableAnswer saying what went wrong."""
+def read_completion(completion: Completion, request: Request, max_tokens: int, *, stable: bool = False) -> Reading:
+    """The decision in `completion`, or UnusableAnswer saying what went wrong. `stable`: the answer is in the
+    stable schema's shape, `{reasoning, decision: {kind, ...}}`."""
     cut = completion.finish_reason == "length"
     if completion.refusal:
         raise UnusableAnswer(f"the model refused: {completion.refusal[:300]}")
@@ -44,7 +45,8 @@ def read_completion(completion: Completion, request: Request, max_tokens: int) -
         prefix = f"the answer was cut off at the token limit ({max_tokens}) and " if cut else ""
         raise UnusableAnswer(f"{prefix}{exc}") from None
     try:
-        decision = to_decision(request, found.value, partial=found.how == "closed")
+        read = to_decision_stable if stable else to_decision
+        decision = read(request, found.value, partial=found.how == "closed")
     except ShapeError as exc:
         prefix = f"the answer was cut off at the token limit ({max_tokens}); " if cut else ""
         raise UnusableAnswer(f"{prefix}the JSON does not match the schema: {exc}") from None

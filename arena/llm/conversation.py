@@ -19,7 +19,16 @@ from typing import Any
 from arena.engine import Observation, Request, RuleSet
 from arena.llm.injection import flags as injection_flags
 from arena.llm.modes import Mode
-from arena.llm.schema import FieldSpec, answer_fields, answer_schema, schema_name
+from arena.llm.schema import (
+    STABLE_NAME,
+    FieldSpec,
+    answer_fields,
+    answer_schema,
+    legal_line,
+    schema_name,
+    stable_kinds,
+    stable_schema,
+)
 from arena.prompts import PromptSet, rules_context
 
 Message = dict[str, Any]
@@ -36,21 +45,35 @@ class Turn:
     fields: list[FieldSpec]
     next_cursor: int
     flags: tuple[str, ...] = ()  # "#4@57:imitates_moderator": quoted text in this turn that imitates something
+    stable: bool = False  # sent with the game's one stable schema (the answer is `{reasoning, decision}`)
 
 
 class Conversation:
     """The messages of one seat, and the position in the event stream it has been shown up to."""
 
     def __init__(
-        self, prompts: PromptSet, rules: RuleSet, seat: int, mode: Mode = Mode.JSON_SCHEMA, persona: str | None = None
+        self,
+        prompts: PromptSet,
+        rules: RuleSet,
+        seat: int,
+        mode: Mode = Mode.JSON_SCHEMA,
+        persona: str | None = None,
+        schema_style: str = "per_request",
     ) -> None:
         self.prompts = prompts
         self.rules = rules
         self.seat = seat
         self.mode = mode
         self.persona = persona
+        self.schema_style = schema_style
+        # `stable`: built once, the same object (so the same bytes) on every request of this seat
+        self.stable_schema = stable_schema(rules) if schema_style == "stable" else None
+        self._stable_kinds = frozenset(stable_kinds(rules)) if schema_style == "stable" else frozenset()
         self._context = rules_context(rules)
-        self.messages: list[Message] = [{"role": "system", "content": prompts.render("system.j2", **self._context)}]
+        stable = schema_style == "stable"
+        kinds = [k.value for k in stable_kinds(rules)] if stable else []
+        system = prompts.render("system.j2", stable=stable, kinds=kinds, **self._context)
+        self.messages: list[Message] = [{"role": "system", "content": system}]
         self.cursor = 0
         self.shown_flags: tuple[str, ...] = ()  # the flags of the latest turn built (see Turn.flags)
 
@@ -64,9 +87,10 @@ class Conversation:
         persona: str | None,
         history: list[Message],
         cursor: int,
+        schema_style: str = "per_request",
     ) -> Conversation:
         """A conversation that already holds `history` (system first) and has shown the events before `cursor`."""
-        conversation = cls(prompts, rules, seat, mode, persona)
+        conversation = cls(prompts, rules, seat, mode, persona, schema_style)
         conversation.messages = list(history)
         conversation.cursor = cursor
         return conversation
@@ -85,10 +109,18 @@ class Conversation:
         """The next user message: new events since the cursor, the refusal, and the decision asked for."""
         events = [e for e in obs.events if e.seq >= self.cursor]
         fields = answer_fields(request) if request is not None else []
-        schema = answer_schema(request) if request is not None else {}
+        # a re-ask after a refusal carries the strict per-request schema, so constrained decoding forces a legal answer
+        stable = request is not None and problem is None and request.kind in self._stable_kinds
+        if stable and self.stable_schema is not None:
+            schema = self.stable_schema
+        else:
+            schema = answer_schema(request) if request is not None else {}
         schema_text = (
-            json.dumps(schema, ensure_ascii=False) if request is not None and self.mode.schema_in_prompt else ""
+            json.dumps(schema, ensure_ascii=False)
+            if request is not None and self.mode.schema_in_prompt and not stable
+            else ""
         )
+        options_text = legal_line(request) if stable and request is not None else ""
         text = self.prompts.render(
             "turn.j2",
             intro=self.role_prompt(obs) if not self.started else "",
@@ -99,6 +131,8 @@ class Conversation:
             problem=problem,
             fields=fields,
             schema_text=schema_text,
+            stable=stable,
+            options_text=options_text,
             **self._context,
         )
         self.shown_flags = tuple(
@@ -107,11 +141,12 @@ class Conversation:
         return Turn(
             user={"role": "user", "content": text},
             request=request,
-            name=schema_name(request) if request is not None else "",
+            name=(STABLE_NAME if stable else schema_name(request)) if request is not None else "",
             schema=schema,
             fields=fields,
             next_cursor=max(obs.next_seq, self.cursor),
             flags=self.shown_flags,
+            stable=stable,
         )
 
     @staticmethod

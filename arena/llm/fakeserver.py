@@ -79,6 +79,78 @@ class ServerStats:
     authorization_seen: set[str] = field(default_factory=set)
 
 
+_LEGAL_NOW = re.compile(r"(?:Legal now|Допустимо сейчас): \((\w+)\) ?(.*)$", re.MULTILINE)
+
+
+def _last_user(body: dict[str, Any]) -> str:
+    for message in reversed(body.get("messages") or []):
+        if message.get("role") == "user":
+            return str(message.get("content") or "")
+    return ""
+
+
+def _seat_list(text: str) -> list[int]:
+    seats: list[int] = []
+    for part in text.split(","):
+        low, _, high = part.strip().partition("-")
+        if low.isdigit():
+            seats.extend(range(int(low), int(high or low) + 1))
+    return seats
+
+
+def _from_line(fields: str) -> dict[str, Any]:
+    """A stable request's `Legal now:` line (`target: 1-3, 5 | null; ...`) as the strict per-request schema it
+    stands for, so the server answers legally as it does from a per-request schema."""
+    props: dict[str, Any] = {"reasoning": {"type": "string"}}
+    for part in filter(None, (p.strip() for p in fields.split("; "))):
+        name, _, value = part.partition(": ")
+        if name == "action" and " | " not in value:
+            continue  # one action only: the per-request schema leaves the field out
+        if value.startswith("text"):
+            props[name] = {"type": "string"}
+        elif value == "true | false":
+            props[name] = {"type": "boolean"}
+        elif value.startswith("≤") and " of " in value:
+            size, _, of = value[1:].partition(" of ")
+            props[name] = {"type": "array", "items": {"enum": _seat_list(of)}, "maxItems": int(size)}
+        else:
+            values: list[Any] = []
+            for choice in value.split(" | "):
+                if choice[:1].isdigit():
+                    values.extend(_seat_list(choice))
+                elif choice != "null":
+                    values.append(choice)
+            spec: dict[str, Any] = {"enum": values} if values else {"type": "null"}
+            props[name] = {"anyOf": [spec, {"type": "null"}]} if "null" in value.split(" | ") and values else spec
+    return {"type": "object", "properties": props}
+
+
+def _stable_options(body: dict[str, Any], schema: dict[str, Any] | None) -> tuple[str, dict[str, Any]] | None:
+    """(kind, per-request schema) when the request carries the stable schema (or none, in a prompt mode) and its
+    last user message says what is legal; None otherwise."""
+    if schema is not None and "decision" not in (schema.get("properties") or {}):
+        return None
+    found = _LEGAL_NOW.findall(_last_user(body))
+    if not found:
+        return None
+    kind, fields = found[-1]
+    return str(kind), _from_line(str(fields))
+
+
+def _canonical(schema: dict[str, Any]) -> list[Any]:
+    """What a per-request schema allows, whatever its spelling: per field, its type, legal values, null, size."""
+    out: list[Any] = []
+    for name, spec in (schema.get("properties") or {}).items():
+        if name == "reasoning":
+            continue
+        nullable = any(s.get("type") == "null" for s in spec.get("anyOf", [])) or spec.get("type") == "null"
+        base = next((s for s in spec.get("anyOf", []) if s.get("type") != "null"), spec)
+        values = base.get("enum") or (base.get("items") or {}).get("enum") or []
+        kind = "array" if base.get("type") == "array" else ("boolean" if base.get("type") == "boolean" else "other")
+        out.append([name, kind, sorted(values, key=str), nullable, base.get("maxItems")])
+    return out
+
+
 def _schema_of(body: dict[str, Any]) -> tuple[str, dict[str, Any] | None, str]:
     """(schema name, schema, mode) from a request: response_format, the forced tool, or a ```json block."""
     fmt = body.get("response_format") or {}
@@ -214,6 +286,10 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(raw)
         state = self.server.state
         name, schema, mode = _schema_of(body)
+        stable = _stable_options(body, schema)
+        sent_name = name  # the name the request used (`decision` for the stable schema): the answer's tool name
+        if stable is not None:  # answer from the legal options; faults are planned per decision kind as before
+            name, schema = f"{stable[0]}_decision", stable[1]
         with state.lock:
             state.stats.requests += 1
             state.stats.by_schema[name] += 1
@@ -252,7 +328,8 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "bad_body":
             self._send(200, b'{"id": "chatcmpl-broken", "choices": [ {"mess')
             return
-        payload = json.dumps(self._completion(body, raw, name, schema, mode, fault)).encode()
+        completion = self._completion(body, raw, name, schema, mode, fault, stable is not None, sent_name)
+        payload = json.dumps(completion).encode()
         self._wait(arrived)  # the answer leaves `latency` after the request arrived, whatever the work took
         self._send(200, payload)
 
@@ -262,10 +339,25 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(left)
 
     def _completion(
-        self, body: dict[str, Any], raw: bytes, name: str, schema: dict[str, Any] | None, mode: str, fault: str | None
+        self,
+        body: dict[str, Any],
+        raw: bytes,
+        name: str,
+        schema: dict[str, Any] | None,
+        mode: str,
+        fault: str | None,
+        stable: bool = False,
+        sent_name: str = "",
     ) -> dict[str, Any]:
         state = self.server.state
-        seed = int.from_bytes(hashlib.sha256(raw).digest()[:8], "big")
+        key = body.get("prompt_cache_key")
+        if isinstance(key, str) and schema is not None:
+            # one key per seat: seed by the seat, the decision's legal options and the conversation's length, not
+            # the wording, so two request shapes (stable, per-request) of the same seeds play the same game
+            basis = json.dumps([key, name, _canonical(schema), len(body.get("messages") or [])]).encode()
+        else:
+            basis = raw
+        seed = int.from_bytes(hashlib.sha256(basis).digest()[:8], "big")
         rng = random.Random(seed)
         answer = valid_answer(schema or {}, rng, overlong=fault == "overlong")
         if fault == "wrong_schema":
@@ -278,6 +370,9 @@ class _Handler(BaseHTTPRequestHandler):
                 answer["targets" if "targets" in answer else "kill_order"] = [99]
             if "vote" in answer:
                 answer["vote"] = "perhaps"
+        if stable and fault != "wrong_schema":  # the stable shape: {reasoning, decision: {fields}}
+            reasoning = answer.pop("reasoning", "")
+            answer = {"reasoning": reasoning, "decision": answer}
         text = json.dumps(answer, ensure_ascii=False)
         finish = "stop"
         refusal = None
@@ -294,7 +389,8 @@ class _Handler(BaseHTTPRequestHandler):
             text = f"Here is my decision.\n```json\n{text}\n```"
         message: dict[str, Any] = {"role": "assistant", "content": text or None, "refusal": refusal}
         if mode == "tools" and fault not in ("refusal", "empty", "bad_json"):
-            call = {"id": f"call_{seed % 10**8}", "type": "function", "function": {"name": name, "arguments": text}}
+            function = {"name": sent_name or name, "arguments": text}
+            call = {"id": f"call_{seed % 10**8}", "type": "function", "function": function}
             message = {"role": "assistant", "content": None, "refusal": None, "tool_calls": [call]}
             finish = "length" if fault == "cut_off" else "tool_calls"
         usage = self._usage(body, text)

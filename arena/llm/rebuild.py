@@ -119,14 +119,15 @@ def _would_be_sent(
     prompts = load_prompt_set(name, lang)
     mode = Mode(spec.structured) if spec is not None else Mode.JSON_SCHEMA
     persona = spec.persona if spec is not None else None
+    style = spec.schema_style if spec is not None else "per_request"
     rules = transcript.rules
     answered = [i for i in earlier if _answered(transcript.calls[i])]
     if answered:
         base = answered[-1]
         history = full[base] + Conversation.answer_messages(transcript.calls[base].raw)
-        conversation = Conversation.resumed(prompts, rules, seat, mode, persona, history, shown[base])
+        conversation = Conversation.resumed(prompts, rules, seat, mode, persona, history, shown[base], style)
     else:
-        conversation = Conversation(prompts, rules, seat, mode, persona)
+        conversation = Conversation(prompts, rules, seat, mode, persona, style)
     game = _replay(transcript, count)
     observation = view(game, seat)
     turn = conversation.turn(observation, game.request_for(seat))

@@ -9,10 +9,12 @@ engine's to judge (`Game.check`), with its own reasons for the re-ask.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from arena.engine import Claim, Decision, Kind, Request, Role
+from arena.engine import Claim, Decision, Kind, Request, Role, RuleSet
 
 JsonType = Literal["string", "integer", "boolean", "array", "claim", "beliefs"]
 CLAIM_ROLES = tuple(r.value for r in Role)
@@ -219,3 +221,177 @@ def to_decision(request: Request, data: dict[str, Any], *, partial: bool = False
         fields["action"] = values.pop("side")
     fields.update(values)
     return Decision(**fields)
+
+
+# ----- the cache-stable request shape ----------------------------------------------------------------------------
+# One schema per game and seat, identical on every request, so a provider's prompt cache (which puts the schema or
+# tools before the messages) keeps serving the prefix: `{reasoning, decision: anyOf[...]}`, one branch per decision
+# kind the rules can ask for, seats as an enum of every seat. The legal options of each request travel in its last
+# user message (`legal_options`), the engine judges legality as always, and a re-ask after a refusal carries the
+# strict per-request schema again (`answer_schema`), so constrained decoding forces a legal answer there.
+
+STABLE_NAME = "decision"
+
+
+def _seat_field(name: str, seats: tuple[int, ...]) -> FieldSpec:
+    return FieldSpec(name, "integer", seats, nullable=True)
+
+
+# The table: per decision kind, its fields in the stable schema. One more kind is one more entry.
+STABLE_FIELDS: dict[Kind, Callable[[tuple[int, ...], int], list[FieldSpec]]] = {
+    Kind.SPEECH: lambda seats, n: [
+        FieldSpec("speech", "string"),
+        _seat_field("nominate", seats),
+        FieldSpec("extra", "boolean"),
+        FieldSpec("claim", "claim", CLAIM_ROLES, nullable=True),
+    ],
+    Kind.VOTE: lambda seats, n: [FieldSpec("vote", "boolean")],
+    Kind.BALLOT: lambda seats, n: [_seat_field("target", seats)],
+    Kind.SHOOT: lambda seats, n: [_seat_field("target", seats)],
+    Kind.DON_CHECK: lambda seats, n: [_seat_field("target", seats)],
+    Kind.SHERIFF: lambda seats, n: [FieldSpec("action", "string", ("check", "shoot")), _seat_field("target", seats)],
+    Kind.MANIAC_KILL: lambda seats, n: [_seat_field("target", seats)],
+    Kind.HEAL: lambda seats, n: [_seat_field("target", seats)],
+    Kind.VISIT: lambda seats, n: [_seat_field("target", seats)],
+    Kind.BEST_MOVE: lambda seats, n: [FieldSpec("targets", "array", seats, max_items=n)],
+    Kind.BLACK_MESSAGE: lambda seats, n: [
+        FieldSpec("message", "string"),
+        FieldSpec("kill_order", "array", seats, max_items=n),
+    ],
+    Kind.CHOOSE_SIDE: lambda seats, n: [FieldSpec("side", "string", ("independent", "mafia_ally"))],
+    Kind.PROBE: lambda seats, n: [FieldSpec("beliefs", "beliefs", seats)],
+}
+
+
+def stable_kinds(rules: RuleSet) -> tuple[Kind, ...]:
+    """The decision kinds `rules` can ask of some seat, in the order of `Kind` (a superset is harmless)."""
+    has = {role: rules.count(role) > 0 for role in Role}
+    black = has[Role.MAFIA] or has[Role.DON]
+    wanted = {
+        Kind.SPEECH: True,
+        Kind.VOTE: True,
+        Kind.BALLOT: rules.voting.protocol == "ballot",
+        Kind.SHOOT: black,
+        Kind.DON_CHECK: has[Role.DON],
+        Kind.SHERIFF: has[Role.SHERIFF],
+        Kind.MANIAC_KILL: has[Role.MANIAC],
+        Kind.HEAL: has[Role.DOCTOR],
+        Kind.VISIT: has[Role.LOVER],
+        Kind.BEST_MOVE: rules.best_move.enabled,
+        Kind.BLACK_MESSAGE: black,
+        Kind.CHOOSE_SIDE: has[Role.MANIAC],
+        Kind.PROBE: rules.probes.daily,
+    }
+    return tuple(kind for kind in Kind if wanted[kind])  # a new Kind needs its line here and in STABLE_FIELDS
+
+
+def stable_schema(rules: RuleSet) -> dict[str, Any]:
+    """The one schema of a game: reasoning, then a decision in the fields of one of the rules' kinds (strict-mode
+    valid). Kinds with the same fields (every one-target kind) share a branch: the request says which kind it is."""
+    seats = tuple(range(1, rules.players + 1))
+    branches: dict[str, dict[str, Any]] = {}
+    for kind in stable_kinds(rules):
+        fields = STABLE_FIELDS[kind](seats, rules.players)
+        properties = {f.name: f.schema() for f in fields}
+        branch = {
+            "type": "object",
+            "properties": properties,
+            "required": list(properties),
+            "additionalProperties": False,
+        }
+        branches.setdefault(json.dumps(branch, sort_keys=True), branch)
+    return {
+        "type": "object",
+        "properties": {"reasoning": {"type": "string"}, "decision": {"anyOf": list(branches.values())}},
+        "required": ["reasoning", "decision"],
+        "additionalProperties": False,
+    }
+
+
+def legal_options(request: Request) -> dict[str, Any]:
+    """What `request` allows, as a compact JSON object for the last user message: per field, the legal values."""
+    out: dict[str, Any] = {"kind": request.kind.value}
+    for spec in answer_fields(request)[1:]:
+        if spec.type == "string" and spec.enum is None:
+            out[spec.name] = f"text, at most {request.max_words} words" if request.max_words else "text"
+        elif spec.type == "boolean":
+            out[spec.name] = [True, False]
+        elif spec.type == "array":
+            out[spec.name] = {"up_to": spec.max_items, "of": list(spec.enum or ())}
+        else:
+            out[spec.name] = [*(spec.enum or ()), *([None] if spec.nullable or spec.enum == () else [])]
+    kind = request.kind
+    if kind is Kind.SPEECH and not request.may_nominate:
+        out["nominate"] = [None]
+    if kind is Kind.SPEECH and not request.may_request_extra:
+        out["extra"] = [False]
+    if kind is Kind.BLACK_MESSAGE and not request.may_set_order:
+        out["kill_order"] = {"up_to": 0, "of": []}
+    if kind is Kind.SHERIFF and "action" not in out:
+        out = {
+            "kind": out["kind"],
+            "action": list(request.actions or ("check",)),
+            **{k: v for k, v in out.items() if k != "kind"},
+        }
+    return out
+
+
+def ranges(seats: list[int]) -> str:
+    """1, 2, 3, 5, 7, 8 -> "1-3, 5, 7-8": a seat list in few tokens."""
+    runs: list[list[int]] = []
+    for seat in seats:
+        if runs and seat == runs[-1][1] + 1:
+            runs[-1][1] = seat
+        else:
+            runs.append([seat, seat])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
+def _values(allowed: list[Any]) -> str:
+    seats = [v for v in allowed if isinstance(v, int) and not isinstance(v, bool)]
+    words = ["null" if v is None else str(v).lower() for v in allowed if not isinstance(v, int) or isinstance(v, bool)]
+    return " | ".join(([ranges(seats)] if seats else []) + words) or "null"
+
+
+def legal_line(request: Request) -> str:
+    """The legal options of `request` in a few tokens, for the turn's last line: `(shoot) target: 1-3, 5 | null`.
+    Fields the request does not use are left out (the system prompt says to send them empty)."""
+    options = legal_options(request)
+    parts = []
+    for name, allowed in options.items():
+        if name == "kind" or allowed in ([None], [False]) or (isinstance(allowed, dict) and not allowed["up_to"]):
+            continue
+        if isinstance(allowed, str):
+            text = f"text ≤{request.max_words}" if request.max_words else "text"
+        elif isinstance(allowed, dict):
+            text = f"≤{allowed['up_to']} of {ranges(list(allowed['of']))}"
+        else:
+            text = _values(list(allowed))
+        parts.append(f"{name}: {text}")
+    return f"({request.kind.value}) " + "; ".join(parts)
+
+
+def to_decision_stable(request: Request, data: dict[str, Any], *, partial: bool = False) -> Decision:
+    """Read a stable-schema answer (`{reasoning, decision: {fields}}`) for `request`, whose kind says which fields
+    count; ShapeError if one is missing. Fields the request does not use are passed on when set, so the engine
+    refuses them with its reason (a nomination in a last word) instead of their being dropped unseen."""
+    decision = data.get("decision")
+    if not isinstance(decision, dict):
+        if partial and "decision" not in data:
+            raise ShapeError("the answer was cut off before its first public field")
+        raise ShapeError('field "decision" is missing or not an object with the fields of the decision asked for')
+    flat = dict(decision)
+    if "reasoning" in data:
+        flat["reasoning"] = data["reasoning"]
+    result = to_decision(request, flat, partial=partial)
+    extra: dict[str, Any] = {}
+    if request.kind is Kind.SPEECH:
+        if not request.may_nominate and flat.get("nominate") is not None:
+            extra["nominate"] = (_integer("nominate", flat["nominate"], nullable=False) or 0,)
+        if not request.may_request_extra and flat.get("extra") is True:
+            extra["extra"] = True
+    if request.kind is Kind.SHERIFF and len(request.actions) <= 1 and flat.get("action") not in (None, "check"):
+        extra["action"] = _string("action", flat["action"])
+    if request.kind is Kind.BLACK_MESSAGE and not request.may_set_order and flat.get("kill_order"):
+        extra["targets"] = _seats("kill_order", flat["kill_order"])
+    return result.model_copy(update=extra) if extra else result

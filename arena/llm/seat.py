@@ -123,7 +123,7 @@ class ConversationSeat(Player):
         }
         answer = self.conversation.answer_messages(raw)
         try:
-            reading = read_completion(completion, request, max_tokens)
+            reading = read_completion(completion, request, max_tokens, stable=turn.stable)
         except UnusableAnswer as exc:
             self.record(messages, request, error=f"unusable: {exc}", **common)
             self.conversation.commit(turn, answer)  # the model sees its own bad answer before the re-ask

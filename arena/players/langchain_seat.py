@@ -144,6 +144,7 @@ def build_langchain_player(
     if mode is not Mode.PROMPT and not can_bind_tools(chat):
         mode = Mode.PROMPT  # no tool binding: the schema goes into the prompt and the JSON is parsed from the text
     language = spec.language or lang
-    conversation = Conversation(load_prompt_set(spec.prompt_set, language), rules, seat, mode, spec.persona)
+    prompts = load_prompt_set(spec.prompt_set, language)
+    conversation = Conversation(prompts, rules, seat, mode, spec.persona, spec.schema_style)
     prices = Prices(spec.price_input_per_m, spec.price_cached_per_m, spec.price_output_per_m)
     return LangChainPlayer(seat, chat, conversation, prices=prices, lang=language)

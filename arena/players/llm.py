@@ -78,10 +78,14 @@ class LLMPlayer(ConversationSeat):
         return self.conclude(turn, messages, request, result.completion, attempt + 1, max_tokens)
 
 
-def client_settings(spec: AgentSpec) -> ClientSettings:
-    """The HTTP settings of an `llm` agent; the key is read from its variable now, never stored."""
+def client_settings(spec: AgentSpec, seat: int | None = None) -> ClientSettings:
+    """The HTTP settings of an `llm` agent; the key is read from its variable now, never stored. With
+    `prompt_cache_key` on, each seat sends its own key, so the provider routes a seat's requests to its cache."""
     if not spec.model:
         raise AgentError(f"agent {spec.name}: kind 'llm' needs a model")
+    extra_body = dict(spec.extra_body)
+    if spec.prompt_cache_key and seat is not None:
+        extra_body.setdefault("prompt_cache_key", f"mafia-arena-seat-{seat}")
     return ClientSettings(
         model=spec.model,
         base_url=spec.base_url,
@@ -89,7 +93,7 @@ def client_settings(spec: AgentSpec) -> ClientSettings:
         timeout_s=spec.timeout_s,
         temperature=spec.temperature,
         max_tokens_param=spec.max_tokens_param,
-        extra_body=dict(spec.extra_body),
+        extra_body=extra_body,
         retry=RetryPolicy(attempts=spec.retries + 1),
     )
 
@@ -103,7 +107,7 @@ def build_llm_player(spec: AgentSpec, seat: int, *, rules: RuleSet, lang: str = 
     """The factory's entry point: an LLMPlayer for `spec` at `seat`."""
     language = seat_language(spec, lang)
     prompts = load_prompt_set(spec.prompt_set, language)
-    conversation = Conversation(prompts, rules, seat, Mode(spec.structured), spec.persona)
+    conversation = Conversation(prompts, rules, seat, Mode(spec.structured), spec.persona, spec.schema_style)
     prices = Prices(spec.price_input_per_m, spec.price_cached_per_m, spec.price_output_per_m)
-    client = LLMClient(client_settings(spec))
+    client = LLMClient(client_settings(spec, seat))
     return LLMPlayer(seat, client, conversation, prices=prices, base_tokens=spec.max_tokens, lang=language)

@@ -259,6 +259,27 @@ def header(story: Story) -> Panel:
     return Panel(body, title=Text(story.title, style="bold"), title_align="left")
 
 
+def cache_table(calls: Sequence[ModelCall], viewer: int) -> Table | None:
+    """Per seat: model calls, prompt tokens, and the share the servers reported as served from their prompt cache.
+    A seat's view counts its own calls only."""
+    totals: dict[int, list[int]] = {}
+    for call in calls:
+        if viewer == MODERATOR or call.seat == viewer:
+            row = totals.setdefault(call.seat, [0, 0, 0])
+            row[0] += 1
+            row[1] += call.prompt_tokens
+            row[2] += call.cached_tokens
+    if not totals:
+        return None
+    table = Table(title="prompt cache per seat (cached tokens as the servers reported them)", title_justify="left")
+    for name in ("seat", "calls", "prompt tokens", "cached", "cache hit"):
+        table.add_column(name, justify="left" if name == "seat" else "right")
+    for seat, (count, prompt, cached) in sorted(totals.items()):
+        rate = f"{cached / prompt:.1%}" if prompt else "n/a"
+        table.add_row(seat_label(seat), str(count), f"{prompt:,}", f"{cached:,}", rate)
+    return table
+
+
 def renderables(story: Story, *, reasoning: bool = False, show_calls: bool = False) -> list[RenderableType]:
     out: list[RenderableType] = [header(story), roster(story)]
     out += [chapter(c, story.viewer, reasoning=reasoning, show_calls=show_calls) for c in story.chapters]
@@ -296,6 +317,9 @@ def render(
     console = console or make_console()
     for item in renderables(story, reasoning=reasoning, show_calls=show_calls):
         console.print(item)
+    cache = cache_table(calls, viewer) if show_calls else None
+    if cache is not None:
+        console.print(cache)
 
 
 def make_console(file: IO[str] | None = None, width: int | None = None, color: bool | None = None) -> Console:

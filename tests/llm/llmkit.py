@@ -40,7 +40,8 @@ def llm_player(
         retry=FAST,
     )
     language = seat_language(spec, lang)
-    conversation = Conversation(load_prompt_set(spec.prompt_set, language), rules, seat, Mode(spec.structured))
+    prompts = load_prompt_set(spec.prompt_set, language)
+    conversation = Conversation(prompts, rules, seat, Mode(spec.structured), schema_style=spec.schema_style)
     return LLMPlayer(seat, LLMClient(settings), conversation, lang=language)
 
 

@@ -37,11 +37,12 @@ PLAN = (
 )
 
 
+@pytest.mark.parametrize("schema", ["per_request", "stable"])
 @pytest.mark.parametrize("mode", ["json_schema", "tools"])
-async def test_every_fault_is_survived_and_recorded(tmp_path: Path, api_key: str, mode: str) -> None:
+async def test_every_fault_is_survived_and_recorded(tmp_path: Path, api_key: str, mode: str, schema: str) -> None:
     rules = load_rules("fiim")
     with FakeServer(plan=PLAN) as server:
-        spec = llm_spec(server.base_url, mode, api_key_env="ARENA_TEST_KEY")
+        spec = llm_spec(server.base_url, mode, api_key_env="ARENA_TEST_KEY", schema=schema)
         players: dict[int, Player] = {s: llm_player(spec, s, rules, timeout_s=0.3) for s in range(1, 11)}
         path = tmp_path / "faults.jsonl"
         game, stats = await play(rules, 11, players, {s: spec for s in players}, path)

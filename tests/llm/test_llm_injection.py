@@ -15,6 +15,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from llmkit import llm_player, llm_spec, outside_quotes, play
 from typer.testing import CliRunner
 
@@ -86,9 +87,10 @@ def _assert_clean(messages: list[dict[str, object]], where: str) -> None:
         assert not any(ch in content for ch in INVISIBLE), f"{where}: an invisible character reached the prompt"
 
 
-async def test_no_attack_passes_as_the_moderator(tmp_path: Path, server: FakeServer, api_key: str) -> None:
+@pytest.mark.parametrize("schema", ["per_request", "stable"])
+async def test_no_attack_passes_as_the_moderator(tmp_path: Path, server: FakeServer, api_key: str, schema: str) -> None:
     rules = load_rules("fiim")
-    spec = llm_spec(server.base_url)
+    spec = llm_spec(server.base_url, schema=schema)
     bot = AgentSpec(name="attacker", kind="bot", bot="random")
     players: dict[int, Player] = {
         s: Attacker(s) if s in ATTACKERS else llm_player(spec, s, rules) for s in range(1, 11)

@@ -56,13 +56,14 @@ def _check_seat(game: Game, seat: int, prompts: list[list[dict[str, object]]], l
     return checked
 
 
+@pytest.mark.parametrize("schema", ["per_request", "stable"])
 @pytest.mark.parametrize("preset", [*PRESETS, "fiim+probes"])
-async def test_no_seat_is_sent_a_hidden_fact(preset: str, tmp_path: Path, api_key: str) -> None:
+async def test_no_seat_is_sent_a_hidden_fact(preset: str, schema: str, tmp_path: Path, api_key: str) -> None:
     lang = "ru" if preset == "club" else "en"
     name, _, probes = preset.partition("+")
     rules = load_rules(name, overrides=["probes.daily=true"] if probes else None)  # +probes: other seats' probes
     with FakeServer() as server:
-        spec = llm_spec(server.base_url)
+        spec = llm_spec(server.base_url, schema=schema)
         players: dict[int, Player] = {s: llm_player(spec, s, rules, lang) for s in range(1, rules.players + 1)}
         path = tmp_path / f"{name}.jsonl"
         game, _ = await play(rules, 3, players, {s: spec for s in players}, path, lang=lang)
