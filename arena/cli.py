@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from arena import cli_llm, cli_play, cli_review, cli_scenario
+from arena import cli_llm, cli_play, cli_review, cli_scenario, cli_tournament
 
 app = typer.Typer(
     name="arena",
@@ -14,7 +14,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (cli_play, cli_review, cli_scenario, cli_llm):
+for module in (cli_play, cli_review, cli_scenario, cli_llm, cli_tournament):
     module.register(app)
 
 

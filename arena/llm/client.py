@@ -18,6 +18,7 @@ from typing import Any
 import openai
 from openai.types.chat import ChatCompletion
 
+from arena.llm.limits import limiter_for
 from arena.llm.modes import Completion, Mode
 from arena.llm.retry import RetryPolicy, call_with_retries
 from arena.llm.usage import Usage
@@ -97,6 +98,8 @@ class ClientSettings:
     max_tokens_param: str = "max_tokens"  # OpenAI's newer models take max_completion_tokens
     extra_body: dict[str, Any] = field(default_factory=dict)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    max_concurrent: int | None = None  # per provider, shared by every game on the loop (limits.py)
+    requests_per_minute: float | None = None
 
 
 _PoolKey = tuple[str | None, str | None, float]
@@ -181,8 +184,14 @@ class LLMClient:
             # call late in a game); the body here is plain JSON already. Auth, errors and parsing are the SDK's.
             return await self._client.post("/chat/completions", body=body, cast_to=ChatCompletion)
 
+        limiter = limiter_for(s.base_url or "openai", s.max_concurrent, s.requests_per_minute)
+
+        async def limited() -> ChatCompletion:  # the provider's shared limits: a 429 pauses every game's calls
+            async with limiter.slot():
+                return await attempt()
+
         try:
-            response = await call_with_retries(attempt, s.retry, on_failure)
+            response = await call_with_retries(limited, s.retry, on_failure)
         except (openai.OpenAIError, json.JSONDecodeError) as exc:
             text, status = describe_error(exc, s.api_key)
             result.final_error = TransportFailure(text, (time.perf_counter() - started[0]) * 1000, status)

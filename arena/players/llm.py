@@ -84,6 +84,8 @@ def client_settings(spec: AgentSpec) -> ClientSettings:
         max_tokens_param=spec.max_tokens_param,
         extra_body=dict(spec.extra_body),
         retry=RetryPolicy(attempts=spec.retries + 1),
+        max_concurrent=spec.max_concurrent_requests,
+        requests_per_minute=spec.requests_per_minute,
     )
 
 
