@@ -9,9 +9,17 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from arena.agents import AgentSpec
+    from arena.tournament.model import Tournament
+    from arena.tournament.run import RunOptions
+    from arena.tournament.schedule import GamePlan
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -65,6 +73,7 @@ def register(app: typer.Typer) -> None:
         no_progress: Annotated[bool, typer.Option("--no-progress", help="No live progress; a summary at the end.")] = (
             False
         ),
+        delay: Annotated[float, typer.Option(hidden=True, help="Seconds each seat waits before answering.")] = 0.0,
     ) -> None:
         """Play a tournament of configurations, balanced by side, role and seat; resumable; with a cost cap."""
         from rich.console import Console
@@ -111,23 +120,22 @@ def register(app: typer.Typer) -> None:
             console.print(estimate_table(estimate, cap))
             return
         assert folder is not None
-        specs = _preflight(t)
-        options = {"jobs": jobs, "processes": processes, "executor": executor, "scheduler": scheduler}
-        _run(t, plans, specs, folder, console, **options, shared=shared_out, budget=cap, estimate=estimate,
-             progress=not no_progress)  # fmt: skip
+        from arena.tournament.run import RunOptions
+
+        options = RunOptions(out=folder, jobs=jobs, budget=cap, estimate=estimate, progress=not no_progress,
+                             executor_name=executor, delay=delay)  # fmt: skip
+        _run(t, plans, _preflight(t), options, console, processes=processes, scheduler=scheduler, shared=shared_out)
 
 
-def _preflight(t: object) -> dict[str, object]:
+def _preflight(t: Tournament) -> dict[str, AgentSpec]:
     """Probe each LLM configuration once (server up, key accepted) and record the model it reports."""
     import asyncio
 
     from arena.agents import AgentError
-    from arena.tournament.model import Tournament
 
-    assert isinstance(t, Tournament)
     specs = {c.label: c.spec for c in [*t.configs, t.filler]}
     if not any(spec.kind == "llm" for spec in specs.values()):
-        return dict(specs)
+        return specs
     from arena.llm.preflight import preflight
 
     labels = list(specs)
@@ -138,41 +146,35 @@ def _preflight(t: object) -> dict[str, object]:
     return {labels[i]: spec for i, spec in probed.items()}
 
 
-def _run(t: object, plans: object, specs: dict[str, object], folder: Path, console: object, **kw: object) -> None:
-    from rich.console import Console
-
-    from arena.agents import AgentSpec
-    from arena.tournament.cost import Estimate
+def _run(
+    t: Tournament,
+    plans: list[GamePlan],
+    specs: dict[str, AgentSpec],
+    options: RunOptions,
+    console: Console,
+    *,
+    processes: int | None,
+    scheduler: str | None,
+    shared: bool,
+) -> None:
     from arena.tournament.executors import Executor, LocalExecutor
-    from arena.tournament.model import Tournament
-    from arena.tournament.run import RunOptions, run_tournament, standings_table
+    from arena.tournament.run import run_tournament, standings_table
     from arena.tournament.standings import standings
 
-    assert isinstance(t, Tournament) and isinstance(console, Console) and isinstance(plans, list)
-    jobs = int(kw["jobs"])  # type: ignore[call-overload]
-    budget = kw["budget"]
-    estimate = kw["estimate"]
-    assert budget is None or isinstance(budget, float)
-    assert estimate is None or isinstance(estimate, Estimate)
-    typed_specs = {label: spec for label, spec in specs.items() if isinstance(spec, AgentSpec)}
-
     def make_executor() -> Executor:
-        if kw["executor"] == "dask":
+        if options.executor_name == "dask":
             from arena.tournament.dask_executor import DaskExecutor
 
             try:
-                return DaskExecutor(str(kw["scheduler"]), shared=bool(kw["shared"]))
+                return DaskExecutor(str(scheduler), shared=shared)
             except (RuntimeError, OSError) as exc:
                 fail(f"--scheduler: {exc}")
-        processes = kw["processes"]
-        count = min(os.cpu_count() or 1, jobs) if processes is None else int(processes)  # type: ignore[call-overload]
-        slots = math.ceil(jobs / max(count, 1))
-        return LocalExecutor(count, slots)
+        count = min(os.cpu_count() or 1, options.jobs) if processes is None else processes
+        return LocalExecutor(count, math.ceil(options.jobs / max(count, 1)))
 
-    options = RunOptions(out=folder, jobs=jobs, budget=budget, estimate=estimate, progress=bool(kw["progress"]),
-                         executor_name=str(kw["executor"]))  # fmt: skip
+    folder = options.out
     try:
-        state = run_tournament(t, plans, typed_specs, make_executor, options, console)
+        state = run_tournament(t, plans, specs, make_executor, options, console)
     except KeyboardInterrupt:
         typer.echo(f"\ninterrupted; run the same command again to resume ({folder})", err=True)
         raise typer.Exit(130) from None

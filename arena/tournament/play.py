@@ -39,6 +39,7 @@ class GameTask:
     timeout_s: float = 120.0
     max_reasks: int = 2
     path: str | None = None  # write the transcript here; None: return its text (Dask streaming)
+    delay: float = 0.0  # seconds each seat waits before answering (tests that kill a run mid-game)
 
 
 @dataclass
@@ -78,7 +79,12 @@ def result_of(transcript: Transcript, index: int, **extra: Any) -> GameResult:
 
 
 def _players(task: GameTask, rules: RuleSet, seats: dict[int, AgentSpec]) -> dict[int, Player]:
-    return {seat: build_player(spec, seat, seed=task.seed, rules=rules, lang=task.lang) for seat, spec in seats.items()}
+    players = {s: build_player(spec, s, seed=task.seed, rules=rules, lang=task.lang) for s, spec in seats.items()}
+    if task.delay > 0:
+        from arena.cli_play import DelayedPlayer
+
+        return {seat: DelayedPlayer(player, task.delay) for seat, player in players.items()}
+    return players
 
 
 def _open(task: GameTask, rules: RuleSet, seats: dict[int, AgentSpec]) -> tuple[Game, TranscriptWriter, RunStats, bool]:

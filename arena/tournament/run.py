@@ -29,7 +29,7 @@ from arena.tournament.model import Tournament
 from arena.tournament.play import GameResult, GameTask, result_of
 from arena.tournament.schedule import GamePlan
 from arena.tournament.standings import Standing, as_json, standings
-from arena.transcript import TranscriptError, TranscriptWriter, load, utc_now
+from arena.transcript import TranscriptError, load, utc_now
 
 
 @dataclass
@@ -40,6 +40,7 @@ class RunOptions:
     estimate: Estimate | None = None
     progress: bool = True
     executor_name: str = "local"
+    delay: float = 0.0
 
 
 @dataclass
@@ -51,7 +52,7 @@ class RunState:
     stop_reason: str = ""
 
 
-def task_for(t: Tournament, plan: GamePlan, specs: dict[str, AgentSpec], out: Path) -> GameTask:
+def task_for(t: Tournament, plan: GamePlan, specs: dict[str, AgentSpec], out: Path, delay: float = 0.0) -> GameTask:
     seats = {seat: specs[label].model_dump(mode="json") for seat, label in enumerate(plan.labels, start=1)}
     note = f"tournament {t.file.name} game {plan.index + 1}/{t.file.games}: " + " ".join(
         f"{seat}={label}" for seat, label in enumerate(plan.labels, start=1)
@@ -68,6 +69,7 @@ def task_for(t: Tournament, plan: GamePlan, specs: dict[str, AgentSpec], out: Pa
         timeout_s=t.file.timeout_s,
         max_reasks=t.file.max_reasks,
         path=str(out / manifest.game_file(plan.index)),
+        delay=delay,
     )
 
 
@@ -218,7 +220,7 @@ def run_tournament(
                         )
                         break
                 queue.pop(0)
-                executor.submit(task_for(t, by_index[index], specs, out))
+                executor.submit(task_for(t, by_index[index], specs, out, options.delay))
                 in_flight.add(index)
             if not in_flight:
                 break
@@ -272,4 +274,3 @@ def _write_streamed(path: Path, text: str) -> None:
         handle.write(text)
 
 
-__all__ = ["RunOptions", "RunState", "TranscriptWriter", "run_tournament", "scan", "standings_table", "task_for"]

@@ -1,17 +1,22 @@
 """The schedule: who sits in which seat with which role in every game of a tournament, balanced, not drawn.
 
-Every configuration must play each side, each role and each seat as often as every other configuration. A plain
-block rotation over Latin-square seatings (seat = entry + game mod n, role = the entry's slot + game mod n) does that
-at the end of each block of n games, but a tournament that stops mid-block (or has games not divisible by n) would
-leave one configuration with two extra mafia games and another with none. So each game's seating is the block
-rotation's next step computed as two small assignment problems: roles to entries, then seats to entries, each
-solved exactly (Hungarian algorithm) with a steep convex cost of getting ahead of the fair share (the share the
-rotation gives at a block's end). Configurations stay within one game of each other on every count at every prefix
-(the balance test checks this for 2, 3, 5 and 10 configurations at 10 and 12 seats), and a full block is exact.
+Every configuration must play each side, each role and each seat as often as every other configuration, within one
+at every prefix of the tournament (a run stopped by its budget is still fair), exactly over whole blocks.
 
-With fewer configurations than seats the rest of the table is the filler, which takes whatever is left; with more,
-each game seats the configurations that have played least (rotating ties). The schedule is a pure function of the
-tournament (labels, rules, games, seed), so a resumed run recomputes the same one. Game i's seed is `seed + i`.
+- Seats: a Latin rotation. Entry e (a configuration, or a filler place) sits at seat (e + game) mod n, so any n
+  consecutive games give every entry n distinct seats.
+- Roles: a block rotation over Latin-square seatings. In each block of n games, entry e holds the role slot
+  W[(e + shift) mod n] of an arrangement W of the rules' roles, each shift once per block, so a whole block gives
+  every entry every role slot once. A plain order of the shifts leaves a block's prefixes unfair (one configuration
+  two mafia games ahead), so `block_order` searches for an arrangement and an order of the shifts that keep every
+  prefix within one, for every role and side.
+- A pool as large as the table admits no such order (shifts alone cannot balance every window); then each game is
+  chosen by a bounded backtracking search: the cheapest role assignment (Hungarian algorithm on a steep cost of
+  getting ahead of the fair share, perturbed on retries) that keeps every count within one.
+
+With fewer configurations than seats the filler takes the other places; with more, each game seats the least-played
+configurations (then balance is kept per game played, not guaranteed within one). The schedule is a pure function
+of (labels, rules, games, seed), so a resumed run recomputes the same one. Game i's seed is `seed + i`.
 """
 
 from __future__ import annotations
@@ -112,13 +117,74 @@ class _State:
         self.sides[entry][side_of(role)] += step
         self.seats[entry][seat] += step
 
-    def balanced(self, roles: Sequence[Role], sides: Sequence[str], n: int) -> bool:
+    def balanced(self, roles: Sequence[Role], sides: Sequence[str], exact: bool) -> bool:
+        """Every count within one between configurations; with `exact` (a block's end), all equal."""
+        limit = 0 if exact else 1
         for counters, keys in ((self.roles, roles), (self.sides, sides)):
             for key in keys:
                 values = [c[key] for c in counters]  # type: ignore[index]
-                if max(values) - min(values) > 1:
+                if max(values) - min(values) > limit:
                     return False
         return True
+
+
+def block_order(
+    slots: Sequence[Role], configs: int, seed: int, *, attempts: int = 100
+) -> tuple[list[Role], list[int]] | None:
+    """One block of the Latin rotation: an arrangement W of the role slots and an order of the n shifts such that,
+    with entry e holding W[(e + shift) mod n], every prefix of the block keeps the first `configs` entries within
+    one of each other on every role and side count. A whole block gives every entry every slot once (exact). None
+    when the search finds none (a pool as large as the table cannot be balanced by shifts alone)."""
+    n = len(slots)
+    role_keys = sorted(set(slots))
+    side_keys = sorted({side_of(r) for r in slots})
+    key_of = [(role_keys.index(r), len(role_keys) + side_keys.index(side_of(r))) for r in slots]
+    keys = len(role_keys) + len(side_keys)
+    for attempt in range(attempts):
+        rng = random.Random(f"{seed}:{attempt}")
+        arrangement = list(range(n))
+        if attempt:
+            rng.shuffle(arrangement)
+        counts = [[0] * keys for _ in range(configs)]
+        order: list[int] = []
+        used = [False] * n
+        nodes = [0]
+
+        def fits(shift: int, arr: list[int] = arrangement, cnt: list[list[int]] = counts) -> bool:
+            for e in range(configs):
+                for key in key_of[arr[(e + shift) % n]]:
+                    cnt[e][key] += 1
+            ok = all(max(c[key] for c in cnt) - min(c[key] for c in cnt) <= 1 for key in range(keys))
+            if not ok:
+                undo(shift, arr, cnt)
+            return ok
+
+        def undo(shift: int, arr: list[int] = arrangement, cnt: list[list[int]] = counts) -> None:
+            for e in range(configs):
+                for key in key_of[arr[(e + shift) % n]]:
+                    cnt[e][key] -= 1
+
+        def search() -> bool:
+            if len(order) == n:
+                return True
+            nodes[0] += 1
+            if nodes[0] > 4000:
+                return False
+            for shift in range(n):
+                if used[shift] or not fits(shift):
+                    continue
+                used[shift] = True
+                order.append(shift)
+                if search():
+                    return True
+                order.pop()
+                used[shift] = False
+                undo(shift)
+            return False
+
+        if search():
+            return [slots[i] for i in arrangement], order
+    return None
 
 
 def make_schedule(
@@ -136,6 +202,21 @@ def make_schedule(
         side_share[side_of(role)] = side_share.get(side_of(role), 0.0) + count / n
     role_keys = list(share)
     side_keys = list(side_share)
+    found = block_order(slots, k, seed) if k <= n else None
+    if found is not None:  # the Latin block rotation, every block in the same balanced order
+        arrangement, order = found
+        plans: list[GamePlan] = []
+        for game in range(games):
+            shift = order[game % n]
+            seat_labels = [filler] * n
+            seat_roles = [Role.CIVILIAN] * n
+            for entry in range(n):
+                seat = (entry + game) % n  # seats rotate every game, so any n games give n distinct seats
+                seat_roles[seat] = arrangement[(entry + shift) % n]
+                if entry < k:
+                    seat_labels[seat] = labels[entry]
+            plans.append(GamePlan(game, seed + game, tuple(seat_labels), tuple(seat_roles)))
+        return plans
     state = _State(k)
     chosen: list[tuple[list[int | None], list[int], list[int]]] = []  # per game: rows, role slot, seat (0-based)
     tries = [0] * (games + 1)
@@ -203,7 +284,7 @@ def make_schedule(
         role_of = roles_for(game, attempt, rows)
         seat_of = seats_for(game, rows)
         play(rows, role_of, seat_of, 1)
-        if k > n or attempt >= search or state.balanced(role_keys, side_keys, n):
+        if k > n or attempt >= search or state.balanced(role_keys, side_keys, False):
             chosen.append((rows, role_of, seat_of))
             if len(chosen) > best_len:
                 best_len, best = len(chosen), list(chosen)
