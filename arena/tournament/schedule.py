@@ -128,6 +128,46 @@ class _State:
         return True
 
 
+def _shift_order(key_of: list[tuple[int, int]], keys: int, configs: int, nodes: int = 4000) -> list[int] | None:
+    """A depth-first search for an order of the n shifts keeping every prefix balanced (bounded by `nodes`)."""
+    n = len(key_of)
+    counts = [[0] * keys for _ in range(configs)]
+    order: list[int] = []
+    used = [False] * n
+    visited = 0
+
+    def move(shift: int, step: int) -> None:
+        for e in range(configs):
+            for key in key_of[(e + shift) % n]:
+                counts[e][key] += step
+
+    def fair() -> bool:
+        return all(max(c[key] for c in counts) - min(c[key] for c in counts) <= 1 for key in range(keys))
+
+    def search() -> bool:
+        nonlocal visited
+        if len(order) == n:
+            return True
+        visited += 1
+        if visited > nodes:
+            return False
+        for shift in range(n):
+            if used[shift]:
+                continue
+            move(shift, 1)
+            if fair():
+                used[shift] = True
+                order.append(shift)
+                if search():
+                    return True
+                order.pop()
+                used[shift] = False
+            move(shift, -1)
+        return False
+
+    return order if search() else None
+
+
 def block_order(
     slots: Sequence[Role], configs: int, seed: int, *, attempts: int = 100
 ) -> tuple[list[Role], list[int]] | None:
@@ -141,48 +181,11 @@ def block_order(
     key_of = [(role_keys.index(r), len(role_keys) + side_keys.index(side_of(r))) for r in slots]
     keys = len(role_keys) + len(side_keys)
     for attempt in range(attempts):
-        rng = random.Random(f"{seed}:{attempt}")
         arrangement = list(range(n))
         if attempt:
-            rng.shuffle(arrangement)
-        counts = [[0] * keys for _ in range(configs)]
-        order: list[int] = []
-        used = [False] * n
-        nodes = [0]
-
-        def fits(shift: int, arr: list[int] = arrangement, cnt: list[list[int]] = counts) -> bool:
-            for e in range(configs):
-                for key in key_of[arr[(e + shift) % n]]:
-                    cnt[e][key] += 1
-            ok = all(max(c[key] for c in cnt) - min(c[key] for c in cnt) <= 1 for key in range(keys))
-            if not ok:
-                undo(shift, arr, cnt)
-            return ok
-
-        def undo(shift: int, arr: list[int] = arrangement, cnt: list[list[int]] = counts) -> None:
-            for e in range(configs):
-                for key in key_of[arr[(e + shift) % n]]:
-                    cnt[e][key] -= 1
-
-        def search() -> bool:
-            if len(order) == n:
-                return True
-            nodes[0] += 1
-            if nodes[0] > 4000:
-                return False
-            for shift in range(n):
-                if used[shift] or not fits(shift):
-                    continue
-                used[shift] = True
-                order.append(shift)
-                if search():
-                    return True
-                order.pop()
-                used[shift] = False
-                undo(shift)
-            return False
-
-        if search():
+            random.Random(f"{seed}:{attempt}").shuffle(arrangement)
+        order = _shift_order([key_of[i] for i in arrangement], keys, configs)
+        if order is not None:
             return [slots[i] for i in arrangement], order
     return None
 
@@ -301,16 +304,16 @@ def make_schedule(
             picked = (rows, roles_for(game, 0, rows), seats_for(game, rows))
             play(*picked, step=1)
             chosen.append(picked)
-    plans: list[GamePlan] = []
+    out: list[GamePlan] = []
     for game, (rows, role_of, seat_of) in enumerate(chosen):
         seat_labels = [filler] * n
         seat_roles = [Role.CIVILIAN] * n
-        for row, entry in enumerate(rows):
+        for row, held in enumerate(rows):
             seat_roles[seat_of[row]] = slots[role_of[row]]
-            if entry is not None:
-                seat_labels[seat_of[row]] = labels[entry]
-        plans.append(GamePlan(game, seed + game, tuple(seat_labels), tuple(seat_roles)))
-    return plans
+            if held is not None:
+                seat_labels[seat_of[row]] = labels[held]
+        out.append(GamePlan(game, seed + game, tuple(seat_labels), tuple(seat_roles)))
+    return out
 
 
 def balance(plans: Sequence[GamePlan], labels: Sequence[str]) -> dict[str, Counter[str]]:
