@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing
+import os
 import queue
 import signal
 import threading
@@ -33,7 +34,7 @@ class Executor(Protocol):
 
 
 class _Queue(Protocol):
-    def get(self) -> Any: ...
+    def get(self, block: bool = True, timeout: float | None = None) -> Any: ...
 
     def put(self, item: Any) -> None: ...
 
@@ -49,14 +50,28 @@ async def _one(task: GameTask, results: _Queue, slots: asyncio.Semaphore) -> Non
     results.put(("done", result))
 
 
-async def serve(tasks: _Queue, results: _Queue, slots: int) -> None:
+def _next(tasks: _Queue, parent: int | None) -> GameTask | None:
+    """The next task (None: stop). A worker whose driver died exits at once, as if killed with it: it never outlives
+    a killed run, and its unfinished games stay resumable."""
+    for _ in range(1_000_000_000):  # bounded only by the run's length; each round waits a second
+        try:
+            task: GameTask | None = tasks.get(timeout=1.0)
+            return task
+        except queue.Empty:
+            if parent is not None and os.getppid() != parent:
+                os._exit(3)
+    return None
+
+
+async def serve(tasks: _Queue, results: _Queue, slots: int, watch_parent: bool = False) -> None:
     """Take tasks until a None arrives, playing up to `slots` games at once on this loop."""
     free = asyncio.Semaphore(slots)
     loop = asyncio.get_running_loop()
+    parent = os.getppid() if watch_parent else None
     running: set[asyncio.Task[None]] = set()
     while True:
         await free.acquire()
-        task: GameTask | None = await loop.run_in_executor(None, tasks.get)
+        task: GameTask | None = await loop.run_in_executor(None, _next, tasks, parent)
         if task is None:
             break
         results.put(("started", task.index))
@@ -69,7 +84,7 @@ async def serve(tasks: _Queue, results: _Queue, slots: int) -> None:
 
 def _worker(tasks: _Queue, results: _Queue, slots: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
-    asyncio.run(serve(tasks, results, slots))
+    asyncio.run(serve(tasks, results, slots, watch_parent=True))
 
 
 class LocalExecutor:

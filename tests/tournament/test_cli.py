@@ -81,7 +81,8 @@ POOL = '[[pool]]\nlabel = "a"\nagent = "bot:heuristic"\n[[pool]]\nlabel = "b"\na
 @pytest.mark.parametrize(
     ("body", "args", "expected"),
     [
-        ('games = 4\n[[pool]]\nlabel = "a"\nagent = "no-such-agent"\n', [], "pool[0].agent: unknown agent 'no-such-agent'"),
+        ('games = 4\n[[pool]]\nlabel = "a"\nagent = "no-such-agent"\n', [],
+         "pool[0].agent: unknown agent 'no-such-agent'"),
         ('games = 4\n[[pool]]\nlabel = "a"\nagent = "bot:random"\n[[pool]]\nlabel = "a"\nagent = "bot:heuristic"\n',
          [], "pool[1].label: duplicate label 'a'"),
         ("games = 0\n" + POOL, [], "games: Input should be greater than 0"),
