@@ -9,6 +9,7 @@ finish reason, any refusal, the model name the server reported, usage and latenc
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import time
@@ -20,6 +21,7 @@ from openai.types.chat import ChatCompletion
 
 from arena.llm.limits import limiter_for
 from arena.llm.modes import Completion, Mode
+from arena.llm.pool import http_client
 from arena.llm.retry import RetryPolicy, call_with_retries
 from arena.llm.usage import Usage
 
@@ -102,7 +104,7 @@ class ClientSettings:
     requests_per_minute: float | None = None
 
 
-_PoolKey = tuple[str | None, str | None, float]
+_PoolKey = tuple[str | None, str | None, float, int]
 
 
 class _SharedClients:
@@ -113,7 +115,7 @@ class _SharedClients:
         self._clients: dict[_PoolKey, tuple[openai.AsyncOpenAI, int]] = {}
 
     def acquire(self, s: ClientSettings) -> openai.AsyncOpenAI:
-        key = (s.base_url, s.api_key, s.timeout_s)
+        key = (s.base_url, s.api_key, s.timeout_s, _loop_id())  # a pool belongs to one event loop
         client, users = self._clients.get(key) or (None, 0)
         if client is None:
             client = openai.AsyncOpenAI(
@@ -121,6 +123,7 @@ class _SharedClients:
                 base_url=s.base_url,  # None: the SDK reads OPENAI_BASE_URL
                 timeout=s.timeout_s,
                 max_retries=0,  # the one retry layer is ours (retry.py)
+                http_client=http_client(s.timeout_s),  # None: the SDK's pool; aiohttp's in a tournament (pool.py)
             )
         self._clients[key] = (client, users + 1)
         return client
@@ -133,6 +136,14 @@ class _SharedClients:
                     return
                 del self._clients[key]
         await client.close()
+
+
+def _loop_id() -> int:
+    """The running loop's id (0 outside one): Dask runs one game per task, each on its own loop in a thread."""
+    try:
+        return id(asyncio.get_running_loop())
+    except RuntimeError:
+        return 0
 
 
 _SHARED = _SharedClients()

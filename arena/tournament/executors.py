@@ -20,6 +20,7 @@ import threading
 import traceback
 from typing import Any, Protocol
 
+from arena.llm.pool import use_aiohttp
 from arena.tournament.play import GameResult, GameTask, play_task
 
 Message = tuple[str, Any]
@@ -65,6 +66,7 @@ def _next(tasks: _Queue, parent: int | None) -> GameTask | None:
 
 async def serve(tasks: _Queue, results: _Queue, slots: int, watch_parent: bool = False) -> None:
     """Take tasks until a None arrives, playing up to `slots` games at once on this loop."""
+    use_aiohttp()  # one pool per provider for many games: aiohttp's, whose work per request does not grow with it
     free = asyncio.Semaphore(slots)
     loop = asyncio.get_running_loop()
     parent = os.getppid() if watch_parent else None
@@ -84,6 +86,8 @@ async def serve(tasks: _Queue, results: _Queue, slots: int, watch_parent: bool =
 
 def _worker(tasks: _Queue, results: _Queue, slots: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
+    with contextlib.suppress(ImportError):  # the LLM stack's import (a second or so) before the first game, not in it
+        import arena.players.llm  # noqa: F401
     asyncio.run(serve(tasks, results, slots, watch_parent=True))
 
 

@@ -53,6 +53,7 @@ class GameResult:
     resumed: bool = False
     skipped: bool = False  # already complete on disk
     text: str | None = None  # the transcript, when it streams back
+    batches: int = 0  # rounds of requests played here (one round waits for its slowest seat): the critical path
 
     @property
     def cost_usd(self) -> float:
@@ -143,6 +144,7 @@ async def play_task(task: GameTask) -> GameResult:
         total=asdict(total),
         resumed=resumed,
         text=text,
+        batches=stats.batches,
     )
 
 

@@ -1,0 +1,44 @@
+"""The HTTP connection pool under every `AsyncOpenAI` of a process that runs many games at once.
+
+The SDK's default pool (httpx's httpcore) walks every pooled connection, checking whether its socket is readable,
+each time a request is queued or a response finished. One keep-alive client per provider per process (which
+`client.py` keeps) means one pool with a connection per concurrent request: 64 games of 10 seats hold hundreds, and
+the walk became 44 % of the client's CPU, so the games were CPU-bound long before the latency bound. aiohttp's
+connector keeps idle connections in a per-host queue (constant work per request); the SDK ships it as
+`DefaultAioHttpClient` (extra `openai[aiohttp]`). A tournament worker switches it on with `use_aiohttp()`; a single
+game (`arena play`) keeps the SDK default, as do the recorded-cassette tests.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_ENABLED = False
+MAX_CONNECTIONS = 4096  # per client (one per provider per process); a full vote round of 64 games is 640
+
+
+def use_aiohttp(enabled: bool = True) -> bool:
+    """Use aiohttp's pool for the clients created from now on, if it is installed; True if it will be used."""
+    global _ENABLED
+    _ENABLED = enabled and available()
+    return _ENABLED
+
+
+def available() -> bool:
+    try:
+        import aiohttp  # noqa: F401
+        from openai import DefaultAioHttpClient  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def http_client(timeout_s: float) -> Any | None:
+    """The `http_client` for a new AsyncOpenAI: aiohttp's when switched on, else None (the SDK's default)."""
+    if not _ENABLED:
+        return None
+    import httpx2
+    from openai import DefaultAioHttpClient
+
+    limits = httpx2.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS)
+    return DefaultAioHttpClient(timeout=timeout_s, limits=limits)
