@@ -68,7 +68,7 @@ def register(app: typer.Typer) -> None:
         ] = False,
         calibration_games: Annotated[
             int, typer.Option(help="Calibration games against a private local stand-in for the estimate.", min=1)
-        ] = 1,
+        ] = 3,
         agents_dir: Annotated[Path, typer.Option(help="Where agent definitions live.")] = Path("agents"),
         no_progress: Annotated[bool, typer.Option("--no-progress", help="No live progress; a summary at the end.")] = (
             False
@@ -108,7 +108,7 @@ def register(app: typer.Typer) -> None:
             from arena.tournament.cost import estimate as scale
 
             try:
-                per_seat = calibrate(t, calibration_games)
+                per_seat = calibrate(t, calibration_games, plans=plans)
             except Exception as exc:  # a prompt set that does not load, etc.: one line
                 fail(f"cost calibration failed: {type(exc).__name__}: {exc}")
             estimate = scale(t, plans, per_seat, calibration_games)

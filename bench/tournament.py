@@ -154,13 +154,20 @@ def cost_check(folder: Path, base_url: str, games: int, calibration: int, proces
     spec = _tournament(folder, base_url, games, seed=7)
     t = load_tournament(spec, folder / "agents")
     plans = make_schedule([c.label for c in t.configs], t.filler.label, t.rules, games, t.file.seed)
-    guess = estimate(t, plans, calibrate(t, calibration, seed=1000), calibration)
+    guess = estimate(t, plans, calibrate(t, calibration, plans=plans), calibration)
     specs = {c.label: c.spec for c in [*t.configs, t.filler]}
     count = max(1, min(processes, games))
     options = RunOptions(out=folder / "cost", jobs=games, progress=False)
     state = run_tournament(t, plans, specs, lambda: LocalExecutor(count, math.ceil(games / count)), options)
     measured = state.spent
+    done = [r for r in state.results.values() if r.status == "complete"]
     return {
+        "estimate_prompt": round(guess.total.prompt_tokens),
+        "measured_prompt": sum(int(r.total.get("prompt_tokens", 0)) for r in done),
+        "estimate_cached": round(guess.total.cached_tokens),
+        "measured_cached": sum(int(r.total.get("cached_tokens", 0)) for r in done),
+        "estimate_calls": round(guess.total.calls),
+        "measured_calls": sum(int(r.total.get("calls", 0)) for r in done),
         "games": games,
         "calibration_games": calibration,
         "estimate_usd": round(guess.total.usd, 4),
@@ -207,6 +214,9 @@ def main() -> None:
     if cost is not None:
         print(f"cost: estimate ${cost['estimate_usd']:.4f} from {cost['calibration_games']} calibration games, "
               f"measured ${cost['measured_usd']:.4f} over {cost['games']} games: estimate/measured = {cost['ratio']}")
+        for name in ("calls", "prompt", "cached"):
+            guess, got = cost[f"estimate_{name}"], cost[f"measured_{name}"]
+            print(f"  {name}: estimate {guess:,.0f}, measured {got:,.0f} ({guess / got if got else 0:.3f})")
 
 
 if __name__ == "__main__":

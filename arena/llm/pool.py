@@ -6,12 +6,14 @@ each time a request is queued or a response finished. One keep-alive client per 
 the walk became 44 % of the client's CPU, so the games were CPU-bound long before the latency bound. aiohttp's
 connector keeps idle connections in a per-host queue (constant work per request); the SDK ships it as
 `DefaultAioHttpClient` (extra `openai[aiohttp]`). A tournament worker switches it on for its event loop with
-`use_aiohttp()`; a single game (`arena play`) keeps the SDK default, as do the recorded-cassette tests.
+`use_aiohttp()` (ARENA_HTTP_POOL=httpx keeps the SDK's pool, for a comparison); a single game (`arena play`) keeps
+the SDK default, as do the recorded-cassette tests.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import weakref
 from typing import Any
 
@@ -22,7 +24,7 @@ MAX_CONNECTIONS = 4096  # per client (one per provider per process); a full vote
 def use_aiohttp(enabled: bool = True) -> bool:
     """Use aiohttp's pool for the clients the running loop creates from now on, if it is installed; True if so."""
     loop = asyncio.get_running_loop()
-    if enabled and available():
+    if enabled and available() and os.environ.get("ARENA_HTTP_POOL", "aiohttp") != "httpx":  # httpx: for comparison
         _ENABLED.add(loop)
         return True
     _ENABLED.discard(loop)

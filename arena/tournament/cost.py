@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from arena.agents import AgentSpec
-from arena.engine import Game
+from arena.engine import Game, Role
 from arena.llm.usage import Prices, Usage
 from arena.orchestrator import run_game
 from arena.players.base import Player
@@ -26,6 +26,8 @@ from arena.players.factory import build_player
 from arena.tournament.model import Config, Tournament
 from arena.tournament.schedule import GamePlan
 from arena.transcript import SeatTotals, TranscriptWriter, make_header
+
+CALIBRATION_SEED = 1_000_003  # offset from the tournament's seeds: a calibration game never replays a scheduled one
 
 
 @dataclass
@@ -75,7 +77,9 @@ def _costed(configs: Sequence[Config]) -> list[Config]:
     return [c for c in configs if c.spec.kind == "llm"]
 
 
-async def _calibrate_once(t: Tournament, llm: list[Config], base_url: str, seed: int) -> list[tuple[str, Usage, int]]:
+async def _calibrate_once(
+    t: Tournament, llm: list[Config], base_url: str, seed: int, roles: Sequence[Role] | None
+) -> list[tuple[str, Usage, int]]:
     """One game with the LLM configurations round-robin over the seats; (label, usage, calls) per seat."""
     rules = t.rules
     labels = {seat: llm[(seat - 1 + seed) % len(llm)].label for seat in range(1, rules.players + 1)}
@@ -87,8 +91,9 @@ async def _calibrate_once(t: Tournament, llm: list[Config], base_url: str, seed:
         specs_used[seat] = spec
         players[seat] = build_player(spec, seat, seed=seed, rules=rules, lang=t.file.lang)
     writer = TranscriptWriter.to_stream(io.StringIO(), make_header(rules, seed, specs_used))  # counts the calls' usage
+    game = Game(rules, seed, roles=list(roles) if roles is not None else None)
     try:
-        await run_game(Game(rules, seed), players, writer, timeout_s=t.file.timeout_s, max_reasks=t.file.max_reasks)
+        await run_game(game, players, writer, timeout_s=t.file.timeout_s, max_reasks=t.file.max_reasks)
     finally:
         for player in players.values():
             await player.close()
@@ -99,8 +104,12 @@ async def _calibrate_once(t: Tournament, llm: list[Config], base_url: str, seed:
     return out
 
 
-def calibrate(t: Tournament, games: int = 1, seed: int | None = None) -> dict[str, Figures]:
-    """Per seat-game figures of every LLM configuration (filler included), from games against a private stand-in."""
+def calibrate(
+    t: Tournament, games: int = 1, seed: int | None = None, plans: Sequence[GamePlan] = ()
+) -> dict[str, Figures]:
+    """Per seat-game figures of every LLM configuration (filler included), from games against a private stand-in.
+    With `plans`, calibration game i is dealt the roles of the schedule's game i (with another seed), so the
+    calibration sees the tournament's seatings."""
     llm = _costed([*t.configs, t.filler])
     if not llm:
         return {}
@@ -109,9 +118,9 @@ def calibrate(t: Tournament, games: int = 1, seed: int | None = None) -> dict[st
     samples: dict[str, list[tuple[Usage, int]]] = defaultdict(list)
     with FakeServer() as server:
         for number in range(games):
-            for label, usage, calls in asyncio.run(
-                _calibrate_once(t, llm, server.base_url, (seed if seed is not None else t.file.seed) + number)
-            ):
+            roles = plans[number % len(plans)].roles if plans else None
+            first = seed if seed is not None else t.file.seed + CALIBRATION_SEED
+            for label, usage, calls in asyncio.run(_calibrate_once(t, llm, server.base_url, first + number, roles)):
                 samples[label].append((usage, calls))
     out: dict[str, Figures] = {}
     for config in llm:
