@@ -144,6 +144,17 @@ def _shift_order(key_of: list[tuple[int, int]], keys: int, configs: int, nodes: 
     def fair() -> bool:
         return all(max(c[key] for c in counts) - min(c[key] for c in counts) <= 1 for key in range(keys))
 
+    share = [sum(key in keys_of for keys_of in key_of) / n for key in range(keys)]
+
+    def drift(shift: int) -> float:
+        """How far the counts stray from the fair share after `shift`: the search tries the closest first, so a
+        short tournament already mixes sides and roles (not ten red games, then the black ones)."""
+        move(shift, 1)
+        played = len(order) + 1
+        total = sum((c[key] - played * share[key]) ** 2 for c in counts for key in range(keys))
+        move(shift, -1)
+        return total
+
     def search() -> bool:
         nonlocal visited
         if len(order) == n:
@@ -151,9 +162,7 @@ def _shift_order(key_of: list[tuple[int, int]], keys: int, configs: int, nodes: 
         visited += 1
         if visited > nodes:
             return False
-        for shift in range(n):
-            if used[shift]:
-                continue
+        for shift in sorted((s for s in range(n) if not used[s]), key=drift):
             move(shift, 1)
             if fair():
                 used[shift] = True

@@ -66,3 +66,20 @@ def test_assignment_finds_the_cheapest_permutation() -> None:
     picked = assign(cost)
     assert sorted(picked) == [0, 1, 2]
     assert sum(cost[r][c] for r, c in enumerate(picked)) == 5.0  # 1 + 2 + 2
+
+
+@pytest.mark.parametrize("preset", ["fiim", "edge"])
+@pytest.mark.parametrize("pool", [2, 5, 10])
+def test_a_short_tournament_already_mixes_the_sides(preset: str, pool: int) -> None:
+    rules = load_rules(preset)
+    share: dict[str, float] = {}
+    for role, count in rules.roles.items():
+        side = "black" if role in (Role.MAFIA, Role.DON) else ("maniac" if role is Role.MANIAC else "red")
+        share[side] = share.get(side, 0.0) + count / rules.players
+    labels = [f"c{i}" for i in range(pool)]
+    plans = make_schedule(labels, "filler", rules, 2 * rules.players, 1)
+    for prefix in range(1, len(plans) + 1):  # no run of red games first and black games last
+        counts = balance(plans[:prefix], labels)
+        for label in labels:
+            for side, fair in share.items():
+                assert abs(counts[label][f"side:{side}"] - prefix * fair) <= 1.5, (prefix, label, side)
