@@ -49,17 +49,18 @@ def test_a_429_halves_the_window_and_successes_restore_it() -> None:
 
 
 def test_requests_per_minute_spaces_the_starts() -> None:
-    async def scenario() -> list[float]:
+    async def scenario() -> tuple[float, float, float, float]:
         limiter = ProviderLimiter(requests_per_minute=6000)  # one start per 10 ms
-        starts: list[float] = []
 
         async def call() -> None:
             async with limiter.slot():
-                starts.append(time.monotonic())
+                pass
 
+        before = time.monotonic()
         await asyncio.gather(*(call() for _ in range(4)))
-        return starts
+        return before, time.monotonic(), limiter.next_start, limiter.interval
 
-    starts = asyncio.run(scenario())
-    gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
-    assert len(gaps) == 3 and all(gap >= 0.0099 for gap in gaps)  # a lower bound: sleeps never end early
+    before, after, next_start, interval = asyncio.run(scenario())
+    assert interval == 0.01
+    assert next_start >= before + 4 * interval  # four starts reserved one interval apart
+    assert after - before >= 3 * interval  # the fourth waited for its turn (a lower bound: sleeps never end early)
