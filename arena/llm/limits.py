@@ -20,10 +20,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
-import openai
-
-from arena.llm.retry import retry_after_seconds
-
 DEFAULT_PAUSE_S = 1.0  # a 429 without Retry-After pauses the provider this long
 MAX_PAUSE_S = 30.0
 
@@ -107,14 +103,31 @@ class ProviderLimiter:
         await self._acquire()
         try:
             yield
-        except openai.RateLimitError as exc:
-            headers = dict(exc.response.headers) if getattr(exc, "response", None) is not None else None
-            self.throttle(retry_after_seconds(headers))
+        except Exception as exc:
+            if getattr(exc, "status_code", None) == 429:  # openai.RateLimitError, without importing the SDK here
+                response = getattr(exc, "response", None)
+                headers = dict(response.headers) if response is not None else None
+                self.throttle(retry_after(headers))
             raise
         else:
             self._success()
         finally:
             await self._release()
+
+
+_SHARE = 1.0  # this process's share of each provider's limits (a pool of P worker processes: 1/P each)
+
+
+def retry_after(headers: dict[str, str] | None) -> float | None:
+    from arena.llm.retry import retry_after_seconds  # imports the SDK: only once a 429 has arrived
+
+    return retry_after_seconds(headers)
+
+
+def set_process_share(fraction: float) -> None:
+    """Give this process `fraction` of every provider's limits (a tournament worker among P: 1/P)."""
+    global _SHARE
+    _SHARE = min(max(fraction, 0.0), 1.0) or 1.0
 
 
 _REGISTRY: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, ProviderLimiter]] = (
@@ -127,6 +140,10 @@ def limiter_for(
 ) -> ProviderLimiter:
     """The running loop's limiter for provider `key` (its endpoint); the first caller's limits set it up, and a
     later caller with tighter limits tightens it."""
+    if max_concurrent:
+        max_concurrent = max(1, math.floor(max_concurrent * _SHARE))
+    if requests_per_minute:
+        requests_per_minute = requests_per_minute * _SHARE
     loop = asyncio.get_running_loop()
     by_key = _REGISTRY.setdefault(loop, {})
     limiter = by_key.get(key)

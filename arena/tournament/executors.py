@@ -20,6 +20,7 @@ import threading
 import traceback
 from typing import Any, Protocol
 
+from arena.llm.limits import set_process_share
 from arena.llm.pool import use_aiohttp
 from arena.tournament.play import GameResult, GameTask, play_task
 
@@ -84,8 +85,9 @@ async def serve(tasks: _Queue, results: _Queue, slots: int, watch_parent: bool =
         await asyncio.gather(*running)
 
 
-def _worker(tasks: _Queue, results: _Queue, slots: int) -> None:
+def _worker(tasks: _Queue, results: _Queue, slots: int, processes: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
+    set_process_share(1 / processes)  # the providers' limits hold for the whole pool, not per process
     with contextlib.suppress(ImportError):  # the LLM stack's import (a second or so) before the first game, not in it
         import arena.players.llm  # noqa: F401
     asyncio.run(serve(tasks, results, slots, watch_parent=True))
@@ -108,7 +110,7 @@ class LocalExecutor:
         self.tasks = context.Queue()
         self.results = context.Queue()
         for _ in range(processes):
-            process = context.Process(target=_worker, args=(self.tasks, self.results, slots), daemon=True)
+            process = context.Process(target=_worker, args=(self.tasks, self.results, slots, processes), daemon=True)
             process.start()
             self.workers.append(process)
 
