@@ -108,7 +108,7 @@ def register(app: typer.Typer) -> None:
             from arena.tournament.cost import estimate as scale
 
             try:
-                per_seat = calibrate(t, calibration_games, plans=plans)
+                per_seat = calibrate(t, plans, calibration_games)
             except Exception as exc:  # a prompt set that does not load, etc.: one line
                 fail(f"cost calibration failed: {type(exc).__name__}: {exc}")
             estimate = scale(t, plans, per_seat, calibration_games)

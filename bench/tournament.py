@@ -154,7 +154,7 @@ def cost_check(folder: Path, base_url: str, games: int, calibration: int, proces
     spec = _tournament(folder, base_url, games, seed=7)
     t = load_tournament(spec, folder / "agents")
     plans = make_schedule([c.label for c in t.configs], t.filler.label, t.rules, games, t.file.seed)
-    guess = estimate(t, plans, calibrate(t, calibration, plans=plans), calibration)
+    guess = estimate(t, plans, calibrate(t, plans, calibration), calibration)
     specs = {c.label: c.spec for c in [*t.configs, t.filler]}
     count = max(1, min(processes, games))
     options = RunOptions(out=folder / "cost", jobs=games, progress=False)

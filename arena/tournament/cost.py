@@ -2,9 +2,10 @@
 per configuration and in total.
 
 The figures per seat-game come from calibration games played against a private local stand-in server
-(`arena/llm/fakeserver.py`, started here on 127.0.0.1 and stopped after): every LLM configuration plays some seats
-with its own prompt set, persona, language and structured mode, so its prompts are the real ones and only the
-answers are the stand-in's. No request reaches the configured servers. The per-seat-game averages are then
+(`arena/llm/fakeserver.py`, started here on 127.0.0.1 and stopped after): the schedule's first seatings (more if a
+configuration has not sat yet), every seat played as in the tournament, each LLM configuration with its own prompt
+set, persona, language and structured mode, so its prompts are the real ones and only the answers are the
+stand-in's. No request reaches the configured servers. The per-seat-game averages are then
 multiplied by the seats each configuration holds in the schedule and priced with the agent's per-million prices.
 Bots cost nothing; LangChain configurations are not estimated (shown as such).
 """
@@ -18,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from arena.agents import AgentSpec
-from arena.engine import Game, Role
+from arena.engine import Game
 from arena.llm.usage import Prices, Usage
 from arena.orchestrator import run_game
 from arena.players.base import Player
@@ -77,39 +78,56 @@ def _costed(configs: Sequence[Config]) -> list[Config]:
     return [c for c in configs if c.spec.kind == "llm"]
 
 
-async def _calibrate_once(
-    t: Tournament, llm: list[Config], base_url: str, seed: int, roles: Sequence[Role] | None
-) -> list[tuple[str, Usage, int]]:
-    """One game with the LLM configurations round-robin over the seats; (label, usage, calls) per seat."""
+def _private(spec: AgentSpec, base_url: str) -> AgentSpec:
+    """`spec` pointed at the private stand-in: an LLM seat keeps its prompts and mode; a LangChain seat (not
+    estimated) is replaced by a random bot so the game can be played."""
+    if spec.kind == "langchain":
+        return AgentSpec(name=spec.name, kind="bot", bot="random")
+    if spec.kind != "llm":
+        return spec
+    private = {"base_url": base_url, "api_key_env": None, "max_concurrent_requests": None}
+    return spec.model_copy(update={**private, "requests_per_minute": None})
+
+
+async def _calibrate_once(t: Tournament, plan: GamePlan, base_url: str, seed: int) -> list[tuple[str, Usage, int]]:
+    """One scheduled seating (labels and roles) played against the stand-in; (label, usage, calls) per seat."""
     rules = t.rules
-    labels = {seat: llm[(seat - 1 + seed) % len(llm)].label for seat in range(1, rules.players + 1)}
-    players: dict[int, Player] = {}
-    specs_used: dict[int, AgentSpec] = {}
-    for seat, label in labels.items():
-        private = {"base_url": base_url, "api_key_env": None, "max_concurrent_requests": None}
-        spec = t.config(label).spec.model_copy(update={**private, "requests_per_minute": None})
-        specs_used[seat] = spec
-        players[seat] = build_player(spec, seat, seed=seed, rules=rules, lang=t.file.lang)
-    writer = TranscriptWriter.to_stream(io.StringIO(), make_header(rules, seed, specs_used))  # counts the calls' usage
-    game = Game(rules, seed, roles=list(roles) if roles is not None else None)
+    specs = {seat: _private(t.config(label).spec, base_url) for seat, label in enumerate(plan.labels, start=1)}
+    players: dict[int, Player] = {
+        seat: build_player(spec, seat, seed=seed, rules=rules, lang=t.file.lang) for seat, spec in specs.items()
+    }
+    writer = TranscriptWriter.to_stream(io.StringIO(), make_header(rules, seed, specs))  # it sums the calls' usage
     try:
-        await run_game(game, players, writer, timeout_s=t.file.timeout_s, max_reasks=t.file.max_reasks)
+        await run_game(Game(rules, seed, roles=list(plan.roles)), players, writer, timeout_s=t.file.timeout_s,
+                       max_reasks=t.file.max_reasks)  # fmt: skip
     finally:
         for player in players.values():
             await player.close()
     out = []
-    for seat, label in labels.items():
-        got = writer.totals.get(seat, SeatTotals())
-        out.append((label, Usage(got.prompt_tokens, got.completion_tokens, got.cached_tokens), got.calls))
+    for seat, label in enumerate(plan.labels, start=1):
+        if specs[seat].kind == "llm":
+            got = writer.totals.get(seat, SeatTotals())
+            out.append((label, Usage(got.prompt_tokens, got.completion_tokens, got.cached_tokens), got.calls))
     return out
 
 
-def calibrate(
-    t: Tournament, games: int = 1, seed: int | None = None, plans: Sequence[GamePlan] = ()
-) -> dict[str, Figures]:
-    """Per seat-game figures of every LLM configuration (filler included), from games against a private stand-in.
-    With `plans`, calibration game i is dealt the roles of the schedule's game i (with another seed), so the
-    calibration sees the tournament's seatings."""
+def calibration_plans(t: Tournament, plans: Sequence[GamePlan], games: int) -> list[GamePlan]:
+    """The schedule's first `games` seatings, and more until every LLM configuration has sat at least once."""
+    llm = {c.label for c in _costed([*t.configs, t.filler])}
+    chosen: list[GamePlan] = []
+    seen: set[str] = set()
+    for plan in plans:
+        if len(chosen) >= games and llm <= seen:
+            break
+        if len(chosen) < games or not set(plan.labels) <= seen:
+            chosen.append(plan)
+            seen.update(plan.labels)
+    return chosen
+
+
+def calibrate(t: Tournament, plans: Sequence[GamePlan], games: int = 3) -> dict[str, Figures]:
+    """Per seat-game figures of every LLM configuration (filler included), from the schedule's first seatings played
+    against a private stand-in (with other seeds than the tournament's, so bots play other games)."""
     llm = _costed([*t.configs, t.filler])
     if not llm:
         return {}
@@ -117,10 +135,10 @@ def calibrate(
 
     samples: dict[str, list[tuple[Usage, int]]] = defaultdict(list)
     with FakeServer() as server:
-        for number in range(games):
-            roles = plans[number % len(plans)].roles if plans else None
-            first = seed if seed is not None else t.file.seed + CALIBRATION_SEED
-            for label, usage, calls in asyncio.run(_calibrate_once(t, llm, server.base_url, first + number, roles)):
+        for plan in calibration_plans(t, plans, games):
+            for label, usage, calls in asyncio.run(
+                _calibrate_once(t, plan, server.base_url, plan.seed + CALIBRATION_SEED)
+            ):
                 samples[label].append((usage, calls))
     out: dict[str, Figures] = {}
     for config in llm:
