@@ -59,6 +59,9 @@ class AgentSpec(BaseModel):
     )
     prompt_cache_key: bool = Field(False, exclude_if=lambda value: not value)  # send one per seat (OpenAI)
     langchain_factory: str | None = None  # "package.module:function" returning a BaseChatModel
+    # per-provider limits, shared by every seat of every game in a process (arena/llm/limits.py); unset: no limit
+    max_concurrent_requests: int | None = Field(None, ge=1, exclude_if=lambda value: value is None)
+    requests_per_minute: float | None = Field(None, gt=0, exclude_if=lambda value: value is None)
     # filled before the game by `arena.llm.preflight`: the model name the server reports; left out of files when unset
     reported_model: str | None = Field(None, exclude_if=lambda value: value is None)
 

@@ -27,6 +27,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("agents", "cli_agents", "List the agents a seat can name, with where each was found (the first folder wins)."),
     ("stand-in", "cli_standin", "Serve the local OpenAI-compatible stand-in on 127.0.0.1 until interrupted (Ctrl-C)."),
     ("serve", "cli_serve", "Serve tables in the browser: each human seat gets a secret link; bots and models play the other seats."),  # noqa: E501
+    ("tournament", "cli_tournament", "Play a tournament of configurations, balanced by side, role and seat; resumable; with a cost cap."),  # noqa: E501
     ("report", "cli_report", "Write report.md, report.html (self-contained) and games/seats/days/decisions CSVs for a folder."),  # noqa: E501
 )
 # fmt: on

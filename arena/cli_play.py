@@ -42,6 +42,7 @@ from arena.players.bot_lines import LinesError
 from arena.players.factory import PlayerBuildError, build_player
 from arena.players.human import HumanPlayer, InputClosed
 from arena.transcript import (
+    SeatTotals,
     Transcript,
     TranscriptError,
     TranscriptWriter,
@@ -297,7 +298,22 @@ def _report(game: Game, stats: RunStats, path: Path | None, console: Console, qu
                 console.print(Text(line, style="yellow"))
         result = "a draw" if game.winner == "draw" else f"{game.winner} wins"
         console.print(Text(f"{result} ({game.end_reason}) on day {game.day}", style="bold"))
+        if path is not None:
+            from arena.render.totals import totals_table
+
+            table = totals_table(_totals(path))  # None for a game without model calls
+            if table is not None:
+                console.print(table)
     typer.echo(f"transcript: {path}")
+
+
+def _totals(path: Path) -> dict[int, SeatTotals]:
+    """The game's model-call totals, as its end record carries them."""
+    try:
+        end = load(path).end
+    except TranscriptError:
+        return {}
+    return dict(end.totals) if end is not None else {}
 
 
 def register(app: typer.Typer) -> None:

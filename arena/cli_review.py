@@ -118,6 +118,7 @@ def show(
     """Print a game by day and night: speeches, nominations, vote tables, night results and the end."""
     review = open_review(file, force=force)
     viewer = check_seat(seat, review.game)
+    console = make_console()
     if review.label is not None:
         typer.echo(f"*** {review.label} ***")
     render(
@@ -130,9 +131,14 @@ def show(
         names=review.names,
         status=review.transcript.status,
         call_positions=review.call_positions,
-        console=make_console(),
+        console=console,
         models=review.models,
     )
+    from arena.render.totals import totals_table, transcript_totals
+
+    table = totals_table(transcript_totals(review.transcript), viewer)
+    if table is not None:
+        console.print(table)
 
 
 def export(

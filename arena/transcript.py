@@ -135,6 +135,40 @@ class SeatCounters:
         return self.cached_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
 
 
+@dataclass
+class SeatTotals:
+    """Model-call totals of one seat (or, summed, of the game): what the calls cost and how many failed."""
+
+    calls: int = 0
+    failed_calls: int = 0  # calls with an error (no answer, or an unusable one)
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    defaults: int = 0  # requests settled by the rule's default
+
+    def add_call(self, call: ModelCall) -> None:
+        self.calls += 1
+        self.failed_calls += call.error is not None and call.parsed is None
+        self.prompt_tokens += call.prompt_tokens
+        self.cached_tokens += call.cached_tokens
+        self.completion_tokens += call.completion_tokens
+        self.cost_usd += call.cost_usd
+
+    def add(self, other: SeatTotals) -> None:
+        for name in ("calls", "failed_calls", "prompt_tokens", "cached_tokens", "completion_tokens", "defaults"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.cost_usd += other.cost_usd
+
+
+def call_totals(calls: Iterable[ModelCall]) -> dict[int, SeatTotals]:
+    """Per-seat totals of recorded calls (resume starts from these; `arena show` reads them from old files)."""
+    out: dict[int, SeatTotals] = {}
+    for call in calls:
+        out.setdefault(call.seat, SeatTotals()).add_call(call)
+    return out
+
+
 class End(BaseModel):
     """The last line of a finished game."""
 
@@ -150,6 +184,9 @@ class End(BaseModel):
     finished_at: str = ""
     counters: dict[int, SeatCounters] = Field(default_factory=dict)
     error: str | None = None  # status aborted: what stopped the game
+    # model-call totals per seat and for the game; written when the game made model calls (bot games have none)
+    totals: dict[int, SeatTotals] = Field(default_factory=dict)
+    total: SeatTotals | None = None
 
 
 class Resume(BaseModel):
@@ -305,6 +342,7 @@ class TranscriptWriter:
         self._sign_key = sign_key
         self.last_hash = last_hash
         self.closed = False
+        self.totals: dict[int, SeatTotals] = {}  # model calls written so far, per seat
 
     @staticmethod
     def _signed(header: Header, sign_key: bytes | None) -> Header:
@@ -357,7 +395,7 @@ class TranscriptWriter:
         handle = path.open("a", encoding="utf-8", newline="\n")
         if transcript.unterminated:
             handle.write("\n")
-        return cls(
+        writer = cls(
             handle,
             path,
             transcript.header,
@@ -367,6 +405,8 @@ class TranscriptWriter:
             sign_key=sign_key,
             last_hash=transcript.last_hash,
         )
+        writer.totals = call_totals(transcript.calls)
+        return writer
 
     def _write(self, line: str, *, seal: bool = False) -> None:
         if self._chained:  # hash what a reader will parse, so both sides hash the same canonical form
@@ -391,6 +431,10 @@ class TranscriptWriter:
 
     def call(self, call: ModelCall) -> None:
         self._write(_line("call", call))
+        totals = self.totals.get(call.seat)
+        if totals is None:
+            totals = self.totals[call.seat] = SeatTotals()
+        totals.add_call(call)
 
     def resumed(self, seats: Mapping[int, AgentSpec]) -> None:
         """Mark where a resume starts appending, with the seats as they are played from here (redacted)."""
@@ -415,8 +459,23 @@ class TranscriptWriter:
             inputs=self.inputs_written,
             finished_at=self._clock(),
             counters=kept,
+            **self._totals_fields(counters),
         )
         self._write(_line("end", record), seal=True)
+
+    def _totals_fields(self, counters: Mapping[int, SeatCounters]) -> dict[str, Any]:
+        if not self.totals:
+            return {}
+        seats: dict[int, SeatTotals] = {}
+        total = SeatTotals()
+        for seat in sorted(set(self.totals) | set(counters)):
+            one = replace(self.totals.get(seat, SeatTotals()))
+            one.cost_usd = round(one.cost_usd, 8)
+            one.defaults = counters[seat].defaults if seat in counters else 0
+            seats[seat] = one
+            total.add(one)
+        total.cost_usd = round(total.cost_usd, 8)
+        return {"totals": seats, "total": total}
 
     def abort(self, error: str) -> None:
         """Close a game that an internal error stopped (an engine bug): it stays verifiable, not resumable."""

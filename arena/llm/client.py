@@ -9,6 +9,7 @@ finish reason, any refusal, the model name the server reported, usage and latenc
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import time
@@ -18,7 +19,9 @@ from typing import Any
 import openai
 from openai.types.chat import ChatCompletion
 
+from arena.llm.limits import limiter_for
 from arena.llm.modes import Completion, Mode
+from arena.llm.pool import http_client
 from arena.llm.retry import RetryPolicy, call_with_retries
 from arena.llm.usage import Usage
 
@@ -107,9 +110,11 @@ class ClientSettings:
     max_tokens_param: str = "max_tokens"  # OpenAI's newer models take max_completion_tokens
     extra_body: dict[str, Any] = field(default_factory=dict)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    max_concurrent: int | None = None  # per provider, shared by every game on the loop (limits.py)
+    requests_per_minute: float | None = None
 
 
-_PoolKey = tuple[str | None, str | None, float]
+_PoolKey = tuple[str | None, str | None, float, int]
 
 
 class _SharedClients:
@@ -120,7 +125,7 @@ class _SharedClients:
         self._clients: dict[_PoolKey, tuple[openai.AsyncOpenAI, int]] = {}
 
     def acquire(self, s: ClientSettings) -> openai.AsyncOpenAI:
-        key = (s.base_url, s.api_key, s.timeout_s)
+        key = (s.base_url, s.api_key, s.timeout_s, _loop_id())  # a pool belongs to one event loop
         client, users = self._clients.get(key) or (None, 0)
         if client is None:
             client = openai.AsyncOpenAI(
@@ -128,6 +133,7 @@ class _SharedClients:
                 base_url=s.base_url,  # None: the SDK reads OPENAI_BASE_URL
                 timeout=s.timeout_s,
                 max_retries=0,  # the one retry layer is ours (retry.py)
+                http_client=http_client(s.timeout_s),  # None: the SDK's pool; aiohttp's in a tournament (pool.py)
             )
         self._clients[key] = (client, users + 1)
         return client
@@ -140,6 +146,14 @@ class _SharedClients:
                     return
                 del self._clients[key]
         await client.close()
+
+
+def _loop_id() -> int:
+    """The running loop's id (0 outside one): Dask runs one game per task, each on its own loop in a thread."""
+    try:
+        return id(asyncio.get_running_loop())
+    except RuntimeError:
+        return 0
 
 
 _SHARED = _SharedClients()
@@ -201,8 +215,14 @@ class LLMClient:
             # call late in a game); the body here is plain JSON already. Auth, errors and parsing are the SDK's.
             return await self._client.post("/chat/completions", body=body, cast_to=ChatCompletion)
 
+        limiter = limiter_for(s.base_url or "openai", s.max_concurrent, s.requests_per_minute)
+
+        async def limited() -> ChatCompletion:  # the provider's shared limits: a 429 pauses every game's calls
+            async with limiter.slot():
+                return await attempt()
+
         try:
-            response = await call_with_retries(attempt, s.retry, on_failure)
+            response = await call_with_retries(limited, s.retry, on_failure)
         except (openai.OpenAIError, json.JSONDecodeError) as exc:
             text, status = describe_error(exc, s.api_key)
             latency = (time.perf_counter() - started[0]) * 1000

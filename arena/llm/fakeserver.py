@@ -223,8 +223,9 @@ class _State:
         self.model_suffix = model_suffix
         self.lock = threading.Lock()
         self.stats = ServerStats()
-        self.last_prompt: dict[str, list[tuple[str, ...]]] = {}
-        self.last_schema_first: dict[str, list[tuple[str, ...]]] = {}
+        # per conversation start, the latest prompts of the conversations that share it (concurrent games can)
+        self.last_prompt: dict[str, list[list[tuple[str, ...]]]] = {}
+        self.last_schema_first: dict[str, list[list[tuple[str, ...]]]] = {}
 
 
 def _common(a: list[str], b: list[str]) -> int:
@@ -413,11 +414,9 @@ class _Handler(BaseHTTPRequestHandler):
         schema_toks = tuple(tokens(json.dumps(schema_part, sort_keys=True))) if schema_part else ()
         key = hashlib.sha256(json.dumps(messages[:2], sort_keys=True).encode()).hexdigest()
         with state.lock:
-            cached = _cached_prefix(state.last_prompt.get(key, []), prompt)
+            cached = _remember(state.last_prompt.setdefault(key, []), prompt)
             with_schema = [schema_toks, *prompt]
-            cached_first = _cached_prefix(state.last_schema_first.get(key, []), with_schema)
-            state.last_prompt[key] = prompt
-            state.last_schema_first[key] = with_schema
+            cached_first = _remember(state.last_schema_first.setdefault(key, []), with_schema)
             stats = state.stats
             stats.prompt_tokens += size
             stats.cached_tokens += cached
@@ -448,6 +447,27 @@ def _cached_prefix(previous: list[tuple[str, ...]], current: list[tuple[str, ...
             continue
         return shared + _common(list(before), list(now))
     return shared
+
+
+_KEPT = 32  # prompts remembered per conversation start: a prefix cache holds many conversations at once
+
+
+def _remember(recent: list[list[tuple[str, ...]]], prompt: list[tuple[str, ...]]) -> int:
+    """The cached tokens of `prompt`: its longest shared prefix with a remembered prompt, which it then replaces
+    (the same conversation, one turn on); an unrelated prompt is remembered beside the others."""
+    best, where = 0, -1
+    for index, previous in enumerate(recent):
+        shared = _cached_prefix(previous, prompt)
+        if shared > best:
+            best = shared
+            if shared == sum(len(m) for m in previous):  # the whole earlier prompt: the same conversation
+                where = index
+    if where >= 0:
+        recent[where] = prompt
+    else:
+        recent.append(prompt)
+        del recent[:-_KEPT]
+    return best
 
 
 def _content(message: dict[str, Any]) -> str:

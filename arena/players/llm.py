@@ -95,6 +95,8 @@ def client_settings(spec: AgentSpec, seat: int | None = None) -> ClientSettings:
         max_tokens_param=spec.max_tokens_param,
         extra_body=extra_body,
         retry=RetryPolicy(attempts=spec.retries + 1),
+        max_concurrent=spec.max_concurrent_requests,
+        requests_per_minute=spec.requests_per_minute,
     )
 
 

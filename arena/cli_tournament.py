@@ -1,0 +1,187 @@
+"""`arena tournament FILE.toml`: run a tournament (or, with --dry-run, show its balance table and cost estimate).
+
+Everything in the file and the options is checked before any game starts; bad input is one `error:` line naming the
+field. Heavy modules are imported inside the command, so `arena --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, NoReturn
+
+import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from arena.agents import AgentSpec
+    from arena.tournament.model import Tournament
+    from arena.tournament.run import RunOptions
+    from arena.tournament.schedule import GamePlan
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _budget(text: str | None) -> float | None:
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        fail(f"--budget: {text!r} is not a number (USD, e.g. --budget 2.50)")
+    if not math.isfinite(value) or value < 0:
+        fail(f"--budget: {text!r} must be a finite amount of USD, zero or more")
+    return value
+
+
+def register(app: typer.Typer) -> None:
+    """Add `tournament` to `app`."""
+
+    @app.command()
+    def tournament(
+        file: Annotated[Path, typer.Argument(help="The tournament file (TOML); see docs/tournaments.md.")],
+        out: Annotated[
+            Path | None, typer.Option("--out", help="Output folder (transcripts + tournament.json); else the file's.")
+        ] = None,
+        dry_run: Annotated[
+            bool, typer.Option("--dry-run", help="Print the balance table and the cost estimate; play nothing.")
+        ] = False,
+        budget: Annotated[
+            str | None, typer.Option("--budget", help="USD cap: no new game starts once it would be passed.")
+        ] = None,
+        jobs: Annotated[int, typer.Option("--jobs", "-j", help="Games at once, in all.", min=1)] = 8,
+        processes: Annotated[
+            int | None,
+            typer.Option(help="Worker processes of the local executor (default: CPUs, at most --jobs; 0: this one)."),
+        ] = None,
+        executor: Annotated[str, typer.Option(help="local (a process pool) or dask.")] = "local",
+        scheduler: Annotated[
+            str | None, typer.Option(help="The Dask scheduler, tcp://HOST:PORT (with --executor dask).")
+        ] = None,
+        shared_out: Annotated[
+            bool, typer.Option("--shared-out", help="Dask workers write into --out themselves (a shared folder).")
+        ] = False,
+        calibration_games: Annotated[
+            int, typer.Option(help="Calibration games against a private local stand-in for the estimate.", min=1)
+        ] = 3,
+        agents_dir: Annotated[Path, typer.Option(help="Where agent definitions live.")] = Path("agents"),
+        no_progress: Annotated[bool, typer.Option("--no-progress", help="No live progress; a summary at the end.")] = (
+            False
+        ),
+        delay: Annotated[float, typer.Option(hidden=True, help="Seconds each seat waits before answering.")] = 0.0,
+    ) -> None:
+        """Play a tournament of configurations, balanced by side, role and seat; resumable; with a cost cap."""
+        from rich.console import Console
+
+        from arena.tournament.manifest import check_folder
+        from arena.tournament.model import TournamentError, load_tournament
+        from arena.tournament.schedule import make_schedule
+
+        cap = _budget(budget)
+        if executor not in ("local", "dask"):
+            fail(f"--executor: {executor!r} is not one of local, dask")
+        if executor == "dask" and not scheduler:
+            fail("--scheduler: the dask executor needs the scheduler's address, e.g. tcp://10.0.0.5:8786")
+        try:
+            t = load_tournament(file, agents_dir, check_env=not dry_run)
+        except TournamentError as exc:
+            fail(str(exc))
+        folder = out or (Path(t.file.out) if t.file.out else None)
+        if folder is None and not dry_run:
+            fail(f"{file}: out: no output folder; give --out DIR or out = \"DIR\" in the file")
+        if folder is not None:
+            try:
+                check_folder(folder, t.fingerprint, t.file.name)
+            except TournamentError as exc:
+                fail(str(exc))
+        console = Console(highlight=False)
+        labels = [c.label for c in t.configs]
+        plans = make_schedule(labels, t.filler.label, t.rules, t.file.games, t.file.seed)
+        estimate = None
+        if dry_run or cap is not None:
+            from arena.tournament.cost import calibrate
+            from arena.tournament.cost import estimate as scale
+
+            try:
+                per_seat = calibrate(t, plans, calibration_games)
+            except Exception as exc:  # a prompt set that does not load, etc.: one line
+                fail(f"cost calibration failed: {type(exc).__name__}: {exc}")
+            estimate = scale(t, plans, per_seat, calibration_games)
+        if dry_run:
+            from arena.tournament.report import balance_table, estimate_table
+
+            console.print(balance_table(t, plans))
+            assert estimate is not None
+            console.print(estimate_table(estimate, cap))
+            return
+        assert folder is not None
+        from arena.tournament.run import RunOptions
+
+        options = RunOptions(out=folder, jobs=jobs, budget=cap, estimate=estimate, progress=not no_progress,
+                             executor_name=executor, delay=delay)  # fmt: skip
+        _run(t, plans, _preflight(t), options, console, processes=processes, scheduler=scheduler, shared=shared_out)
+
+
+def _preflight(t: Tournament) -> dict[str, AgentSpec]:
+    """Probe each LLM configuration once (server up, key accepted) and record the model it reports."""
+    import asyncio
+
+    from arena.agents import AgentError
+
+    specs = {c.label: c.spec for c in [*t.configs, t.filler]}
+    if not any(spec.kind == "llm" for spec in specs.values()):
+        return specs
+    from arena.llm.preflight import preflight
+
+    labels = list(specs)
+    try:
+        probed = asyncio.run(preflight(dict(enumerate(specs.values()))))
+    except AgentError as exc:
+        fail(str(exc))
+    return {labels[i]: spec for i, spec in probed.items()}
+
+
+def _run(
+    t: Tournament,
+    plans: list[GamePlan],
+    specs: dict[str, AgentSpec],
+    options: RunOptions,
+    console: Console,
+    *,
+    processes: int | None,
+    scheduler: str | None,
+    shared: bool,
+) -> None:
+    from arena.tournament.executors import Executor, LocalExecutor
+    from arena.tournament.run import run_tournament, standings_table
+    from arena.tournament.standings import standings
+
+    def make_executor() -> Executor:
+        if options.executor_name == "dask":
+            from arena.tournament.dask_executor import DaskExecutor
+
+            try:
+                return DaskExecutor(str(scheduler), shared=shared)
+            except (RuntimeError, OSError) as exc:
+                fail(f"--scheduler: {exc}")
+        count = min(os.cpu_count() or 1, options.jobs) if processes is None else processes
+        return LocalExecutor(count, math.ceil(options.jobs / max(count, 1)))
+
+    folder = options.out
+    try:
+        state = run_tournament(t, plans, specs, make_executor, options, console)
+    except KeyboardInterrupt:
+        typer.echo(f"\ninterrupted; run the same command again to resume ({folder})", err=True)
+        raise typer.Exit(130) from None
+    if not options.progress:
+        winners = {i: r.winner for i, r in state.results.items() if r.status == "complete"}
+        console.print(standings_table(standings(plans, winners, [c.label for c in t.configs])))
+    done = sum(1 for r in state.results.values() if r.status == "complete")
+    typer.echo(f"{done}/{len(plans)} games complete, {state.errors} errors, ${state.spent:.4f} spent; "
+               f"stopped: {state.stop_reason}")  # fmt: skip
+    typer.echo(f"manifest: {folder / 'tournament.json'}")

@@ -1,0 +1,163 @@
+"""Per-provider request limits shared by every seat of every game running on one event loop.
+
+A tournament runs many games at once in one process; each game's seats make their own calls. Limits belong to the
+provider (its endpoint), not to a seat: `max_concurrent_requests` caps the requests in flight, `requests_per_minute`
+spaces their starts, and a 429 from any request pauses the whole provider for the wait the server asked for and
+halves the concurrency window (raised again by one per window of successes). So one game's 429 slows every game in
+the process, instead of the other games hammering on while one seat backs off.
+
+The limiter is looked up by `limiter_for(key, ...)`, one per (event loop, provider key): asyncio primitives belong
+to one loop, and a process runs one loop for its games.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+import weakref
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+DEFAULT_PAUSE_S = 1.0  # a 429 without Retry-After pauses the provider this long
+MAX_PAUSE_S = 30.0
+
+
+@dataclass
+class LimiterStats:
+    requests: int = 0
+    throttles: int = 0  # 429s seen
+    paused_waits: int = 0  # requests that waited for a pause another request's 429 started (or their own)
+    window_min: float = math.inf  # the smallest concurrency window reached
+
+
+class ProviderLimiter:
+    """Concurrency window (AIMD on 429), request spacing (requests per minute) and a shared pause after a 429."""
+
+    def __init__(self, max_concurrent: int | None = None, requests_per_minute: float | None = None) -> None:
+        self.cap = float(max_concurrent) if max_concurrent else math.inf
+        self.window = self.cap
+        self.interval = 60.0 / requests_per_minute if requests_per_minute else 0.0
+        self.in_flight = 0
+        self.paused_until = 0.0
+        self.next_start = 0.0
+        self.stats = LimiterStats()
+        self._changed = asyncio.Condition()
+        self._waiting = 0
+
+    async def _acquire(self) -> None:
+        waited = False
+        for _ in range(1_000_000):  # bounded: each round either takes the slot or waits for a change
+            now = time.monotonic()
+            if self.paused_until > now:
+                waited = True
+                await asyncio.sleep(self.paused_until - now)
+                continue
+            if self.in_flight < max(self.window, 1.0):  # no await between the test and the take: no race
+                self.in_flight += 1
+                break
+            async with self._changed:
+                if self.in_flight < max(self.window, 1.0):  # freed while we took the lock
+                    self.in_flight += 1
+                    break
+                self._waiting += 1
+                try:
+                    await self._changed.wait()
+                finally:
+                    self._waiting -= 1
+        if waited:
+            self.stats.paused_waits += 1
+        if self.interval:
+            now = time.monotonic()
+            start = max(now, self.next_start)
+            self.next_start = start + self.interval
+            if start > now:
+                await asyncio.sleep(start - now)
+        self.stats.requests += 1
+
+    async def _release(self) -> None:
+        self.in_flight -= 1
+        if self._waiting:  # the common case (nobody queued) takes no lock
+            async with self._changed:
+                self._changed.notify_all()
+
+    def throttle(self, wait_s: float | None) -> None:
+        """A 429: pause every request of this provider and halve the window."""
+        pause = min(wait_s if wait_s is not None else DEFAULT_PAUSE_S, MAX_PAUSE_S)
+        self.paused_until = max(self.paused_until, time.monotonic() + pause)
+        current = self.window if math.isfinite(self.window) else float(max(self.in_flight, 2))
+        self.window = max(current / 2, 1.0)
+        self.stats.throttles += 1
+        self.stats.window_min = min(self.stats.window_min, self.window)
+
+    def _success(self) -> None:
+        if self.window < self.cap:
+            self.window = min(self.window + 1.0 / max(self.window, 1.0), self.cap)
+            if not math.isfinite(self.cap) and self.window >= 1024:
+                self.window = math.inf
+
+    @asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        """Hold one request slot; a 429 raised inside throttles the provider for everyone."""
+        await self._acquire()
+        try:
+            yield
+        except Exception as exc:
+            if getattr(exc, "status_code", None) == 429:  # openai.RateLimitError, without importing the SDK here
+                response = getattr(exc, "response", None)
+                headers = dict(response.headers) if response is not None else None
+                self.throttle(retry_after(headers))
+            raise
+        else:
+            self._success()
+        finally:
+            await self._release()
+
+
+_SHARE = 1.0  # this process's share of each provider's limits (a pool of P worker processes: 1/P each)
+
+
+def retry_after(headers: dict[str, str] | None) -> float | None:
+    from arena.llm.retry import retry_after_seconds  # imports the SDK: only once a 429 has arrived
+
+    return retry_after_seconds(headers)
+
+
+def set_process_share(fraction: float) -> None:
+    """Give this process `fraction` of every provider's limits (a tournament worker among P: 1/P)."""
+    global _SHARE
+    _SHARE = min(max(fraction, 0.0), 1.0) or 1.0
+
+
+_REGISTRY: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, ProviderLimiter]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def limiter_for(
+    key: str, max_concurrent: int | None = None, requests_per_minute: float | None = None
+) -> ProviderLimiter:
+    """The running loop's limiter for provider `key` (its endpoint); the first caller's limits set it up, and a
+    later caller with tighter limits tightens it."""
+    if max_concurrent:
+        max_concurrent = max(1, math.floor(max_concurrent * _SHARE))
+    if requests_per_minute:
+        requests_per_minute = requests_per_minute * _SHARE
+    loop = asyncio.get_running_loop()
+    by_key = _REGISTRY.setdefault(loop, {})
+    limiter = by_key.get(key)
+    if limiter is None:
+        limiter = by_key[key] = ProviderLimiter(max_concurrent, requests_per_minute)
+        return limiter
+    if max_concurrent and max_concurrent < limiter.cap:
+        limiter.cap = float(max_concurrent)
+        limiter.window = min(limiter.window, limiter.cap)
+    if requests_per_minute and 60.0 / requests_per_minute > limiter.interval:
+        limiter.interval = 60.0 / requests_per_minute
+    return limiter
+
+
+def limiters() -> dict[str, ProviderLimiter]:
+    """The running loop's limiters by provider key (for progress and tests)."""
+    return dict(_REGISTRY.get(asyncio.get_running_loop(), {}))

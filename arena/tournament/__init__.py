@@ -1,0 +1,15 @@
+"""Tournaments: many games of a pool of configurations, balanced by side, role and seat, run concurrently on one
+machine (a process pool) or a Dask cluster, resumable, with a cost estimate and a budget cap (`arena tournament`).
+
+| module | job |
+|---|---|
+| `model.py` | the tournament file (pydantic), resolved into rules, configurations and the filler |
+| `schedule.py` | the seatings: who sits where with which role in every game, and the balance table |
+| `play.py` | one game of the schedule, new or resumed from its transcript; what it cost and who won |
+| `cost.py` | the cost estimate from a calibration game against a private local stand-in server |
+| `executors.py` | the local process pool (many games per process, one event loop each) |
+| `dask_executor.py` | the same games as Dask tasks |
+| `run.py` | the driver: skip finished games, resume started ones, the budget, progress, the manifest |
+| `standings.py` | win rates per configuration and side with Wilson intervals |
+| `manifest.py` | `tournament.json` |
+"""

@@ -1,0 +1,148 @@
+"""Where the games run. The driver hands out one `GameTask` at a time (so it can stop at the budget) and reads
+`("started", index)` and `("done", GameResult)` messages back.
+
+`LocalExecutor` runs a pool of worker processes (spawned, so no lock or thread is inherited); each process runs many
+games on its own event loop, taking a new task whenever one of its slots is free. Every game in a process shares one
+keep-alive HTTP client per provider (`arena/llm/client.py`) and one limiter per provider (`arena/llm/limits.py`),
+so a 429 slows every game of the process. With `processes=0` the games run on one event loop in a thread of this
+process (tests, small runs). The Dask executor (`dask_executor.py`) offers the same three methods.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import multiprocessing
+import os
+import queue
+import signal
+import threading
+import traceback
+from typing import Any, Protocol
+
+from arena.llm.limits import set_process_share
+from arena.llm.pool import use_aiohttp
+from arena.tournament.play import GameResult, GameTask, play_task
+
+Message = tuple[str, Any]
+
+
+class Executor(Protocol):
+    def submit(self, task: GameTask) -> None: ...
+
+    def poll(self, timeout: float) -> list[Message]: ...
+
+    def close(self, *, cancel: bool = False) -> None: ...
+
+
+class _Queue(Protocol):
+    def get(self, block: bool = True, timeout: float | None = None) -> Any: ...
+
+    def put(self, item: Any) -> None: ...
+
+
+async def _one(task: GameTask, results: _Queue, slots: asyncio.Semaphore) -> None:
+    try:
+        result = await play_task(task)
+    except Exception as exc:  # a transcript that cannot be opened or resumed: reported, the others go on
+        detail = "".join(traceback.format_exception_only(exc)).strip()
+        result = GameResult(task.index, "failed", error=detail)
+    finally:
+        slots.release()
+    results.put(("done", result))
+
+
+def _next(tasks: _Queue, parent: int | None) -> GameTask | None:
+    """The next task (None: stop). A worker whose driver died exits at once, as if killed with it: it never outlives
+    a killed run, and its unfinished games stay resumable."""
+    for _ in range(1_000_000_000):  # bounded only by the run's length; each round waits a second
+        try:
+            task: GameTask | None = tasks.get(timeout=1.0)
+            return task
+        except queue.Empty:
+            if parent is not None and os.getppid() != parent:
+                os._exit(3)
+    return None
+
+
+async def serve(tasks: _Queue, results: _Queue, slots: int, watch_parent: bool = False) -> None:
+    """Take tasks until a None arrives, playing up to `slots` games at once on this loop."""
+    use_aiohttp()  # one pool per provider for many games: aiohttp's, whose work per request does not grow with it
+    free = asyncio.Semaphore(slots)
+    loop = asyncio.get_running_loop()
+    parent = os.getppid() if watch_parent else None
+    running: set[asyncio.Task[None]] = set()
+    while True:
+        await free.acquire()
+        task: GameTask | None = await loop.run_in_executor(None, _next, tasks, parent)
+        if task is None:
+            break
+        results.put(("started", task.index))
+        job = asyncio.create_task(_one(task, results, free))
+        running.add(job)
+        job.add_done_callback(running.discard)
+    if running:
+        await asyncio.gather(*running)
+
+
+def _worker(tasks: _Queue, results: _Queue, slots: int, processes: int) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
+    set_process_share(1 / processes)  # the providers' limits hold for the whole pool, not per process
+    with contextlib.suppress(ImportError):  # the LLM stack's import (a second or so) before the first game, not in it
+        import arena.players.llm  # noqa: F401
+    asyncio.run(serve(tasks, results, slots, watch_parent=True))
+
+
+class LocalExecutor:
+    """`processes` worker processes with `slots` games each (processes=0: one loop in a thread here)."""
+
+    def __init__(self, processes: int, slots: int) -> None:
+        self.processes = processes
+        self.workers: list[Any] = []
+        if processes <= 0:
+            self.tasks: _Queue = queue.Queue()
+            self.results: Any = queue.Queue()
+            thread = threading.Thread(target=lambda: asyncio.run(serve(self.tasks, self.results, slots)), daemon=True)
+            thread.start()
+            self.workers.append(thread)
+            return
+        context = multiprocessing.get_context("spawn")
+        self.tasks = context.Queue()
+        self.results = context.Queue()
+        for _ in range(processes):
+            process = context.Process(target=_worker, args=(self.tasks, self.results, slots, processes), daemon=True)
+            process.start()
+            self.workers.append(process)
+
+    def submit(self, task: GameTask) -> None:
+        self.tasks.put(task)
+
+    def poll(self, timeout: float) -> list[Message]:
+        out: list[Message] = []
+        try:
+            out.append(self.results.get(timeout=timeout))
+            while True:
+                out.append(self.results.get_nowait())
+        except queue.Empty:
+            pass
+        if not out and self.processes > 0:
+            dead = [w for w in self.workers if not w.is_alive()]
+            if dead:
+                raise RuntimeError(f"a worker process died (exit code {dead[0].exitcode})")
+        return out
+
+    def close(self, *, cancel: bool = False) -> None:
+        if cancel and self.processes > 0:
+            for worker in self.workers:
+                worker.terminate()
+            for worker in self.workers:
+                worker.join(timeout=5)
+            return
+        for _ in self.workers:
+            self.tasks.put(None)
+        for worker in self.workers:
+            worker.join(timeout=60)
+        with contextlib.suppress(Exception):
+            if self.processes > 0:
+                self.tasks.close()  # type: ignore[attr-defined]
+                self.results.close()

@@ -1,0 +1,60 @@
+"""`tournament.json`: what a tournament folder holds, written at the start (status `running`) and at the end.
+
+It names the tournament (and its fingerprint, so a folder holding another tournament is refused before any game
+starts), the configurations, the schedule's games with their files and results, the spend, why the run stopped,
+and the final standings. The transcripts beside it are the record; the manifest is their index and summary.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from arena.tournament.model import TournamentError
+
+FORMAT = "mafia-arena-tournament"
+NAME = "tournament.json"
+
+
+def game_file(index: int) -> str:
+    return f"game-{index + 1:04d}.jsonl"
+
+
+def check_folder(out: Path, fingerprint: str, name: str) -> None:
+    """Refuse a folder that holds another tournament (or other transcripts), before any game starts."""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise TournamentError(f"out: {out} is not a folder")
+    manifest = out / NAME
+    if manifest.exists():
+        try:
+            data = json.loads(manifest.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise TournamentError(f"out: {manifest} is not a readable tournament manifest ({exc})") from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise TournamentError(f"out: {manifest} is not a tournament manifest")
+        if data.get("fingerprint") != fingerprint:
+            raise TournamentError(
+                f"out: {out} holds another tournament ({data.get('name')!r}, fingerprint {data.get('fingerprint')}); "
+                f"this one is {name!r} ({fingerprint}); choose another --out"
+            )
+        return
+    strangers = [p.name for p in out.iterdir() if not p.name.startswith("game-")]
+    if any(out.glob("*.jsonl")) or strangers:
+        raise TournamentError(f"out: {out} is not empty and holds no {NAME}; choose an empty or new folder")
+
+
+def write(out: Path, data: dict[str, Any]) -> None:
+    """Replace the manifest atomically (a crash leaves the old one or the new one, never half of one)."""
+    out.mkdir(parents=True, exist_ok=True)
+    temporary = out / f".{NAME}.tmp"
+    temporary.write_text(json.dumps({"format": FORMAT, "version": 1, **data}, indent=1) + "\n", encoding="utf-8")
+    os.replace(temporary, out / NAME)
+
+
+def read(out: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((out / NAME).read_text(encoding="utf-8"))
+    return data

@@ -1,0 +1,214 @@
+"""The tournament file: a pool of configurations, the rules, how many games, the base seed, and the output folder.
+
+```toml
+name = "bots"
+games = 200
+seed = 1
+filler = "bot:random"        # fills the seats the pool leaves empty
+[rules]
+preset = "fiim"              # or file = "my-rules.toml"; overrides = ["voting.protocol=ballot"]
+[[pool]]
+label = "heur"
+agent = "bot:heuristic"
+[[pool]]
+label = "gpt-hot"
+agent = "openai"             # agents/openai.toml
+temperature = 1.2            # optional overrides: temperature, prompt_set, persona, language, max_tokens
+```
+
+Everything is checked when the file is loaded, before any game starts; an error names the field
+(`pool[2].label: duplicate label 'a'`). `load_tournament` resolves the agents (with their keys' variables checked
+unless `check_env` is off, as for a dry run) and the rules.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from arena.agents import AgentError, AgentSpec, resolve_agent
+from arena.engine import RulesError, RuleSet, load_rules
+
+_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,23}$")
+OVERRIDES = ("temperature", "prompt_set", "persona", "language", "max_tokens")
+
+
+class TournamentError(ValueError):
+    """A tournament that cannot run; the message names the file and the field."""
+
+
+class PoolEntry(BaseModel):
+    """One configuration: an agent definition by name, optional overrides, and a short unique label."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    label: str
+    agent: str
+    temperature: float | None = Field(None, ge=0, le=2)
+    prompt_set: str | None = None
+    persona: str | None = None
+    language: Literal["en", "ru"] | None = None
+    max_tokens: int | None = Field(None, ge=1)
+
+    @field_validator("label")
+    @classmethod
+    def _short(cls, value: str) -> str:
+        if not _LABEL.match(value):
+            raise ValueError("must be 1-24 characters: letters, digits, and _ . + - (not first)")
+        return value
+
+    def overrides(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in OVERRIDES if getattr(self, name) is not None}
+
+
+class RulesRef(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    preset: str | None = None
+    file: str | None = None
+    overrides: list[str] = Field(default_factory=list)
+
+
+class TournamentFile(BaseModel):
+    """The file as written."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = "tournament"
+    games: int = Field(gt=0)
+    seed: int = 1
+    out: str | None = None  # the output folder; `--out` overrides it
+    rules: RulesRef = Field(default_factory=RulesRef)
+    seats: int | None = Field(None, ge=1)  # optional check: must not exceed the rules' players
+    filler: str = "bot:random"
+    lang: Literal["en", "ru"] = "en"
+    timeout_s: float = Field(120.0, gt=0)
+    max_reasks: int = Field(2, ge=0)
+    pool: list[PoolEntry] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique(self) -> TournamentFile:
+        seen: set[str] = set()
+        for index, entry in enumerate(self.pool):
+            if entry.label in seen:
+                raise ValueError(f"pool[{index}].label: duplicate label {entry.label!r}")
+            seen.add(entry.label)
+        return self
+
+
+class Config(BaseModel):
+    """A resolved configuration: its label and the AgentSpec its seats get (named by the label)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    label: str
+    agent: str
+    spec: AgentSpec
+    filler: bool = False
+
+
+class Tournament(BaseModel):
+    """A loaded, checked tournament."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    source: str
+    file: TournamentFile
+    rules: RuleSet
+    configs: list[Config]
+    filler: Config
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    @property
+    def fingerprint(self) -> str:
+        """What makes two runs the same tournament: the file's content, the rules and the agents, not the paths."""
+        data = {
+            "file": self.file.model_dump(mode="json", exclude={"out"}),
+            "rules": self.rules.model_dump(mode="json"),
+            "configs": [c.spec.model_dump(mode="json", exclude={"reported_model"}) for c in self.configs],
+            "filler": self.filler.spec.model_dump(mode="json", exclude={"reported_model"}),
+        }
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+    def config(self, label: str) -> Config:
+        if label == self.filler.label:
+            return self.filler
+        return next(c for c in self.configs if c.label == label)
+
+
+def _field_errors(exc: ValidationError) -> str:
+    parts = []
+    for error in exc.errors():
+        loc = ".".join(f"[{p}]" if isinstance(p, int) else str(p) for p in error["loc"]).replace(".[", "[")
+        message = str(error["msg"]).removeprefix("Value error, ")
+        if not loc and message.startswith("pool["):
+            parts.append(message)
+        else:
+            parts.append(f"{loc or 'file'}: {message}")
+    return "; ".join(parts)
+
+
+def parse_file(path: Path) -> TournamentFile:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise TournamentError(f"cannot read {path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise TournamentError(f"{path}: not valid TOML: {exc}") from None
+    try:
+        return TournamentFile.model_validate(data)
+    except ValidationError as exc:
+        raise TournamentError(f"{path}: {_field_errors(exc)}") from None
+
+
+def _resolve(entry: PoolEntry, where: str, agents_dir: Path, check_env: bool) -> AgentSpec:
+    try:
+        spec = resolve_agent(entry.agent, agents_dir, check_env=check_env)
+    except AgentError as exc:
+        raise TournamentError(f"{where}.agent: {exc}") from None
+    overrides = entry.overrides()
+    if overrides and spec.kind not in ("llm", "langchain"):
+        raise TournamentError(f"{where}: {', '.join(overrides)} only apply to LLM agents, not {entry.agent!r}")
+    try:
+        return AgentSpec.model_validate({**spec.model_dump(), **overrides, "name": entry.label})
+    except ValidationError as exc:
+        raise TournamentError(f"{where}: {_field_errors(exc)}") from None
+
+
+def load_tournament(path: Path, agents_dir: Path = Path("agents"), *, check_env: bool = True) -> Tournament:
+    """Read and check a tournament file; every error names the file and the field."""
+    file = parse_file(path)
+    base = path.parent
+    try:
+        rules_file = (base / file.rules.file) if file.rules.file else None
+        rules = load_rules(file.rules.preset, rules_file, file.rules.overrides or None)
+    except RulesError as exc:
+        raise TournamentError(f"{path}: rules: {exc}") from None
+    if file.seats is not None and file.seats > rules.players:
+        raise TournamentError(f"{path}: seats: {file.seats} seats, but the rules {rules.name!r} seat {rules.players}")
+    configs = [
+        Config(label=e.label, agent=e.agent, spec=_resolve(e, f"{path}: pool[{i}]", agents_dir, check_env))
+        for i, e in enumerate(file.pool)
+    ]
+    if any(c.spec.kind == "human" for c in configs):
+        raise TournamentError(f"{path}: pool: a human cannot play a tournament seat")
+    try:
+        filler_spec = resolve_agent(file.filler, agents_dir, check_env=check_env)
+    except AgentError as exc:
+        raise TournamentError(f"{path}: filler: {exc}") from None
+    if filler_spec.kind == "human":
+        raise TournamentError(f"{path}: filler: a human cannot fill tournament seats")
+    label = "filler"
+    if label in {c.label for c in configs}:
+        raise TournamentError(f"{path}: pool: the label 'filler' is kept for the filler")
+    filler = Config(label=label, agent=file.filler, spec=filler_spec.model_copy(update={"name": label}), filler=True)
+    return Tournament(source=str(path), file=file, rules=rules, configs=configs, filler=filler)

@@ -1,0 +1,153 @@
+"""One game of a tournament: everything a stateless worker needs travels in a picklable `GameTask`, and the answer
+is a `GameResult` (who won, what it cost, and the transcript's text when it streams back to the writer).
+
+A game is a pure function of (rules, seating, seed): the header records the fixed roles (`roles`), the seats'
+AgentSpecs and the seed, so `arena verify` and `arena resume` work on every tournament transcript. When the
+transcript already exists, a finished game is read, not played; a started one is resumed from its inputs through the
+same path as `arena resume` (rebuild, check the recorded events, append).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from arena.agents import AgentSpec
+from arena.engine import Game, Role, RuleSet
+from arena.orchestrator import RunStats, counters_from_inputs, run_game
+from arena.players.base import Player
+from arena.players.factory import build_player
+from arena.transcript import SeatTotals, Transcript, TranscriptError, TranscriptWriter, load, make_header
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """One scheduled game, as plain data (a process pool or a Dask worker unpickles it)."""
+
+    index: int
+    seed: int
+    rules: dict[str, Any]
+    roles: list[str]
+    seats: dict[int, dict[str, Any]]  # seat -> AgentSpec as JSON data
+    game_id: str
+    lang: Literal["en", "ru"] = "en"
+    note: str = ""
+    timeout_s: float = 120.0
+    max_reasks: int = 2
+    path: str | None = None  # write the transcript here; None: return its text (Dask streaming)
+    delay: float = 0.0  # seconds each seat waits before answering (tests that kill a run mid-game)
+
+
+@dataclass
+class GameResult:
+    index: int
+    status: str  # complete | aborted
+    winner: str | None = None
+    days: int = 0
+    total: dict[str, float] = field(default_factory=dict)  # SeatTotals of the game, as a dict
+    error: str | None = None
+    resumed: bool = False
+    skipped: bool = False  # already complete on disk
+    text: str | None = None  # the transcript, when it streams back
+    batches: int = 0  # rounds of requests played here (one round waits for its slowest seat): the critical path
+
+    @property
+    def cost_usd(self) -> float:
+        return float(self.total.get("cost_usd", 0.0))
+
+
+def _game_total(transcript: Transcript) -> dict[str, float]:
+    end = transcript.end
+    if end is not None and end.total is not None:
+        return asdict(end.total)
+    total = SeatTotals()
+    for call in transcript.calls:
+        total.add_call(call)
+    return asdict(total)
+
+
+def result_of(transcript: Transcript, index: int, **extra: Any) -> GameResult:
+    end = transcript.end
+    if end is None:
+        return GameResult(index, "started", **extra)
+    return GameResult(
+        index, end.status, winner=end.winner, days=end.days, total=_game_total(transcript), error=end.error, **extra
+    )
+
+
+def _players(task: GameTask, rules: RuleSet, seats: dict[int, AgentSpec]) -> dict[int, Player]:
+    players = {s: build_player(spec, s, seed=task.seed, rules=rules, lang=task.lang) for s, spec in seats.items()}
+    if task.delay > 0:
+        from arena.cli_play import DelayedPlayer
+
+        return {seat: DelayedPlayer(player, task.delay) for seat, player in players.items()}
+    return players
+
+
+def _open(task: GameTask, rules: RuleSet, seats: dict[int, AgentSpec]) -> tuple[Game, TranscriptWriter, RunStats, bool]:
+    """A new game and its writer, or the started game of an existing transcript, rebuilt to resume."""
+    roles = [Role(r) for r in task.roles]
+    path = Path(task.path) if task.path else None
+    if path is not None and path.exists():
+        transcript = load(path, repair=True)
+        game = transcript.rebuild()
+        for recorded, replayed in zip(transcript.events, game.events, strict=False):
+            if recorded != replayed:
+                raise TranscriptError(f"{path}: event seq {recorded.seq} disagrees with the replay")
+        stats = RunStats(counters=counters_from_inputs(transcript.inputs))
+        return game, TranscriptWriter.append_to(transcript), stats, True
+    header = make_header(rules, task.seed, seats, lang=task.lang, roles=roles, game_id=task.game_id, note=task.note)
+    game = Game(rules, task.seed, roles=roles)
+    if path is None:
+        return game, TranscriptWriter.to_stream(io.StringIO(), header), RunStats(), False
+    return game, TranscriptWriter.create(path, header), RunStats(), False
+
+
+async def play_task(task: GameTask) -> GameResult:
+    """Play (or finish, or just read) one game of the schedule."""
+    rules = RuleSet.model_validate(task.rules)
+    seats = {int(seat): AgentSpec.model_validate(data) for seat, data in task.seats.items()}
+    if task.path and Path(task.path).exists():
+        existing = load(Path(task.path), repair=True)
+        if existing.status != "started":
+            return result_of(existing, task.index, skipped=True)
+    game, writer, stats, resumed = _open(task, rules, seats)
+    players = _players(task, rules, seats)
+    try:
+        await run_game(game, players, writer, timeout_s=task.timeout_s, max_reasks=task.max_reasks, stats=stats)
+    except Exception as exc:  # an engine or orchestrator bug: the transcript says so, the tournament goes on
+        writer.abort(f"{type(exc).__name__}: {exc}")
+        writer.close()
+        return GameResult(task.index, "aborted", error=f"{type(exc).__name__}: {exc}", resumed=resumed)
+    finally:
+        for player in players.values():
+            with contextlib.suppress(Exception):  # closing is best effort
+                await player.close()
+    text = None
+    if writer.path is None:
+        stream = writer._handle  # the in-memory stream of `to_stream`
+        text = stream.getvalue() if isinstance(stream, io.StringIO) else None
+    writer.close()
+    total = SeatTotals()
+    for one in writer.totals.values():
+        total.add(one)
+    total.defaults = sum(c.defaults for c in stats.counters.values())
+    return GameResult(
+        task.index,
+        "complete",
+        winner=game.winner,
+        days=game.day,
+        total=asdict(total),
+        resumed=resumed,
+        text=text,
+        batches=stats.batches,
+    )
+
+
+def run_task(task: GameTask) -> GameResult:
+    """The synchronous entry point (a Dask task): one game on its own event loop."""
+    return asyncio.run(play_task(task))

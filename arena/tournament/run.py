@@ -1,0 +1,276 @@
+"""The tournament driver: skip finished games, resume started ones, start the rest while the budget allows, show
+progress and live standings, and write `tournament.json` at the start and the end.
+
+Games are handed to the executor one at a time, at most `jobs` in flight. Before each start the driver checks the
+budget: the spend of the finished games, plus the estimate for every game in flight, plus the estimate of the next
+game must stay within the cap; otherwise it starts nothing more, lets the running games finish, and the manifest
+says why it stopped. Ctrl-C stops the workers at once; every transcript stays resumable, and the next run of the
+same file picks up where this one stopped and ends with the same table as an uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from arena.agents import AgentSpec
+from arena.tournament import manifest
+from arena.tournament.cost import Estimate
+from arena.tournament.executors import Executor
+from arena.tournament.model import Tournament
+from arena.tournament.play import GameResult, GameTask, result_of
+from arena.tournament.schedule import GamePlan
+from arena.tournament.standings import Standing, as_json, standings
+from arena.transcript import TranscriptError, load, utc_now
+
+
+@dataclass
+class RunOptions:
+    out: Path
+    jobs: int = 8
+    budget: float | None = None
+    estimate: Estimate | None = None
+    progress: bool = True
+    executor_name: str = "local"
+    delay: float = 0.0
+
+
+@dataclass
+class RunState:
+    results: dict[int, GameResult] = field(default_factory=dict)
+    running: set[int] = field(default_factory=set)
+    errors: int = 0
+    spent: float = 0.0
+    stop_reason: str = ""
+
+
+def task_for(t: Tournament, plan: GamePlan, specs: dict[str, AgentSpec], out: Path, delay: float = 0.0) -> GameTask:
+    seats = {seat: specs[label].model_dump(mode="json") for seat, label in enumerate(plan.labels, start=1)}
+    note = f"tournament {t.file.name} game {plan.index + 1}/{t.file.games}: " + " ".join(
+        f"{seat}={label}" for seat, label in enumerate(plan.labels, start=1)
+    )
+    return GameTask(
+        index=plan.index,
+        seed=plan.seed,
+        rules=t.rules.model_dump(mode="json"),
+        roles=[role.value for role in plan.roles],
+        seats=seats,
+        game_id=f"{t.fingerprint[:8]}-{plan.index + 1:04d}",
+        lang=t.file.lang,
+        note=note,
+        timeout_s=t.file.timeout_s,
+        max_reasks=t.file.max_reasks,
+        path=str(out / manifest.game_file(plan.index)),
+        delay=delay,
+    )
+
+
+def scan(out: Path, plans: Sequence[GamePlan]) -> tuple[dict[int, GameResult], list[int]]:
+    """Finished games read from their files, and the indices of the games still to play (new or started)."""
+    done: dict[int, GameResult] = {}
+    todo: list[int] = []
+    for plan in plans:
+        path = out / manifest.game_file(plan.index)
+        if path.exists():
+            try:
+                transcript = load(path, repair=True)
+            except TranscriptError:
+                todo.append(plan.index)  # play_task reports the broken file as that game's failure
+                continue
+            if transcript.status != "started":
+                done[plan.index] = result_of(transcript, plan.index, skipped=True)
+                continue
+        todo.append(plan.index)
+    return done, todo
+
+
+def standings_table(rows: Sequence[Standing], title: str = "standings") -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column("config")
+    table.add_column("games", justify="right")
+    table.add_column("win rate (95% CI)", justify="right")
+    sides = sorted({side for row in rows for side in row.sides})
+    for side in sides:
+        table.add_column(side, justify="right")
+    for row in rows:
+        r = row.overall.row()
+        cells = [row.label, str(r["games"]), f"{r['rate']:.2f} ({r['low']:.2f}-{r['high']:.2f})"]
+        for side in sides:
+            record = row.sides.get(side)
+            if record is None or not record.games:
+                cells.append("-")
+                continue
+            s = record.row()
+            cells.append(f"{s['rate']:.2f} ({s['low']:.2f}-{s['high']:.2f}) n={s['games']}")
+        table.add_row(*cells)
+    return table
+
+
+def _manifest_data(
+    t: Tournament, plans: Sequence[GamePlan], state: RunState, options: RunOptions, status: str, started: str
+) -> dict[str, Any]:
+    winners = {i: r.winner for i, r in state.results.items() if r.status == "complete"}
+    rows = standings(plans, winners, [c.label for c in t.configs])
+    games = []
+    for plan in plans:
+        result = state.results.get(plan.index)
+        games.append(
+            {
+                "index": plan.index,
+                "seed": plan.seed,
+                "file": manifest.game_file(plan.index),
+                "seats": list(plan.labels),
+                "roles": [role.value for role in plan.roles],
+                "status": result.status if result else ("running" if plan.index in state.running else "not started"),
+                "winner": result.winner if result else None,
+                "cost_usd": round(result.cost_usd, 8) if result else 0.0,
+                **({"error": result.error} if result and result.error else {}),
+            }
+        )
+    return {
+        "name": t.file.name,
+        "fingerprint": t.fingerprint,
+        "source": t.source,
+        "rules": t.rules.name,
+        "players": t.players,
+        "games_planned": t.file.games,
+        "seed": t.file.seed,
+        "configs": [{"label": c.label, "agent": c.agent, "spec": c.spec.model_dump(mode="json")} for c in t.configs],
+        "filler": {"label": t.filler.label, "agent": t.filler.agent},
+        "executor": options.executor_name,
+        "status": status,
+        "stop_reason": state.stop_reason,
+        "started_at": started,
+        "finished_at": utc_now() if status != "running" else "",
+        "done": sum(1 for r in state.results.values() if r.status == "complete"),
+        "errors": state.errors,
+        "spend_usd": round(state.spent, 8),
+        "budget_usd": options.budget,
+        "estimate": options.estimate.as_json() if options.estimate else None,
+        "standings": as_json(rows),
+        "games": games,
+    }
+
+
+def run_tournament(
+    t: Tournament,
+    plans: Sequence[GamePlan],
+    specs: dict[str, AgentSpec],
+    make_executor: Callable[[], Executor],
+    options: RunOptions,
+    console: Console | None = None,
+) -> RunState:
+    """Play every game of `plans` not finished yet; returns the final state (the manifest is written)."""
+    out = options.out
+    out.mkdir(parents=True, exist_ok=True)
+    console = console or Console(highlight=False)
+    started = utc_now()
+    state = RunState()
+    done, todo = scan(out, plans)
+    state.results.update(done)
+    state.spent = sum(r.cost_usd for r in done.values())
+    manifest.write(out, _manifest_data(t, plans, state, options, "running", started))
+    per_game = options.estimate.per_game if options.estimate else [0.0] * len(plans)
+    by_index = {plan.index: plan for plan in plans}
+    queue = list(todo)
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} done · {task.fields[running]} running · {task.fields[left]} left"),
+        TextColumn("· ${task.fields[spent]:.4f}{task.fields[budget]} · {task.fields[errors]} errors"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=False,
+    )
+    bar = progress.add_task(t.file.name, total=len(plans), completed=len(done), running=0, left=len(queue),
+                            spent=state.spent, errors=0,
+                            budget=f" of ${options.budget:g}" if options.budget is not None else "")  # fmt: skip
+
+    def view() -> Group:
+        winners = {i: r.winner for i, r in state.results.items() if r.status == "complete"}
+        return Group(progress, standings_table(standings(plans, winners, [c.label for c in t.configs])))
+
+    live = Live(view(), console=console, refresh_per_second=4, transient=False) if options.progress else None
+    executor = make_executor()
+    in_flight: set[int] = set()
+    last_view = 0.0
+    status = "complete"
+    try:
+        if live is not None:
+            live.start()
+        for _ in range(10_000_000):  # bounded: every round starts, finishes or waits for a game
+            while queue and len(in_flight) < options.jobs and not state.stop_reason:
+                index = queue[0]
+                if options.budget is not None:
+                    committed = state.spent + sum(per_game[i] for i in in_flight)
+                    if committed + per_game[index] > options.budget:
+                        state.stop_reason = (
+                            f"budget: ${state.spent:.4f} spent, ${committed - state.spent:.4f} estimated for the "
+                            f"{len(in_flight)} running game(s), and the next game's estimate of ${per_game[index]:.4f} "
+                            f"would pass the cap of ${options.budget:g}"
+                        )
+                        break
+                queue.pop(0)
+                executor.submit(task_for(t, by_index[index], specs, out, options.delay))
+                in_flight.add(index)
+            if not in_flight:
+                break
+            for kind, payload in executor.poll(0.2):
+                if kind == "started":
+                    state.running.add(payload)
+                    continue
+                result: GameResult = payload
+                in_flight.discard(result.index)
+                state.running.discard(result.index)
+                if result.text is not None:
+                    _write_streamed(out / manifest.game_file(result.index), result.text)
+                    result.text = None
+                state.results[result.index] = result
+                state.spent += result.cost_usd
+                if result.status != "complete":
+                    state.errors += 1
+            finished = sum(1 for r in state.results.values())
+            progress.update(bar, completed=finished, running=len(in_flight), left=len(queue), spent=state.spent,
+                            errors=state.errors)  # fmt: skip
+            now = time.monotonic()
+            if live is not None and now - last_view > 0.25:
+                live.update(view())
+                last_view = now
+        if state.stop_reason:
+            status = "stopped"
+        elif any(by_index[i].index not in state.results for i in by_index):
+            status = "incomplete"
+            state.stop_reason = "some games did not finish"
+        else:
+            state.stop_reason = "all games played"
+        executor.close()
+    except KeyboardInterrupt:
+        status = "interrupted"
+        state.stop_reason = "interrupted (Ctrl-C); run the same command again to resume"
+        executor.close(cancel=True)
+        raise
+    finally:
+        if live is not None:
+            live.update(view())
+            live.stop()
+        manifest.write(out, _manifest_data(t, plans, state, options, status, started))
+    return state
+
+
+def _write_streamed(path: Path, text: str) -> None:
+    """A transcript that came back from a Dask worker: written once, never over an existing file."""
+    if path.exists():
+        path.unlink()  # a started game's partial file from an earlier run; the worker replayed it whole
+    with path.open("x", encoding="utf-8", newline="\n") as handle:
+        handle.write(text)
+
+

@@ -1,0 +1,347 @@
+"""The schedule: who sits in which seat with which role in every game of a tournament, balanced, not drawn.
+
+Every configuration must play each side, each role and each seat as often as every other configuration, within one
+at every prefix of the tournament (a run stopped by its budget is still fair), exactly over whole blocks.
+
+- Seats: a Latin rotation. Entry e (a configuration, or a filler place) sits at seat (e + game) mod n, so any n
+  consecutive games give every entry n distinct seats.
+- Roles: a block rotation over Latin-square seatings. In each block of n games, entry e holds the role slot
+  W[(e + shift) mod n] of an arrangement W of the rules' roles, each shift once per block, so a whole block gives
+  every entry every role slot once. A plain order of the shifts leaves a block's prefixes unfair (one configuration
+  two mafia games ahead), so `block_order` searches for an arrangement and an order of the shifts that keep every
+  prefix within one, for every role and side.
+- A pool as large as the table admits no such order (shifts alone cannot balance every window); then each game is
+  chosen by a bounded backtracking search: the cheapest role assignment (Hungarian algorithm on a steep cost of
+  getting ahead of the fair share, perturbed on retries) that keeps every count within one.
+
+With fewer configurations than seats the filler takes the other places; with more, each game seats the least-played
+configurations (then balance is kept per game played, not guaranteed within one). The schedule is a pure function
+of (labels, rules, games, seed), so a resumed run recomputes the same one. Game i's seed is `seed + i`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from arena.engine import Role, RuleSet
+from arena.engine.roles import base_team
+
+_GAP = 1e9  # the price of putting one configuration two ahead of another on any count
+_BASE = 16.0  # the steepness of the cost: one game ahead of the fair share costs 16x more than being on it
+
+
+@dataclass(frozen=True, slots=True)
+class GamePlan:
+    """One game: its index (0-based), seed, and per seat (seat 1 first) the configuration's label and the role."""
+
+    index: int
+    seed: int
+    labels: tuple[str, ...]
+    roles: tuple[Role, ...]
+
+    def seats_of(self, label: str) -> list[int]:
+        return [seat for seat, held in enumerate(self.labels, start=1) if held == label]
+
+
+def side_of(role: Role) -> str:
+    return base_team(role).value
+
+
+def assign(cost: Sequence[Sequence[float]]) -> list[int]:
+    """Minimum-cost perfect assignment of a square matrix (Hungarian algorithm with potentials): row i -> column."""
+    n = len(cost)
+    inf = float("inf")
+    u = [0.0] * (n + 1)
+    v = [0.0] * (n + 1)
+    match = [0] * (n + 1)  # match[column] = row, 1-based; 0 is free
+    way = [0] * (n + 1)
+    for row in range(1, n + 1):
+        match[0] = row
+        col0 = 0
+        best = [inf] * (n + 1)
+        used = [False] * (n + 1)
+        for _ in range(n + 1):  # bounded: each round marks one more column used
+            used[col0] = True
+            r0, delta, col1 = match[col0], inf, 0
+            for col in range(1, n + 1):
+                if used[col]:
+                    continue
+                reduced = cost[r0 - 1][col - 1] - u[r0] - v[col]
+                if reduced < best[col]:
+                    best[col], way[col] = reduced, col0
+                if best[col] < delta:
+                    delta, col1 = best[col], col
+            for col in range(n + 1):
+                if used[col]:
+                    u[match[col]] += delta
+                    v[col] -= delta
+                else:
+                    best[col] -= delta
+            col0 = col1
+            if match[col0] == 0:
+                break
+        while col0:
+            col1 = way[col0]
+            match[col0] = match[col1]
+            col0 = col1
+    out = [0] * n
+    for col in range(1, n + 1):
+        out[match[col] - 1] = col - 1
+    return out
+
+
+def _steep(ahead: float) -> float:
+    return float(_BASE**ahead)
+
+
+def _gap(lead: int) -> float:
+    """Two ahead of the configuration that has a count least: what the schedule must avoid above all."""
+    return _GAP * (lead - 1) if lead >= 2 else 0.0
+
+
+class _State:
+    """Counts per configuration, with the undo a backtracking search needs."""
+
+    def __init__(self, k: int) -> None:
+        self.played = [0] * k
+        self.roles = [Counter[Role]() for _ in range(k)]
+        self.sides = [Counter[str]() for _ in range(k)]
+        self.seats = [Counter[int]() for _ in range(k)]
+
+    def apply(self, entry: int, role: Role, seat: int, step: int) -> None:
+        self.played[entry] += step
+        self.roles[entry][role] += step
+        self.sides[entry][side_of(role)] += step
+        self.seats[entry][seat] += step
+
+    def balanced(self, roles: Sequence[Role], sides: Sequence[str], exact: bool) -> bool:
+        """Every count within one between configurations; with `exact` (a block's end), all equal."""
+        limit = 0 if exact else 1
+        for counters, keys in ((self.roles, roles), (self.sides, sides)):
+            for key in keys:
+                values = [c[key] for c in counters]  # type: ignore[index]
+                if max(values) - min(values) > limit:
+                    return False
+        return True
+
+
+def _shift_order(key_of: list[tuple[int, int]], keys: int, configs: int, nodes: int = 4000) -> list[int] | None:
+    """A depth-first search for an order of the n shifts keeping every prefix balanced (bounded by `nodes`)."""
+    n = len(key_of)
+    counts = [[0] * keys for _ in range(configs)]
+    order: list[int] = []
+    used = [False] * n
+    visited = 0
+
+    def move(shift: int, step: int) -> None:
+        for e in range(configs):
+            for key in key_of[(e + shift) % n]:
+                counts[e][key] += step
+
+    def fair() -> bool:
+        return all(max(c[key] for c in counts) - min(c[key] for c in counts) <= 1 for key in range(keys))
+
+    share = [sum(key in keys_of for keys_of in key_of) / n for key in range(keys)]
+
+    def drift(shift: int) -> float:
+        """How far the counts stray from the fair share after `shift`: the search tries the closest first, so a
+        short tournament already mixes sides and roles (not ten red games, then the black ones)."""
+        move(shift, 1)
+        played = len(order) + 1
+        total = sum((c[key] - played * share[key]) ** 2 for c in counts for key in range(keys))
+        move(shift, -1)
+        return total
+
+    def search() -> bool:
+        nonlocal visited
+        if len(order) == n:
+            return True
+        visited += 1
+        if visited > nodes:
+            return False
+        for shift in sorted((s for s in range(n) if not used[s]), key=drift):
+            move(shift, 1)
+            if fair():
+                used[shift] = True
+                order.append(shift)
+                if search():
+                    return True
+                order.pop()
+                used[shift] = False
+            move(shift, -1)
+        return False
+
+    return order if search() else None
+
+
+def block_order(
+    slots: Sequence[Role], configs: int, seed: int, *, attempts: int = 100
+) -> tuple[list[Role], list[int]] | None:
+    """One block of the Latin rotation: an arrangement W of the role slots and an order of the n shifts such that,
+    with entry e holding W[(e + shift) mod n], every prefix of the block keeps the first `configs` entries within
+    one of each other on every role and side count. A whole block gives every entry every slot once (exact). None
+    when the search finds none (a pool as large as the table cannot be balanced by shifts alone)."""
+    n = len(slots)
+    role_keys = sorted(set(slots))
+    side_keys = sorted({side_of(r) for r in slots})
+    key_of = [(role_keys.index(r), len(role_keys) + side_keys.index(side_of(r))) for r in slots]
+    keys = len(role_keys) + len(side_keys)
+    for attempt in range(attempts):
+        arrangement = list(range(n))
+        if attempt:
+            random.Random(f"{seed}:{attempt}").shuffle(arrangement)
+        order = _shift_order([key_of[i] for i in arrangement], keys, configs)
+        if order is not None:
+            return [slots[i] for i in arrangement], order
+    return None
+
+
+def make_schedule(
+    labels: Sequence[str], filler: str, rules: RuleSet, games: int, seed: int, *, search: int = 64
+) -> list[GamePlan]:
+    """The tournament's games in order. Each game's role assignment is the cheapest one (plus a small seeded
+    perturbation on a retry) that keeps every count within one between configurations; when no retry of a game
+    finds one, the search steps back a game (bounded by `search` tries per game on average)."""
+    n = rules.players
+    k = len(labels)
+    slots = [role for role, count in rules.roles.items() for _ in range(count)]
+    share = {role: count / n for role, count in rules.roles.items()}
+    side_share: dict[str, float] = {}
+    for role, count in rules.roles.items():
+        side_share[side_of(role)] = side_share.get(side_of(role), 0.0) + count / n
+    role_keys = list(share)
+    side_keys = list(side_share)
+    found = block_order(slots, k, seed) if k <= n else None
+    if found is not None:  # the Latin block rotation, every block in the same balanced order
+        arrangement, order = found
+        plans: list[GamePlan] = []
+        for game in range(games):
+            shift = order[game % n]
+            seat_labels = [filler] * n
+            seat_roles = [Role.CIVILIAN] * n
+            for entry in range(n):
+                seat = (entry + game) % n  # seats rotate every game, so any n games give n distinct seats
+                seat_roles[seat] = arrangement[(entry + shift) % n]
+                if entry < k:
+                    seat_labels[seat] = labels[entry]
+            plans.append(GamePlan(game, seed + game, tuple(seat_labels), tuple(seat_roles)))
+        return plans
+    state = _State(k)
+    chosen: list[tuple[list[int | None], list[int], list[int]]] = []  # per game: rows, role slot, seat (0-based)
+    tries = [0] * (games + 1)
+    budget = search * max(games, 1)
+    best_len = -1
+    best: list[tuple[list[int | None], list[int], list[int]]] = []
+
+    def rows_for(game: int) -> list[int | None]:
+        if k <= n:
+            sitting = list(range(k))
+        else:  # the least-played configurations sit; ties rotate with the game number
+            sitting = sorted(sorted(range(k), key=lambda e: (state.played[e], (e - game) % k))[:n])
+        return [*sitting, *([None] * (n - len(sitting)))]  # None: a filler seat
+
+    def seats_for(game: int, rows: list[int | None]) -> list[int]:
+        if k <= n:  # Latin rotation: every entry moves one seat on per game, so any n games give n distinct seats
+            return [(row + game) % n for row in range(n)]
+        low = {seat: min(c[seat] for c in state.seats) for seat in range(1, n + 1)}
+
+        def cost(entry: int | None, seat: int) -> float:
+            if entry is None:
+                return 0.0
+            have = state.seats[entry][seat]
+            return _steep(have + 1 - (state.played[entry] + 1) / n) + _gap(have + 1 - low[seat])
+
+        return assign([[cost(e, seat) for seat in range(1, n + 1)] for e in rows])
+
+    def roles_for(game: int, attempt: int, rows: list[int | None]) -> list[int]:
+        low_role = {role: min(c[role] for c in state.roles) for role in share}
+        low_side = {side: min(c[side] for c in state.sides) for side in side_share}
+        noise = random.Random(f"{seed}:{game}:{attempt}")
+
+        def cost(entry: int | None, role: Role) -> float:
+            if entry is None:
+                return 0.0
+            after = state.played[entry] + 1
+            side = side_of(role)
+            have, have_side = state.roles[entry][role], state.sides[entry][side]
+            jitter = noise.random() * attempt  # retries explore other near-cheapest assignments
+            return (
+                _steep(have + 1 - after * share[role] + jitter)
+                + _steep(have_side + 1 - after * side_share[side])
+                + _gap(have + 1 - low_role[role])
+                + _gap(have_side + 1 - low_side[side])
+            )
+
+        return assign([[cost(e, role) for role in slots] for e in rows])
+
+    def play(rows: list[int | None], role_of: list[int], seat_of: list[int], step: int) -> None:
+        for row, entry in enumerate(rows):
+            if entry is not None:
+                state.apply(entry, slots[role_of[row]], seat_of[row] + 1, step)
+
+    steps = 0
+    while len(chosen) < games and steps < budget:
+        game = len(chosen)
+        steps += 1
+        attempt = tries[game]
+        tries[game] += 1
+        if attempt >= search and game > 0:  # this game has no balanced continuation: step back one game
+            tries[game] = 0
+            play(*chosen.pop(), step=-1)
+            continue
+        rows = rows_for(game)
+        role_of = roles_for(game, attempt, rows)
+        seat_of = seats_for(game, rows)
+        play(rows, role_of, seat_of, 1)
+        if k > n or attempt >= search or state.balanced(role_keys, side_keys, False):
+            chosen.append((rows, role_of, seat_of))
+            if len(chosen) > best_len:
+                best_len, best = len(chosen), list(chosen)
+        else:
+            play(rows, role_of, seat_of, -1)
+    if len(chosen) < games:  # the search ran out: keep the longest balanced run, then the cheapest choices
+        state = _State(k)
+        chosen = list(best)
+        for picked in chosen:
+            play(*picked, step=1)
+        while len(chosen) < games:
+            game = len(chosen)
+            rows = rows_for(game)
+            picked = (rows, roles_for(game, 0, rows), seats_for(game, rows))
+            play(*picked, step=1)
+            chosen.append(picked)
+    out: list[GamePlan] = []
+    for game, (rows, role_of, seat_of) in enumerate(chosen):
+        seat_labels = [filler] * n
+        seat_roles = [Role.CIVILIAN] * n
+        for row, held in enumerate(rows):
+            seat_roles[seat_of[row]] = slots[role_of[row]]
+            if held is not None:
+                seat_labels[seat_of[row]] = labels[held]
+        out.append(GamePlan(game, seed + game, tuple(seat_labels), tuple(seat_roles)))
+    return out
+
+
+def balance(plans: Sequence[GamePlan], labels: Sequence[str]) -> dict[str, Counter[str]]:
+    """Per configuration, how often it played each side (`side:red`), role (`role:don`) and seat (`seat:3`), and
+    how many seat-games in all (`games`)."""
+    out = {label: Counter[str]() for label in labels}
+    for plan in plans:
+        for seat, (label, role) in enumerate(zip(plan.labels, plan.roles, strict=True), start=1):
+            if label not in out:
+                continue
+            count = out[label]
+            count["games"] += 1
+            count[f"side:{side_of(role)}"] += 1
+            count[f"role:{role.value}"] += 1
+            count[f"seat:{seat}"] += 1
+    return out
+
+
+def spread(table: dict[str, Counter[str]]) -> dict[str, int]:
+    """For every count key, the largest difference between two configurations (0 or 1 for a balanced schedule)."""
+    keys = sorted({key for counts in table.values() for key in counts})
+    return {key: max(c[key] for c in table.values()) - min(c[key] for c in table.values()) for key in keys}

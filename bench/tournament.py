@@ -1,0 +1,223 @@
+"""Tournament throughput against the local stand-in server, and the cost estimate against the measured cost.
+
+    python bench/tournament.py [--latency 0.1] [--ns 1 4 16 64] [--processes 2] [--json]
+    python bench/tournament.py --cost-games 8          # only the estimate-vs-measured part
+
+Every seat of every game is an LLM seat (fiim, 10 seats) talking to `arena.llm.fakeserver` in its own process, which
+answers each request after exactly `latency` seconds. For each N, N games start at once through the tournament's
+local executor (a process pool; each process runs its games on one event loop with one HTTP client and one limiter
+per provider). Printed per N:
+
+- games/s = N / wall time of the wave;
+- efficiency = games/s divided by what latency alone allows, N / one game's critical path, where the critical path
+  is the game's rounds of requests (a speech, a vote round, the night actors) times the latency; the wave cannot end
+  before its longest game, so the longest game's critical path is used;
+- peak RSS of the run (the driver and its worker processes, sampled every 0.1 s);
+- client CPU seconds (the driver and the workers).
+
+`--json` prints one JSON object per line per N with the keys n, games_per_s and efficiency (and the rest).
+Nothing is asserted: the figures depend on the machine and its load, so the load average is printed with them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import psutil
+
+from arena.tournament.cost import calibrate, estimate
+from arena.tournament.executors import LocalExecutor
+from arena.tournament.model import load_tournament
+from arena.tournament.run import RunOptions, run_tournament
+from arena.tournament.schedule import make_schedule
+
+PRICES = "price_input_per_m = 1.0\nprice_cached_per_m = 0.25\nprice_output_per_m = 4.0\n"
+
+
+def _server(latency: float) -> tuple[subprocess.Popen[str], str]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena.llm.fakeserver", "--port", "0", "--latency", str(latency)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    return process, process.stdout.readline().strip()
+
+
+def _tournament(folder: Path, base_url: str, games: int, seed: int) -> Path:
+    agents = folder / "agents"
+    agents.mkdir(parents=True, exist_ok=True)
+    (agents / "bench.toml").write_text(
+        f'kind = "llm"\nmodel = "fake-model"\nbase_url = "{base_url}"\ntimeout_s = 120\n{PRICES}'
+    )
+    spec = folder / f"t{games}.toml"
+    spec.write_text(
+        f'name = "bench"\ngames = {games}\nseed = {seed}\nfiller = "bench"\ntimeout_s = 300\n'
+        '[[pool]]\nlabel = "a"\nagent = "bench"\n[[pool]]\nlabel = "b"\nagent = "bench"\ntemperature = 0.5\n'
+    )
+    return spec
+
+
+class PeakRSS:
+    """Samples the RSS of this process and its children until stopped."""
+
+    def __init__(self) -> None:
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        me = psutil.Process()
+        while not self._stop.wait(0.1):
+            total = 0
+            for process in [me, *me.children(recursive=True)]:
+                with contextlib.suppress(psutil.Error):
+                    total += process.memory_info().rss
+            self.peak = max(self.peak, total)
+
+    def __enter__(self) -> PeakRSS:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def _settle(limit_s: float = 20.0) -> None:
+    """Wait until the worker processes stop using CPU (their imports are done), at most `limit_s`."""
+    me = psutil.Process()
+    deadline = time.monotonic() + limit_s
+    last = -1.0
+    while time.monotonic() < deadline:
+        time.sleep(0.3)
+        used = sum(sum(p.cpu_times()[:2]) for p in me.children(recursive=True) if p.is_running())
+        if used == last:
+            return
+        last = used
+
+
+def _cpu() -> float:
+    me = psutil.Process()
+    times = me.cpu_times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
+def wave(folder: Path, base_url: str, n: int, latency: float, processes: int, server_pid: int) -> dict[str, float]:
+    spec = _tournament(folder, base_url, n, seed=100 + n)
+    t = load_tournament(spec, folder / "agents")
+    plans = make_schedule([c.label for c in t.configs], t.filler.label, t.rules, n, t.file.seed)
+    specs = {c.label: c.spec for c in [*t.configs, t.filler]}
+    count = max(1, min(processes, n))
+    options = RunOptions(out=folder / f"out{n}", jobs=n, progress=False)
+    server = psutil.Process(server_pid)
+    with PeakRSS() as rss:
+        executor = LocalExecutor(count, math.ceil(n / count))
+        _settle()  # the workers import their modules before the clock starts: a long tournament amortises that
+        server_cpu = sum(server.cpu_times()[:2])
+        cpu = _cpu()
+        started = time.perf_counter()
+        state = run_tournament(t, plans, specs, lambda: executor, options)
+    wall = time.perf_counter() - started
+    cpu = _cpu() - cpu
+    server_cpu = sum(server.cpu_times()[:2]) - server_cpu
+    done = [r for r in state.results.values() if r.status == "complete"]
+    critical = max(r.batches for r in done) * latency
+    games_per_s = len(done) / wall
+    allowed = n / critical
+    return {
+        "n": n,
+        "games_per_s": round(games_per_s, 3),
+        "efficiency": round(games_per_s / allowed, 3),
+        "wall_s": round(wall, 2),
+        "critical_s": round(critical, 2),
+        "games": len(done),
+        "processes": count,
+        "peak_rss_mb": round(rss.peak / 2**20, 1),
+        "client_cpu_s": round(cpu, 2),
+        "server_cpu_s": round(server_cpu, 2),
+    }
+
+
+def cost_check(folder: Path, base_url: str, games: int, calibration: int, processes: int) -> dict[str, float]:
+    """Estimate a tournament's cost from calibration games, then run it against the stand-in and compare."""
+    spec = _tournament(folder, base_url, games, seed=7)
+    t = load_tournament(spec, folder / "agents")
+    plans = make_schedule([c.label for c in t.configs], t.filler.label, t.rules, games, t.file.seed)
+    guess = estimate(t, plans, calibrate(t, plans, calibration), calibration)
+    specs = {c.label: c.spec for c in [*t.configs, t.filler]}
+    count = max(1, min(processes, games))
+    options = RunOptions(out=folder / "cost", jobs=games, progress=False)
+    state = run_tournament(t, plans, specs, lambda: LocalExecutor(count, math.ceil(games / count)), options)
+    measured = state.spent
+    done = [r for r in state.results.values() if r.status == "complete"]
+    return {
+        "estimate_prompt": round(guess.total.prompt_tokens),
+        "measured_prompt": sum(int(r.total.get("prompt_tokens", 0)) for r in done),
+        "estimate_cached": round(guess.total.cached_tokens),
+        "measured_cached": sum(int(r.total.get("cached_tokens", 0)) for r in done),
+        "estimate_calls": round(guess.total.calls),
+        "measured_calls": sum(int(r.total.get("calls", 0)) for r in done),
+        "games": games,
+        "calibration_games": calibration,
+        "estimate_usd": round(guess.total.usd, 4),
+        "measured_usd": round(measured, 4),
+        "ratio": round(guess.total.usd / measured, 3) if measured else float("nan"),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--latency", type=float, default=0.1, help="seconds the server takes per answer")
+    parser.add_argument("--ns", type=int, nargs="*", default=[1, 4, 16, 64], help="games at once")
+    parser.add_argument("--processes", type=int, default=os.cpu_count() or 1, help="worker processes")
+    parser.add_argument("--cost-games", type=int, default=8, help="games of the estimate check (0: skip)")
+    parser.add_argument("--calibration-games", type=int, default=2)
+    parser.add_argument("--json", action="store_true", help="one JSON object per line per N")
+    args = parser.parse_args()
+    process, base_url = _server(args.latency)
+    rows: list[dict[str, float]] = []
+    cost: dict[str, float] | None = None
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for n in args.ns:
+                rows.append(wave(Path(tmp) / f"n{n}", base_url, n, args.latency, args.processes, process.pid))
+                if args.json:
+                    print(json.dumps(rows[-1]), flush=True)
+            if args.cost_games and not args.json:
+                cost = cost_check(Path(tmp) / "cost", base_url, args.cost_games, args.calibration_games,
+                                  args.processes)  # fmt: skip
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    if args.json:
+        return
+    load = os.getloadavg()[0]
+    print(f"fiim, 10 LLM seats per game, server latency {args.latency * 1000:.0f} ms, {args.processes} worker "
+          f"processes, {os.cpu_count()} CPUs, load average {load:.1f} at the end")  # fmt: skip
+    print(f"{'N':>4} {'games/s':>8} {'efficiency':>10} {'wall s':>7} {'critical s':>10} {'peak RSS MB':>11} "
+          f"{'client CPU s':>12} {'server CPU s':>12}")  # fmt: skip
+    for r in rows:
+        print(f"{r['n']:>4} {r['games_per_s']:>8.3f} {r['efficiency']:>10.3f} {r['wall_s']:>7.2f} "
+              f"{r['critical_s']:>10.2f} {r['peak_rss_mb']:>11.1f} {r['client_cpu_s']:>12.2f} "
+              f"{r['server_cpu_s']:>12.2f}")  # fmt: skip
+    if cost is not None:
+        print(f"cost: estimate ${cost['estimate_usd']:.4f} from {cost['calibration_games']} calibration games, "
+              f"measured ${cost['measured_usd']:.4f} over {cost['games']} games: estimate/measured = {cost['ratio']}")
+        for name in ("calls", "prompt", "cached"):
+            guess, got = cost[f"estimate_{name}"], cost[f"measured_{name}"]
+            print(f"  {name}: estimate {guess:,.0f}, measured {got:,.0f} ({guess / got if got else 0:.3f})")
+
+
+if __name__ == "__main__":
+    main()
