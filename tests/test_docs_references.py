@@ -108,6 +108,8 @@ def dangling_references(path: Path, text: str) -> list[str]:
             if name.endswith(".md") and name not in basenames() and name not in WRITTEN:
                 found.append(name)
         for match in MODULE.finditer(line):
+            if match.group(0).endswith("_"):  # a prefix of module names (`arena.cli_`), not one module
+                continue
             if not _module_exists(match.group(0)):
                 found.append(match.group(0))
     return found

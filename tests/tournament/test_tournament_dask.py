@@ -41,12 +41,13 @@ def scheduler() -> Iterator[str]:
 
 
 def _stable(path: Path) -> list[dict[str, Any]]:
-    """The transcript's records without the wall-clock fields."""
+    """The transcript's records without the wall-clock fields and the chain hash (which covers the start time)."""
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
         record.pop("started_at", None)
         record.pop("finished_at", None)
+        record.pop("hash", None)
         for counters in (record.get("counters") or {}).values():
             counters.pop("player_s", None)
         out.append(record)
