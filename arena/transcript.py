@@ -760,7 +760,7 @@ class _CallCheck:
         """Check input `index` against the seat's queued answers (before the engine takes it). The answer goes
         through the engine's own check, as the orchestrator's did, so what the engine normalises is compared
         as it was recorded."""
-        from arena.llm.schema import ShapeError, to_decision
+        from arena.llm.schema import ShapeError, to_decision, to_decision_stable
 
         if item.op not in ("decide", "reject", "default"):
             return None
@@ -778,7 +778,9 @@ class _CallCheck:
             call = self.calls[number]
             assert call.parsed is not None
             try:
-                decision = to_decision(request, dict(call.parsed), partial=call.finish_reason == "length")
+                # a stable-shape answer nests its fields under `decision` (no per-request field has that name)
+                read = to_decision_stable if isinstance(call.parsed.get("decision"), dict) else to_decision
+                decision = read(request, dict(call.parsed), partial=call.finish_reason == "length")
                 decision = game.check(item.seat, decision)
             except (ShapeError, IllegalDecision) as exc:
                 return f"call record {number} (seat {item.seat}) does not give the recorded decision: {exc}"

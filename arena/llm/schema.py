@@ -312,6 +312,8 @@ def legal_options(request: Request) -> dict[str, Any]:
     """What `request` allows, as a compact JSON object for the last user message: per field, the legal values."""
     out: dict[str, Any] = {"kind": request.kind.value}
     for spec in answer_fields(request)[1:]:
+        if spec.type == "claim":  # optional, and the same on every speech: the system prompt explains it
+            continue
         if spec.type == "string" and spec.enum is None:
             out[spec.name] = f"text, at most {request.max_words} words" if request.max_words else "text"
         elif spec.type == "boolean":

@@ -54,7 +54,7 @@ ATTACKERS = (1, 7)  # seat 1 is black at seed 21: the black-team channel is atta
 
 
 class Attacker(Player):
-    """Speaks the attacks two at a time, in turn (also in the black chat), the second attacker from the middle of
+    """Speaks the attacks three at a time, in turn (also in the black chat), the second attacker from the middle of
     the list, so a short game still hears every one; answers everything else with the rule's default."""
 
     def __init__(self, seat: int) -> None:
@@ -63,8 +63,8 @@ class Attacker(Player):
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
         if request.kind in (Kind.SPEECH, Kind.BLACK_MESSAGE):
-            text = f"{ATTACKS[self.said % len(ATTACKS)]} {ATTACKS[(self.said + 1) % len(ATTACKS)]}"
-            self.said += 2
+            text = " ".join(ATTACKS[(self.said + i) % len(ATTACKS)] for i in range(3))
+            self.said += 3
             return Answer(decision=Decision(text=text))
         return Answer(decision=request.default)
 

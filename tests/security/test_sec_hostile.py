@@ -1,6 +1,6 @@
 """Every command over a corpus of hostile files: nested thousands deep, binary, mis-encoded, truncated, a 20 MiB
 line, a 1 GiB (sparse) file, invalid or multiplying YAML. Each gives a clear `error:` line and a non-zero exit,
-never a traceback; the huge ones run in a subprocess whose peak memory (getrusage) must stay bounded.
+never a traceback; the huge ones run in a subprocess whose peak memory (VmHWM) must stay bounded.
 """
 
 from __future__ import annotations
@@ -133,13 +133,16 @@ def test_every_command_fails_clearly(corpus: Path, tmp_path: Path, name: str) ->
     assert {p.name: p.stat().st_size for p in corpus.iterdir() if p.is_file()} == before, "a command changed a file"
 
 
+# VmHWM, not getrusage: Linux keeps ru_maxrss across execve, so a child of a large pytest process would report
+# the parent's peak; VmHWM belongs to the new address space alone.
 _RUN = """
-import resource, sys
+import re, sys
 from arena.cli import app
 try:
     app(args=sys.argv[1:], prog_name="arena")
 finally:
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    with open("/proc/self/status") as status:
+        peak = int(re.search(r"VmHWM:\\s+(\\d+) kB", status.read()).group(1)) // 1024
     sys.stderr.write(f"\\npeak_rss_mb={peak}\\n")
 """
 
