@@ -6,6 +6,7 @@ import asyncio
 import io
 from collections.abc import Iterator
 
+import pytest
 from rich.console import Console
 
 from arena.engine import Game, Kind, Role, load_rules, view
@@ -112,3 +113,16 @@ def test_a_human_sees_only_their_own_view_in_a_full_game() -> None:
     for seat in hidden:  # no other seat's card, and no private result of another seat
         assert f"card dealt: #{seat} is" not in shown
     assert "Roles dealt" not in shown
+
+
+def test_the_terminal_probe_reads_seat_probability_pairs_and_fills_the_rest() -> None:
+    from arena.engine import Kind, Request
+    from arena.players.human import PROBE_GUESS, InputError, parse_probe, probe_prompt
+
+    req = Request(seat=3, kind=Kind.PROBE, options=(1, 2, 4))
+    assert "1, 2, 4" in probe_prompt(req)
+    assert parse_probe("1:0.8, 4:10%", req) == {"1": 0.8, "2": PROBE_GUESS, "4": 0.1}
+    assert parse_probe("", req) == dict.fromkeys(("1", "2", "4"), PROBE_GUESS)
+    for bad in ("1=0.5", "x:0.5", "1:lots"):
+        with pytest.raises(InputError):
+            parse_probe(bad, req)

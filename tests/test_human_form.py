@@ -87,3 +87,25 @@ def test_the_kill_order_and_best_move_limits() -> None:
     best = build_form(Request(seat=2, kind=Kind.BEST_MOVE, max_targets=3, options=(1, 3, 4, 5)), RULES)
     with pytest.raises(FormError, match="once"):
         decision_from(best, {"targets": [3, 3]})
+
+
+def test_a_probe_answer_rates_every_listed_seat_within_0_and_1() -> None:
+    probe = Request(seat=3, kind=Kind.PROBE, options=(1, 2, 4))
+    form = build_form(probe, RULES)
+    assert decision_from(form, {"beliefs": {"1": 0.9, "2": 0, 4: 1}}).beliefs == (0.9, 0.0, 1.0)
+    for bad, reason in (
+        ({"1": 0.9, "2": 0.1}, "seat 4 needs"),
+        ({"1": 0.9, "2": 0.1, "4": 1.5}, "seat 4 needs"),
+        ({"1": True, "2": 0.1, "4": 0.2}, "seat 1 needs"),
+        ({"1": 0.1, "2": 0.1, "4": 0.2, "3": 0.5}, "no probe for seat"),
+        ([0.1, 0.2, 0.3], "must map"),
+    ):
+        with pytest.raises(FormError, match=reason):
+            decision_from(form, {"beliefs": bad})
+    with pytest.raises(FormError, match="unexpected"):
+        decision_from(form, {"beliefs": {"1": 0.1, "2": 0.1, "4": 0.1}, "target": 1})
+
+
+def test_the_engines_character_cap_wins_when_the_request_carries_one() -> None:
+    request = Request(seat=3, kind=Kind.SPEECH, max_words=10, max_chars=37, speech=SpeechKind.REGULAR)
+    assert build_form(request, RULES).max_chars == 37

@@ -45,9 +45,15 @@ def _app(tmp_path: Path, human_timeout: float | None = 30.0) -> tuple[Server, Te
 
 
 def _table(
-    client: TestClient, server: Server, humans: tuple[int, ...], seed: int, tmp_path: Path, timeout: float = 30.0
+    client: TestClient,
+    server: Server,
+    humans: tuple[int, ...],
+    seed: int,
+    tmp_path: Path,
+    timeout: float = 30.0,
+    probes: bool = False,
 ) -> Table:
-    rules = load_rules("fiim")
+    rules = load_rules("fiim", overrides=["probes.daily=true"] if probes else None)
     seats = {s: resolve_agent("human" if s in humans else "bot:heuristic") for s in range(1, 11)}
     header = make_header(rules, seed, seats)
     writer = TranscriptWriter.create(tmp_path / f"game-{seed}.jsonl", header)
@@ -86,6 +92,8 @@ def _answer(form: dict[str, Any]) -> dict[str, Any]:
         return {"action": form["choices"][0]}
     if kind == "sheriff":
         return {"action": "check", "target": form["options"][0]}
+    if kind == "probe":  # a distinctive probability per seat, to find it later in the transcript
+        return {"beliefs": {str(s): 0.123 for s in form["options"]}}
     return {"target": form["options"][0] if form["options"] else None}
 
 
@@ -137,6 +145,42 @@ def test_two_human_seats_are_isolated_before_during_and_after_every_move(tmp_pat
         assert watch["god"] is not None and len(watch["god"]["roles"]) == 10
         assert "SECRET-REASONING" in json.dumps(watch["god"])  # the positive control: the god view has it
     transcript = load(table.writer.path if table.writer and table.writer.path else "")
+    assert transcript.status == "complete" and verify(transcript).ok
+
+
+def test_probes_from_the_page_stay_private_to_their_seat(tmp_path: Path) -> None:
+    """With daily probes on, each human answers the probe form; no seat's state ever holds the other's probe, and
+    the transcript records each answer as the prober's private event."""
+    server, client = _app(tmp_path)
+    with client:
+        table = _table(client, server, (1, 2), seed=7, tmp_path=tmp_path, probes=True)
+        tokens = dict(table.tokens)
+        probed: set[int] = set()
+        bad = client.post(f"/api/decide/{tokens[1]}", json={"type": "decide", "ask": "x", "answer": {"beliefs": 2}})
+        assert bad.status_code == 400
+        for _ in range(4000):
+            if table.over:
+                break
+            for seat in (1, 2):
+                state = client.get(f"/api/state/{tokens[seat]}").json()
+                _check_isolation(table, seat, state)
+                pending = state["pending"]
+                if pending is None:
+                    continue
+                form = pending["form"]
+                if form["kind"] == "probe":
+                    wrong = {"type": "decide", "ask": pending["ask"], "answer": {"beliefs": {"99": 0.5}}}
+                    refused = client.post(f"/api/decide/{tokens[seat]}", json=wrong)
+                    assert refused.status_code == 400 and "99" in refused.text
+                    probed.add(seat)
+                body = {"type": "decide", "ask": pending["ask"], "answer": _answer(form)}
+                assert client.post(f"/api/decide/{tokens[seat]}", json=body).status_code == 200
+            time.sleep(0.005)
+        _wait(lambda: table.over and table.task is not None and table.task.done())
+    assert probed, "a human seat was asked a probe"
+    transcript = load(table.writer.path if table.writer and table.writer.path else "")
+    mine = [e for e in transcript.events if e.type.value == "probe" and e.seat in probed]
+    assert mine and all(e.to == (e.seat,) and set(e.counts) == {123} for e in mine)
     assert transcript.status == "complete" and verify(transcript).ok
 
 

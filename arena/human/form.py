@@ -97,7 +97,7 @@ def build_form(request: Request, rules: RuleSet, lang: str = "en", nominees: Seq
     words = request.max_words
     return Form(
         request=request,
-        max_chars=max(words, 1) * chars_per_word(rules),
+        max_chars=request.max_chars or max(words, 1) * chars_per_word(rules),  # the engine's own cap when it says
         forbidden=forbidden_phrases(rules, lang),
         already_nominated=tuple(nominees),
     )
@@ -204,6 +204,7 @@ _ALLOWED = {
     Kind.BLACK_MESSAGE: {"text", "targets"},
     Kind.CHOOSE_SIDE: {"action"},
     Kind.SHERIFF: {"action", "target"},
+    Kind.PROBE: {"beliefs"},
 }
 
 
@@ -255,6 +256,8 @@ def decision_from(form: Form, payload: Mapping[str, object]) -> Decision:
             raise FormError(f"choose one of {', '.join(req.choices)}")
         assert isinstance(action, str)
         return Decision(action=action)
+    if kind is Kind.PROBE:
+        return Decision(beliefs=_beliefs(form, payload.get("beliefs")))
     if kind is Kind.SHERIFF:
         action = payload.get("action", "check")
         if action not in req.actions:
@@ -262,6 +265,27 @@ def decision_from(form: Form, payload: Mapping[str, object]) -> Decision:
         assert isinstance(action, str)
         return Decision(action=action, target=_target(form, payload.get("target")))
     return Decision(target=_target(form, payload.get("target")))
+
+
+def _beliefs(form: Form, raw: object) -> tuple[float, ...]:
+    """A probe answer: `{seat: probability}` for every seat the request lists (seat keys as text or numbers)."""
+    if not isinstance(raw, Mapping):
+        raise FormError("beliefs must map each seat to a probability from 0 to 1")
+    given = {str(key): value for key, value in raw.items()}
+    unknown = set(given) - {str(s) for s in form.request.options}
+    if unknown:
+        raise FormError(f"no probe for seat(s) {', '.join(sorted(unknown))}; rate {_seat_list(form.request.options)}")
+    out = []
+    for seat in form.request.options:
+        value = given.get(str(seat))
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+            raise FormError(f"seat {seat} needs a probability from 0 to 1, got {value!r}")
+        out.append(float(value))
+    return tuple(out)
+
+
+def _seat_list(seats: Sequence[int]) -> str:
+    return ", ".join(str(s) for s in seats)
 
 
 def speech_title(req: Request) -> str:

@@ -207,6 +207,32 @@ def _seats(seats: tuple[int, ...] | list[int]) -> str:
     return ", ".join(str(s) for s in seats)
 
 
+PROBE_GUESS = 0.3  # a seat the human leaves out of a probe gets the base rate of black (3 of 10)
+
+
+def probe_prompt(req: Request) -> str:
+    seats = ", ".join(str(s) for s in req.options)
+    return (
+        f"Private probe: how likely is each seat to be black? Seats {seats}; type e.g. '3:0.8 5:10%' "
+        f"(a seat left out gets {PROBE_GUESS}; an empty line keeps {PROBE_GUESS} for all)"
+    )
+
+
+def parse_probe(text: str, req: Request) -> dict[str, object]:
+    """`3:0.8 5:10%` -> {"3": 0.8, "5": 0.1, every other option: PROBE_GUESS}; InputError for anything else."""
+    beliefs: dict[str, object] = {str(seat): PROBE_GUESS for seat in req.options}
+    for item in text.replace(",", " ").split():
+        seat, sep, value = item.partition(":")
+        if not sep or not seat.strip().isdigit():
+            raise InputError(f"write SEAT:PROBABILITY, e.g. 3:0.8 or 3:80%, got {item!r}")
+        try:
+            number = float(value.rstrip("%")) / (100 if value.endswith("%") else 1)
+        except ValueError:
+            raise InputError(f"{value!r} is not a number") from None
+        beliefs[seat.strip()] = number
+    return beliefs
+
+
 class HumanPlayer(Player):
     """A terminal seat. `read(prompt)` returns one typed line (tests); by default stdin is read by `TerminalLines`."""
 
@@ -338,6 +364,8 @@ class HumanPlayer(Player):
                 return decision_from(form, {"action": text.strip().lower()})
 
             return await self.field(f"Choose your side: {' or '.join(req.choices)}", read_side)
+        if kind is Kind.PROBE:
+            return await self.field(probe_prompt(req), lambda text: decision_from(form, parse_probe(text, req)))
         verbs = {
             Kind.BALLOT: "Vote for",
             Kind.SHOOT: "Shoot",

@@ -252,6 +252,25 @@
         b.addEventListener("click", () => submit({ action: choice }));
         box.appendChild(b);
       }
+    } else if (form.kind === "probe") {
+      // private: how likely each seat is to be black, as a percentage per seat (never shown to anyone else)
+      box.appendChild(el("p", null, t("probe")));
+      const inputs = [];
+      for (const s of form.options) {
+        const input = el("input", { type: "number", min: "0", max: "100", step: "1", value: "30", className: "probe", dataset: { seat: String(s) } });
+        const label = el("label", null, " #" + s + " ");
+        label.appendChild(input);
+        label.appendChild(document.createTextNode(" % "));
+        inputs.push(input);
+        box.appendChild(label);
+      }
+      const go = el("button", { type: "button", id: "send" }, t("send"));
+      go.addEventListener("click", () => {
+        const beliefs = {};
+        for (const input of inputs) beliefs[input.dataset.seat] = Math.min(100, Math.max(0, Number(input.value) || 0)) / 100;
+        submit({ beliefs: beliefs });
+      });
+      box.appendChild(el("div")).appendChild(go);
     } else if (form.kind === "sheriff") {
       let action = null;
       if (form.actions.length > 1) {
