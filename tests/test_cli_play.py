@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.cli_play import SeatSpecError, parse_seat_specs
+from arena.cli.play import SeatSpecError, parse_seat_specs
 from arena.transcript import GENESIS, chain_hash, load
 
 

@@ -1,6 +1,6 @@
 """`arena --help` starts quickly because it imports no command module: the list of modules it imports (read from
 `python -X importtime`, a list, never a time) holds no engine, LLM, scenario, renderer or player module. The static
-short help in `arena/cli.py` must say what each command's own help says."""
+short help in `arena/cli/__init__.py` must say what each command's own help says."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ FORBIDDEN = (
     "arena.orchestrator",
     "arena.transcript",
     "arena.golden",
-    "arena.cli_",
+    "arena.cli.",  # the command modules (arena/cli/*.py); the package itself is allowed
     "pydantic",
     "openai",
     "jinja2",
@@ -49,8 +49,8 @@ def test_help_imports_no_command_module() -> None:
 
 def test_a_command_imports_its_module_only_when_it_runs() -> None:
     modules, out = imported_modules("verify", "--help")
-    assert "arena.cli_verify" in modules  # the engine itself comes only when verify runs
-    assert "arena.cli_review" not in modules and "arena.llm.conversation" not in modules
+    assert "arena.cli.verify" in modules  # the engine itself comes only when verify runs
+    assert "arena.cli.review" not in modules and "arena.llm.conversation" not in modules
     assert "hash chain" in out
 
 
@@ -58,7 +58,7 @@ def test_a_command_imports_its_module_only_when_it_runs() -> None:
 def test_static_help_matches_the_command(name: str, module: str, short: str) -> None:
     command = load_command(name)
     assert command.name == name
-    assert command.get_short_help_str(limit=1000) == short, f"update the {name!r} line in arena/cli.py COMMANDS"
+    assert command.get_short_help_str(limit=1000) == short, f"update the {name!r} line in COMMANDS (arena/cli)"
 
 
 def test_every_registered_command_is_listed() -> None:
@@ -67,8 +67,8 @@ def test_every_registered_command_is_listed() -> None:
     listed = {name for name, _, _ in COMMANDS}
     for _, module, _ in COMMANDS:
         scratch = typer.Typer()
-        __import__(f"arena.{module}", fromlist=["register"]).register(scratch)
+        __import__(f"arena.cli.{module}", fromlist=["register"]).register(scratch)
         built = typer.main.get_command(scratch)
         names = set(getattr(built, "commands", {}) or {built.name})
-        assert names <= listed, f"arena/{module}.py registers {names - listed} that arena/cli.py does not list"
+        assert names <= listed, f"arena/cli/{module}.py registers {names - listed} that COMMANDS does not list"
     assert set(group.list_commands(None)) == listed  # type: ignore[arg-type]

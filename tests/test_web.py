@@ -466,7 +466,7 @@ def test_serve_refuses_bad_input_with_one_line(tmp_path: Path) -> None:
 
 
 def test_loopback_detection() -> None:
-    from arena.cli_serve import _is_loopback
+    from arena.cli.serve import _is_loopback
 
     assert _is_loopback("127.0.0.1") and _is_loopback("::1") and _is_loopback("localhost")
     assert not _is_loopback("0.0.0.0") and not _is_loopback("192.168.1.5")

@@ -82,7 +82,7 @@ def result_of(transcript: Transcript, index: int, **extra: Any) -> GameResult:
 def _players(task: GameTask, rules: RuleSet, seats: dict[int, AgentSpec]) -> dict[int, Player]:
     players = {s: build_player(spec, s, seed=task.seed, rules=rules, lang=task.lang) for s, spec in seats.items()}
     if task.delay > 0:
-        from arena.cli_play import DelayedPlayer
+        from arena.cli.play import DelayedPlayer
 
         return {seat: DelayedPlayer(player, task.delay) for seat, player in players.items()}
     return players

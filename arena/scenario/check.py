@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.engine import Event, EventType, Game
-from arena.scenario_driver import Played
-from arena.scenario_format import (
+from arena.scenario.driver import Played
+from arena.scenario.format import (
     DayExpect,
     DayScript,
     Departure,

@@ -2,7 +2,7 @@
 
 The runner behind `arena scenario run` and tests/test_scenarios.py; the format is documented in docs/scenarios.md.
 A file holds one scenario, or a base plus `cases` that each change part of it; every case is its own game. The
-format is parsed in `scenario_format`, played by `scenario_driver` and compared by `scenario_check`.
+format is parsed in `format`, played by `driver` and compared by `check` (this package).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from typing import Any, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 
 from arena.engine import Game, Role, RulesError, RuleSet, load_rules
-from arena.scenario_check import Mismatch, check
-from arena.scenario_driver import Driver, ScenarioRunError
-from arena.scenario_format import (
+from arena.scenario.check import Mismatch, check
+from arena.scenario.driver import Driver, ScenarioRunError
+from arena.scenario.format import (
     PRESET_SEATING,
     DayScript,
     NightScript,

@@ -1,4 +1,4 @@
-"""`arena play` and `arena resume`: run a game live, continue a crashed game (`arena verify` is in cli_verify.py).
+"""`arena play` and `arena resume`: run a game live, continue a crashed game (`arena verify` is in verify.py).
 
 Every user error (an unknown preset, a bad rules file, a bad seat spec, a missing agent, an unreadable transcript)
 ends with one `error:` line and exit code 2, never a traceback. A game stopped with Ctrl-C stays resumable.

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from arena.engine import Decision, EventType, Game, IllegalDecision, Kind, Request, SpeechKind
-from arena.scenario_format import DayScript, Moment, NightScript, PhaseRef, Scenario
+from arena.scenario.format import DayScript, Moment, NightScript, PhaseRef, Scenario
 
 _SPEECH_MOMENT = {
     SpeechKind.REGULAR: "speech",

@@ -1,8 +1,9 @@
-"""The `arena` command. Each group of commands lives in its own module and registers itself here.
+"""The `arena` command. Each group of commands lives in its own module of this package and registers itself here.
 
 Start-up is lazy: `COMMANDS` names every command, its module and its short help, so `arena --help` lists them
 without importing any of them (no engine, LLM, scenario or renderer module); a command's module is imported only
-when that command runs (or shows its own help). A new command is one line in `COMMANDS`;
+when that command runs (or shows its own help), so this file imports none of its sibling modules. A new command
+is a module here with `register(app)` and one line in `COMMANDS`;
 `tests/test_cli_startup.py` checks each line's help against the module's own.
 """
 
@@ -16,19 +17,19 @@ from typer.core import TyperCommand, TyperGroup, TyperOption
 
 # fmt: off
 COMMANDS: tuple[tuple[str, str, str], ...] = (
-    # (command, module in arena/ with `register(app)`, short help as the module's command gives it)
-    ("play", "cli_play", "Play one game, live, and save its transcript under --out (default ./transcripts); the path is printed."),  # noqa: E501
-    ("verify", "cli_verify", "Check a transcript's hash chain, replay it through the engine and check every event and model call."),  # noqa: E501
-    ("resume", "cli_play", "Continue a game whose process died, from its transcript, appending to the same file."),
-    ("show", "cli_review", "Print a game by day and night: speeches, nominations, vote tables, night results and the end."),  # noqa: E501
-    ("export", "cli_review", "Write one self-contained HTML page: god view and every seat's view, vote tables, who was alive."),  # noqa: E501
-    ("prompt", "cli_llm", "Print the messages seat N was sent (or would be sent) at a point of the game."),
-    ("scenario", "cli_scenario", "Scripted scenarios with expected outcomes (docs/scenarios.md)."),
-    ("agents", "cli_agents", "List the agents a seat can name, with where each was found (the first folder wins)."),
-    ("stand-in", "cli_standin", "Serve the local OpenAI-compatible stand-in on 127.0.0.1 until interrupted (Ctrl-C)."),
-    ("serve", "cli_serve", "Serve tables in the browser: each human seat gets a secret link; bots and models play the other seats."),  # noqa: E501
-    ("tournament", "cli_tournament", "Play a tournament of configurations, balanced by side, role and seat; resumable; with a cost cap."),  # noqa: E501
-    ("report", "cli_report", "Write report.md, report.html (self-contained) and games/seats/days/decisions CSVs for a folder."),  # noqa: E501
+    # (command, module in arena/cli/ with `register(app)`, short help as the module's command gives it)
+    ("play", "play", "Play one game, live, and save its transcript under --out (default ./transcripts); the path is printed."),  # noqa: E501
+    ("verify", "verify", "Check a transcript's hash chain, replay it through the engine and check every event and model call."),  # noqa: E501
+    ("resume", "play", "Continue a game whose process died, from its transcript, appending to the same file."),
+    ("show", "review", "Print a game by day and night: speeches, nominations, vote tables, night results and the end."),
+    ("export", "review", "Write one self-contained HTML page: god view and every seat's view, vote tables, who was alive."),  # noqa: E501
+    ("prompt", "prompt", "Print the messages seat N was sent (or would be sent) at a point of the game."),
+    ("scenario", "scenario", "Scripted scenarios with expected outcomes (docs/scenarios.md)."),
+    ("agents", "agents", "List the agents a seat can name, with where each was found (the first folder wins)."),
+    ("stand-in", "standin", "Serve the local OpenAI-compatible stand-in on 127.0.0.1 until interrupted (Ctrl-C)."),
+    ("serve", "serve", "Serve tables in the browser: each human seat gets a secret link; bots and models play the other seats."),  # noqa: E501
+    ("tournament", "tournament", "Play a tournament of configurations, balanced by side, role and seat; resumable; with a cost cap."),  # noqa: E501
+    ("report", "report", "Write report.md, report.html (self-contained) and games/seats/days/decisions CSVs for a folder."),  # noqa: E501
 )
 # fmt: on
 
@@ -40,7 +41,7 @@ def load_command(name: str) -> Any:
     if name not in _LOADED:
         module_name = next(module for command, module, _ in COMMANDS if command == name)
         # __import__, not importlib.import_module: only the former shows in `python -X importtime` (the test reads it)
-        module = __import__(f"arena.{module_name}", fromlist=["register"])
+        module = __import__(f"arena.cli.{module_name}", fromlist=["register"])
         scratch = typer.Typer()
         module.register(scratch)
         built = typer.main.get_command(scratch)
@@ -105,7 +106,3 @@ def _root() -> None:
 
 def main() -> None:
     app()
-
-
-if __name__ == "__main__":
-    main()

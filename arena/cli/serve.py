@@ -18,7 +18,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli_play import Lang, SeatSpecError, fail, parse_seat_specs
+from arena.cli.play import Lang, SeatSpecError, fail, parse_seat_specs
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -123,11 +123,11 @@ def register(app: typer.Typer) -> None:
         first = None  # built before the server starts, so every problem is one `error:` line
         try:
             if resume is not None:
-                from arena.cli_play import _load_for_resume
+                from arena.cli.play import _load_for_resume
 
                 first = server.build_resume(*_load_for_resume(resume))
             elif seats is not None:
-                from arena.cli_play import _preflight
+                from arena.cli.play import _preflight
 
                 first = server.build(rules, _preflight(seats), lang=lang.value, seed=seed)
         except TableError as exc:

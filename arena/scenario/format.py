@@ -2,7 +2,7 @@
 
 A scenario is a YAML file that fixes the rules, the seating and the decisions that matter, and states what the rules
 say must happen. This module only parses and validates, so that a malformed file fails before any game is played,
-with a message that names the file and the field. `scenario_driver` plays a scenario; `scenario_check` compares.
+with a message that names the file and the field. `driver` plays a scenario; `check` compares.
 """
 
 from __future__ import annotations
