@@ -316,6 +316,27 @@ def _totals(path: Path) -> dict[int, SeatTotals]:
     return dict(end.totals) if end is not None else {}
 
 
+# Options that `play` and `resume` share, declared once.
+AgentsDir = Annotated[
+    Path | None,
+    typer.Option(
+        help="A folder of agent definitions searched first (then ./agents, the user folder, the package examples)."
+    ),
+]
+SignKeyEnv = Annotated[
+    str | None,
+    typer.Option(
+        "--sign-key-env", envvar="ARENA_SIGN_KEY_ENV", help="Sign the transcript with the key in this variable."
+    ),
+]
+AllowPipedHuman = Annotated[
+    bool, typer.Option(help="Let a human seat read its answers from a pipe (tests, scripts).")
+]
+HumanTimeout = Annotated[
+    float | None, typer.Option(help="Seconds a human seat has for one decision (default: no limit).", min=1)
+]
+
+
 def register(app: typer.Typer) -> None:
     """Add `play` and `resume` to `app`."""
 
@@ -344,26 +365,11 @@ def register(app: typer.Typer) -> None:
         ] = None,
         timeout: Annotated[float, typer.Option(help="Seconds a seat has for one decision.", min=0.001)] = 60.0,
         max_reasks: Annotated[int, typer.Option(help="Re-asks after a refused answer before the default.", min=0)] = 2,
-        agents_dir: Annotated[
-            Path | None,
-            typer.Option(
-                help="A folder of agent definitions searched first (then ./agents, the user folder, the "
-                "package examples)."
-            ),
-        ] = None,
+        agents_dir: AgentsDir = None,
         delay: Annotated[float, typer.Option(hidden=True, help="Seconds each seat waits before answering.")] = 0.0,
-        sign_key_env: Annotated[
-            str | None,
-            typer.Option(
-                "--sign-key-env", envvar="ARENA_SIGN_KEY_ENV", help="Sign the transcript with the key in this variable."
-            ),
-        ] = None,
-        allow_piped_human: Annotated[
-            bool, typer.Option(help="Let a human seat read its answers from a pipe (tests, scripts).")
-        ] = False,
-        human_timeout: Annotated[
-            float | None, typer.Option(help="Seconds a human seat has for one decision (default: no limit).", min=1)
-        ] = None,
+        sign_key_env: SignKeyEnv = None,
+        allow_piped_human: AllowPipedHuman = False,
+        human_timeout: HumanTimeout = None,
     ) -> None:
         """Play one game, live, and save its transcript under --out (default ./transcripts); the path is printed.
 
@@ -401,13 +407,7 @@ def register(app: typer.Typer) -> None:
         timeout: Annotated[float, typer.Option(help="Seconds a seat has for one decision.", min=0.001)] = 60.0,
         max_reasks: Annotated[int, typer.Option(help="Re-asks after a refused answer before the default.", min=0)] = 2,
         delay: Annotated[float, typer.Option(hidden=True, help="Seconds each seat waits before answering.")] = 0.0,
-        agents_dir: Annotated[
-            Path | None,
-            typer.Option(
-                help="A folder of agent definitions searched first (then ./agents, the user folder, the "
-                "package examples)."
-            ),
-        ] = None,
+        agents_dir: AgentsDir = None,
         seat: Annotated[
             list[str] | None,
             typer.Option("--seat", help="Play seat N with a local agent instead of the recorded one: N=AGENT."),
@@ -422,18 +422,9 @@ def register(app: typer.Typer) -> None:
             list[Path] | None,
             typer.Option("--prompt-folder", help="A prompt set folder the header may name. Repeatable."),
         ] = None,
-        sign_key_env: Annotated[
-            str | None,
-            typer.Option(
-                "--sign-key-env", envvar="ARENA_SIGN_KEY_ENV", help="Sign the end record with the key in this variable."
-            ),
-        ] = None,
-        allow_piped_human: Annotated[
-            bool, typer.Option(help="Let a human seat read its answers from a pipe (tests, scripts).")
-        ] = False,
-        human_timeout: Annotated[
-            float | None, typer.Option(help="Seconds a human seat has for one decision (default: no limit).", min=1)
-        ] = None,
+        sign_key_env: SignKeyEnv = None,
+        allow_piped_human: AllowPipedHuman = False,
+        human_timeout: HumanTimeout = None,
     ) -> None:
         """Continue a game whose process died, from its transcript, appending to the same file."""
         transcript, game = _load_for_resume(file)
