@@ -136,6 +136,14 @@ class _Runner:
             problem = reason
         raise AssertionError("unreachable")  # pragma: no cover
 
+    def unused(self, outcome: _Outcome, why: str) -> None:
+        """Keep the model calls of an answer the engine never took (they were made and paid for). Each is written
+        as a failed call, its raw text intact, so `verify` pairs no input with it."""
+        if self.transcript is None:
+            return
+        for call in outcome.calls:
+            self.transcript.call(call.model_copy(update={"parsed": None, "error": f"unused: {why}"}))
+
     def apply(self, seat: int, outcome: _Outcome) -> None:
         """Feed one seat's outcome to the engine and log it; called in seat order once the batch is in."""
         game, out = self.game, self.transcript
@@ -194,10 +202,11 @@ class _Runner:
                 outcomes = list(await asyncio.gather(*(self.ask(r) for r in batch)))
             for request, outcome in zip(batch, outcomes, strict=True):  # `pending()` is in seat order
                 if game.over:
-                    break
-                if game.request_for(request.seat) is None:
-                    continue  # the request vanished while the seat thought (a judge removed the seat)
-                self.apply(request.seat, outcome)
+                    self.unused(outcome, "the game ended before this answer was applied")
+                elif game.request_for(request.seat) is None:  # a judge removed the seat while it thought
+                    self.unused(outcome, "the seat's request was withdrawn before this answer was applied")
+                else:
+                    self.apply(request.seat, outcome)
             self.stats.batches += 1
             self.flush()
 

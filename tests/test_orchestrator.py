@@ -233,3 +233,54 @@ def test_calls_of_failed_attempts_reach_the_transcript() -> None:
     assert len(mine) == failing.attempts  # every failed attempt's call is kept, none is lost
     defaults = [e for e in game.events if e.type is EventType.DEFAULT_APPLIED and e.seat == 4]
     assert defaults, "a seat that never answers gets the rule's default"
+
+
+class RemovesWhileVoting(Player):
+    """A judge's hand at the table: during the first vote round this seat has the judge remove `victim`, whose own
+    answer is then in flight (asked concurrently in the same batch)."""
+
+    def __init__(self, seat: int, seed: int, game: Game, victim: int) -> None:
+        self.inner = RandomBot(seat, seed)
+        self.game, self.victim, self.done = game, victim, False
+
+    async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
+        if request.kind is Kind.VOTE and not self.done and self.game.request_for(self.victim) is not None:
+            self.done = True
+            await asyncio.sleep(0)  # let the victim's call start first
+            self.game.remove(self.victim, "judge")
+        return await self.inner.decide(observation, request, problem)
+
+
+class ModelVoter(Player):
+    """Answers like a random bot, with one recorded model call per answer and a pause so the judge acts first."""
+
+    def __init__(self, seat: int, seed: int) -> None:
+        self.inner = RandomBot(seat, seed)
+        self.seat = seat
+
+    async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
+        await asyncio.sleep(0.01)
+        answer = await self.inner.decide(observation, request, problem)
+        raw = '{"vote": true}' if request.kind is Kind.VOTE else "{}"
+        call = ModelCall(seat=self.seat, request_kind=request.kind.value, raw=raw, parsed={"vote": True})
+        return Answer(decision=answer.decision, calls=[call])
+
+
+def test_calls_of_an_answer_the_engine_never_took_are_kept() -> None:
+    """A seat removed while its model was answering: the call was made and paid for, so it is written (as unused,
+    its raw text intact), never dropped."""
+    rules = load_rules("fiim")
+    for seed in range(1, 40):
+        game = Game(rules, seed)
+        players = _bots(rules, seed)
+        players[2] = ModelVoter(2, seed)
+        players[1] = RemovesWhileVoting(1, seed, game, victim=2)
+        writer, stream = _writer(rules, seed)
+        asyncio.run(run_game(game, players, writer, timing=False))
+        transcript = parse(stream.getvalue())
+        unused = [c for c in transcript.calls if c.seat == 2 and (c.error or "").startswith("unused:")]
+        if unused:
+            assert all(c.parsed is None and c.raw == '{"vote": true}' for c in unused)
+            assert any(e.type is EventType.REMOVED and e.seat == 2 for e in game.events)
+            return
+    pytest.fail("no seed removed seat 2 during a vote it was answering")
