@@ -311,6 +311,35 @@ def test_websocket_protocol_origin_size_and_reconnect(tmp_path: Path) -> None:
         assert not origin_allowed(None, "testserver", ())
 
 
+def test_a_seat_link_opens_few_sockets_and_a_message_flood_is_cut_off(tmp_path: Path) -> None:
+    from contextlib import ExitStack
+
+    from arena.web.app import MAX_SEAT_SOCKETS, MESSAGE_BURST
+
+    server, client = _app(tmp_path)
+    with client:
+        table = _table(client, server, (1,), seed=3, tmp_path=tmp_path)
+        token = table.tokens[1]
+        with ExitStack() as stack:
+            for _ in range(MAX_SEAT_SOCKETS):  # a few tabs are fine
+                ws = stack.enter_context(client.websocket_connect(f"/ws/{token}", headers=ORIGIN))
+                assert ws.receive_json()["type"] == "state"
+            with (
+                pytest.raises(WebSocketDisconnect) as refused,
+                client.websocket_connect(f"/ws/{token}", headers=ORIGIN) as extra,
+            ):
+                extra.receive_json()
+            assert refused.value.code == 1013
+        with client.websocket_connect(f"/ws/{token}", headers=ORIGIN) as ws:  # closing one frees its place
+            assert ws.receive_json()["type"] == "state"
+            for _ in range(MESSAGE_BURST * 3):
+                ws.send_json({"type": "ping"})
+            with pytest.raises(WebSocketDisconnect) as flooded:
+                for _ in range(MESSAGE_BURST * 3 + 10):
+                    ws.receive_json()
+            assert flooded.value.code == 1008
+
+
 def _next(ws: Any, *types: str) -> dict[str, Any]:
     for _ in range(200):
         message: dict[str, Any] = ws.receive_json()

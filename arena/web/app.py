@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import json
 import re
+import time
 from collections.abc import Awaitable, Callable
 from importlib import resources
 from typing import Any
@@ -30,6 +31,9 @@ from arena.web.state import god_json, observation_json
 from arena.web.table import SPECTATOR, Table
 
 MAX_MESSAGE = 16 * 1024  # bytes of one WebSocket message or request body; a speech is a few thousand at most
+MAX_SEAT_SOCKETS = 4  # open sockets per seat link (a few tabs); a flood of them is refused
+MAX_SPECTATOR_SOCKETS = 200  # one spectator link is shared by many viewers
+MESSAGE_BURST, MESSAGES_PER_S = 40, 20.0  # a socket's message budget: a person clicks, a flood is cut off
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,128}$")
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,120}\.jsonl$")
 CSP = (
@@ -145,6 +149,8 @@ def create_app(server: Server) -> FastAPI:
         return JSONResponse({"type": "accepted"})
 
     # ----- the live channel -------------------------------------------------------------------------------------
+    open_sockets: dict[str, int] = {}  # token -> sockets open with it
+
     @app.websocket("/ws/{token}")
     async def channel(websocket: WebSocket, token: str) -> None:
         origin_ok = origin_allowed(
@@ -155,6 +161,19 @@ def create_app(server: Server) -> FastAPI:
             await websocket.close(code=1008)
             return
         table, seat = found
+        limit = MAX_SPECTATOR_SOCKETS if seat == SPECTATOR else MAX_SEAT_SOCKETS
+        if open_sockets.get(token, 0) >= limit:
+            await websocket.close(code=1013)  # try again later
+            return
+        open_sockets[token] = open_sockets.get(token, 0) + 1
+        try:
+            await _serve_socket(websocket, table, seat, token)
+        finally:
+            open_sockets[token] -= 1
+            if not open_sockets[token]:
+                del open_sockets[token]
+
+    async def _serve_socket(websocket: WebSocket, table: Table, seat: int, token: str) -> None:
         lang = pick_lang(websocket.query_params.get("lang"), table.lang)
         await websocket.accept()
         lock = asyncio.Lock()
@@ -176,8 +195,16 @@ def create_app(server: Server) -> FastAPI:
                 await table.wait_change(seen)
 
         async def listen() -> None:
+            budget, refilled = float(MESSAGE_BURST), time.monotonic()
             while True:
                 text = await websocket.receive_text()
+                now = time.monotonic()
+                budget = min(MESSAGE_BURST, budget + (now - refilled) * MESSAGES_PER_S)
+                refilled = now
+                if budget < 1:
+                    await websocket.close(code=1008, reason="too many messages")
+                    return
+                budget -= 1
                 if len(text.encode("utf-8")) > MAX_MESSAGE:
                     await websocket.close(code=1009)
                     return
