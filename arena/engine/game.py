@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from arena.engine.decisions import Decision, IllegalDecision, Kind, Request, SpeechKind
-from arena.engine.events import Event, EventType, Phase, Vis
+from arena.engine.events import Event, EventType, Phase, Vis, make_event
 from arena.engine.flow import one_speech, run
 from arena.engine.roles import BLACK_ROLES, Role, Team, base_team
 from arena.engine.ruleset import RuleSet
@@ -182,11 +182,27 @@ class Game:
         return self._batch.get(seat)
 
     # ----- events -------------------------------------------------------------------------------------------
-    def emit(self, type_: EventType, vis: Vis = Vis.PUBLIC, to: tuple[int, ...] = (), **fields: Any) -> Event:
+    def emit(
+        self,
+        type_: EventType,
+        vis: Vis = Vis.PUBLIC,
+        to: tuple[int, ...] = (),
+        *,
+        seat: int | None = None,
+        target: int | None = None,
+        seats: tuple[int, ...] = (),
+        counts: tuple[int, ...] = (),
+        roles: tuple[str, ...] = (),
+        count: int | None = None,
+        value: str | None = None,
+        text: str | None = None,
+    ) -> Event:
         if vis is Vis.BLACK:
             to = self.black
-        event = Event(seq=len(self.events), day=self.day, phase=self.phase, type=type_, vis=vis, to=to, **fields)
-        self.events.append(event)
+        events = self.events
+        event = make_event(len(events), self.day, self.phase, type_, vis, to, seat, target, seats, counts, roles,
+                           count, value, text)  # fmt: skip
+        events.append(event)
         return event
 
     def speech(self, seat: int, kind: SpeechKind, seconds: int) -> Flow:
@@ -196,11 +212,15 @@ class Game:
     # ----- inputs -------------------------------------------------------------------------------------------
     def submit(self, seat: int, decision: Decision) -> None:
         """Answer `seat`'s pending request. Raises IllegalDecision, leaving the state unchanged, if not legal."""
-        request = self._require_pending(seat)
+        request = self._batch.get(seat)
+        answers = self._answers
+        if request is None or seat in answers or self.winner is not None:
+            request = self._require_pending(seat)  # raises the reason
         decision = validate(self, request, decision)
         self._inputs.append(("decide", seat, decision, ""))
-        self._answers[seat] = decision
-        self._maybe_resolve()
+        answers[seat] = decision
+        if len(answers) >= len(self._batch):
+            self._resolve()
 
     def check(self, seat: int, decision: Decision) -> Decision:
         """Validate without applying: what `submit` would accept. Raises IllegalDecision with the reason."""

@@ -70,6 +70,8 @@ def reasoning_cap(speech: Speech, reasoning: str) -> str:
 
 def with_reasoning_capped(speech: Speech, decision: Decision) -> Decision:
     """The decision as it is accepted and stored: its reasoning cut to the cap."""
+    if not decision.reasoning:  # most decisions: nothing to cut
+        return decision
     reasoning = reasoning_cap(speech, decision.reasoning)
     if reasoning == decision.reasoning:
         return decision
