@@ -72,14 +72,13 @@ def _forbidden_content(g: Game, seat: int, text: str) -> None:
     if mode == "off" or not text or not g.alive[seat]:
         return
     low = text.lower()
-    for phrases in g.rules.forbidden_words.values():
-        for phrase in phrases:
-            if phrase in low:
-                if mode == "removal":
-                    g._remove(seat, "forbidden_content")
-                else:
-                    g._foul(seat, "forbidden_content")
-                return
+    for phrase in g.forbidden_phrases:
+        if phrase in low:
+            if mode == "removal":
+                g._remove(seat, "forbidden_content")
+            else:
+                g._foul(seat, "forbidden_content")
+            return
 
 
 def one_speech(g: Game, seat: int, kind: SpeechKind, seconds: int) -> Flow:

@@ -63,6 +63,8 @@ class Game:
         self.black: tuple[int, ...] = tuple(s for s in self.seats() if self.roles[s] in BLACK_ROLES)
         self.maniac_ally = rules.maniac_side == "mafia_ally"
         self._words: dict[int, int] = {}  # speech budget by seconds (the rules are frozen)
+        # every language's forbidden phrases in the rules' order, flat (read at every speech)
+        self.forbidden_phrases: tuple[str, ...] = tuple(p for ps in rules.forbidden_words.values() for p in ps)
         # per seat, fixed at the deal: role, team, black teammates (every view reads them)
         self.seat_roles: list[tuple[Role, Team, tuple[int, ...]]] = [
             (r, base_team(r), tuple(b for b in self.black if b != s) if r in BLACK_ROLES else ())

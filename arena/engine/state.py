@@ -32,6 +32,7 @@ class GameState(Protocol):
     roles: list[Role]
     alive: list[bool]
     alive_seats: tuple[int, ...]
+    forbidden_phrases: tuple[str, ...]
     black: tuple[int, ...]
     maniac_ally: bool
     _deal_source: str
