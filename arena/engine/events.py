@@ -80,7 +80,18 @@ class EventType(StrEnum):
     GAME_ENDED = "game_ended"  # public: value=winner (town|mafia|maniac|draw), text=reason
 
 
-_EVERY_SEAT = -1  # the audience mask of a public event: every bit set
+EVERY_SEAT = -1  # the audience mask of a public event: every bit set
+
+
+def audience_mask(vis: Vis, to: tuple[int, ...]) -> int:
+    """The audience bitmask of an event (bit s: seat s sees it) from its visibility and its listed seats."""
+    if vis is Vis.PUBLIC:
+        return EVERY_SEAT
+    mask = 0
+    if vis is not Vis.MODERATOR:
+        for seat in to:
+            mask |= 1 << seat
+    return mask
 
 
 class _Audience(PlainRecord):
@@ -119,15 +130,7 @@ class Event(_Audience):
     text: str | None = None
 
     def __post_init__(self) -> None:
-        vis = self.vis
-        if vis is Vis.PUBLIC:
-            mask = _EVERY_SEAT
-        else:
-            mask = 0
-            if vis is not Vis.MODERATOR:
-                for seat in self.to:
-                    mask |= 1 << seat
-        self.mask = mask  # type: ignore[misc]  # the slot is _Audience's; mypy looks only at the dataclass's own
+        self.mask = audience_mask(self.vis, self.to)  # type: ignore[misc]  # the slot is _Audience's
 
     def __hash__(self) -> int:
         return hash((self.seq, self.type, self.vis, self.to, self.seat, self.target, self.value, self.text))
@@ -146,49 +149,3 @@ class Event(_Audience):
             return ()
         return self.to
 
-
-_new_event = object.__new__
-
-
-def make_event(
-    seq: int,
-    day: int,
-    phase: Phase,
-    type_: EventType,
-    vis: Vis,
-    to: tuple[int, ...],
-    seat: int | None,
-    target: int | None,
-    seats: tuple[int, ...],
-    counts: tuple[int, ...],
-    roles: tuple[str, ...],
-    count: int | None,
-    value: str | None,
-    text: str | None,
-) -> Event:
-    """The same `Event` as the keyword constructor builds, positionally and without `__post_init__`: the engine
-    emits one per state change, and matching fourteen keywords costs about three times the slot writes."""
-    event: Event = _new_event(Event)
-    event.seq = seq
-    event.day = day
-    event.phase = phase
-    event.type = type_
-    event.vis = vis
-    event.to = to
-    event.seat = seat
-    event.target = target
-    event.seats = seats
-    event.counts = counts
-    event.roles = roles
-    event.count = count
-    event.value = value
-    event.text = text
-    if vis is Vis.PUBLIC:
-        mask = _EVERY_SEAT
-    else:
-        mask = 0
-        if vis is not Vis.MODERATOR:
-            for s in to:
-                mask |= 1 << s
-    event.mask = mask  # type: ignore[misc]  # the slot is _Audience's
-    return event
