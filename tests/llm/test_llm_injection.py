@@ -131,7 +131,8 @@ async def test_no_attack_passes_as_the_moderator(tmp_path: Path, server: FakeSer
     every_prompt = "\n".join(str(m.get("content")) for messages in [*full, *rebuilt] for m in messages)
     for event in attack_speeches:
         assert flags(event.text), event.text
-        line = re.compile(rf"^\[#{event.seq}\] Seat {event.seat} said[^:]*: (.*) \(moderator's note: ", re.MULTILINE)
+        spoken = rf"^\[#{event.seq}\] Seat {event.seat}(?: \([^)]*\))?: (.*) \(moderator's note: "
+        line = re.compile(spoken, re.MULTILINE)
         found = line.search(every_prompt)
         assert found is not None, event.seq
         assert json.loads(found.group(1)) == defang(event.text or "")
@@ -144,7 +145,7 @@ async def test_no_attack_passes_as_the_moderator(tmp_path: Path, server: FakeSer
             assert "breaks_lines" in flags(event.text)
             teammate = f"#{event.seat}@{event.seq}:breaks_lines"
             assert any(teammate in call.flags for call in transcript.calls if call.seat in game.black)
-        said = rf"^\[#{event.seq}\] Seat {event.seat} said to the black team[^:]*: (.*) \(moderator's note: "
+        said = rf"^\[#{event.seq}\] Seat {event.seat}, to the black team[^:]*: (.*) \(moderator's note: "
         line = re.compile(said, re.MULTILINE)
         found = line.search(every_prompt)
         assert found is not None, event.seq
