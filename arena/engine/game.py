@@ -444,7 +444,16 @@ class Game:
             if not alive[seat]:  # rare: keep only the living and the departing who still speak
                 answers = {s: d for s, d in answers.items() if alive[s] or self._may_speak_dead(s)}
                 break
-        self._advance(answers)
+        # `_advance(answers)`, written out: this runs once per batch
+        flow = self._flow
+        assert flow is not None
+        self._in_flow = True
+        try:
+            self._batch = flow.send(answers)
+        except (GameEnded, StopIteration):  # StopIteration: never, the flow loops until a win or a draw
+            self._flow = None
+        finally:
+            self._in_flow = False
 
     def _may_speak_dead(self, seat: int) -> bool:
         # the departing speak after leaving: last words and the best move
