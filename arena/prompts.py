@@ -68,6 +68,44 @@ def _brief(text: str) -> str:
     return "\n".join(line for line in text.split("\n") if not line.lstrip().startswith('- "'))
 
 
+@dataclass(frozen=True, slots=True)
+class VoteRun:
+    """Consecutive public votes of one kind for one target, shown as one line of the game log (`events.j2`): a
+    vote round takes one line per candidate instead of one per voter, with the same facts. `seq` is the first
+    vote's, so every log line still starts with a seq the seat may see."""
+
+    seq: int
+    target: int | None
+    value: str
+    seats: tuple[int, ...]
+    type: str = "vote_run"
+    seat: None = None
+
+
+def _vote_runs(events: list[Any]) -> list[Any]:
+    """The events with each run of `vote_cast` events sharing a target and a value merged into one `VoteRun`.
+    Only the events of one turn are merged, so the log stays append-only."""
+    out: list[Any] = []
+    run: list[Any] = []
+
+    def close() -> None:
+        if run:
+            first = run[0]
+            out.append(VoteRun(first.seq, first.target, first.value, tuple(e.seat for e in run)))
+            run.clear()
+
+    for event in events:
+        if event.type == "vote_cast":
+            if run and (run[0].target, run[0].value) != (event.target, event.value):
+                close()
+            run.append(event)
+            continue
+        close()
+        out.append(event)
+    close()
+    return out
+
+
 @dataclass(frozen=True)
 class PromptSet:
     """One language of one prompt set, ready to render."""
@@ -116,6 +154,7 @@ def load_prompt_set(prompt_set: str = "default", lang: str = "en") -> PromptSet:
     env.filters["seats"] = _seats
     env.filters["flagged"] = lambda text: bool(flags(text))
     env.filters["brief"] = _brief
+    env.filters["vote_runs"] = _vote_runs
     env.filters["ranges"] = lambda value: ranges(sorted(value))
     for name in env.list_templates(extensions=["j2"]):  # compile now: a syntax error names its file before a game,
         try:  # and no seat waits for a compile mid-game

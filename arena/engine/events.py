@@ -80,7 +80,18 @@ class EventType(StrEnum):
     GAME_ENDED = "game_ended"  # public: value=winner (town|mafia|maniac|draw), text=reason
 
 
-_EVERY_SEAT = -1  # the audience mask of a public event: every bit set
+EVERY_SEAT = -1  # the audience mask of a public event: every bit set
+
+
+def audience_mask(vis: Vis, to: tuple[int, ...]) -> int:
+    """The audience bitmask of an event (bit s: seat s sees it) from its visibility and its listed seats."""
+    if vis is Vis.PUBLIC:
+        return EVERY_SEAT
+    mask = 0
+    if vis is not Vis.MODERATOR:
+        for seat in to:
+            mask |= 1 << seat
+    return mask
 
 
 class _Audience(PlainRecord):
@@ -119,15 +130,7 @@ class Event(_Audience):
     text: str | None = None
 
     def __post_init__(self) -> None:
-        vis = self.vis
-        if vis is Vis.PUBLIC:
-            mask = _EVERY_SEAT
-        else:
-            mask = 0
-            if vis is not Vis.MODERATOR:
-                for seat in self.to:
-                    mask |= 1 << seat
-        self.mask = mask  # type: ignore[misc]  # the slot is _Audience's; mypy looks only at the dataclass's own
+        self.mask = audience_mask(self.vis, self.to)  # type: ignore[misc]  # the slot is _Audience's
 
     def __hash__(self) -> int:
         return hash((self.seq, self.type, self.vis, self.to, self.seat, self.target, self.value, self.text))
@@ -145,3 +148,4 @@ class Event(_Audience):
         if self.vis is Vis.MODERATOR:
             return ()
         return self.to
+

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.engine.decisions import Decision, Kind, Request, SpeechKind
+from arena.engine.decisions import Decision, Request, SpeechKind, speech_request_record
 from arena.engine.events import EventType, Phase, Vis
 from arena.engine.roles import Role
 from arena.engine.text import accept_text, cut_words
@@ -41,12 +41,9 @@ def speech_request(
     words = g.words(seconds)
     chars = g.rules.speech.chars(words)
     if not may_nominate:
-        return Request(seat=seat, kind=Kind.SPEECH, max_words=words, max_chars=chars, speech=kind,
-                       may_request_extra=may_request_extra)  # fmt: skip
-    self_ok = g.rules.nominations.self_allowed
-    options = g.alive_seats if self_ok else tuple(s for s in g.alive_seats if s != seat)
-    return Request(seat=seat, kind=Kind.SPEECH, max_words=words, max_chars=chars, speech=kind, may_nominate=True,
-                   nominate_options=options, may_request_extra=may_request_extra)  # fmt: skip
+        return speech_request_record(seat, words, chars, kind, False, (), may_request_extra)
+    options = g.alive_seats if g.rules.nominations.self_allowed else tuple(s for s in g.alive_seats if s != seat)
+    return speech_request_record(seat, words, chars, kind, True, options, may_request_extra)
 
 
 _EMPTY = Decision()
@@ -75,14 +72,13 @@ def _forbidden_content(g: Game, seat: int, text: str) -> None:
     if mode == "off" or not text or not g.alive[seat]:
         return
     low = text.lower()
-    for phrases in g.rules.forbidden_words.values():
-        for phrase in phrases:
-            if phrase in low:
-                if mode == "removal":
-                    g._remove(seat, "forbidden_content")
-                else:
-                    g._foul(seat, "forbidden_content")
-                return
+    for phrase in g.forbidden_phrases:
+        if phrase in low:
+            if mode == "removal":
+                g._remove(seat, "forbidden_content")
+            else:
+                g._foul(seat, "forbidden_content")
+            return
 
 
 def one_speech(g: Game, seat: int, kind: SpeechKind, seconds: int) -> Flow:

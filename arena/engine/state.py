@@ -8,7 +8,7 @@ checks it where `game.py` starts the flow). A new piece of state the flow reads 
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from arena.engine.decisions import Decision, Request, SpeechKind
 from arena.engine.events import Event, EventType, Phase, Vis
@@ -32,6 +32,7 @@ class GameState(Protocol):
     roles: list[Role]
     alive: list[bool]
     alive_seats: tuple[int, ...]
+    forbidden_phrases: tuple[str, ...]
     black: tuple[int, ...]
     maniac_ally: bool
     _deal_source: str
@@ -76,7 +77,21 @@ class GameState(Protocol):
     def words(self, seconds: int) -> int: ...
 
     # shared actions
-    def emit(self, type_: EventType, vis: Vis = ..., to: tuple[int, ...] = ..., **fields: Any) -> Event: ...
+    def emit(
+        self,
+        type_: EventType,
+        vis: Vis = ...,
+        to: tuple[int, ...] = ...,
+        *,
+        seat: int | None = ...,
+        target: int | None = ...,
+        seats: tuple[int, ...] = ...,
+        counts: tuple[int, ...] = ...,
+        roles: tuple[str, ...] = ...,
+        count: int | None = ...,
+        value: str | None = ...,
+        text: str | None = ...,
+    ) -> Event: ...
     def set_dead(self, seat: int) -> None: ...
     def reset_night(self) -> None: ...
     def eliminate(self, seat: int, how: str) -> None: ...

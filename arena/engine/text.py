@@ -56,7 +56,10 @@ def accept_text(g: Game, seat: int, text: str, max_words: int, vis: Vis = Vis.PU
     """The one place a seat's speech or black message is cut to its budget in words and characters (R3.4).
     A cut is logged as `speech_truncated`, seen by exactly those who see the text, so every one of them is shown
     the same cut text. Returns the text kept and whether it was cut."""
-    capped = cap(text, max_words, g.rules.speech.chars(max_words))
+    max_chars = g.rules.speech.chars(max_words)
+    if len(text) <= max_chars and len(text.split()) <= max_words:  # most texts: within both caps, nothing to log
+        return text, False
+    capped = cap(text, max_words, max_chars)
     if capped.cut:
         g.emit(EventType.SPEECH_TRUNCATED, vis, seat=seat, count=capped.words, value=str(max_words),
                counts=(capped.chars, g.rules.speech.chars(max_words)))  # fmt: skip
@@ -70,6 +73,8 @@ def reasoning_cap(speech: Speech, reasoning: str) -> str:
 
 def with_reasoning_capped(speech: Speech, decision: Decision) -> Decision:
     """The decision as it is accepted and stored: its reasoning cut to the cap."""
+    if not decision.reasoning:  # most decisions: nothing to cut
+        return decision
     reasoning = reasoning_cap(speech, decision.reasoning)
     if reasoning == decision.reasoning:
         return decision

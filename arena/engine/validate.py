@@ -116,4 +116,6 @@ def validate(game: Game, request: Request, decision: Decision) -> Decision:
     elif kind is Kind.CHOOSE_SIDE:
         if decision.action not in request.choices:
             raise IllegalDecision("illegal_choice", f"choose one of {list(request.choices)}")
+    if not decision.reasoning:  # most decisions: no reasoning to cut
+        return decision
     return with_reasoning_capped(game.rules.speech, decision)  # what is accepted is what is stored

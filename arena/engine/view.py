@@ -52,26 +52,20 @@ def visible_events(game: Game, seat: int, since: int = 0) -> list[Event]:
 
 def view(game: Game, seat: int, since: int = 0) -> Observation:
     """The observation of `seat` (1..N), of the moderator (0), or of a spectator (PUBLIC)."""
-    if seat in (MODERATOR, PUBLIC):
-        role: Role | None = None
-        team: Team | None = None
-        mates: tuple[int, ...] = ()
-    else:
+    events = game.events
+    if seat > 0:
+        role: Role | None
+        team: Team | None
         role, team, mates = game.seat_roles[seat]
-    return Observation(
-        seat=seat,
-        role=role,
-        team=team,
-        teammates=mates,
-        players=game.n,
-        alive=game.alive_seats,
-        day=game.day,
-        phase=game.phase,
-        fouls=tuple(game.fouls[1:]),
-        nominees=tuple(game.nominees) if game.phase is Phase.DAY else (),
-        events=tuple(visible_events(game, seat, since)),
-        since=since,
-        next_seq=len(game.events),
-        request=game.request_for(seat) if seat > 0 else None,
-        winner=game.winner,
-    )
+        bit = 1 << seat
+        seen = tuple([e for e in (events[since:] if since else events) if e.mask & bit])
+        request = game.request_for(seat)
+    else:
+        role, team, mates = None, None, ()
+        seen = tuple(visible_events(game, seat, since))
+        request = None
+    phase = game.phase
+    # positional, in the field order: this runs at every decision
+    return Observation(seat, role, team, mates, game.n, game.alive_seats, game.day, phase, tuple(game.fouls[1:]),
+                       tuple(game.nominees) if phase is Phase.DAY else (), seen, since, len(events), request,
+                       game.winner)  # fmt: skip

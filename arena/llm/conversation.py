@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from arena.engine import Observation, Request, RuleSet
+from arena.engine import EventType, Observation, Request, RuleSet
 from arena.llm.injection import flags as injection_flags
 from arena.llm.modes import Mode
 from arena.llm.schema import (
@@ -32,6 +32,11 @@ from arena.llm.schema import (
 from arena.prompts import PromptSet, rules_context
 
 Message = dict[str, Any]
+
+# the events that change what a turn's status line says: the day and phase, the living, today's nominees, fouls
+_STATUS_EVENTS = frozenset(
+    {EventType.PHASE_STARTED, EventType.ELIMINATED, EventType.REMOVED, EventType.NOMINATED, EventType.FOUL}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +126,9 @@ class Conversation:
             else ""
         )
         options_text = legal_line(request) if stable and request is not None else ""
+        # the status line ("Now: Day 2. Alive: ...") again only when one of its facts may have changed since the
+        # seat's last turn: it is a function of the events, and the earlier one stays in the history
+        status = not self.started or any(e.type in _STATUS_EVENTS for e in events)
         text = self.prompts.render(
             "turn.j2",
             intro=self.role_prompt(obs) if not self.started else "",
@@ -133,6 +141,7 @@ class Conversation:
             schema_text=schema_text,
             stable=stable,
             options_text=options_text,
+            status=status,
             **self._context,
         )
         self.shown_flags = tuple(

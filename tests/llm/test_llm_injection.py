@@ -54,7 +54,7 @@ ATTACKERS = (1, 7)  # seat 1 is black at seed 21: the black-team channel is atta
 
 
 class Attacker(Player):
-    """Speaks the attacks three at a time, in turn (also in the black chat), the second attacker from the middle of
+    """Speaks the attacks four at a time, in turn (also in the black chat), the second attacker from the middle of
     the list, so a short game still hears every one; answers everything else with the rule's default."""
 
     def __init__(self, seat: int) -> None:
@@ -63,8 +63,8 @@ class Attacker(Player):
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
         if request.kind in (Kind.SPEECH, Kind.BLACK_MESSAGE):
-            text = " ".join(ATTACKS[(self.said + i) % len(ATTACKS)] for i in range(3))
-            self.said += 3
+            text = " ".join(ATTACKS[(self.said + i) % len(ATTACKS)] for i in range(4))
+            self.said += 4
             return Answer(decision=Decision(text=text))
         return Answer(decision=request.default)
 
@@ -90,7 +90,8 @@ def _assert_clean(messages: list[dict[str, object]], where: str) -> None:
 @pytest.mark.parametrize("schema", ["per_request", "stable"])
 async def test_no_attack_passes_as_the_moderator(tmp_path: Path, server: FakeServer, api_key: str, schema: str) -> None:
     rules = load_rules("fiim")
-    spec = llm_spec(server.base_url, schema=schema)
+    # a cache key per seat: the server's answers then depend on the game, not on the prompt's wording
+    spec = llm_spec(server.base_url, schema=schema, prompt_cache_key=True)
     bot = AgentSpec(name="attacker", kind="bot", bot="random")
     players: dict[int, Player] = {
         s: Attacker(s) if s in ATTACKERS else llm_player(spec, s, rules) for s in range(1, 11)
@@ -130,7 +131,8 @@ async def test_no_attack_passes_as_the_moderator(tmp_path: Path, server: FakeSer
     every_prompt = "\n".join(str(m.get("content")) for messages in [*full, *rebuilt] for m in messages)
     for event in attack_speeches:
         assert flags(event.text), event.text
-        line = re.compile(rf"^\[#{event.seq}\] Seat {event.seat} said[^:]*: (.*) \(moderator's note: ", re.MULTILINE)
+        spoken = rf"^\[#{event.seq}\] Seat {event.seat}(?: \([^)]*\))?: (.*) \(moderator's note: "
+        line = re.compile(spoken, re.MULTILINE)
         found = line.search(every_prompt)
         assert found is not None, event.seq
         assert json.loads(found.group(1)) == defang(event.text or "")
@@ -143,7 +145,7 @@ async def test_no_attack_passes_as_the_moderator(tmp_path: Path, server: FakeSer
             assert "breaks_lines" in flags(event.text)
             teammate = f"#{event.seat}@{event.seq}:breaks_lines"
             assert any(teammate in call.flags for call in transcript.calls if call.seat in game.black)
-        said = rf"^\[#{event.seq}\] Seat {event.seat} said to the black team[^:]*: (.*) \(moderator's note: "
+        said = rf"^\[#{event.seq}\] Seat {event.seat}, to the black team[^:]*: (.*) \(moderator's note: "
         line = re.compile(said, re.MULTILINE)
         found = line.search(every_prompt)
         assert found is not None, event.seq
