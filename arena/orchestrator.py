@@ -36,6 +36,8 @@ class RunStats:
     counters: dict[int, SeatCounters] = field(default_factory=dict)
     total_s: float = 0.0
     batches: int = 0
+    call_rounds: int = 0  # per batch, the most model calls one seat made (its sequential chain), summed: the game's
+    # critical path in round trips, whatever the concurrency around it
     engine_s: float = 0.0  # inside the engine: views, checks and inputs (part of the time outside the players)
 
     @property
@@ -199,6 +201,7 @@ class _Runner:
                     continue  # the request vanished while the seat thought (a judge removed the seat)
                 self.apply(request.seat, outcome)
             self.stats.batches += 1
+            self.stats.call_rounds += max((len(o.calls) for o in outcomes), default=0)
             self.flush()
 
 

@@ -9,11 +9,14 @@ local executor (a process pool; each process runs its games on one event loop wi
 per provider). Printed per N:
 
 - games/s = N / wall time of the wave;
-- efficiency = games/s divided by what latency alone allows, N / one game's critical path, where the critical path
-  is the game's rounds of requests (a speech, a vote round, the night actors) times the latency; the wave cannot end
-  before its longest game, so the longest game's critical path is used;
+- efficiency = games/s divided by what latency alone allows, N / one game's critical path. The critical path is the
+  game's sequential chain of round trips times the latency: per batch of requests (a speech, a vote round, the night
+  actors, asked together), the most calls one seat of it made (a re-ask or a retry is one more trip), summed over
+  the game. The wave cannot end before its longest game, so the longest game's critical path is used;
 - peak RSS of the run (the driver and its worker processes, sampled every 0.1 s);
-- client CPU seconds (the driver and the workers).
+- client CPU seconds (the driver and the workers) and the stand-in's CPU seconds, in all and per call: the two
+  share this machine's cores, so together they bound what the cores allow;
+- the load average (1 min) when the wave started.
 
 `--json` prints one JSON object per line per N with the keys n, games_per_s and efficiency (and the rest).
 Nothing is asserted: the figures depend on the machine and its load, so the load average is printed with them.
@@ -121,6 +124,7 @@ def wave(folder: Path, base_url: str, n: int, latency: float, processes: int, se
     count = max(1, min(processes, n))
     options = RunOptions(out=folder / f"out{n}", jobs=n, progress=False)
     server = psutil.Process(server_pid)
+    load_before = os.getloadavg()[0]
     with PeakRSS() as rss:
         executor = LocalExecutor(count, math.ceil(n / count))
         _settle()  # the workers import their modules before the clock starts: a long tournament amortises that
@@ -132,9 +136,10 @@ def wave(folder: Path, base_url: str, n: int, latency: float, processes: int, se
     cpu = _cpu() - cpu
     server_cpu = sum(server.cpu_times()[:2]) - server_cpu
     done = [r for r in state.results.values() if r.status == "complete"]
-    critical = max(r.batches for r in done) * latency
+    critical = max(r.call_rounds for r in done) * latency
     games_per_s = len(done) / wall
     allowed = n / critical
+    calls = sum(int(r.total.get("calls", 0)) for r in done)
     return {
         "n": n,
         "games_per_s": round(games_per_s, 3),
@@ -146,6 +151,10 @@ def wave(folder: Path, base_url: str, n: int, latency: float, processes: int, se
         "peak_rss_mb": round(rss.peak / 2**20, 1),
         "client_cpu_s": round(cpu, 2),
         "server_cpu_s": round(server_cpu, 2),
+        "calls": calls,
+        "client_ms_per_call": round(cpu / calls * 1000, 3) if calls else 0.0,
+        "server_ms_per_call": round(server_cpu / calls * 1000, 3) if calls else 0.0,
+        "load_before": round(load_before, 2),
     }
 
 
@@ -206,11 +215,13 @@ def main() -> None:
     print(f"fiim, 10 LLM seats per game, server latency {args.latency * 1000:.0f} ms, {args.processes} worker "
           f"processes, {os.cpu_count()} CPUs, load average {load:.1f} at the end")  # fmt: skip
     print(f"{'N':>4} {'games/s':>8} {'efficiency':>10} {'wall s':>7} {'critical s':>10} {'peak RSS MB':>11} "
-          f"{'client CPU s':>12} {'server CPU s':>12}")  # fmt: skip
+          f"{'client CPU s':>12} {'server CPU s':>12} {'calls':>6} {'client ms/call':>14} {'server ms/call':>14} "
+          f"{'load':>5}")  # fmt: skip
     for r in rows:
         print(f"{r['n']:>4} {r['games_per_s']:>8.3f} {r['efficiency']:>10.3f} {r['wall_s']:>7.2f} "
               f"{r['critical_s']:>10.2f} {r['peak_rss_mb']:>11.1f} {r['client_cpu_s']:>12.2f} "
-              f"{r['server_cpu_s']:>12.2f}")  # fmt: skip
+              f"{r['server_cpu_s']:>12.2f} {r['calls']:>6} {r['client_ms_per_call']:>14.3f} "
+              f"{r['server_ms_per_call']:>14.3f} {r['load_before']:>5.1f}")  # fmt: skip
     if cost is not None:
         print(f"cost: estimate ${cost['estimate_usd']:.4f} from {cost['calibration_games']} calibration games, "
               f"measured ${cost['measured_usd']:.4f} over {cost['games']} games: estimate/measured = {cost['ratio']}")
