@@ -33,6 +33,9 @@ _BLANK_RUNS = re.compile(r"\n(?:[ \t]*\n){2,}")
 REQUIRED = ("system.j2", "turn.j2", "events.j2", "repair.j2", *(f"role_{r.value}.j2" for r in Role))
 
 
+_FORMATS = frozenset({"format", "format_map"})
+
+
 class _Sandbox(ImmutableSandboxedEnvironment):
     """The immutable sandbox with its attribute verdicts remembered. Jinja decides whether `obj.attr` is safe from
     the attribute's name and the object's type alone (private or internal names, mutating methods of lists, dicts
@@ -42,6 +45,16 @@ class _Sandbox(ImmutableSandboxedEnvironment):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self._verdicts: dict[tuple[type, str], bool] = {}
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        # an attribute already judged safe on this type is read directly; `format`/`format_map` always take the
+        # sandbox's path (it wraps str.format), and anything missing falls back to it (item lookup, undefined)
+        if self._verdicts.get((type(obj), attribute)) and attribute not in _FORMATS:
+            try:
+                return getattr(obj, attribute)
+            except AttributeError:
+                pass
+        return super().getattr(obj, attribute)
 
     def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
         key = (type(obj), attr)

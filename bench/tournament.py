@@ -16,7 +16,8 @@ per provider). Printed per N:
 - peak RSS of the run (the driver and its worker processes, sampled every 0.1 s);
 - client CPU seconds (the driver and the workers) and the stand-in's CPU seconds, in all and per call: the two
   share this machine's cores, so together they bound what the cores allow;
-- the load average (1 min) when the wave started.
+- the load average (1 min) when the wave started, and the CPU bound: the efficiency the machine's cores would allow
+  if this run had them to itself, critical path / ((client + server CPU) / cores), capped at 1.
 
 `--json` prints one JSON object per line per N with the keys n, games_per_s and efficiency (and the rest).
 Nothing is asserted: the figures depend on the machine and its load, so the load average is printed with them.
@@ -155,6 +156,8 @@ def wave(folder: Path, base_url: str, n: int, latency: float, processes: int, se
         "client_ms_per_call": round(cpu / calls * 1000, 3) if calls else 0.0,
         "server_ms_per_call": round(server_cpu / calls * 1000, 3) if calls else 0.0,
         "load_before": round(load_before, 2),
+        # what two idle cores would allow: the wave needs its critical path, and its CPU (both sides) over the cores
+        "cpu_bound_efficiency": round(min(1.0, critical / ((cpu + server_cpu) / (os.cpu_count() or 1))), 3),
     }
 
 
@@ -216,12 +219,13 @@ def main() -> None:
           f"processes, {os.cpu_count()} CPUs, load average {load:.1f} at the end")  # fmt: skip
     print(f"{'N':>4} {'games/s':>8} {'efficiency':>10} {'wall s':>7} {'critical s':>10} {'peak RSS MB':>11} "
           f"{'client CPU s':>12} {'server CPU s':>12} {'calls':>6} {'client ms/call':>14} {'server ms/call':>14} "
-          f"{'load':>5}")  # fmt: skip
+          f"{'load':>5} {'CPU bound':>9}")  # fmt: skip
     for r in rows:
         print(f"{r['n']:>4} {r['games_per_s']:>8.3f} {r['efficiency']:>10.3f} {r['wall_s']:>7.2f} "
               f"{r['critical_s']:>10.2f} {r['peak_rss_mb']:>11.1f} {r['client_cpu_s']:>12.2f} "
               f"{r['server_cpu_s']:>12.2f} {r['calls']:>6} {r['client_ms_per_call']:>14.3f} "
-              f"{r['server_ms_per_call']:>14.3f} {r['load_before']:>5.1f}")  # fmt: skip
+              f"{r['server_ms_per_call']:>14.3f} {r['load_before']:>5.1f} "
+              f"{r['cpu_bound_efficiency']:>9.3f}")  # fmt: skip
     if cost is not None:
         print(f"cost: estimate ${cost['estimate_usd']:.4f} from {cost['calibration_games']} calibration games, "
               f"measured ${cost['measured_usd']:.4f} over {cost['games']} games: estimate/measured = {cost['ratio']}")

@@ -14,7 +14,7 @@ from aiohttp import web
 from openai.types.chat import ChatCompletion
 
 from arena.llm.client import ClientSettings, LLMClient, _completion
-from arena.llm.direct import DirectPost
+from arena.llm.direct import DirectPost, dumps
 from arena.llm.modes import Mode
 from arena.llm.pool import use_aiohttp
 from arena.llm.retry import RetryPolicy, is_transient, retry_after_seconds
@@ -144,3 +144,19 @@ def test_a_429_raises_the_sdks_rate_limit_error_with_the_servers_headers() -> No
     assert isinstance(error, openai.RateLimitError) and is_transient(error)
     assert retry_after_seconds(dict(error.response.headers)) == 0.25
     assert "slow down" in str(error)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"model": "m", "messages": [{"role": "system", "content": "Ты — «игрок»\n\t\"q\" \\ \u2028 😀"}], "n": 1},
+        {"model": "m", "messages": [{"content": "order", "role": "user"}, {"role": "user", "content": "x", "name": "a"},
+                                    {"role": "assistant", "content": None}], "temperature": 0.25, "max_tokens": 7},
+        {"messages": "not a list", "response_format": {"type": "json_schema", "json_schema": {"strict": True}}},
+        {"messages": [], "extra": [1.5, None, True, {"k": ["v"]}]},
+    ],
+)  # fmt: skip
+def test_the_body_bytes_are_json_dumps_with_the_sdks_settings(body: dict[str, Any]) -> None:
+    expected = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    assert dumps(body) == expected
+    assert dumps(body) == expected  # again, from the remembered messages
