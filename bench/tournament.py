@@ -1,7 +1,7 @@
 """Tournament throughput against the local stand-in server, and the cost estimate against the measured cost.
 
     python bench/tournament.py [--latency 0.1] [--ns 1 4 16 64] [--processes 2] [--json]
-    python bench/tournament.py --cost-games 8          # only the estimate-vs-measured part
+    python bench/tournament.py --ns --cost-runs 4     # only the estimate against the measured cost, 4 times
 
 Every seat of every game is an LLM seat (fiim, 10 seats) talking to `arena.llm.fakeserver` in its own process, which
 answers each request after exactly `latency` seconds. For each N, N games start at once through the tournament's
@@ -36,10 +36,11 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import psutil
 
-from arena.tournament.cost import calibrate, estimate
+from arena.tournament.cost import calibrate, estimate, relative_se
 from arena.tournament.executors import LocalExecutor
 from arena.tournament.model import load_tournament
 from arena.tournament.run import RunOptions, run_tournament
@@ -48,9 +49,10 @@ from arena.tournament.schedule import make_schedule
 PRICES = "price_input_per_m = 1.0\nprice_cached_per_m = 0.25\nprice_output_per_m = 4.0\n"
 
 
-def _server(latency: float) -> tuple[subprocess.Popen[str], str]:
+def _server(latency: float, salt: str = "") -> tuple[subprocess.Popen[str], str]:
+    vary = ["--salt", salt, "--vary"] if salt else []  # the cost check: a sampling model's answers
     process = subprocess.Popen(
-        [sys.executable, "-m", "arena.llm.fakeserver", "--port", "0", "--latency", str(latency)],
+        [sys.executable, "-m", "arena.llm.fakeserver", "--port", "0", "--latency", str(latency), *vary],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -161,29 +163,45 @@ def wave(folder: Path, base_url: str, n: int, latency: float, processes: int, se
     }
 
 
-def cost_check(folder: Path, base_url: str, games: int, calibration: int, processes: int) -> dict[str, float]:
-    """Estimate a tournament's cost from calibration games, then run it against the stand-in and compare."""
-    spec = _tournament(folder, base_url, games, seed=7)
-    t = load_tournament(spec, folder / "agents")
-    plans = make_schedule([c.label for c in t.configs], t.filler.label, t.rules, games, t.file.seed)
-    guess = estimate(t, plans, calibrate(t, plans, calibration), calibration)
-    specs = {c.label: c.spec for c in [*t.configs, t.filler]}
-    count = max(1, min(processes, games))
-    options = RunOptions(out=folder / "cost", jobs=games, progress=False)
-    state = run_tournament(t, plans, specs, lambda: LocalExecutor(count, math.ceil(games / count)), options)
+def cost_check(folder: Path, games: int, calibration: int, processes: int, salt: str) -> dict[str, Any]:
+    """Estimate a tournament's cost from calibration games, then run it against a stand-in and compare.
+
+    The tournament's stand-in runs in its own process with `salt` mixed into its answers and `--vary` (a seating the
+    schedule repeats is played another way, as by a sampling model), so its games are other draws than the
+    calibration's (a private stand-in without salt, as `arena tournament` uses): the estimate is judged out of sample,
+    as it would be against a real model's own randomness."""
+    process, base_url = _server(0.0, salt)
+    try:
+        spec = _tournament(folder, base_url, games, seed=7)
+        t = load_tournament(spec, folder / "agents")
+        plans = make_schedule([c.label for c in t.configs], t.filler.label, t.rules, games, t.file.seed)
+        started = time.perf_counter()
+        guess = estimate(t, plans, calibrate(t, plans, calibration), calibration)
+        calibration_s = time.perf_counter() - started
+        specs = {c.label: c.spec for c in [*t.configs, t.filler]}
+        count = max(1, min(processes, games))
+        options = RunOptions(out=folder / "cost", jobs=games, progress=False)
+        state = run_tournament(t, plans, specs, lambda: LocalExecutor(count, math.ceil(games / count)), options)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
     measured = state.spent
     done = [r for r in state.results.values() if r.status == "complete"]
     return {
+        "salt": salt,
         "estimate_prompt": round(guess.total.prompt_tokens),
         "measured_prompt": sum(int(r.total.get("prompt_tokens", 0)) for r in done),
         "estimate_cached": round(guess.total.cached_tokens),
         "measured_cached": sum(int(r.total.get("cached_tokens", 0)) for r in done),
         "estimate_calls": round(guess.total.calls),
         "measured_calls": sum(int(r.total.get("calls", 0)) for r in done),
-        "games": games,
-        "calibration_games": calibration,
+        "games": len(done),
+        "calibration_games": guess.calibration_games,
+        "calibration_s": round(calibration_s, 1),
         "estimate_usd": round(guess.total.usd, 4),
+        "estimate_rse": round(guess.rse, 4),
         "measured_usd": round(measured, 4),
+        "measured_rse": round(relative_se([r.cost_usd for r in done]), 4),
         "ratio": round(guess.total.usd / measured, 3) if measured else float("nan"),
     }
 
@@ -193,13 +211,14 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.1, help="seconds the server takes per answer")
     parser.add_argument("--ns", type=int, nargs="*", default=[1, 4, 16, 64], help="games at once")
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 1, help="worker processes")
-    parser.add_argument("--cost-games", type=int, default=8, help="games of the estimate check (0: skip)")
-    parser.add_argument("--calibration-games", type=int, default=2)
+    parser.add_argument("--cost-games", type=int, default=128, help="games of the estimate check (0: skip)")
+    parser.add_argument("--calibration-games", type=int, default=3, help="at least this many (as the CLI's option)")
+    parser.add_argument("--cost-runs", type=int, default=1, help="repeat the estimate check, each with other answers")
     parser.add_argument("--json", action="store_true", help="one JSON object per line per N")
     args = parser.parse_args()
     process, base_url = _server(args.latency)
     rows: list[dict[str, float]] = []
-    cost: dict[str, float] | None = None
+    costs: list[dict[str, Any]] = []
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for n in args.ns:
@@ -207,8 +226,9 @@ def main() -> None:
                 if args.json:
                     print(json.dumps(rows[-1]), flush=True)
             if args.cost_games and not args.json:
-                cost = cost_check(Path(tmp) / "cost", base_url, args.cost_games, args.calibration_games,
-                                  args.processes)  # fmt: skip
+                for run in range(1, max(args.cost_runs, 1) + 1):
+                    costs.append(cost_check(Path(tmp) / f"cost{run}", args.cost_games, args.calibration_games,
+                                            args.processes, f"run-{run}"))  # fmt: skip
     finally:
         process.terminate()
         process.wait(timeout=10)
@@ -226,9 +246,11 @@ def main() -> None:
               f"{r['server_cpu_s']:>12.2f} {r['calls']:>6} {r['client_ms_per_call']:>14.3f} "
               f"{r['server_ms_per_call']:>14.3f} {r['load_before']:>5.1f} "
               f"{r['cpu_bound_efficiency']:>9.3f}")  # fmt: skip
-    if cost is not None:
-        print(f"cost: estimate ${cost['estimate_usd']:.4f} from {cost['calibration_games']} calibration games, "
-              f"measured ${cost['measured_usd']:.4f} over {cost['games']} games: estimate/measured = {cost['ratio']}")
+    for cost in costs:
+        print(f"cost ({cost['salt']}): estimate ${cost['estimate_usd']:.4f} ±{1.96 * cost['estimate_rse']:.1%} from "
+              f"{cost['calibration_games']} calibration games ({cost['calibration_s']} s), measured "
+              f"${cost['measured_usd']:.4f} ±{1.96 * cost['measured_rse']:.1%} over {cost['games']} games: "
+              f"estimate/measured = {cost['ratio']}")  # fmt: skip
         for name in ("calls", "prompt", "cached"):
             guess, got = cost[f"estimate_{name}"], cost[f"measured_{name}"]
             print(f"  {name}: estimate {guess:,.0f}, measured {got:,.0f} ({guess / got if got else 0:.3f})")
