@@ -16,6 +16,7 @@ per provider). Printed per N:
 - peak RSS of the run (the driver and its worker processes, sampled every 0.1 s);
 - client CPU seconds (the driver and the workers) and the stand-in's CPU seconds, in all and per call: the two
   share this machine's cores, so together they bound what the cores allow;
+- the mean round trip of a call as the client saw it (the server's latency plus the waits for a core on both sides);
 - the load average (1 min) when the wave started, and the CPU bound: the efficiency the machine's cores would allow
   if this run had them to itself, critical path / ((client + server CPU) / cores), capped at 1.
 
@@ -45,6 +46,7 @@ from arena.tournament.executors import LocalExecutor
 from arena.tournament.model import load_tournament
 from arena.tournament.run import RunOptions, run_tournament
 from arena.tournament.schedule import make_schedule
+from arena.transcript import load
 
 PRICES = "price_input_per_m = 1.0\nprice_cached_per_m = 0.25\nprice_output_per_m = 4.0\n"
 
@@ -143,6 +145,7 @@ def wave(folder: Path, base_url: str, n: int, latency: float, processes: int, se
     games_per_s = len(done) / wall
     allowed = n / critical
     calls = sum(int(r.total.get("calls", 0)) for r in done)
+    latencies = [c.latency_ms for path in (folder / f"out{n}").glob("game-*.jsonl") for c in load(path).calls]
     return {
         "n": n,
         "games_per_s": round(games_per_s, 3),
@@ -158,6 +161,8 @@ def wave(folder: Path, base_url: str, n: int, latency: float, processes: int, se
         "client_ms_per_call": round(cpu / calls * 1000, 3) if calls else 0.0,
         "server_ms_per_call": round(server_cpu / calls * 1000, 3) if calls else 0.0,
         "load_before": round(load_before, 2),
+        # the round trip each call saw: above the server's latency by the time both sides waited for a core
+        "mean_call_ms": round(sum(latencies) / len(latencies), 1) if latencies else 0.0,
         # what two idle cores would allow: the wave needs its critical path, and its CPU (both sides) over the cores
         "cpu_bound_efficiency": round(min(1.0, critical / ((cpu + server_cpu) / (os.cpu_count() or 1))), 3),
     }
@@ -239,13 +244,13 @@ def main() -> None:
           f"processes, {os.cpu_count()} CPUs, load average {load:.1f} at the end")  # fmt: skip
     print(f"{'N':>4} {'games/s':>8} {'efficiency':>10} {'wall s':>7} {'critical s':>10} {'peak RSS MB':>11} "
           f"{'client CPU s':>12} {'server CPU s':>12} {'calls':>6} {'client ms/call':>14} {'server ms/call':>14} "
-          f"{'load':>5} {'CPU bound':>9}")  # fmt: skip
+          f"{'load':>5} {'CPU bound':>9} {'call ms':>7}")  # fmt: skip
     for r in rows:
         print(f"{r['n']:>4} {r['games_per_s']:>8.3f} {r['efficiency']:>10.3f} {r['wall_s']:>7.2f} "
               f"{r['critical_s']:>10.2f} {r['peak_rss_mb']:>11.1f} {r['client_cpu_s']:>12.2f} "
               f"{r['server_cpu_s']:>12.2f} {r['calls']:>6} {r['client_ms_per_call']:>14.3f} "
               f"{r['server_ms_per_call']:>14.3f} {r['load_before']:>5.1f} "
-              f"{r['cpu_bound_efficiency']:>9.3f}")  # fmt: skip
+              f"{r['cpu_bound_efficiency']:>9.3f} {r['mean_call_ms']:>7.1f}")  # fmt: skip
     for cost in costs:
         print(f"cost ({cost['salt']}): estimate ${cost['estimate_usd']:.4f} ±{1.96 * cost['estimate_rse']:.1%} from "
               f"{cost['calibration_games']} calibration games ({cost['calibration_s']} s), measured "

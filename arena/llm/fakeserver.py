@@ -425,7 +425,7 @@ class _Handler(BaseHTTPRequestHandler):
         prompt = [_message_tokens(str(m.get("role", "")), _content(m)) for m in messages]
         size = sum(len(m) for m in prompt)
         schema_part = {k: body[k] for k in ("response_format", "tools") if k in body}
-        schema_toks = tuple(tokens(json.dumps(schema_part, sort_keys=True))) if schema_part else ()
+        schema_toks = _schema_tokens(json.dumps(schema_part, sort_keys=True)) if schema_part else ()
         key = hashlib.sha256(json.dumps(messages[:2], sort_keys=True).encode()).hexdigest()
         with state.lock:
             cached = _remember(state.last_prompt.setdefault(key, []), prompt)
@@ -444,6 +444,12 @@ class _Handler(BaseHTTPRequestHandler):
             "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
             "completion_tokens_details": {"reasoning_tokens": 0},
         }
+
+
+@lru_cache(maxsize=256)
+def _schema_tokens(text: str) -> tuple[str, ...]:
+    """A request's schema tokens; cached, since a seat sends the same schema (the stable one) on most requests."""
+    return tuple(tokens(text))
 
 
 @lru_cache(maxsize=65536)
