@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import aiohttp
 import httpx2
 import openai
+
+if TYPE_CHECKING:  # aiohttp comes with the `tournament` extra; a core install never builds a DirectPost
+    import aiohttp
 
 from arena.llm.pool import MAX_CONNECTIONS
 
@@ -67,19 +69,24 @@ class DirectPost:
         headers["x-stainless-read-timeout"] = str(float(timeout_s))
         headers["x-stainless-retry-count"] = "0"  # the SDK's own retries are off (client.py): it always sends 0
         self.headers = headers
-        self._timeout = aiohttp.ClientTimeout(total=None, sock_connect=timeout_s, sock_read=timeout_s)
+        self._timeout_s = timeout_s
         self._session: aiohttp.ClientSession | None = None
 
     def _open(self) -> aiohttp.ClientSession:
         if self._session is None:
+            import aiohttp
+
+            timeout = aiohttp.ClientTimeout(total=None, sock_connect=self._timeout_s, sock_read=self._timeout_s)
             connector = aiohttp.TCPConnector(limit=MAX_CONNECTIONS, limit_per_host=MAX_CONNECTIONS)
             self._session = aiohttp.ClientSession(
-                connector=connector, timeout=self._timeout, skip_auto_headers=("User-Agent",)
+                connector=connector, timeout=timeout, skip_auto_headers=("User-Agent",)
             )
         return self._session
 
     async def post(self, body: dict[str, Any]) -> dict[str, Any]:
         """One attempt: the parsed JSON body of a 2xx answer, or the SDK's exception for what went wrong."""
+        import aiohttp
+
         try:
             async with self._open().post(self.url, data=dumps(body), headers=self.headers) as response:
                 raw = await response.read()
