@@ -18,7 +18,9 @@ per provider). Printed per N:
   share this machine's cores, so together they bound what the cores allow;
 - the mean round trip of a call as the client saw it (the server's latency plus the waits for a core on both sides);
 - the load average (1 min) when the wave started, and the CPU bound: the efficiency the machine's cores would allow
-  if this run had them to itself, critical path / ((client + server CPU) / cores), capped at 1.
+  if this run had them to itself, critical path / ((client + server CPU) / cores), capped at 1; and the burst bound:
+  the same with the games in step (see `burst_bound`), where a vote round's calls of all N games need their CPU at
+  once.
 
 `--json` prints one JSON object per line per N with the keys n, games_per_s and efficiency (and the rest).
 Nothing is asserted: the figures depend on the machine and its load, so the load average is printed with them.
@@ -44,6 +46,7 @@ import psutil
 from arena.tournament.cost import calibrate, estimate, relative_se
 from arena.tournament.executors import LocalExecutor
 from arena.tournament.model import load_tournament
+from arena.tournament.play import GameResult
 from arena.tournament.run import RunOptions, run_tournament
 from arena.tournament.schedule import make_schedule
 from arena.transcript import load
@@ -165,7 +168,18 @@ def wave(folder: Path, base_url: str, n: int, latency: float, processes: int, se
         "mean_call_ms": round(sum(latencies) / len(latencies), 1) if latencies else 0.0,
         # what two idle cores would allow: the wave needs its critical path, and its CPU (both sides) over the cores
         "cpu_bound_efficiency": round(min(1.0, critical / ((cpu + server_cpu) / (os.cpu_count() or 1))), 3),
+        "burst_bound_efficiency": round(burst_bound(done, n, latency, (cpu + server_cpu) / max(calls, 1), critical), 3),
     }
+
+
+def burst_bound(done: list[GameResult], n: int, latency: float, cpu_per_call: float, critical: float) -> float:
+    """The efficiency idle cores would allow if the N games ran in step (they start together, so they do at first):
+    a batch of k calls in every game is k * N calls whose CPU (client and server, `cpu_per_call` each) the cores
+    must give before the batch is answered, so it takes max(latency, k * N * cpu_per_call / cores). A vote round of
+    10 seats in 64 games is 640 calls at once."""
+    cores = os.cpu_count() or 1
+    longest = max(sum(max(latency, k * n * cpu_per_call / cores) for k in r.batch_calls if k) for r in done)
+    return min(1.0, critical / longest)
 
 
 def cost_check(folder: Path, games: int, calibration: int, processes: int, salt: str) -> dict[str, Any]:
@@ -244,13 +258,14 @@ def main() -> None:
           f"processes, {os.cpu_count()} CPUs, load average {load:.1f} at the end")  # fmt: skip
     print(f"{'N':>4} {'games/s':>8} {'efficiency':>10} {'wall s':>7} {'critical s':>10} {'peak RSS MB':>11} "
           f"{'client CPU s':>12} {'server CPU s':>12} {'calls':>6} {'client ms/call':>14} {'server ms/call':>14} "
-          f"{'load':>5} {'CPU bound':>9} {'call ms':>7}")  # fmt: skip
+          f"{'load':>5} {'CPU bound':>9} {'burst bound':>11} {'call ms':>7}")  # fmt: skip
     for r in rows:
         print(f"{r['n']:>4} {r['games_per_s']:>8.3f} {r['efficiency']:>10.3f} {r['wall_s']:>7.2f} "
               f"{r['critical_s']:>10.2f} {r['peak_rss_mb']:>11.1f} {r['client_cpu_s']:>12.2f} "
               f"{r['server_cpu_s']:>12.2f} {r['calls']:>6} {r['client_ms_per_call']:>14.3f} "
               f"{r['server_ms_per_call']:>14.3f} {r['load_before']:>5.1f} "
-              f"{r['cpu_bound_efficiency']:>9.3f} {r['mean_call_ms']:>7.1f}")  # fmt: skip
+              f"{r['cpu_bound_efficiency']:>9.3f} {r['burst_bound_efficiency']:>11.3f} "
+              f"{r['mean_call_ms']:>7.1f}")  # fmt: skip
     for cost in costs:
         print(f"cost ({cost['salt']}): estimate ${cost['estimate_usd']:.4f} ±{1.96 * cost['estimate_rse']:.1%} from "
               f"{cost['calibration_games']} calibration games ({cost['calibration_s']} s), measured "
