@@ -36,6 +36,9 @@ class RunStats:
     counters: dict[int, SeatCounters] = field(default_factory=dict)
     total_s: float = 0.0
     batches: int = 0
+    call_rounds: int = 0  # per batch, the most model calls one seat made (its sequential chain), summed: the game's
+    # critical path in round trips, whatever the concurrency around it
+    batch_calls: list[int] = field(default_factory=list)  # model calls per batch, in order (bench/tournament.py)
     engine_s: float = 0.0  # inside the engine: views, checks and inputs (part of the time outside the players)
 
     @property
@@ -208,6 +211,8 @@ class _Runner:
                 else:
                     self.apply(request.seat, outcome)
             self.stats.batches += 1
+            self.stats.call_rounds += max((len(o.calls) for o in outcomes), default=0)
+            self.stats.batch_calls.append(sum(len(o.calls) for o in outcomes))
             self.flush()
 
 

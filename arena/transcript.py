@@ -20,13 +20,13 @@ import json
 import os
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import IO, Any, BinaryIO, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer
 
 from arena import __version__
 from arena.agents import AgentSpec
@@ -184,9 +184,16 @@ class End(BaseModel):
     finished_at: str = ""
     counters: dict[int, SeatCounters] = Field(default_factory=dict)
     error: str | None = None  # status aborted: what stopped the game
-    # model-call totals per seat and for the game; written when the game made model calls (bot games have none)
+    # model-call totals per seat and for the game, in every game written since they exist (zeros for bot seats and
+    # bot games); older files may lack them (then `arena show` sums the calls)
     totals: dict[int, SeatTotals] = Field(default_factory=dict)
     total: SeatTotals | None = None
+
+    @field_serializer("total")
+    def _spelled_out(self, total: SeatTotals | None) -> dict[str, Any] | None:
+        """The game's total with every field, zeros included (the line format leaves zeros out elsewhere), so the
+        end record of every game says what it cost, a bot game's $0 too."""
+        return asdict(total) if total is not None else None
 
 
 class Resume(BaseModel):
@@ -464,11 +471,10 @@ class TranscriptWriter:
         self._write(_line("end", record), seal=True)
 
     def _totals_fields(self, counters: Mapping[int, SeatCounters]) -> dict[str, Any]:
-        if not self.totals:
-            return {}
+        """Totals of every seat of the table (zeros for a seat that made no model call) and of the game."""
         seats: dict[int, SeatTotals] = {}
         total = SeatTotals()
-        for seat in sorted(set(self.totals) | set(counters)):
+        for seat in sorted({entry.seat for entry in self.header.seats} | set(self.totals) | set(counters)):
             one = replace(self.totals.get(seat, SeatTotals()))
             one.cost_usd = round(one.cost_usd, 8)
             one.defaults = counters[seat].defaults if seat in counters else 0
@@ -479,7 +485,8 @@ class TranscriptWriter:
 
     def abort(self, error: str) -> None:
         """Close a game that an internal error stopped (an engine bug): it stays verifiable, not resumable."""
-        self._write(_line("end", End(status="aborted", error=error, finished_at=self._clock())), seal=True)
+        record = End(status="aborted", error=error, finished_at=self._clock(), **self._totals_fields({}))
+        self._write(_line("end", record), seal=True)
 
     def close(self) -> None:
         if not self.closed and self.path is not None:

@@ -1,7 +1,7 @@
 """Tournament throughput against the local stand-in server, and the cost estimate against the measured cost.
 
     python bench/tournament.py [--latency 0.1] [--ns 1 4 16 64] [--processes 2] [--json]
-    python bench/tournament.py --cost-games 8          # only the estimate-vs-measured part
+    python bench/tournament.py --ns --cost-runs 4     # only the estimate against the measured cost, 4 times
 
 Every seat of every game is an LLM seat (fiim, 10 seats) talking to `arena.llm.fakeserver` in its own process, which
 answers each request after exactly `latency` seconds. For each N, N games start at once through the tournament's
@@ -9,11 +9,18 @@ local executor (a process pool; each process runs its games on one event loop wi
 per provider). Printed per N:
 
 - games/s = N / wall time of the wave;
-- efficiency = games/s divided by what latency alone allows, N / one game's critical path, where the critical path
-  is the game's rounds of requests (a speech, a vote round, the night actors) times the latency; the wave cannot end
-  before its longest game, so the longest game's critical path is used;
+- efficiency = games/s divided by what latency alone allows, N / one game's critical path. The critical path is the
+  game's sequential chain of round trips times the latency: per batch of requests (a speech, a vote round, the night
+  actors, asked together), the most calls one seat of it made (a re-ask or a retry is one more trip), summed over
+  the game. The wave cannot end before its longest game, so the longest game's critical path is used;
 - peak RSS of the run (the driver and its worker processes, sampled every 0.1 s);
-- client CPU seconds (the driver and the workers).
+- client CPU seconds (the driver and the workers) and the stand-in's CPU seconds, in all and per call: the two
+  share this machine's cores, so together they bound what the cores allow;
+- the mean round trip of a call as the client saw it (the server's latency plus the waits for a core on both sides);
+- the load average (1 min) when the wave started, and the CPU bound: the efficiency the machine's cores would allow
+  if this run had them to itself, critical path / ((client + server CPU) / cores), capped at 1; and the burst bound:
+  the same with the games in step (see `burst_bound`), where a vote round's calls of all N games need their CPU at
+  once.
 
 `--json` prints one JSON object per line per N with the keys n, games_per_s and efficiency (and the rest).
 Nothing is asserted: the figures depend on the machine and its load, so the load average is printed with them.
@@ -32,21 +39,25 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import psutil
 
-from arena.tournament.cost import calibrate, estimate
+from arena.tournament.cost import calibrate, estimate, relative_se
 from arena.tournament.executors import LocalExecutor
 from arena.tournament.model import load_tournament
+from arena.tournament.play import GameResult
 from arena.tournament.run import RunOptions, run_tournament
 from arena.tournament.schedule import make_schedule
+from arena.transcript import load
 
 PRICES = "price_input_per_m = 1.0\nprice_cached_per_m = 0.25\nprice_output_per_m = 4.0\n"
 
 
-def _server(latency: float) -> tuple[subprocess.Popen[str], str]:
+def _server(latency: float, salt: str = "") -> tuple[subprocess.Popen[str], str]:
+    vary = ["--salt", salt, "--vary"] if salt else []  # the cost check: a sampling model's answers
     process = subprocess.Popen(
-        [sys.executable, "-m", "arena.llm.fakeserver", "--port", "0", "--latency", str(latency)],
+        [sys.executable, "-m", "arena.llm.fakeserver", "--port", "0", "--latency", str(latency), *vary],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -121,6 +132,7 @@ def wave(folder: Path, base_url: str, n: int, latency: float, processes: int, se
     count = max(1, min(processes, n))
     options = RunOptions(out=folder / f"out{n}", jobs=n, progress=False)
     server = psutil.Process(server_pid)
+    load_before = os.getloadavg()[0]
     with PeakRSS() as rss:
         executor = LocalExecutor(count, math.ceil(n / count))
         _settle()  # the workers import their modules before the clock starts: a long tournament amortises that
@@ -132,9 +144,11 @@ def wave(folder: Path, base_url: str, n: int, latency: float, processes: int, se
     cpu = _cpu() - cpu
     server_cpu = sum(server.cpu_times()[:2]) - server_cpu
     done = [r for r in state.results.values() if r.status == "complete"]
-    critical = max(r.batches for r in done) * latency
+    critical = max(r.call_rounds for r in done) * latency
     games_per_s = len(done) / wall
     allowed = n / critical
+    calls = sum(int(r.total.get("calls", 0)) for r in done)
+    latencies = [c.latency_ms for path in (folder / f"out{n}").glob("game-*.jsonl") for c in load(path).calls]
     return {
         "n": n,
         "games_per_s": round(games_per_s, 3),
@@ -146,32 +160,67 @@ def wave(folder: Path, base_url: str, n: int, latency: float, processes: int, se
         "peak_rss_mb": round(rss.peak / 2**20, 1),
         "client_cpu_s": round(cpu, 2),
         "server_cpu_s": round(server_cpu, 2),
+        "calls": calls,
+        "client_ms_per_call": round(cpu / calls * 1000, 3) if calls else 0.0,
+        "server_ms_per_call": round(server_cpu / calls * 1000, 3) if calls else 0.0,
+        "load_before": round(load_before, 2),
+        # the round trip each call saw: above the server's latency by the time both sides waited for a core
+        "mean_call_ms": round(sum(latencies) / len(latencies), 1) if latencies else 0.0,
+        # what two idle cores would allow: the wave needs its critical path, and its CPU (both sides) over the cores
+        "cpu_bound_efficiency": round(min(1.0, critical / ((cpu + server_cpu) / (os.cpu_count() or 1))), 3),
+        "burst_bound_efficiency": round(burst_bound(done, n, latency, (cpu + server_cpu) / max(calls, 1), critical), 3),
     }
 
 
-def cost_check(folder: Path, base_url: str, games: int, calibration: int, processes: int) -> dict[str, float]:
-    """Estimate a tournament's cost from calibration games, then run it against the stand-in and compare."""
-    spec = _tournament(folder, base_url, games, seed=7)
-    t = load_tournament(spec, folder / "agents")
-    plans = make_schedule([c.label for c in t.configs], t.filler.label, t.rules, games, t.file.seed)
-    guess = estimate(t, plans, calibrate(t, plans, calibration), calibration)
-    specs = {c.label: c.spec for c in [*t.configs, t.filler]}
-    count = max(1, min(processes, games))
-    options = RunOptions(out=folder / "cost", jobs=games, progress=False)
-    state = run_tournament(t, plans, specs, lambda: LocalExecutor(count, math.ceil(games / count)), options)
+def burst_bound(done: list[GameResult], n: int, latency: float, cpu_per_call: float, critical: float) -> float:
+    """The efficiency idle cores would allow if the N games ran in step (they start together, so they do at first):
+    a batch of k calls in every game is k * N calls whose CPU (client and server, `cpu_per_call` each) the cores
+    must give before the batch is answered, so it takes max(latency, k * N * cpu_per_call / cores). A vote round of
+    10 seats in 64 games is 640 calls at once."""
+    cores = os.cpu_count() or 1
+    longest = max(sum(max(latency, k * n * cpu_per_call / cores) for k in r.batch_calls if k) for r in done)
+    return min(1.0, critical / longest)
+
+
+def cost_check(folder: Path, games: int, calibration: int, processes: int, salt: str) -> dict[str, Any]:
+    """Estimate a tournament's cost from calibration games, then run it against a stand-in and compare.
+
+    The tournament's stand-in runs in its own process with `salt` mixed into its answers and `--vary` (a seating the
+    schedule repeats is played another way, as by a sampling model), so its games are other draws than the
+    calibration's (a private stand-in without salt, as `arena tournament` uses): the estimate is judged out of sample,
+    as it would be against a real model's own randomness."""
+    process, base_url = _server(0.0, salt)
+    try:
+        spec = _tournament(folder, base_url, games, seed=7)
+        t = load_tournament(spec, folder / "agents")
+        plans = make_schedule([c.label for c in t.configs], t.filler.label, t.rules, games, t.file.seed)
+        started = time.perf_counter()
+        guess = estimate(t, plans, calibrate(t, plans, calibration), calibration)
+        calibration_s = time.perf_counter() - started
+        specs = {c.label: c.spec for c in [*t.configs, t.filler]}
+        count = max(1, min(processes, games))
+        options = RunOptions(out=folder / "cost", jobs=games, progress=False)
+        state = run_tournament(t, plans, specs, lambda: LocalExecutor(count, math.ceil(games / count)), options)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
     measured = state.spent
     done = [r for r in state.results.values() if r.status == "complete"]
     return {
+        "salt": salt,
         "estimate_prompt": round(guess.total.prompt_tokens),
         "measured_prompt": sum(int(r.total.get("prompt_tokens", 0)) for r in done),
         "estimate_cached": round(guess.total.cached_tokens),
         "measured_cached": sum(int(r.total.get("cached_tokens", 0)) for r in done),
         "estimate_calls": round(guess.total.calls),
         "measured_calls": sum(int(r.total.get("calls", 0)) for r in done),
-        "games": games,
-        "calibration_games": calibration,
+        "games": len(done),
+        "calibration_games": guess.calibration_games,
+        "calibration_s": round(calibration_s, 1),
         "estimate_usd": round(guess.total.usd, 4),
+        "estimate_rse": round(guess.rse, 4),
         "measured_usd": round(measured, 4),
+        "measured_rse": round(relative_se([r.cost_usd for r in done]), 4),
         "ratio": round(guess.total.usd / measured, 3) if measured else float("nan"),
     }
 
@@ -181,13 +230,14 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.1, help="seconds the server takes per answer")
     parser.add_argument("--ns", type=int, nargs="*", default=[1, 4, 16, 64], help="games at once")
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 1, help="worker processes")
-    parser.add_argument("--cost-games", type=int, default=8, help="games of the estimate check (0: skip)")
-    parser.add_argument("--calibration-games", type=int, default=2)
+    parser.add_argument("--cost-games", type=int, default=128, help="games of the estimate check (0: skip)")
+    parser.add_argument("--calibration-games", type=int, default=3, help="at least this many (as the CLI's option)")
+    parser.add_argument("--cost-runs", type=int, default=1, help="repeat the estimate check, each with other answers")
     parser.add_argument("--json", action="store_true", help="one JSON object per line per N")
     args = parser.parse_args()
     process, base_url = _server(args.latency)
     rows: list[dict[str, float]] = []
-    cost: dict[str, float] | None = None
+    costs: list[dict[str, Any]] = []
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for n in args.ns:
@@ -195,8 +245,9 @@ def main() -> None:
                 if args.json:
                     print(json.dumps(rows[-1]), flush=True)
             if args.cost_games and not args.json:
-                cost = cost_check(Path(tmp) / "cost", base_url, args.cost_games, args.calibration_games,
-                                  args.processes)  # fmt: skip
+                for run in range(1, max(args.cost_runs, 1) + 1):
+                    costs.append(cost_check(Path(tmp) / f"cost{run}", args.cost_games, args.calibration_games,
+                                            args.processes, f"run-{run}"))  # fmt: skip
     finally:
         process.terminate()
         process.wait(timeout=10)
@@ -206,14 +257,20 @@ def main() -> None:
     print(f"fiim, 10 LLM seats per game, server latency {args.latency * 1000:.0f} ms, {args.processes} worker "
           f"processes, {os.cpu_count()} CPUs, load average {load:.1f} at the end")  # fmt: skip
     print(f"{'N':>4} {'games/s':>8} {'efficiency':>10} {'wall s':>7} {'critical s':>10} {'peak RSS MB':>11} "
-          f"{'client CPU s':>12} {'server CPU s':>12}")  # fmt: skip
+          f"{'client CPU s':>12} {'server CPU s':>12} {'calls':>6} {'client ms/call':>14} {'server ms/call':>14} "
+          f"{'load':>5} {'CPU bound':>9} {'burst bound':>11} {'call ms':>7}")  # fmt: skip
     for r in rows:
         print(f"{r['n']:>4} {r['games_per_s']:>8.3f} {r['efficiency']:>10.3f} {r['wall_s']:>7.2f} "
               f"{r['critical_s']:>10.2f} {r['peak_rss_mb']:>11.1f} {r['client_cpu_s']:>12.2f} "
-              f"{r['server_cpu_s']:>12.2f}")  # fmt: skip
-    if cost is not None:
-        print(f"cost: estimate ${cost['estimate_usd']:.4f} from {cost['calibration_games']} calibration games, "
-              f"measured ${cost['measured_usd']:.4f} over {cost['games']} games: estimate/measured = {cost['ratio']}")
+              f"{r['server_cpu_s']:>12.2f} {r['calls']:>6} {r['client_ms_per_call']:>14.3f} "
+              f"{r['server_ms_per_call']:>14.3f} {r['load_before']:>5.1f} "
+              f"{r['cpu_bound_efficiency']:>9.3f} {r['burst_bound_efficiency']:>11.3f} "
+              f"{r['mean_call_ms']:>7.1f}")  # fmt: skip
+    for cost in costs:
+        print(f"cost ({cost['salt']}): estimate ${cost['estimate_usd']:.4f} ±{1.96 * cost['estimate_rse']:.1%} from "
+              f"{cost['calibration_games']} calibration games ({cost['calibration_s']} s), measured "
+              f"${cost['measured_usd']:.4f} ±{1.96 * cost['measured_rse']:.1%} over {cost['games']} games: "
+              f"estimate/measured = {cost['ratio']}")  # fmt: skip
         for name in ("calls", "prompt", "cached"):
             guess, got = cost[f"estimate_{name}"], cost[f"measured_{name}"]
             print(f"  {name}: estimate {guess:,.0f}, measured {got:,.0f} ({guess / got if got else 0:.3f})")

@@ -19,9 +19,10 @@ from typing import Any
 import openai
 from openai.types.chat import ChatCompletion
 
+from arena.llm.direct import DirectPost, usable
 from arena.llm.limits import limiter_for
 from arena.llm.modes import Completion, Mode
-from arena.llm.pool import http_client
+from arena.llm.pool import direct, http_client
 from arena.llm.retry import RetryPolicy, call_with_retries
 from arena.llm.usage import Usage
 
@@ -122,29 +123,35 @@ class _SharedClients:
     that use it and closed when the last one is done: ten seats of one model do not build ten TLS contexts."""
 
     def __init__(self) -> None:
-        self._clients: dict[_PoolKey, tuple[openai.AsyncOpenAI, int]] = {}
+        self._clients: dict[_PoolKey, tuple[openai.AsyncOpenAI, DirectPost | None, int]] = {}
 
-    def acquire(self, s: ClientSettings) -> openai.AsyncOpenAI:
+    def acquire(self, s: ClientSettings) -> tuple[openai.AsyncOpenAI, DirectPost | None]:
         key = (s.base_url, s.api_key, s.timeout_s, _loop_id())  # a pool belongs to one event loop
-        client, users = self._clients.get(key) or (None, 0)
+        client, poster, users = self._clients.get(key) or (None, None, 0)
         if client is None:
+            thin = direct()  # a tournament worker: plain JSON POSTs on aiohttp (direct.py), the SDK for the rest
             client = openai.AsyncOpenAI(
                 api_key=s.api_key,  # None: the SDK reads OPENAI_API_KEY
                 base_url=s.base_url,  # None: the SDK reads OPENAI_BASE_URL
                 timeout=s.timeout_s,
                 max_retries=0,  # the one retry layer is ours (retry.py)
-                http_client=http_client(s.timeout_s),  # None: the SDK's pool; aiohttp's in a tournament (pool.py)
+                http_client=None if thin else http_client(s.timeout_s),  # aiohttp's pool in a tournament (pool.py)
             )
-        self._clients[key] = (client, users + 1)
-        return client
+            poster = DirectPost(client, s.timeout_s) if thin and usable(client) else None
+        self._clients[key] = (client, poster, users + 1)
+        return client, poster
 
     async def release(self, client: openai.AsyncOpenAI) -> None:
-        for key, (held, users) in list(self._clients.items()):
+        poster = None
+        for key, (held, held_poster, users) in list(self._clients.items()):
             if held is client:
                 if users > 1:
-                    self._clients[key] = (held, users - 1)
+                    self._clients[key] = (held, held_poster, users - 1)
                     return
                 del self._clients[key]
+                poster = held_poster
+        if poster is not None:
+            await poster.close()
         await client.close()
 
 
@@ -165,7 +172,10 @@ class LLMClient:
     def __init__(self, settings: ClientSettings, client: openai.AsyncOpenAI | None = None) -> None:
         self.settings = settings
         self._own = client is None
-        self._client = client or _SHARED.acquire(settings)
+        self._direct: DirectPost | None = None
+        if client is None:
+            client, self._direct = _SHARED.acquire(settings)
+        self._client = client
 
     async def close(self) -> None:
         if self._own:
@@ -208,8 +218,10 @@ class LLMClient:
             usage = Usage.from_error(exc)
             result.failures.append(TransportFailure(f"{text}; retrying in {wait:.2f}s", latency, status, usage))
 
-        async def attempt() -> ChatCompletion:
+        async def attempt() -> ChatCompletion | dict[str, Any]:
             started[0] = result.attempt_started = time.perf_counter()
+            if self._direct is not None:  # a tournament worker: the same body and headers, without the SDK's layers
+                return await self._direct.post(body)
             # The SDK's documented low-level call for a prepared body: `chat.completions.create` would walk every
             # message of the growing conversation through its TypedDict transform on each call (milliseconds per
             # call late in a game); the body here is plain JSON already. Auth, errors and parsing are the SDK's.
@@ -217,7 +229,7 @@ class LLMClient:
 
         limiter = limiter_for(s.base_url or "openai", s.max_concurrent, s.requests_per_minute)
 
-        async def limited() -> ChatCompletion:  # the provider's shared limits: a 429 pauses every game's calls
+        async def limited() -> ChatCompletion | dict[str, Any]:  # the provider's limits: a 429 pauses every game
             async with limiter.slot():
                 return await attempt()
 
@@ -233,9 +245,11 @@ class LLMClient:
         return result
 
 
-def _completion(response: ChatCompletion, latency_ms: float, mode: Mode) -> Completion:
+def _completion(response: ChatCompletion | dict[str, Any], latency_ms: float, mode: Mode) -> Completion:
     """Read the first choice. Every field is optional here: a server's body that is JSON but not quite a chat
     completion (no choices, no message) reads as an empty answer, which the seat reports, instead of crashing."""
+    if isinstance(response, dict):
+        return _completion_of_body(response, latency_ms, mode)
     choices = getattr(response, "choices", None) or []
     usage = Usage.from_openai(getattr(response, "usage", None))
     model = str(getattr(response, "model", "") or "")
@@ -253,5 +267,32 @@ def _completion(response: ChatCompletion, latency_ms: float, mode: Mode) -> Comp
         refusal=getattr(message, "refusal", None),
         model=model,
         usage=usage,
+        latency_ms=latency_ms,
+    )
+
+
+def _field(data: Any, name: str) -> Any:
+    return data.get(name) if isinstance(data, dict) else None
+
+
+def _completion_of_body(body: dict[str, Any], latency_ms: float, mode: Mode) -> Completion:
+    """`_completion` for the JSON body as a dict (the direct path): the same reading, field by field."""
+    choices = _field(body, "choices") or []
+    choice = choices[0] if isinstance(choices, list) and choices else None
+    message = _field(choice, "message")
+    raw = str(_field(message, "content") or "")
+    tool_calls = _field(message, "tool_calls") or []
+    if mode is Mode.TOOLS and isinstance(tool_calls, list) and tool_calls:
+        function = _field(tool_calls[0], "function")
+        if function is not None:
+            raw = str(_field(function, "arguments") or "")
+    finish = _field(choice, "finish_reason")
+    refusal = _field(message, "refusal")
+    return Completion(
+        raw=raw,
+        finish_reason=finish if isinstance(finish, str) else None,
+        refusal=refusal if isinstance(refusal, str) else None,
+        model=str(_field(body, "model") or ""),
+        usage=Usage.from_body(body),
         latency_ms=latency_ms,
     )

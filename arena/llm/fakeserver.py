@@ -4,7 +4,9 @@ It stands in for a provider in tests, in `bench/llm_game.py` and in offline demo
 answers in the shape of the Chat Completions API reference (content JSON for `response_format`, a forced
 `tool_calls` entry for tools, a fenced block in prose for the prompt mode, `usage` with
 `prompt_tokens_details.cached_tokens`), after a fixed latency. The answer is drawn from the JSON schema the seat
-sent (the enum of legal seats), seeded by the request body, so it is always of the right shape and legal.
+sent (the enum of legal seats), seeded by the request body, so it is always of the right shape and legal. With
+`vary`, the n-th identical request gets the n-th draw (a repeated game goes another way, as with a sampling model);
+`salt` gives another set of draws.
 
 Cached tokens are computed as a prefix cache would: the tokens a request shares with the previous request of the same
 conversation (same system prompt and first user turn). Faults are injected by a `FaultPlan`: the n-th request for a
@@ -217,8 +219,13 @@ def valid_answer(schema: dict[str, Any], rng: random.Random, overlong: bool = Fa
 
 
 class _State:
-    def __init__(self, latency_s: float, plan: FaultPlan, model_suffix: str) -> None:
+    def __init__(
+        self, latency_s: float, plan: FaultPlan, model_suffix: str, salt: str = "", vary: bool = False
+    ) -> None:
         self.latency_s = latency_s
+        self.salt = salt.encode()  # mixed into every answer's seed: another salt, other answers to the same prompts
+        self.vary = vary  # the n-th identical request gets the n-th draw, as a model sampling at a temperature would
+        self.repeats: Counter[bytes] = Counter()
         self.plan = plan
         self.model_suffix = model_suffix
         self.lock = threading.Lock()
@@ -358,7 +365,14 @@ class _Handler(BaseHTTPRequestHandler):
             basis = json.dumps([key, name, _canonical(schema), len(body.get("messages") or [])]).encode()
         else:
             basis = raw
-        seed = int.from_bytes(hashlib.sha256(basis).digest()[:8], "big")
+        digest = hashlib.sha256(state.salt + basis).digest()
+        if state.vary:  # a repeated game (the same seating again) draws other answers from its first repeat on
+            with state.lock:
+                nth = state.repeats[digest]
+                state.repeats[digest] += 1
+            if nth:
+                digest = hashlib.sha256(digest + nth.to_bytes(8, "big")).digest()
+        seed = int.from_bytes(digest[:8], "big")
         rng = random.Random(seed)
         answer = valid_answer(schema or {}, rng, overlong=fault == "overlong")
         if fault == "wrong_schema":
@@ -411,7 +425,7 @@ class _Handler(BaseHTTPRequestHandler):
         prompt = [_message_tokens(str(m.get("role", "")), _content(m)) for m in messages]
         size = sum(len(m) for m in prompt)
         schema_part = {k: body[k] for k in ("response_format", "tools") if k in body}
-        schema_toks = tuple(tokens(json.dumps(schema_part, sort_keys=True))) if schema_part else ()
+        schema_toks = _schema_tokens(json.dumps(schema_part, sort_keys=True)) if schema_part else ()
         key = hashlib.sha256(json.dumps(messages[:2], sort_keys=True).encode()).hexdigest()
         with state.lock:
             cached = _remember(state.last_prompt.setdefault(key, []), prompt)
@@ -430,6 +444,12 @@ class _Handler(BaseHTTPRequestHandler):
             "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
             "completion_tokens_details": {"reasoning_tokens": 0},
         }
+
+
+@lru_cache(maxsize=256)
+def _schema_tokens(text: str) -> tuple[str, ...]:
+    """A request's schema tokens; cached, since a seat sends the same schema (the stable one) on most requests."""
+    return tuple(tokens(text))
 
 
 @lru_cache(maxsize=65536)
@@ -493,9 +513,11 @@ class FakeServer:
         plan: FaultPlan | None = None,
         model_suffix: str = "-2026-01-01",
         port: int = 0,
+        salt: str = "",
+        vary: bool = False,
     ) -> None:
         self._server = _Server(("127.0.0.1", port), _Handler)
-        self._server.state = _State(latency_s, plan or FaultPlan(), model_suffix)
+        self._server.state = _State(latency_s, plan or FaultPlan(), model_suffix, salt, vary)
         self._thread = threading.Thread(target=self._server.serve_forever, name="fake-openai", daemon=True)
 
     @property
@@ -530,8 +552,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="A local OpenAI-compatible server that plays legal Mafia decisions.")
     parser.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0: any free port)")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds to wait before each answer")
+    parser.add_argument("--salt", default="", help="mixed into the answers' seeds: other answers to equal prompts")
+    parser.add_argument("--vary", action="store_true", help="a repeated request gets another answer each time")
     args = parser.parse_args(argv)
-    server = FakeServer(latency_s=args.latency, port=args.port).start()
+    server = FakeServer(latency_s=args.latency, port=args.port, salt=args.salt, vary=args.vary).start()
     print(server.base_url, flush=True)
     try:
         threading.Event().wait()

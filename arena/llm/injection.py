@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from functools import lru_cache
 
 # Chat-template control tokens of common open models; defanged by swapping their brackets for look-alikes.
 _CONTROL = re.compile(
@@ -99,6 +100,7 @@ def defang(text: str) -> str:
     return "".join(ch for ch in text if ch in "\n\t" or ch.isprintable())
 
 
+@lru_cache(maxsize=8192)  # every seat that sees a speech quotes it: once per process and text is enough
 def quote(text: str | None) -> str:
     """The one way player text enters a prompt: a JSON string literal (quotes, backslashes, newlines escaped)."""
     return json.dumps(defang(text or ""), ensure_ascii=False)
@@ -110,9 +112,14 @@ def flags(text: str | None) -> list[str]:
     control tokens are swapped, so they are still recognised), and once more with look-alike letters folded."""
     if not text:
         return []
+    return list(_flags(text))
+
+
+@lru_cache(maxsize=8192)  # a pure function of the text, asked by every seat that is shown it
+def _flags(text: str) -> tuple[str, ...]:
     plain = normalise(text)
     folded = plain.translate(_LOOKALIKES)
     found = [name for name, pattern in _FLAGS if pattern.search(plain) or pattern.search(folded)]
     if _INVISIBLE.search(text.replace(_ZWJ, "")):
         found.append("hidden_characters")
-    return found
+    return tuple(found)

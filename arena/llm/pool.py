@@ -6,8 +6,10 @@ each time a request is queued or a response finished. One keep-alive client per 
 the walk became 44 % of the client's CPU, so the games were CPU-bound long before the latency bound. aiohttp's
 connector keeps idle connections in a per-host queue (constant work per request); the SDK ships it as
 `DefaultAioHttpClient` (extra `openai[aiohttp]`). A tournament worker switches it on for its event loop with
-`use_aiohttp()` (ARENA_HTTP_POOL=httpx keeps the SDK's pool, for a comparison); a single game (`arena play`) keeps
-the SDK default, as do the recorded-cassette tests.
+`use_aiohttp()`, and then goes one step further by default: the calls skip the SDK's request machinery and are sent
+as plain JSON POSTs on an aiohttp session (`direct.py`). ARENA_HTTP_POOL=aiohttp keeps the SDK over aiohttp's pool,
+=httpx the SDK's own pool, for comparisons. A single game (`arena play`) keeps the SDK default, as do the
+recorded-cassette tests.
 """
 
 from __future__ import annotations
@@ -18,17 +20,28 @@ import weakref
 from typing import Any
 
 _ENABLED: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+_DIRECT: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
 MAX_CONNECTIONS = 4096  # per client (one per provider per process); a full vote round of 64 games is 640
 
 
 def use_aiohttp(enabled: bool = True) -> bool:
     """Use aiohttp's pool for the clients the running loop creates from now on, if it is installed; True if so."""
     loop = asyncio.get_running_loop()
-    if enabled and available() and os.environ.get("ARENA_HTTP_POOL", "aiohttp") != "httpx":  # httpx: for comparison
-        _ENABLED.add(loop)
-        return True
+    choice = os.environ.get("ARENA_HTTP_POOL", "direct")  # aiohttp, httpx: the SDK's paths, for comparison
     _ENABLED.discard(loop)
+    _DIRECT.discard(loop)
+    if enabled and available() and choice != "httpx":
+        (_ENABLED if choice == "aiohttp" else _DIRECT).add(loop)
+        return True
     return False
+
+
+def direct() -> bool:
+    """True when the running loop sends its calls as plain JSON POSTs (`direct.py`) instead of through the SDK."""
+    try:
+        return asyncio.get_running_loop() in _DIRECT
+    except RuntimeError:
+        return False
 
 
 def available() -> bool:

@@ -5,7 +5,10 @@ can record the model name the server reports (e.g. `gpt-4o-mini-2024-07-18` for 
 refuses the key stops the command with a message naming the agent, before any seat has played. The probe asks for
 one short reply with no schema. Transient failures (429, 5xx, timeouts, lost connections) are retried by the one
 retry layer with the agent's own policy, as game calls are, so a busy server does not stop a game; a failure that
-is not transient (a refused key, an unknown model) fails at once.
+is not transient (a refused key, an unknown model) fails at once. A server that still answers 429 after every retry
+has answered (it is up, and rate limits come after the key is checked): the probe passes with the configured model
+name, and the games' calls wait their turn through the shared limiter, so a rate limit never stops a game or a
+tournament before it starts.
 """
 
 from __future__ import annotations
@@ -53,6 +56,8 @@ async def probe_with(base: ClientSettings, spec: AgentSpec) -> str:
         result = await client.complete(PROBE, mode=Mode.PROMPT, name="probe", schema={}, max_tokens=16)
     finally:
         await client.close()
+    if result.completion is None and result.final_error is not None and result.final_error.status == 429:
+        return spec.model or ""  # busy, not broken: the model name it reports is unknown until a game call answers
     if result.completion is None:
         error = result.final_error.error if result.final_error is not None else "no answer"
         where = spec.base_url or "the OpenAI API (or OPENAI_BASE_URL)"

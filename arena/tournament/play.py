@@ -53,7 +53,9 @@ class GameResult:
     resumed: bool = False
     skipped: bool = False  # already complete on disk
     text: str | None = None  # the transcript, when it streams back
-    batches: int = 0  # rounds of requests played here (one round waits for its slowest seat): the critical path
+    batches: int = 0  # rounds of requests played here (one round waits for its slowest seat)
+    call_rounds: int = 0  # the game's critical path in model round trips (orchestrator.RunStats.call_rounds)
+    batch_calls: list[int] = field(default_factory=list)  # model calls per batch (RunStats.batch_calls)
 
     @property
     def cost_usd(self) -> float:
@@ -145,6 +147,8 @@ async def play_task(task: GameTask) -> GameResult:
         resumed=resumed,
         text=text,
         batches=stats.batches,
+        call_rounds=stats.call_rounds,
+        batch_calls=stats.batch_calls,
     )
 
 

@@ -41,8 +41,9 @@ def balance_table(t: Tournament, plans: Sequence[GamePlan]) -> Table:
 
 
 def estimate_table(estimate: Estimate, budget: float | None) -> Table:
-    table = Table(title="cost estimate (from a calibration game against a private local stand-in)",
-                  title_justify="left")  # fmt: skip
+    margin = f", ±{1.96 * estimate.rse:.0%} at 95 %" if estimate.rse else ""
+    table = Table(title=f"cost estimate (from {estimate.calibration_games} calibration games against a private local "
+                        f"stand-in{margin})", title_justify="left")  # fmt: skip
     for name in ("config", "calls", "prompt tok", "cached", "uncached", "completion tok", "USD"):
         table.add_column(name, justify="left" if name == "config" else "right")
     rows = [(label, f) for label, f in estimate.per_config.items() if f.calls or f.usd]

@@ -140,3 +140,38 @@ def test_a_429_on_one_game_pauses_the_other_games_calls() -> None:
         waits, requests, answered, clean = asyncio.run(scenario(server.base_url))
     assert waits >= 1  # the other game's request waited out the pause the first game's 429 started
     assert requests == 3 and answered and clean  # and it was never refused itself
+
+
+def test_429s_on_the_start_up_probes_do_not_stop_the_tournament(tmp_path: Path) -> None:
+    plan = FaultPlan()
+    for nth in (1, 2, 3, 5):  # the first configuration's probe three times, the second's once
+        plan.add("rate_limit", "", nth)  # the probe asks for no schema: its schema name is ""
+    with FakeServer(plan=plan) as server:
+        spec = _setup(tmp_path, server.base_url, 2)
+        out = tmp_path / "out"
+        code, output = _run(spec, "--out", str(out), "--jobs", "2", "--processes", "0")
+        assert code == 0, output
+        assert [(fault, name) for fault, name, _ in server.stats.injected] == [("rate_limit", "")] * 4
+        assert server.stats.by_schema[""] == 6  # 4 refused, then one answer per configuration
+    data = json.loads((out / "tournament.json").read_text())
+    assert data["status"] == "complete" and data["done"] == 2 and data["errors"] == 0
+    for game in data["games"]:
+        transcript = load(out / game["file"])
+        llm = [s.agent for s in transcript.header.seats if s.agent.kind == "llm"]
+        assert llm and all(a.reported_model == "fake-model-2026-01-01" for a in llm)  # the probes' answers
+
+
+def test_a_probe_refused_with_429_after_every_retry_still_starts_the_tournament(tmp_path: Path) -> None:
+    plan = FaultPlan()
+    for nth in range(1, 7):  # every attempt of the first probe (retries = 1: two attempts), and both of the second's
+        plan.add("rate_limit", "", nth)
+    with FakeServer(plan=plan) as server:
+        spec = _setup(tmp_path, server.base_url, 1, extra="retries = 1\n")
+        out = tmp_path / "out"
+        code, output = _run(spec, "--out", str(out), "--processes", "0")
+        assert code == 0, output
+        assert server.stats.by_schema[""] == 4 and len(server.stats.injected) == 4
+    transcript = load(out / "game-0001.jsonl")
+    assert transcript.status == "complete"
+    llm = [s.agent for s in transcript.header.seats if s.agent.kind == "llm"]
+    assert llm and all(a.reported_model == "fake-model" for a in llm)  # the configured name: none was reported

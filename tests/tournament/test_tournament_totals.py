@@ -29,6 +29,7 @@ def test_play_prints_and_show_shows_the_totals(tmp_path: Path) -> None:
     end = load(path).end
     assert end is not None and end.total is not None
     assert {s for s, t in end.totals.items() if t.calls} == {1, 2, 3}  # the LLM seats; bots make no calls
+    assert sorted(end.totals) == list(range(1, 11))  # and the bot seats are there, with zeros
     calls = load(path).calls
     assert end.total.calls == len(calls)
     assert end.total.cost_usd > 0
@@ -42,4 +43,21 @@ def test_play_prints_and_show_shows_the_totals(tmp_path: Path) -> None:
     assert len(rows) == 1 and f"{end.totals[2].prompt_tokens:,}" in rows[0]  # another seat's row stays hidden
     bots = CliRunner().invoke(app, ["play", "--seed", "3", "--quiet", "--out", str(tmp_path / "bots")])
     bot_end = load(next((tmp_path / "bots").glob("*.jsonl"))).end
-    assert bots.exit_code == 0 and bot_end is not None and bot_end.total is None  # a bot game has no model calls
+    assert bots.exit_code == 0 and bot_end is not None and bot_end.total is not None
+    assert bot_end.total.calls == 0 and bot_end.total.cost_usd == 0.0  # a bot game: zeros, but spelled out
+    assert sorted(bot_end.totals) == list(range(1, 11))  # every seat of the table
+    assert all(t.calls == t.prompt_tokens == t.completion_tokens == 0 for t in bot_end.totals.values())
+    assert bot_end.total.defaults == sum(c.defaults for c in bot_end.counters.values())
+    assert "model calls" not in bots.output  # nothing to print for a game without model calls
+
+
+def test_a_file_written_before_bot_games_had_totals_still_reads() -> None:
+    """tests/tournament/data/pre-totals-fiim.jsonl is the fiim golden game as written before every end record
+    carried totals (a bot game's end record then had none)."""
+    path = Path(__file__).parent / "data" / "pre-totals-fiim.jsonl"
+    transcript = load(path)
+    assert transcript.end is not None and transcript.end.total is None and transcript.end.totals == {}
+    verified = CliRunner().invoke(app, ["verify", str(path)])
+    assert verified.exit_code == 0, verified.output
+    shown = CliRunner().invoke(app, ["show", str(path)])
+    assert shown.exit_code == 0 and "model calls" not in shown.output

@@ -1,0 +1,113 @@
+"""The tournament's thin path to an OpenAI-compatible server: one JSON POST per call on an aiohttp session.
+
+Profiled at 32 games on one event loop, the SDK's request machinery (options, headers and URL objects per request,
+an httpx-shaped request wrapped around aiohttp, the response model built field by field) was about a quarter of the
+client's CPU. A tournament worker sends one kind of request, so it sends it itself: the same body bytes as the SDK
+(`json.dumps` with the SDK's settings), the same headers (read once from the SDK client that would have sent it,
+with its key), to the same URL; the answer is the JSON body as a dict. Failures keep the SDK's types: a status
+error is built by the SDK client from the response (so `retry.py`, `limits.py` and `describe_error` read it
+unchanged), a timeout is `APITimeoutError`, a lost connection `APIConnectionError`, a body that is not JSON a
+`json.JSONDecodeError`, as through the SDK. Only plain API-key clients take this path (`usable`).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+import httpx2
+import openai
+
+if TYPE_CHECKING:  # aiohttp comes with the `tournament` extra; a core install never builds a DirectPost
+    import aiohttp
+
+from arena.llm.pool import MAX_CONNECTIONS
+
+
+def usable(client: openai.AsyncOpenAI) -> bool:
+    """True for a client whose requests this path can send as the SDK would: a static key, no custom auth hooks."""
+    return getattr(client, "_provider_runtime", None) is None and getattr(client, "_api_key_provider", None) is None
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+@lru_cache(maxsize=65536)  # a process's conversations resend each message on every later call of their seat
+def _message(role: str, content: str) -> str:
+    return _json({"role": role, "content": content})
+
+
+def _messages(messages: Any) -> str:
+    if not isinstance(messages, list):
+        return _json(messages)
+    parts = []
+    for m in messages:
+        plain = type(m) is dict and len(m) == 2 and type(m.get("role")) is str and type(m.get("content")) is str
+        parts.append(_message(m["role"], m["content"]) if plain and next(iter(m)) == "role" else _json(m))
+    return "[" + ",".join(parts) + "]"
+
+
+def dumps(body: dict[str, Any]) -> bytes:
+    """The request body as the SDK encodes it (`openai._utils._json.openapi_dumps` for plain JSON data), byte for
+    byte. JSON with these separators is the concatenation of its parts' encodings, so the conversation so far is
+    encoded once per message (it was a tenth of the client's CPU, re-encoded on every call) and joined."""
+    return ("{" + ",".join(
+        f"{_json(key)}:{_messages(value) if key == 'messages' else _json(value)}" for key, value in body.items()
+    ) + "}").encode()  # fmt: skip
+
+
+class DirectPost:
+    """POST `/chat/completions` for one SDK client (one provider, key and timeout) on one event loop."""
+
+    def __init__(self, client: openai.AsyncOpenAI, timeout_s: float) -> None:
+        self._client = client
+        self.url = str(client.base_url).rstrip("/") + "/chat/completions"
+        headers = {k: v for k, v in client.default_headers.items() if isinstance(v, str)}  # the SDK's Omit()s out
+        headers.update(client.auth_headers)
+        headers["x-stainless-read-timeout"] = str(float(timeout_s))
+        headers["x-stainless-retry-count"] = "0"  # the SDK's own retries are off (client.py): it always sends 0
+        self.headers = headers
+        self._timeout_s = timeout_s
+        self._session: aiohttp.ClientSession | None = None
+
+    def _open(self) -> aiohttp.ClientSession:
+        if self._session is None:
+            import aiohttp
+
+            timeout = aiohttp.ClientTimeout(total=None, sock_connect=self._timeout_s, sock_read=self._timeout_s)
+            connector = aiohttp.TCPConnector(limit=MAX_CONNECTIONS, limit_per_host=MAX_CONNECTIONS)
+            self._session = aiohttp.ClientSession(
+                connector=connector, timeout=timeout, skip_auto_headers=("User-Agent",)
+            )
+        return self._session
+
+    async def post(self, body: dict[str, Any]) -> dict[str, Any]:
+        """One attempt: the parsed JSON body of a 2xx answer, or the SDK's exception for what went wrong."""
+        import aiohttp
+
+        try:
+            async with self._open().post(self.url, data=dumps(body), headers=self.headers) as response:
+                raw = await response.read()
+                status = response.status
+                reply_headers = list(response.headers.items())
+        except TimeoutError as exc:  # aiohttp's socket timeouts are TimeoutErrors
+            raise openai.APITimeoutError(request=self._request()) from exc
+        except aiohttp.ClientError as exc:
+            raise openai.APIConnectionError(request=self._request()) from exc
+        if not 200 <= status < 300:
+            failed = httpx2.Response(status, headers=reply_headers, content=raw, request=self._request())
+            raise self._client._make_status_error_from_response(failed)
+        parsed = json.loads(raw)  # a broken body raises JSONDecodeError, as the SDK's `response.json()` does
+        if not isinstance(parsed, dict):
+            return {}  # JSON but not an object: read as an empty answer, which the seat reports
+        return parsed
+
+    def _request(self) -> httpx2.Request:
+        return httpx2.Request("POST", self.url)
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None

@@ -1,0 +1,162 @@
+"""The tournament's direct path (`arena/llm/direct.py`) sends what the SDK sends and reads what the SDK reads: the
+same body bytes and headers to the same URL, the same Completion from the answer, and the SDK's exception types
+(with the server's headers) for a refused request, so the retry layer and the shared limiter see no difference."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import openai
+import pytest
+from aiohttp import web
+from openai.types.chat import ChatCompletion
+
+from arena.llm.client import ClientSettings, LLMClient, _completion
+from arena.llm.direct import DirectPost, dumps
+from arena.llm.modes import Mode
+from arena.llm.pool import use_aiohttp
+from arena.llm.retry import RetryPolicy, is_transient, retry_after_seconds
+
+ANSWER = {
+    "id": "chatcmpl-1",
+    "object": "chat.completion",
+    "created": 1,
+    "model": "m-2026",
+    "choices": [
+        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": '{"vote": "yes"}'}}
+    ],
+    "usage": {"prompt_tokens": 120, "completion_tokens": 7, "prompt_tokens_details": {"cached_tokens": 96}},
+}
+SKIPPED_HEADERS = {"host", "content-length", "accept-encoding", "connection", "x-stainless-async"}
+
+
+async def _exchange(direct: bool, status: int = 200) -> tuple[bytes, dict[str, str], str, Any]:
+    """One call through the SDK (direct=False) or the direct path, to a server that keeps what it received."""
+    seen: dict[str, Any] = {}
+
+    async def handler(request: web.Request) -> web.Response:
+        seen["body"] = await request.read()
+        seen["headers"] = {k.lower(): v for k, v in request.headers.items()}
+        seen["path"] = request.path
+        if status != 200:
+            error = {"error": {"message": "Rate limit reached", "code": "rate_limit_exceeded"}}
+            return web.json_response(error, status=status, headers={"retry-after-ms": "5"})
+        return web.json_response(ANSWER)
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", handler)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    try:
+        use_aiohttp(direct)
+        settings = ClientSettings(
+            model="m", base_url=f"http://127.0.0.1:{port}/v1", api_key="sk-test-key-123", temperature=0.5,
+            retry=RetryPolicy(attempts=1), timeout_s=30.0,
+        )  # fmt: skip
+        client = LLMClient(settings)
+        assert (client._direct is not None) is direct
+        schema = {"type": "object", "properties": {"vote": {"type": "string", "enum": ["yes", "no"]}}}
+        messages = [{"role": "system", "content": "Ты — игрок."}, {"role": "user", "content": "Vote: «yes» or no?"}]
+        result = await client.complete(messages, mode=Mode.JSON_SCHEMA, name="vote_decision", schema=schema,
+                                       max_tokens=64)  # fmt: skip
+        await client.close()
+    finally:
+        use_aiohttp(False)
+        await runner.cleanup()
+    outcome = result.completion if result.completion is not None else result.final_error
+    return seen["body"], seen["headers"], seen["path"], outcome
+
+
+def test_the_direct_path_sends_the_sdks_bytes_and_reads_the_same_completion() -> None:
+    sdk_body, sdk_headers, sdk_path, sdk_completion = asyncio.run(_exchange(direct=False))
+    body, headers, path, completion = asyncio.run(_exchange(direct=True))
+    assert body == sdk_body  # byte for byte: key order, separators, non-ASCII kept as UTF-8
+    assert json.loads(body)["messages"][0]["content"] == "Ты — игрок."
+    assert path == sdk_path == "/v1/chat/completions"
+    for name in set(sdk_headers) - SKIPPED_HEADERS:
+        assert headers.get(name) == sdk_headers[name], name
+    assert headers["authorization"] == "Bearer sk-test-key-123"
+    assert sdk_completion is not None and completion is not None
+    assert completion.raw == sdk_completion.raw == '{"vote": "yes"}'
+    assert (completion.model, completion.finish_reason, completion.usage) == (
+        sdk_completion.model,
+        sdk_completion.finish_reason,
+        sdk_completion.usage,
+    )
+    assert completion.usage.cached_tokens == 96
+
+
+def test_a_refusal_comes_back_as_the_sdks_error() -> None:
+    _, _, _, sdk_error = asyncio.run(_exchange(direct=False, status=429))
+    _, _, _, error = asyncio.run(_exchange(direct=True, status=429))
+    assert error.status == sdk_error.status == 429
+    assert error.error == sdk_error.error and "Rate limit reached" in error.error
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {},
+        {"choices": []},
+        {"choices": [{}]},
+        {"choices": [{"message": None}]},
+        {"error": {}},
+        ANSWER,
+        {"model": "m", "choices": [{"finish_reason": "tool_calls", "message": {"content": None, "refusal": "no",
+          "tool_calls": [{"id": "c", "type": "function", "function": {"name": "x", "arguments": "{}"}}]}}]},
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("mode", [Mode.TOOLS, Mode.JSON_SCHEMA])
+def test_reading_a_body_as_a_dict_equals_reading_the_sdks_model(body: dict[str, Any], mode: Mode) -> None:
+    assert _completion(body, 3.0, mode) == _completion(ChatCompletion.construct(**body), 3.0, mode)
+
+
+def test_a_429_raises_the_sdks_rate_limit_error_with_the_servers_headers() -> None:
+    async def scenario() -> BaseException:
+        async def handler(request: web.Request) -> web.Response:
+            return web.json_response({"error": {"message": "slow down"}}, status=429, headers={"retry-after-ms": "250"})
+
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", handler)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        sdk = openai.AsyncOpenAI(api_key="k", base_url=f"http://127.0.0.1:{port}/v1", max_retries=0)
+        poster = DirectPost(sdk, 10.0)
+        try:
+            await poster.post({"model": "m", "messages": []})
+        except Exception as exc:
+            return exc
+        finally:
+            await poster.close()
+            await sdk.close()
+            await runner.cleanup()
+        raise AssertionError("no error")
+
+    error = asyncio.run(scenario())
+    assert isinstance(error, openai.RateLimitError) and is_transient(error)
+    assert retry_after_seconds(dict(error.response.headers)) == 0.25
+    assert "slow down" in str(error)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"model": "m", "messages": [{"role": "system", "content": "Ты — «игрок»\n\t\"q\" \\ \u2028 😀"}], "n": 1},
+        {"model": "m", "messages": [{"content": "order", "role": "user"}, {"role": "user", "content": "x", "name": "a"},
+                                    {"role": "assistant", "content": None}], "temperature": 0.25, "max_tokens": 7},
+        {"messages": "not a list", "response_format": {"type": "json_schema", "json_schema": {"strict": True}}},
+        {"messages": [], "extra": [1.5, None, True, {"k": ["v"]}]},
+    ],
+)  # fmt: skip
+def test_the_body_bytes_are_json_dumps_with_the_sdks_settings(body: dict[str, Any]) -> None:
+    expected = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    assert dumps(body) == expected
+    assert dumps(body) == expected  # again, from the remembered messages
