@@ -170,7 +170,7 @@ def parse_file(path: Path) -> TournamentFile:
         raise TournamentError(f"{path}: {_field_errors(exc)}") from None
 
 
-def _resolve(entry: PoolEntry, where: str, agents_dir: Path, check_env: bool) -> AgentSpec:
+def _resolve(entry: PoolEntry, where: str, agents_dir: Path | None, check_env: bool) -> AgentSpec:
     try:
         spec = resolve_agent(entry.agent, agents_dir, check_env=check_env)
     except AgentError as exc:
@@ -184,7 +184,7 @@ def _resolve(entry: PoolEntry, where: str, agents_dir: Path, check_env: bool) ->
         raise TournamentError(f"{where}: {_field_errors(exc)}") from None
 
 
-def load_tournament(path: Path, agents_dir: Path = Path("agents"), *, check_env: bool = True) -> Tournament:
+def load_tournament(path: Path, agents_dir: Path | None = None, *, check_env: bool = True) -> Tournament:
     """Read and check a tournament file; every error names the file and the field."""
     file = parse_file(path)
     base = path.parent
