@@ -64,6 +64,8 @@ def load_yaml(text: str) -> Any:
         raise UnsafeFile(f"not valid YAML: {exc}") from None
     except RecursionError:
         raise UnsafeFile("nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        raise UnsafeFile(f"not valid YAML: {exc}") from None
     _check_size(data)
     return data
 

@@ -157,6 +157,18 @@ def test_bad_overrides() -> None:
     assert "ties.max_tied_for_speeches" in str(info.value) and "any" in str(info.value)
 
 
+@pytest.mark.parametrize(
+    "value",
+    ["[unclosed", "*x", "!!python/object:os.system", "9" * 5000, "[" * 5000 + "]" * 5000],
+    ids=["invalid", "alias", "python-tag", "huge-number", "deep-list"],
+)
+def test_hostile_override_value_is_one_rules_error(value: str) -> None:
+    with pytest.raises(RulesError) as info:
+        load_rules("fiim", overrides=[f"speech.regular_s={value}"])
+    message = str(info.value)
+    assert "speech.regular_s" in message and "\n" not in message and len(message) < 2000
+
+
 # ----- custom files -----------------------------------------------------------------------------------------------
 CUSTOM_TOML = """
 base = "club"
@@ -228,3 +240,13 @@ def test_rules_doc_is_in_sync() -> None:
     assert done.returncode == 0, (
         f"docs/rules.md is stale: run `python docs/gen_rules_doc.py`\n{done.stdout}{done.stderr}"
     )
+
+
+def test_hostile_override_on_the_command_line_is_one_error_line() -> None:
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    result = CliRunner().invoke(app, ["play", "--rule", "speech=" + "[" * 5000])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("error: override 'speech'") and result.output.count("\n") == 1

@@ -12,7 +12,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from arena.engine.roles import Role
@@ -294,8 +293,13 @@ def parse_override(text: str) -> dict[str, Any]:
     """Turn `voting.protocol=ballot` into a nested mapping; the value is read as YAML (numbers, booleans, lists)."""
     if "=" not in text:
         raise RulesError(f"override {text!r} must look like section.field=value")
+    from arena.safe_read import UnsafeFile, load_yaml
+
     key, raw = text.split("=", 1)
-    value: Any = yaml.safe_load(raw) if raw.strip() else ""
+    try:  # the value is user input: invalid YAML, tags, huge numbers and deep nesting are one clear message
+        value: Any = load_yaml(raw) if raw.strip() else ""
+    except UnsafeFile as exc:
+        raise RulesError(f"override {key.strip()!r}: {' '.join(str(exc).split())}") from None
     out: dict[str, Any] = {}
     cursor = out
     parts = key.strip().split(".")
