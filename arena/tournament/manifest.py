@@ -12,8 +12,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+from arena.safe_read import UnsafeFile, read_text
 from arena.tournament.model import TournamentError
 
+MAX_MANIFEST_BYTES = 256 * 1024 * 1024  # an index of games: large tournaments stay far below this
 FORMAT = "mafia-arena-tournament"
 NAME = "tournament.json"
 
@@ -30,10 +32,14 @@ def check_folder(out: Path, fingerprint: str, name: str) -> None:
         raise TournamentError(f"out: {out} is not a folder")
     manifest = out / NAME
     if manifest.exists():
-        try:
-            data = json.loads(manifest.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
+        try:  # a hostile manifest (not UTF-8, huge, nested thousands deep) is one clear message
+            data = json.loads(read_text(manifest, limit=MAX_MANIFEST_BYTES))
+        except (UnsafeFile, ValueError) as exc:
             raise TournamentError(f"out: {manifest} is not a readable tournament manifest ({exc})") from None
+        except RecursionError:
+            raise TournamentError(
+                f"out: {manifest} is not a readable tournament manifest (nested too deeply)"
+            ) from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise TournamentError(f"out: {manifest} is not a tournament manifest")
         if data.get("fingerprint") != fingerprint:

@@ -26,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -158,12 +157,14 @@ def _field_errors(exc: ValidationError) -> str:
 
 
 def parse_file(path: Path) -> TournamentFile:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise TournamentError(f"cannot read {path}: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise TournamentError(f"{path}: not valid TOML: {exc}") from None
+    from arena.safe_read import UnsafeFile, load_toml, read_text
+
+    if not path.exists():
+        raise TournamentError(f"cannot read {path}: No such file or directory")
+    try:  # a hostile file (huge, a device, not UTF-8, nested thousands deep) is one clear message
+        data = load_toml(read_text(path))
+    except UnsafeFile as exc:
+        raise TournamentError(f"{path}: {' '.join(str(exc).split())}") from None
     try:
         return TournamentFile.model_validate(data)
     except ValidationError as exc:

@@ -81,6 +81,61 @@ def result_of(transcript: Transcript, index: int, **extra: Any) -> GameResult:
     )
 
 
+def differences(transcript: Transcript, task: GameTask) -> list[str]:
+    """What makes an existing game file not the planned game: a chain that does not check out, or a header whose
+    seed, fixed roles, seating, seats' configurations, rules, language or game id differ from the task."""
+    from arena.trust import redacted
+
+    out: list[str] = []
+    if transcript.chain == "broken":
+        out.append(f"hash chain broken ({transcript.chain_error})")
+    elif transcript.chain != "ok":
+        out.append("no hash chain to check (a version-1 file)")
+    header = transcript.header
+    if header.game_id != task.game_id:
+        out.append(f"game id {header.game_id!r}, planned {task.game_id!r}")
+    if header.seed != task.seed:
+        out.append(f"seed {header.seed}, planned {task.seed}")
+    roles = [role.value for role in header.roles] if header.roles is not None else None
+    if roles != task.roles:
+        out.append(f"roles {roles}, planned {task.roles}")
+    if header.lang != task.lang:
+        out.append(f"language {header.lang!r}, planned {task.lang!r}")
+    try:
+        rules = RuleSet.model_validate(header.rules).model_dump(mode="json")
+    except ValueError:
+        rules = None
+    if rules != RuleSet.model_validate(task.rules).model_dump(mode="json"):
+        out.append("rules differ from the tournament's")
+    recorded = {entry.seat: entry.agent for entry in header.seats}
+    if sorted(recorded) != sorted(int(seat) for seat in task.seats):
+        out.append(f"seats {sorted(recorded)}, planned {sorted(int(seat) for seat in task.seats)}")
+    for seat, data in sorted((int(k), v) for k, v in task.seats.items()):
+        planned = redacted(AgentSpec.model_validate(data))
+        agent = recorded.get(seat)
+        if agent is None:
+            continue
+        if agent.name != planned.name:
+            out.append(f"seat {seat} is {agent.name!r}, planned {planned.name!r}")
+        elif agent != planned:
+            was, now = agent.model_dump(mode="json"), planned.model_dump(mode="json")
+            fields = ", ".join(sorted(k for k in was.keys() | now.keys() if was.get(k) != now.get(k)))
+            out.append(f"seat {seat} ({planned.name!r}) has another configuration than the plan's ({fields})")
+    return out
+
+
+def check_existing(transcript: Transcript, task: GameTask) -> None:
+    """Refuse an existing game file that is not the planned game (see `differences`): counting it would put
+    another game's (or an edited) result into the standings, and continuing it would build on it."""
+    found = differences(transcript, task)
+    if found:
+        raise TranscriptError(
+            f"{transcript.path or task.path}: not the planned game {task.index + 1}: {'; '.join(found)}; "
+            "move the file away to replay this game from scratch",
+            damaged=True,
+        )
+
+
 def _players(task: GameTask, rules: RuleSet, seats: dict[int, AgentSpec]) -> dict[int, Player]:
     players = {s: build_player(spec, s, seed=task.seed, rules=rules, lang=task.lang) for s, spec in seats.items()}
     if task.delay > 0:
@@ -115,6 +170,7 @@ async def play_task(task: GameTask) -> GameResult:
     seats = {int(seat): AgentSpec.model_validate(data) for seat, data in task.seats.items()}
     if task.path and Path(task.path).exists():
         existing = load(Path(task.path), repair=True)
+        check_existing(existing, task)
         if existing.status != "started":
             return result_of(existing, task.index, skipped=True)
     game, writer, stats, resumed = _open(task, rules, seats)

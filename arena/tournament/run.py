@@ -25,8 +25,8 @@ from arena.agents import AgentSpec
 from arena.tournament import manifest
 from arena.tournament.cost import Estimate
 from arena.tournament.executors import Executor
-from arena.tournament.model import Tournament
-from arena.tournament.play import GameResult, GameTask, result_of
+from arena.tournament.model import Tournament, TournamentError
+from arena.tournament.play import GameResult, GameTask, differences, result_of
 from arena.tournament.schedule import GamePlan
 from arena.tournament.standings import Standing, as_json, standings
 from arena.transcript import TranscriptError, load, utc_now
@@ -73,10 +73,17 @@ def task_for(t: Tournament, plan: GamePlan, specs: dict[str, AgentSpec], out: Pa
     )
 
 
-def scan(out: Path, plans: Sequence[GamePlan]) -> tuple[dict[int, GameResult], list[int]]:
-    """Finished games read from their files, and the indices of the games still to play (new or started)."""
+def scan(
+    out: Path, plans: Sequence[GamePlan], tasks: Callable[[GamePlan], GameTask] | None = None
+) -> tuple[dict[int, GameResult], list[int]]:
+    """Finished games read from their files, and the indices of the games still to play (new or started).
+
+    With `tasks`, every existing file is checked against its planned game first (hash chain, seed, roles, seats'
+    configurations, rules): a file that is not the planned game refuses the whole run, naming every such file and
+    what differs, before anything is played or counted."""
     done: dict[int, GameResult] = {}
     todo: list[int] = []
+    refused: list[str] = []
     for plan in plans:
         path = out / manifest.game_file(plan.index)
         if path.exists():
@@ -85,10 +92,20 @@ def scan(out: Path, plans: Sequence[GamePlan]) -> tuple[dict[int, GameResult], l
             except TranscriptError:
                 todo.append(plan.index)  # play_task reports the broken file as that game's failure
                 continue
+            found = differences(transcript, tasks(plan)) if tasks is not None else []
+            if found:
+                refused.append(f"{path}: {'; '.join(found)}")
+                continue
             if transcript.status != "started":
                 done[plan.index] = result_of(transcript, plan.index, skipped=True)
                 continue
         todo.append(plan.index)
+    if refused:
+        raise TournamentError(
+            f"out: {len(refused)} game file(s) are not the planned games, so they are neither counted nor continued: "
+            + " | ".join(refused)
+            + "; move them away (a moved game is replayed from scratch) or choose another --out"
+        )
     return done, todo
 
 
@@ -174,7 +191,7 @@ def run_tournament(
     console = console or Console(highlight=False)
     started = utc_now()
     state = RunState()
-    done, todo = scan(out, plans)
+    done, todo = scan(out, plans, lambda plan: task_for(t, plan, specs, out))
     state.results.update(done)
     state.spent = sum(r.cost_usd for r in done.values())
     manifest.write(out, _manifest_data(t, plans, state, options, "running", started))
