@@ -115,3 +115,59 @@ def test_bad_input_is_one_line(tmp_path: Path) -> None:
     empty = runner.invoke(app, ["report", str(tmp_path)])
     assert empty.exit_code == 2 and "no finished game" in empty.output
     assert "Traceback" not in empty.output
+
+
+def test_tampered_and_non_regular_files_are_skipped_and_listed(tmp_path: Path) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    games = tmp_path / "games"
+    paths = play_balanced(games, 4)
+    tampered = paths[1]
+    lines = tampered.read_text(encoding="utf-8").splitlines(keepends=True)
+    end = json.loads(lines[-1])
+    end["winner"] = "mafia" if end["winner"] == "town" else "town"  # a flipped winner breaks the chain
+    lines[-1] = json.dumps(end, separators=(",", ":")) + "\n"
+    tampered.write_text("".join(lines), encoding="utf-8")
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(games / "x.jsonl")  # reading it would block forever
+    result = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "report", str(games), "--boot", "10"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = (games / "report" / "report.md").read_text(encoding="utf-8")
+    assert "3 finished games" in report and "## Skipped files" in report
+    assert "1 of them tampered" in report
+    listed = next(line for line in report.splitlines() if tampered.name in line)
+    assert "hash chain broken" in listed
+    if hasattr(os, "mkfifo"):
+        assert any("x.jsonl" in line and "not a regular file" in line for line in report.splitlines())
+    rows = list(csv.DictReader(io.StringIO((games / "report" / "games.csv").read_text(encoding="utf-8"))))
+    assert len(rows) == 3
+
+
+HOSTILE = '=HYPERLINK("http://x")|<b>`x`\nrow'
+
+
+def test_header_text_is_inert_in_tables_and_csvs(tmp_path: Path) -> None:
+    games = tmp_path / "games"
+    play_balanced(games, 4, a=BUILTIN["bot:heuristic"].model_copy(update={"name": HOSTILE}))
+    result = runner.invoke(app, ["report", str(games), "--boot", "10"])
+    assert result.exit_code == 0, result.output
+    report = (games / "report" / "report.md").read_text(encoding="utf-8")
+    assert "<b>" not in report and "`x`" not in report and HOSTILE not in report
+    for table in re.findall(r"(?:^\|.*\n)+", report, re.M):  # every row of a table has its header's cell count
+        rows = table.splitlines()
+        counts = {len(re.findall(r"(?<!\\)\|", row)) for row in rows}
+        assert len(counts) == 1, table
+    escaped = '=HYPERLINK("http://x")\\|&lt;b&gt;\\`x\\` row'
+    assert f"| {escaped} |" in report
+    page = (games / "report" / "report.html").read_text(encoding="utf-8")
+    assert "<b>" not in page and "=HYPERLINK(&quot;http://x&quot;)|&lt;b&gt;`x` row" in page
+    seats = list(csv.reader(io.StringIO((games / "report" / "seats.csv").read_text(encoding="utf-8"))))
+    cells = [cell for row in seats[1:] for cell in row]
+    assert "'" + HOSTILE in cells and HOSTILE not in cells
+    assert not any(cell.startswith(("=", "+", "@")) for cell in cells)

@@ -1,7 +1,8 @@
 """A folder of transcripts, read once into the facts every research measure needs: who played which seat (the
 configuration is the seat's agent name in the header), the roles dealt, the winner and the per-seat counters.
 
-Only finished games (`status: complete`) count; others are skipped and listed, never guessed at."""
+Only finished games (`status: complete`) whose hash chain checks out count; others are skipped and listed, never
+guessed at."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from arena.transcript import SeatCounters, Transcript, TranscriptError, load
 
 BLACK_ROLES = frozenset({Role.MAFIA.value, Role.DON.value})
 TOWN = "town"
+TAMPERED = "hash chain broken"
 MAFIA = "mafia"
 
 
@@ -97,15 +99,22 @@ class Corpus:
 
 
 def load_folder(folder: str | Path) -> Corpus:
-    """Every `*.jsonl` under `folder` (recursively), in name order. Unreadable or unfinished files are skipped."""
+    """Every `*.jsonl` under `folder` (recursively), in name order. Unreadable, non-regular, tampered (hash chain
+    broken) or unfinished files are skipped and listed with the reason."""
     root = Path(folder)
     games: list[GameData] = []
     skipped: list[tuple[str, str]] = []
     for path in sorted(root.rglob("*.jsonl")):
+        if not path.is_file():  # a FIFO or device named *.jsonl would block the read or never end
+            skipped.append((str(path), "not a regular file"))
+            continue
         try:
             t = load(path)
         except TranscriptError as exc:
             skipped.append((str(path), str(exc)))
+            continue
+        if t.chain == "broken":  # an edited file (a flipped winner, a removed line) is never counted
+            skipped.append((str(path), f"{TAMPERED}: {t.chain_error}"))
             continue
         game = from_transcript(t)
         if game is None:

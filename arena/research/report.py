@@ -11,6 +11,7 @@ import base64
 import html
 import io
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,7 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from arena.research import tables
-from arena.research.corpus import Corpus, load_folder
+from arena.research.corpus import TAMPERED, Corpus, load_folder
 from arena.research.metrics import Counts, GameMetrics, measure, rates
 from arena.research.ratings import Discipline, Fit, SideRecord, discipline, fit, matches, win_rates
 
@@ -192,9 +193,33 @@ def _f(value: float, digits: int = 3) -> str:
     return "–" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
 
 
+_MD_ESCAPES = {"\\": "\\\\", "|": "\\|", "`": "\\`", "&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_MD_UNESCAPES = {"\\\\": "\\", "\\|": "|", "\\`": "`", "&amp;": "&", "&lt;": "<", "&gt;": ">"}
+
+
+def md_text(value: object) -> str:
+    """Text from a transcript (agent names, rules names, paths) made inert in Markdown: a `|` cannot split a table
+    cell, `<`/`>` cannot open HTML, a backtick cannot open code, a line break cannot end the row."""
+    text = "".join(" " if ch in "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029" else ch for ch in str(value))
+    return "".join(_MD_ESCAPES.get(ch, ch) for ch in text)
+
+
+def _md_plain(text: str) -> str:
+    """The text `md_text` escaped (the HTML page escapes it its own way)."""
+    return re.sub(r"\\\\|\\\||\\`|&amp;|&lt;|&gt;", lambda m: _MD_UNESCAPES[m.group(0)], text)
+
+
+def _split_row(line: str) -> list[str]:
+    """The cells of a Markdown table row, split at the `|` that `md_text` did not escape."""
+    cells = re.split(r"(?<!\\)((?:\\\\)*)\|", line.strip())
+    # re.split keeps the captured even runs of backslashes: glue each back onto the cell before it
+    parts = [cells[i] + (cells[i + 1] if i + 1 < len(cells) else "") for i in range(0, len(cells), 2)]
+    return [_md_plain(c.strip()) for c in parts[1:-1]]
+
+
 def _table(head: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
-    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    out = ["| " + " | ".join(md_text(h) for h in head) + " |", "|" + "---|" * len(head)]
+    out += ["| " + " | ".join(md_text(c) for c in row) + " |" for row in rows]
     return out
 
 
@@ -220,9 +245,20 @@ def sections(r: Report) -> list[tuple[str, list[str]]]:
         winners[g.winner or "?"] = winners.get(g.winner or "?", 0) + 1
     lines = [
         f"{len(c.games)} finished games ({len(c.skipped)} files skipped); configurations: "
-        f"{', '.join(c.configs)}; winners: " + ", ".join(f"{k} {v}" for k, v in sorted(winners.items()))
+        f"{', '.join(md_text(x) for x in c.configs)}; winners: "
+        + ", ".join(f"{md_text(k)} {v}" for k, v in sorted(winners.items()))
     ]
     out.append(("Games", lines))
+    if c.skipped:
+        tampered = sum(1 for _, why in c.skipped if why.startswith(TAMPERED))
+        lines = [
+            f"{len(c.skipped)} file(s) not counted"
+            + (f", {tampered} of them tampered (hash chain broken: edited after it was written)" if tampered else "")
+            + ":",
+            "",
+        ]
+        lines += [f"- {md_text(path)}: {md_text(why)}" for path, why in c.skipped]
+        out.append(("Skipped files", lines))
     if r.rating is not None:
         rows: list[list[object]] = [
             [x.config, *(f"{iv.value:+.2f} [{iv.low:+.2f}, {iv.high:+.2f}]" for iv in (x.town, x.mafia, x.combined))]
@@ -230,7 +266,8 @@ def sections(r: Report) -> list[tuple[str, list[str]]]:
         ]
         lines = _table(["configuration", "town skill", "mafia skill", "combined"], rows)
         lines += [""] + [
-            f"Side term h[{k}] = {v.value:+.2f} [{v.low:+.2f}, {v.high:+.2f}]" for k, v in r.rating.side.items()
+            f"Side term h[{md_text(k)}] = {v.value:+.2f} [{v.low:+.2f}, {v.high:+.2f}]"
+            for k, v in r.rating.side.items()
         ]
         lines += ["", "Side-aware Bradley–Terry, 95 % bootstrap intervals over games (docs/ratings.md)."]
         out.append(("Ratings", lines))
@@ -325,7 +362,7 @@ def page(r: Report) -> str:
         for line in [*body, ""]:
             if line.startswith("|"):
                 if not line.startswith("|---"):
-                    table.append([c.strip() for c in line.strip("|").split("|")])
+                    table.append(_split_row(line))
                 continue
             if table:
                 head, *rows = table
@@ -334,7 +371,7 @@ def page(r: Report) -> str:
                 parts.append("</table>")
                 table = []
             if line:
-                parts.append(f"<p>{html.escape(line)}</p>")
+                parts.append(f"<p>{html.escape(_md_plain(line))}</p>")
     for p in r.plots:
         data = base64.b64encode(p.png).decode("ascii")
         parts.append(

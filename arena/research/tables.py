@@ -188,9 +188,14 @@ def decision_rows(g: GameData) -> list[Row]:
     return out
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet reads a cell starting so as a formula
+
+
 def _cell(value: Any) -> Any:
     if isinstance(value, float):
         return "" if math.isnan(value) else round(value, 6)
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value  # text from a transcript (an agent name) must stay text when the CSV is opened
     return value
 
 
