@@ -183,9 +183,13 @@ def _run(
         count = min(os.cpu_count() or 1, options.jobs) if processes is None else processes
         return LocalExecutor(count, math.ceil(options.jobs / max(count, 1)))
 
+    from arena.tournament.model import TournamentError
+
     folder = options.out
     try:
         state = run_tournament(t, plans, specs, make_executor, options, console)
+    except TournamentError as exc:  # e.g. a game file in --out that is not the planned game: nothing was run
+        fail(str(exc))
     except KeyboardInterrupt:
         typer.echo(f"\ninterrupted; run the same command again to resume ({folder})", err=True)
         raise typer.Exit(130) from None

@@ -152,3 +152,25 @@ def test_a_hostile_manifest_in_out_is_one_error(tmp_path: Path, data: bytes) -> 
     assert result.output.startswith(f"error: out: {out / 'tournament.json'} is not a readable tournament manifest")
     assert result.output.count("\n") == 1, result.output
     assert sorted(p.name for p in out.iterdir()) == ["tournament.json"]  # nothing started
+
+
+def test_the_command_refuses_a_tampered_folder_with_one_error_line(tmp_path: Path) -> None:
+    """Through `arena tournament` itself: exit 2, one `error:` line naming the file, no traceback."""
+    import subprocess
+    import sys
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "tournament-bots.toml"
+    spec = tmp_path / "t.toml"
+    spec.write_text(example.read_text().replace("games = 200", "games = 2"))
+    out = tmp_path / "out"
+    args = [sys.executable, "-m", "arena.cli", "tournament", str(spec), "--out", str(out), "--no-progress"]
+    assert subprocess.run(args, capture_output=True, text=True, timeout=300, check=False).returncode == 0
+    game = out / "game-0001.jsonl"
+    lines = game.read_text().splitlines()
+    end = json.loads(lines[-1])
+    end["winner"] = "mafia" if end["winner"] != "mafia" else "town"
+    game.write_text("\n".join([*lines[:-1], json.dumps(end)]) + "\n")
+    done = subprocess.run(args, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: ") and "game-0001.jsonl" in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
