@@ -14,6 +14,8 @@ from seckit import cli, rechain, recording_server, write_attack
 
 from arena import prompts
 from arena.agents import AgentSpec, resolve_agent
+from arena.engine import load_rules
+from arena.transcript import make_header
 from arena.trust import REDACTED, TrustError, allowed_prompt_set, redact_url, resume_seats, shipped_prompt_set
 
 REPO_AGENTS = Path(__file__).resolve().parents[2] / "agents"
@@ -126,8 +128,12 @@ def test_an_en_prompt_set_in_the_header_is_not_taken_from_the_working_directory(
     assert code == 2 and "PLANTED" not in out
 
 
-def test_query_and_fragment_secrets_are_redacted() -> None:
+def test_query_and_fragment_secrets_are_redacted(tmp_path: Path) -> None:
     url = "https://u:p@host.example/v1?api-key=s3cret&flag#tok3n"
     assert redact_url(url) == f"https://{REDACTED}@host.example/v1?api-key={REDACTED}&{REDACTED}#{REDACTED}"
     assert redact_url("http://127.0.0.1:9/v1") == "http://127.0.0.1:9/v1"
+    header = make_header(load_rules("fiim"), 1, {1: AgentSpec(name="az", kind="llm", model="m", base_url=url)})
+    assert "s3cret" not in header.model_dump_json() and "tok3n" not in header.model_dump_json()
     # a local definition with such a URL still matches its redacted header entry, and resumes with the real one
+    (tmp_path / "az.toml").write_text(f'kind = "llm"\nmodel = "m"\nbase_url = "{url}"\n', encoding="utf-8")
+    assert resume_seats({1: header.seats[0].agent}, tmp_path)[1].base_url == url
