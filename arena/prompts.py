@@ -29,6 +29,7 @@ from arena.resources import prompts_root
 
 PROMPTS_DIR = prompts_root()
 LANGUAGES = ("en", "ru")
+_SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 _BLANK_RUNS = re.compile(r"\n(?:[ \t]*\n){2,}")
 REQUIRED = ("system.j2", "turn.j2", "events.j2", "repair.j2", *(f"role_{r.value}.j2" for r in Role))
 
@@ -68,14 +69,25 @@ class PromptError(ValueError):
     """A prompt set that cannot be used: missing folder or template, or a template error (named)."""
 
 
-def prompt_dir(prompt_set: str, lang: str) -> Path:
-    """`default` is `prompts/<lang>`; another name is `prompts/<name>/<lang>`; a path is `<path>/<lang>`."""
+def shipped_set_dir(prompt_set: str) -> Path | None:
+    """The folder of a set shipped in `prompts/` (`default` is `prompts/` itself), or None. Only a plain name counts,
+    never a path, and neither a language folder (`en`, `ru`) nor `bots`: they are parts of sets, not sets."""
     if prompt_set == "default":
-        return PROMPTS_DIR / lang
-    candidate = Path(prompt_set)
-    if candidate.is_dir():
-        return candidate / lang
-    return PROMPTS_DIR / prompt_set / lang
+        return PROMPTS_DIR
+    if not _SET_NAME.match(prompt_set) or prompt_set in (*LANGUAGES, "bots"):
+        return None
+    folder = PROMPTS_DIR / prompt_set
+    return folder if folder.is_dir() else None
+
+
+def prompt_dir(prompt_set: str, lang: str) -> Path:
+    """`default` is `prompts/<lang>`; a shipped set's name is `prompts/<name>/<lang>`; anything else is a folder
+    path, `<path>/<lang>`. A shipped name is resolved first, so a folder of that name in the working directory
+    never stands in for the shipped set."""
+    shipped = shipped_set_dir(prompt_set)
+    if shipped is not None:
+        return shipped / lang
+    return Path(prompt_set) / lang
 
 
 def hash_dir(directory: Path) -> str:

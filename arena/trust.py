@@ -4,9 +4,11 @@ A transcript header records who played (provenance). It is untrusted data: its a
 seats of `arena resume` come from the LOCAL agent definitions, looked up by the name the header records, and any
 difference in the fields that decide where requests go, which key they carry, which templates render and which
 code is imported stops the resume before anything runs. `--agents-from-header` (or `--seat N=SPEC`) is the only
-way past, and even then a prompt set must be shipped or named on the command line, a LangChain factory and a key
-variable must come from a local agent file. This module also redacts what a header must not hold (credentials in a
-base URL, `extra_body` values). `docs/security.md` is the user's view of the same rules.
+way past, and even then a prompt set must be shipped or named on the command line, a LangChain factory must come
+from a local agent file, a key goes only with the server and model of a local definition that uses it, and no
+`extra_body` value is taken. An `openai:MODEL` name is no local definition (the name would pick the model). This
+module also redacts what a header must not hold (credentials in a base URL, `extra_body` values).
+`docs/security.md` is the user's view of the same rules.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from arena.agents import AgentError, AgentSpec, list_agents, resolve_agent
 # the fields that decide where a request goes, which key it carries, what renders and what is imported
 TRUSTED = ("kind", "model", "base_url", "api_key_env", "prompt_set", "langchain_factory")
 REDACTED = "<redacted>"
-_SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+HEADER_CHOSEN = ("openai:",)  # short forms whose name, not a local file, sets the model
 
 
 class TrustError(ValueError):
@@ -32,14 +34,22 @@ class TrustError(ValueError):
 
 # ----- redaction (the writer side) ------------------------------------------------------------------------------
 def redact_url(url: str | None) -> str | None:
-    """`http://user:pass@host/v1` → `http://<redacted>@host/v1`; a URL without userinfo is unchanged."""
+    """Credentials out of a base URL: userinfo (`http://user:pass@host/v1` → `http://<redacted>@host/v1`), every
+    query value (`?api-key=s3cret` → `?api-key=<redacted>`, names kept) and the fragment. Path and host stay."""
     if url is None:
         return None
     parts = urlsplit(url)
-    if "@" not in parts.netloc:
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = f"{REDACTED}@{netloc.rsplit('@', 1)[1]}"
+    query = "&".join(
+        f"{name}={REDACTED}" if sep else REDACTED
+        for name, sep, _ in (item.partition("=") for item in parts.query.split("&") if item)
+    )
+    fragment = REDACTED if parts.fragment else ""
+    if (netloc, query, fragment) == (parts.netloc, parts.query, parts.fragment):
         return url
-    host = parts.netloc.rsplit("@", 1)[1]
-    return urlunsplit((parts.scheme, f"{REDACTED}@{host}", parts.path, parts.query, parts.fragment))
+    return urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
 
 
 def _redact_values(value: Any) -> Any:
@@ -59,14 +69,11 @@ def redacted(spec: AgentSpec) -> AgentSpec:
 
 # ----- prompt sets ----------------------------------------------------------------------------------------------
 def shipped_prompt_set(name: str) -> bool:
-    """`default`, or a plain name of a set folder shipped in `prompts/` (never a path)."""
-    if name == "default":
-        return True
-    if not _SET_NAME.match(name) or name == "bots":
-        return False
-    from arena.prompts import PROMPTS_DIR
+    """`default`, or a plain name of a set folder shipped in `prompts/` (never a path, never the language folders
+    `en`/`ru` nor `bots`, which are parts of sets, not sets)."""
+    from arena.prompts import shipped_set_dir
 
-    return (PROMPTS_DIR / name).is_dir()
+    return shipped_set_dir(name) is not None
 
 
 def allowed_prompt_set(name: str, folders: Iterable[Path]) -> bool:
@@ -117,29 +124,47 @@ def _check_header_spec(seat: int, spec: AgentSpec, local_files: list[AgentSpec],
         f.langchain_factory for f in local_files if f.langchain_factory
     }:
         raise TrustError(f"{where}: langchain_factory {spec.langchain_factory!r} is in no local agent file")
-    if spec.api_key_env is not None:
-        # the variable must be one a local definition uses, and only towards that definition's server
+    key_env = _key_env(spec)
+    if key_env is not None:
+        # the key goes only where, and for what, a local definition sends it: same variable, same server, same model
         matches = [
-            f for f in local_files if f.api_key_env == spec.api_key_env and redact_url(f.base_url) == spec.base_url
+            f
+            for f in local_files
+            if _key_env(f) == key_env and redact_url(f.base_url) == spec.base_url and f.model == spec.model
         ]
-        builtin = spec.api_key_env == "OPENAI_API_KEY" and spec.base_url is None
-        if not matches and not builtin:
+        if not matches:
             raise TrustError(
-                f"{where}: api_key_env {spec.api_key_env!r} with base_url {spec.base_url!r} matches no local agent "
-                "definition; a key is only sent where a local definition sends it"
+                f"{where}: api_key_env {key_env!r} with base_url {spec.base_url!r} and model {spec.model!r} matches "
+                f"no local agent definition; a key is only sent where, and for the model, a local definition sends "
+                f"it (give --seat {seat}=AGENT to choose)"
             )
-        if matches:
-            spec = spec.model_copy(update={"base_url": matches[0].base_url})
+        spec = spec.model_copy(update={"base_url": matches[0].base_url})
     if spec.base_url is not None and REDACTED in spec.base_url:
         raise TrustError(f"{where}: the base_url's credentials were redacted; give --seat {seat}=SPEC")
-    if any(_has_redacted(v) for v in spec.extra_body.values()):
-        raise TrustError(f"{where}: extra_body values were redacted in the header; give --seat {seat}=SPEC")
+    if spec.extra_body:
+        # the writer redacts every value, so a header can hold only redacted ones: anything else was planted
+        if _all_redacted(spec.extra_body):
+            raise TrustError(f"{where}: extra_body values were redacted in the header; give --seat {seat}=SPEC")
+        raise TrustError(
+            f"{where}: extra_body holds values a transcript never holds (the writer redacts them), so the file's "
+            f"author put them there; nothing was sent. Give --seat {seat}=SPEC"
+        )
     return spec
 
 
-def _has_redacted(value: Any) -> bool:
+def _key_env(spec: AgentSpec) -> str | None:
+    """The variable whose key an `llm` seat sends: its api_key_env, or OPENAI_API_KEY, which the SDK reads itself
+    when a spec names neither a variable nor a server."""
+    if spec.kind != "llm":
+        return spec.api_key_env
+    if spec.api_key_env is None and spec.base_url is None:
+        return "OPENAI_API_KEY"
+    return spec.api_key_env
+
+
+def _all_redacted(value: Any) -> bool:
     if isinstance(value, dict):
-        return any(_has_redacted(v) for v in value.values())
+        return bool(value) and all(_all_redacted(v) for v in value.values())
     return bool(value == REDACTED)
 
 
@@ -193,11 +218,15 @@ def resume_seats(
         if seat in overrides:
             out[seat] = overrides[seat]
             continue
-        try:
-            local: AgentSpec | None = resolve_agent(spec.name, agents_dir, check_env=False)
-            missing = ""
-        except AgentError as exc:
-            local, missing = None, str(exc)
+        local: AgentSpec | None = None
+        if spec.name.startswith(HEADER_CHOSEN):
+            # `openai:MODEL` is no local definition: the header's name alone would pick the model for your key
+            missing = f"the name picks the model, so choose it: --seat {seat}={spec.name}"
+        else:
+            try:
+                local, missing = resolve_agent(spec.name, agents_dir, check_env=False), ""
+            except AgentError as exc:
+                missing = str(exc)
         diff = differences(spec, local) if local is not None else []
         if local is not None and not diff:
             out[seat] = local  # the local definition, with its real credentials and extra_body

@@ -165,6 +165,12 @@ def _build_players(
             player = build_player(spec, seat, seed=seed, rules=rules, lang=lang)
         except (PlayerBuildError, LinesError, AgentError) as exc:
             fail(str(exc))
+        except ValueError as exc:  # a PromptError (a missing, broken or sandbox-refused template); else a bug
+            from arena.prompts import PromptError
+
+            if not isinstance(exc, PromptError):
+                raise
+            fail(str(exc))
         players[seat] = DelayedPlayer(player, delay) if delay > 0 else player
     return players
 
@@ -429,12 +435,16 @@ def register(app: typer.Typer) -> None:
         """Continue a game whose process died, from its transcript, appending to the same file."""
         transcript, game = _load_for_resume(file)
         header = transcript.header
+        sign_key = _sign_key(sign_key_env)
+        if header.signed and sign_key is None:
+            # unsigned, its end record would fail verify ("header says signed"): refuse before anything runs
+            fail(
+                f"{file}: this game is signed; resume it with --sign-key-env VAR, the variable holding the key it "
+                "was signed with (or set ARENA_SIGN_KEY_ENV)"
+            )
         seats = _trusted_seats(transcript, agents_dir, seat or [], agents_from_header, prompt_folder or [])
         check_human_seats(seats, allow_piped_human)
         seats = _preflight(seats)
-        sign_key = _sign_key(sign_key_env)
-        if header.signed and sign_key is None:
-            typer.echo("note: this game was signed; without --sign-key-env its end record stays unsigned", err=True)
         players = _build_players(seats, seed=header.seed, rules=game.rules, lang=header.lang, delay=delay)
         console = Console(highlight=False)
         if not quiet:

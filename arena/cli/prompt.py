@@ -14,21 +14,31 @@ import typer
 
 from arena.llm.conversation import Message
 from arena.llm.rebuild import seat_prompt
+from arena.render.story import clean
 from arena.transcript import TranscriptError, load
 
 BAD_INPUT = 2
 
 
 def _render(messages: list[Message]) -> str:
+    """The messages as text for a terminal. Their content is untrusted (players' words, models' raw answers), so
+    control, bidi and invisible characters are dropped as `arena show` drops them (newlines and tabs kept)."""
     parts = []
     for message in messages:
-        parts.append(f"----- {message.get('role', '?')} -----")
+        parts.append(f"----- {clean(str(message.get('role', '?')))} -----")
         content = message.get("content")
         if content:
-            parts.append(str(content))
+            parts.append(clean(str(content)))
         if message.get("tool_calls"):
-            parts.append(json.dumps(message["tool_calls"], ensure_ascii=False))
+            parts.append(clean(json.dumps(message["tool_calls"], ensure_ascii=False)))
     return "\n".join(parts)
+
+
+def _json(messages: list[Message]) -> str:
+    """The messages as JSON, exact: a character `clean` would drop is written as its `\\u` escape instead (only
+    string contents can hold one), so the terminal gets no control sequence and a reader loses nothing."""
+    text = json.dumps(messages, ensure_ascii=False, indent=1)
+    return "".join(ch if ch in "\n\t" or clean(ch) == ch else json.dumps(ch)[1:-1] for ch in text)
 
 
 def at_note(at: int | None, shown: int, total: int) -> str | None:
@@ -80,7 +90,7 @@ def prompt(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(BAD_INPUT) from None
     if as_json:
-        typer.echo(json.dumps(result.messages, ensure_ascii=False, indent=1))
+        typer.echo(_json(result.messages))
     else:
         typer.echo(_render(result.messages))
     where = f"call {result.call}" if result.sent else "rebuilt from the game"

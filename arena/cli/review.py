@@ -4,11 +4,13 @@ Why a module of its own: reviewing is read-only and must never disturb a transcr
 rebuild the game by replaying its inputs through a fresh engine (so every view comes from the engine's own `view`),
 and draw it with `arena.render`. A bad input (no such file, a foreign or broken transcript, a seat out of range) is
 one line on stderr and exit code 2, never a traceback. A file whose hash chain is broken (an edited transcript) is
-refused with exit code 1 unless `--force`, and then every output says so in its first line.
+refused with exit code 1 unless `--force`, and then every output says so in its first line; so is a file whose chain
+is intact but which fails verify's other checks (a re-hashed forgery). The HTML page is written with mode 0600.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from html import escape as html_escape
 from pathlib import Path
@@ -60,6 +62,14 @@ def open_review(file: Path, *, force: bool = False) -> Review:
             fail(f"{file}: tampered: {transcript.chain_error}; `--force` shows it anyway, labelled", TAMPERED)
         label = f"TAMPERED FILE: its hash chain is broken ({transcript.chain_error}); nothing here can be trusted"
         typer.echo(f"warning: {file}: {label}", err=True)
+    else:
+        # the chain can be recomputed after an edit: run verify's other checks (replay, call records, end record)
+        problem = _verify_problem(transcript)
+        if problem is not None:
+            if not force:
+                fail(f"{file}: fails verify: {problem}; `--force` shows it anyway, labelled", TAMPERED)
+            label = f"TAMPERED FILE: it fails verify ({problem}); nothing here can be trusted"
+            typer.echo(f"warning: {file}: {label}", err=True)
     try:
         game = transcript.rebuild()
     except TranscriptError as exc:
@@ -81,6 +91,18 @@ def open_review(file: Path, *, force: bool = False) -> Review:
     models = {e.seat: e.agent.reported_model or e.agent.model or "" for e in transcript.header.seats}
     positions = transcript.call_positions if len(transcript.call_positions) == len(transcript.calls) else None
     return Review(transcript, game, names, positions, models, label)
+
+
+def _verify_problem(transcript: Transcript) -> str | None:
+    """What `arena verify` finds wrong with a file whose chain is intact (None: nothing). The same checks, so a
+    rechained forgery that verify refuses is never shown unlabelled; a replay costs milliseconds."""
+    from arena.transcript import verify
+
+    try:
+        verdict = verify(transcript)
+    except Exception as exc:  # a crafted file the checks trip over: a failure, not a traceback
+        return f"{type(exc).__name__}: {exc}"
+    return None if verdict.ok else verdict.message
 
 
 def _html_label(page: str, label: str) -> str:
@@ -170,10 +192,19 @@ def export(
     if review.label is not None:
         page = _html_label(page, review.label)
     try:
-        html.write_text(page, encoding="utf-8")
+        _write_private(html, page)
     except OSError as exc:
         fail(f"{html}: cannot write: {exc.strerror}")
     typer.echo(str(html))
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write with mode 0600, as transcripts are: the god view holds roles and private reasoning. An existing file
+    is narrowed to 0600 before its new content goes in."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        os.fchmod(handle.fileno(), 0o600)
+        handle.write(text)
 
 
 def register(app: typer.Typer) -> None:

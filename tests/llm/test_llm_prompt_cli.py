@@ -90,3 +90,34 @@ def test_cli_prints_messages_and_rejects_bad_input(tmp_path: Path) -> None:
     messages = json.loads(as_json.stdout)
     assert [m["role"] for m in messages] == ["system", "user"]
     assert "[#0] The game begins" in messages[1]["content"]
+
+
+async def test_terminal_control_characters_never_reach_the_terminal(
+    tmp_path: Path, server: FakeServer, api_key: str
+) -> None:
+    rules = load_rules("fiim")
+    spec = llm_spec(server.base_url, "json_object")
+    players: dict[int, Player] = {s: llm_player(spec, s, rules) for s in range(1, 11)}
+    path = tmp_path / "game.jsonl"
+    await play(rules, 5, players, {s: spec for s in players}, path)
+    # a model's raw answer and a message carrying a clear-screen, a C1 CSI, a bidi override and a tag character
+    hostile = "A\x1b[2J\x9b31m\u202e\U000e0041B\tC\nD"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    edited = 0
+    for index, line in enumerate(lines):
+        record = json.loads(line)
+        if record["kind"] == "call" and record["seat"] == 3 and record.get("prefix_ref") is None:
+            record["messages"][0]["content"] += hostile
+            lines[index] = json.dumps(record, ensure_ascii=False) + "\n"
+            edited += 1
+    assert edited, "no full call record of seat 3"
+    path.write_text("".join(lines), encoding="utf-8")
+    runner = CliRunner()
+    shown = runner.invoke(app, ["prompt", str(path), "--seat", "3", "--force"])
+    assert shown.exit_code == 0, shown.output
+    assert "A[2J31mB\tC\nD" in shown.stdout  # the ESC and CSI bytes gone, so no sequence starts
+    for bad in ("\x1b", "\x9b", "\u202e", "\U000e0041"):
+        assert bad not in shown.stdout
+    as_json = runner.invoke(app, ["prompt", str(path), "--seat", "3", "--force", "--json"])
+    assert as_json.exit_code == 0 and not any(bad in as_json.stdout for bad in ("\x1b", "\x9b", "\u202e"))
+    assert json.loads(as_json.stdout)[0]["content"].endswith(hostile)  # exact, as escapes

@@ -48,19 +48,25 @@ def test_each_difference_is_named(agents: Path, change: dict[str, object], field
 
 
 def test_from_header_keeps_keys_with_their_servers(agents: Path, tmp_path: Path) -> None:
-    # the local definition's key variable, towards the local definition's server: accepted, with the real URL
-    spec = _lab(model="other-model", extra_body={})
-    seats = resume_seats({1: spec}, agents, from_header=True)
-    assert seats[1].model == "other-model" and seats[1].base_url == "http://u:p@127.0.0.1:9/v1"
-    # the same variable towards another server: refused
-    with pytest.raises(TrustError, match="matches no local agent definition"):
-        resume_seats({1: spec.model_copy(update={"base_url": "http://127.0.0.1:8/v1"})}, agents, from_header=True)
-    # redacted extra_body values cannot be sent
-    with pytest.raises(TrustError, match="extra_body values were redacted"):
-        resume_seats({1: _lab(model="x")}, agents, from_header=True)
-    # a prompt folder is accepted only when the user names it
     folder = tmp_path / "my-set"
     folder.mkdir()
+    # the local definition's key variable, towards its server, for its model: accepted, with the real URL
+    spec = _lab(prompt_set=str(folder), extra_body={})
+    seats = resume_seats({1: spec}, agents, from_header=True, prompt_folders=[folder])
+    assert seats[1].prompt_set == str(folder) and seats[1].base_url == "http://u:p@127.0.0.1:9/v1"
+    # the same variable towards another server: refused
+    with pytest.raises(TrustError, match="matches no local agent definition"):
+        resume_seats(
+            {1: spec.model_copy(update={"base_url": "http://127.0.0.1:8/v1"})}, agents, from_header=True,
+            prompt_folders=[folder],
+        )  # fmt: skip
+    # nor for another model: the header does not choose what the key pays for
+    with pytest.raises(TrustError, match="model 'other' matches no local agent definition"):
+        resume_seats({1: spec.model_copy(update={"model": "other"})}, agents, from_header=True, prompt_folders=[folder])
+    # redacted extra_body values cannot be sent
+    with pytest.raises(TrustError, match="extra_body values were redacted"):
+        resume_seats({1: _lab(prompt_set=str(folder))}, agents, from_header=True, prompt_folders=[folder])
+    # a prompt folder is accepted only when the user names it
     header = AgentSpec(name="x", kind="llm", model="m", base_url="http://127.0.0.1:9/v1", prompt_set=str(folder))
     with pytest.raises(TrustError, match="neither shipped"):
         resume_seats({1: header}, agents, from_header=True)

@@ -157,6 +157,31 @@ def test_an_edited_winner_fails_and_show_export_refuse_it(bots: Path, tmp_path: 
     assert code == 0 and "TAMPERED FILE" in page.read_text(encoding="utf-8")
 
 
+def test_a_rechained_forgery_that_verify_refuses_is_not_shown_unlabelled(bots: Path, tmp_path: Path) -> None:
+    records = _records(bots)
+    winner = records[-1]["winner"]
+    edit(bots, len(records) - 1, {"winner": "mafia" if winner != "mafia" else "town"}, forge=True)
+    code, out, err = cli("show", str(bots))
+    assert code == 1 and out == "" and "fails verify" in err and "the end record says" in err and "--force" in err
+    code, out, err = cli("show", str(bots), "--force")
+    assert code == 0 and out.startswith("*** TAMPERED FILE: it fails verify")
+    page = tmp_path / "page.html"
+    code, _, err = cli("export", str(bots), "--html", str(page))
+    assert code == 1 and not page.exists()
+    code, _, err = cli("export", str(bots), "--html", str(page), "--force")
+    assert code == 0 and "TAMPERED FILE: it fails verify" in page.read_text(encoding="utf-8")
+
+
+def test_an_exported_page_is_private_like_its_transcript(games: dict[str, Path], tmp_path: Path) -> None:
+    page = tmp_path / "page.html"
+    page.write_text("old", encoding="utf-8")
+    page.chmod(0o644)  # an existing, world-readable file is narrowed too
+    for target in (page, tmp_path / "new.html"):
+        code, _, err = cli("export", str(games["bots"]), "--html", str(target))
+        assert code == 0, err
+        assert target.stat().st_mode & 0o777 == 0o600 and "<html" in target.read_text(encoding="utf-8").lower()
+
+
 def test_a_signature_catches_what_the_chain_alone_cannot(bots: Path) -> None:
     """Bots make no model calls, so a forged speech edit in a bot game replays cleanly: only the key tells."""
     i, e, input_change, event_change = _speech_edit(bots)
