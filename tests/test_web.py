@@ -569,3 +569,64 @@ def test_stopping_the_server_leaves_a_resumable_transcript(tmp_path: Path) -> No
     )
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert load(path).status == "complete"
+
+
+async def _post_chunked(app: Any, path: str, chunks: int, size: int) -> tuple[int, int]:
+    """POST a chunked body (no Content-Length) straight to the ASGI app; (status, chunks the app read)."""
+    read = 0
+    statuses: list[int] = []
+
+    async def receive() -> dict[str, Any]:
+        nonlocal read
+        if read < chunks:
+            read += 1
+            return {"type": "http.request", "body": b"x" * size, "more_body": read < chunks}
+        await asyncio.sleep(3600)  # pragma: no cover - a finished body is never read again
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            statuses.append(message["status"])
+
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+        "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
+        "headers": [(b"host", b"testserver"), (b"transfer-encoding", b"chunked")],
+        "client": ("127.0.0.1", 1), "server": ("testserver", 80),
+    }  # fmt: skip
+    await asyncio.wait_for(app(scope, receive, send), 30)
+    return statuses[0], read
+
+
+def test_a_chunked_body_is_refused_past_the_limit_without_reading_the_rest(tmp_path: Path) -> None:
+    server, client = _app(tmp_path)
+    with client:
+        table = _table(client, server, (1,), seed=3, tmp_path=tmp_path)
+        assert client.portal is not None
+        for path in (f"/api/decide/{table.tokens[1]}", f"/api/tables/{server.config.admin_token}"):
+            status, read = client.portal.call(_post_chunked, client.app, path, 1000, 4096)  # 4 MB offered
+            assert status == 413, path
+            assert read <= MAX_MESSAGE // 4096 + 2, (path, read)  # stopped just past 16 KiB
+
+
+def test_deeply_nested_json_is_refused_never_a_500_or_a_dead_socket(tmp_path: Path) -> None:
+    server, client = _app(tmp_path)
+    nested = "[" * 5000 + "]" * 5000  # under MAX_MESSAGE, far past the JSON parser's recursion limit
+    with client:
+        table = _table(client, server, (1,), seed=3, tmp_path=tmp_path)
+        token = table.tokens[1]
+        _wait(lambda: table.asks.get(1) is not None)
+        got = client.post(f"/api/decide/{token}", content=nested)
+        assert got.status_code == 400 and got.json()["reason"] == "nested too deeply"
+        inner = '{"type": "decide", "ask": "x", "answer": {"text": ' + nested + "}}"
+        assert client.post(f"/api/decide/{token}", content=inner).status_code == 400
+        got = client.post(f"/api/tables/{server.config.admin_token}", content=nested)
+        assert got.status_code == 400
+        with client.websocket_connect(f"/ws/{token}", headers=ORIGIN) as ws:
+            assert ws.receive_json()["type"] == "state"
+            ws.send_text(nested)
+            with pytest.raises(WebSocketDisconnect) as closed:
+                for _ in range(50):
+                    ws.receive_json()
+            assert closed.value.code == 1007
+        assert table.asks.get(1) is not None  # nothing was taken; the table still waits for seat 1
