@@ -630,3 +630,59 @@ def test_deeply_nested_json_is_refused_never_a_500_or_a_dead_socket(tmp_path: Pa
                     ws.receive_json()
             assert closed.value.code == 1007
         assert table.asks.get(1) is not None  # nothing was taken; the table still waits for seat 1
+
+
+def test_replays_never_show_a_game_in_progress_or_a_tampered_file(tmp_path: Path) -> None:
+    rules = load_rules("fiim")
+    seats = {s: resolve_agent("bot:random") for s in range(1, 11)}
+    from arena.orchestrator import run_game
+    from arena.players.bots import RandomBot
+
+    path = tmp_path / "done.jsonl"
+    writer = TranscriptWriter.create(path, make_header(rules, 2, seats))
+    asyncio.run(run_game(Game(rules, 2), {s: RandomBot(s, 2) for s in seats}, writer))
+    writer.close()
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    (tmp_path / "live.jsonl").write_text("".join(lines[:-1]), encoding="utf-8")  # no end record: in progress
+    forged = [*lines[:-1], lines[-1].replace('"winner":"', '"winner":"x', 1)]  # the chain breaks at the end
+    assert forged[-1] != lines[-1]
+    (tmp_path / "forged.jsonl").write_text("".join(forged), encoding="utf-8")
+    server, client = _app(tmp_path)
+    admin = server.config.admin_token
+    with client:
+        listing = client.get(f"/replays/{admin}").text
+        assert "done.jsonl" in listing and "live.jsonl" not in listing
+        assert client.get(f"/replay/{admin}/live.jsonl").status_code == 404
+        assert client.get(f"/api/replay/{admin}/live.jsonl", params={"seat": 0}).status_code == 404
+        got = client.get(f"/api/replay/{admin}/forged.jsonl", params={"seat": 0})
+        assert got.status_code == 400 and "tampered" in got.json()["detail"]
+        assert client.get(f"/api/replay/{admin}/done.jsonl", params={"seat": 0}).status_code == 200
+        # a table being played on this server is not listed either, until its game ends
+        table = _table(client, server, (1,), seed=5, tmp_path=tmp_path)
+        assert table.writer is not None and table.writer.path is not None
+        assert table.writer.path.name not in client.get(f"/replays/{admin}").text
+
+
+def test_serve_resume_refuses_a_signed_game_without_its_key(tmp_path: Path) -> None:
+    from arena.orchestrator import run_game
+    from arena.players.bots import RandomBot
+    from arena.web.server import TableError
+
+    rules = load_rules("fiim")
+    seats = {s: resolve_agent("bot:random") for s in range(1, 11)}
+    full = tmp_path / "full.jsonl"
+    writer = TranscriptWriter.create(full, make_header(rules, 2, seats), sign_key=b"k" * 32)
+    asyncio.run(run_game(Game(rules, 2), {s: RandomBot(s, 2) for s in seats}, writer))
+    writer.close()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(full.read_text(encoding="utf-8").splitlines(keepends=True)[:40]), encoding="utf-8")
+    before = cut.read_bytes()
+    server = Server(ServeConfig(out_dir=tmp_path, bot_delay=0.0))
+    transcript = load(cut)
+    assert transcript.header.signed and transcript.status == "started"
+    with pytest.raises(TableError, match=r"signed.*--sign-key-env"):
+        server.build_resume(transcript, transcript.rebuild())
+    assert cut.read_bytes() == before  # refused before anything was written
+    table, _ = server.build_resume(transcript, transcript.rebuild(), sign_key=b"k" * 32)  # with the key it goes on
+    assert table.writer is not None
+    table.writer.close()

@@ -314,9 +314,13 @@ def create_app(server: Server) -> FastAPI:
         if cached is not None and cached[0] == mtime:
             return cached[1]
         try:
-            transcript = load(path, repair=True)
+            transcript = load(path)
         except TranscriptError as exc:
             raise HTTPException(status_code=400, detail=str(exc)) from None
+        if transcript.chain == "broken":  # an edited file is not shown as the game that was played
+            raise HTTPException(status_code=400, detail=f"tampered: {transcript.chain_error}")
+        if transcript.end is None:  # the god view of a game in progress would tell its secrets
+            raise HTTPException(status_code=404, detail="this game has not ended; its replay opens when it ends")
         replay_cache[name] = (mtime, transcript)
         if len(replay_cache) > 20:
             replay_cache.pop(next(iter(replay_cache)))
