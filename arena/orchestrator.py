@@ -60,6 +60,14 @@ class _Outcome:
     default_reason: str = ""
 
 
+class _Stop(Exception):
+    """Carries a seat's KeyboardInterrupt or SystemExit out of a gathered task, as an ordinary exception."""
+
+    def __init__(self, reason: BaseException) -> None:
+        super().__init__(str(reason))
+        self.reason = reason
+
+
 class _Runner:
     def __init__(
         self,
@@ -139,6 +147,25 @@ class _Runner:
             problem = reason
         raise AssertionError("unreachable")  # pragma: no cover
 
+    async def ask_all(self, batch: Sequence[Request]) -> list[_Outcome]:
+        """Ask a batch concurrently. A seat that stops the game (a KeyboardInterrupt such as a human's closed
+        input) stops it from this task: raised inside a gathered task, asyncio would let it escape the event loop
+        past the game's task ("Task exception was never retrieved" and a traceback). The other seats are cancelled."""
+        tasks = [asyncio.ensure_future(self._stoppable(request)) for request in batch]
+        try:
+            return list(await asyncio.gather(*tasks))
+        except _Stop as stop:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise stop.reason from None
+
+    async def _stoppable(self, request: Request) -> _Outcome:
+        try:
+            return await self.ask(request)
+        except (KeyboardInterrupt, SystemExit) as exc:
+            raise _Stop(exc) from None
+
     def unused(self, outcome: _Outcome, why: str) -> None:
         """Keep the model calls of an answer the engine never took (they were made and paid for). Each is written
         as a failed call, its raw text intact, so `verify` pairs no input with it."""
@@ -202,7 +229,7 @@ class _Runner:
             if len(batch) == 1:
                 outcomes = [await self.ask(batch[0])]
             else:
-                outcomes = list(await asyncio.gather(*(self.ask(r) for r in batch)))
+                outcomes = await self.ask_all(batch)
             for request, outcome in zip(batch, outcomes, strict=True):  # `pending()` is in seat order
                 if game.over:
                     self.unused(outcome, "the game ended before this answer was applied")

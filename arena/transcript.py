@@ -317,6 +317,35 @@ def _line(kind: str, model: BaseModel | PlainRecord) -> str:
     return f'{{"kind":"{kind}"' + ("," + body[1:] if body != "{}" else "}")
 
 
+CUT_MARK: Final = "…[cut by the transcript writer: {n:,} more characters]"
+
+
+def _fitted(call: ModelCall) -> str:
+    """A call record's line, under the line limit: its longest message texts are cut, with a marker saying how
+    much was left out, until it fits. Messages are what a call was sent, for audit; `raw`, `parsed` and the
+    counts, which verify checks, are never cut (the client caps an answer at 256 KiB)."""
+    line = _line("call", call)
+    budget = MAX_LINE_BYTES - 4096  # room for the hash, the signature and the markers
+    excess = len(line.encode("utf-8")) - budget
+    if excess <= 0:
+        return line
+    messages = [dict(m) for m in call.messages]
+    texts = [
+        (len(str(m["content"]).encode("utf-8")), i) for i, m in enumerate(messages) if isinstance(m.get("content"), str)
+    ]
+    texts.sort(reverse=True)
+    for size, index in texts:
+        if excess <= 0:
+            break
+        content = str(messages[index]["content"])
+        keep = max(size - excess - 200, 0)
+        kept = content.encode("utf-8")[:keep].decode("utf-8", "ignore")
+        cut = kept + CUT_MARK.format(n=len(content) - len(kept))
+        messages[index]["content"] = cut
+        excess -= size - len(cut.encode("utf-8"))
+    return _line("call", call.model_copy(update={"messages": messages}))
+
+
 class TranscriptWriter:
     """Appends records to one transcript file, a line at a time, flushed as written.
 
@@ -416,6 +445,13 @@ class TranscriptWriter:
         return writer
 
     def _write(self, line: str, *, seal: bool = False) -> None:
+        # a line the reader would refuse is never written: the chain and the file stay as they were (resumable)
+        if len(line) * 4 + 200 > MAX_LINE_BYTES and len(line.encode("utf-8")) + 200 > MAX_LINE_BYTES:
+            kind = line[9:30].split('"')[0] if line.startswith('{"kind":"') else "header"
+            raise TranscriptError(
+                f"a {kind} record of {len(line.encode('utf-8')):,} bytes is over the {MAX_LINE_BYTES:,}-byte line "
+                "limit; it was not written (the file holds every record before it)"
+            )
         if self._chained:  # hash what a reader will parse, so both sides hash the same canonical form
             digest = chain_hash(self.last_hash, json.loads(line))
             extra = f',"hash":"{digest}"'
@@ -437,7 +473,7 @@ class TranscriptWriter:
         self.inputs_written += 1
 
     def call(self, call: ModelCall) -> None:
-        self._write(_line("call", call))
+        self._write(_fitted(call))
         totals = self.totals.get(call.seat)
         if totals is None:
             totals = self.totals[call.seat] = SeatTotals()
@@ -495,10 +531,24 @@ class TranscriptWriter:
 
 
 # ----- reading --------------------------------------------------------------------------------------------------
+class DuplicateKey(ValueError):
+    """A JSON object that names one key twice: a writer never does, and the chain would hash only the last value."""
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        keys = [k for k, _ in pairs]
+        twice = next(k for k in keys if keys.count(k) > 1)
+        raise DuplicateKey(f"the key {twice[:40]!r} appears twice in one object")
+    return out
+
+
 def _json(text: str) -> Any:
-    """json.loads, with a deeply nested or absurd value (RecursionError, a 5,000-digit int) as a ValueError."""
+    """json.loads, with a deeply nested or absurd value (RecursionError, a 5,000-digit int) as a ValueError, and
+    an object with a duplicate key refused (DuplicateKey)."""
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_pairs)
     except RecursionError:
         raise ValueError("nested too deeply") from None
 
@@ -507,6 +557,8 @@ def _parse_header(first: str, source: str) -> tuple[Header, dict[str, Any]]:
     """The header model, and the line's JSON object as read (for its hash)."""
     try:
         data = _json(first)
+    except DuplicateKey as exc:
+        raise TranscriptError(f"{source}: not a Mafia Arena transcript (line 1: {exc})") from None
     except ValueError:
         raise TranscriptError(f"{source}: not a Mafia Arena transcript (line 1 is not JSON)") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -614,6 +666,8 @@ def read_stream(
     good = first[3]
     out.unterminated = not first[2]
     for number, line, terminated, size in lines:
+        if out.end is not None:  # even a torn line: nothing a writer wrote follows the seal
+            raise TranscriptError(f"{source}: line {number} follows the end record", damaged=True)
         try:
             data = _json(line)
             if not isinstance(data, dict):
@@ -624,6 +678,8 @@ def read_stream(
             kind = record.pop("kind")
             model = _RECORDS[kind].model_validate(record)
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+            if isinstance(exc, DuplicateKey):  # whole JSON, so not torn: a crafted line, even without its newline
+                raise TranscriptError(f"{source}: line {number} is not a valid record ({exc})", damaged=True) from None
             if not terminated:
                 if not repair:
                     raise TranscriptError(
@@ -637,8 +693,6 @@ def read_stream(
                 break
             why = _errors(exc) if isinstance(exc, ValidationError) else type(exc).__name__
             raise TranscriptError(f"{source}: line {number} is not a valid record ({why})", damaged=True) from None
-        if out.end is not None:
-            raise TranscriptError(f"{source}: line {number} follows the end record", damaged=True)
         if signed is not None and not isinstance(model, End) and out.chain_error is None:
             out.chain_error = f"line {number} carries a signature, which only the end record may"
         if isinstance(model, Event):

@@ -21,7 +21,7 @@ from arena.orchestrator import RunStats, run_game
 from arena.players.base import Player
 from arena.players.bots import RandomBot
 from arena.players.human import HumanPlayer, InputClosed, TerminalLines
-from arena.transcript import load
+from arena.transcript import load, verify
 
 ARENA = [sys.executable, "-m", "arena.cli"]
 
@@ -241,6 +241,23 @@ def test_closed_stdin_stops_the_game_saved_instead_of_defaulting(tmp_path: Path)
     transcript = load(path)
     assert transcript.status != "complete"
     assert not [i for i in transcript.inputs if i.seat == 1 and i.op == "default"]  # nothing defaulted silently
+
+
+def test_piped_input_ending_at_a_vote_prints_the_one_error_line_and_stays_resumable(tmp_path: Path) -> None:
+    """The review's repro: the pipe ends while seat 1 votes, in a batch asked concurrently with the bots."""
+    piped = tmp_path / "long.txt"
+    piped.write_text("A" * 200000 + "\n" + "\n" * 5, encoding="utf-8")
+    out = tmp_path / "games"
+    with piped.open("rb") as stdin:
+        done = _run(["play", "--seat", "1=human", "--seed", "3", "--allow-piped-human"], out, stdin=stdin.fileno())
+    assert done.returncode == 1, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: seat #1's input was closed"), done.stderr[-3000:]
+    (path,) = out.iterdir()
+    transcript = load(path)
+    assert transcript.status == "started" and transcript.chain == "ok"
+    assert any(e.type.value == "voting_started" for e in transcript.events)  # it did end at a vote
+    assert verify(transcript).outcome == "unfinished"
 
 
 def test_piped_answers_play_a_whole_game_and_resume_works(tmp_path: Path) -> None:

@@ -276,10 +276,15 @@ def test_unfinished_game_renders(tmp_path: Path) -> None:
 
 def test_torn_last_line_is_dropped_with_a_warning(saved: dict[str, Path], tmp_path: Path) -> None:
     path = tmp_path / "torn.jsonl"
-    path.write_text(saved["aurora"].read_text(encoding="utf-8") + '{"kind":"event","seq":9', encoding="utf-8")
+    unfinished = saved["aurora"].read_text(encoding="utf-8").splitlines(keepends=True)[:-1]  # a crash: no end record
+    path.write_text("".join(unfinished) + '{"kind":"event","seq":9', encoding="utf-8")
     result = runner.invoke(app, ["show", str(path)], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "warning:" in result.stderr and "torn" in result.stderr
+    # after the end record nothing is torn: the writer never writes there, so any text is damage
+    path.write_text(saved["aurora"].read_text(encoding="utf-8") + '{"kind":"event","seq":9', encoding="utf-8")
+    result = runner.invoke(app, ["show", str(path)], env={"COLUMNS": "200"})
+    assert result.exit_code != 0 and "follows the end record" in result.stderr
 
 
 # ----- bad input -------------------------------------------------------------------------------------------------

@@ -208,3 +208,68 @@ def test_random_bots_resume_too(tmp_path: Path) -> None:
     part = tmp_path / "part.jsonl"
     part.write_text("".join(lines[: len(lines) // 3]), encoding="utf-8")
     assert _resume(part).events == full.events
+
+
+def test_text_after_the_end_record_is_tampering_even_without_a_newline(tmp_path: Path) -> None:
+    path, _ = _play(tmp_path)
+    for tail in ("garbage", '{"kind":"x"}', "\n"):
+        bad = tmp_path / "tail.jsonl"
+        bad.write_text(path.read_text(encoding="utf-8") + tail, encoding="utf-8")
+        with pytest.raises(TranscriptError, match="follows the end record") as caught:
+            load(bad, repair=True)
+        assert caught.value.damaged
+
+
+def test_a_duplicate_key_is_refused_as_damage(tmp_path: Path) -> None:
+    path, _ = _play(tmp_path)
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    # a forger adds a second "winner" (the chain hashes the last one, a naive reader may take the first)
+    end = lines[-1]
+    lines[-1] = end.replace('"status":"complete"', '"status":"complete","status":"aborted"', 1)
+    for text in ("".join(lines), "".join(lines).rstrip("\n")):
+        bad = tmp_path / "dup.jsonl"
+        bad.write_text(text, encoding="utf-8")
+        with pytest.raises(TranscriptError, match="appears twice") as caught:
+            load(bad, repair=True)
+        assert caught.value.damaged
+    header = tmp_path / "duphead.jsonl"
+    header.write_text(lines[0].replace('"seed":', '"seed":1,"seed":', 1), encoding="utf-8")
+    with pytest.raises(TranscriptError, match="appears twice"):
+        load(header)
+
+
+def test_the_writer_cuts_an_oversize_call_record_so_the_file_still_reads(tmp_path: Path) -> None:
+    from arena.players.base import ModelCall
+    from arena.transcript import MAX_LINE_BYTES
+
+    rules = load_rules("fiim")
+    header = make_header(rules, 1, _seats(rules))
+    path = tmp_path / "big.jsonl"
+    writer = TranscriptWriter.create(path, header)
+    huge = "ж" * (MAX_LINE_BYTES // 2 + 10)  # 2 bytes each in UTF-8: over the line limit
+    messages: list[dict[str, object]] = [{"role": "system", "content": "rules"}, {"role": "user", "content": huge}]
+    writer.call(ModelCall(seat=1, request_kind="vote", messages=messages, raw='{"a": 1}'))
+    writer.close()
+    loaded = load(path)
+    assert loaded.chain == "ok"
+    (call,) = loaded.calls
+    assert call.messages[0]["content"] == "rules" and call.raw == '{"a": 1}'
+    text = str(call.messages[1]["content"])
+    assert text.startswith("жжж") and "cut by the transcript writer" in text
+    assert len(path.read_bytes()) < MAX_LINE_BYTES + 10_000
+
+
+def test_the_writer_refuses_a_line_the_reader_would_refuse_and_writes_nothing(tmp_path: Path) -> None:
+    from arena.engine import Input
+    from arena.transcript import MAX_LINE_BYTES
+
+    rules = load_rules("fiim")
+    header = make_header(rules, 1, _seats(rules))
+    path = tmp_path / "big.jsonl"
+    writer = TranscriptWriter.create(path, header)
+    before = path.read_bytes()
+    with pytest.raises(TranscriptError, match="line limit"):
+        writer.input(Input(op="reject", seat=1, reason="x" * (MAX_LINE_BYTES + 1)))
+    writer.close()
+    assert path.read_bytes() == before
+    assert load(path).chain == "ok"

@@ -569,3 +569,120 @@ def test_stopping_the_server_leaves_a_resumable_transcript(tmp_path: Path) -> No
     )
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert load(path).status == "complete"
+
+
+async def _post_chunked(app: Any, path: str, chunks: int, size: int) -> tuple[int, int]:
+    """POST a chunked body (no Content-Length) straight to the ASGI app; (status, chunks the app read)."""
+    read = 0
+    statuses: list[int] = []
+
+    async def receive() -> dict[str, Any]:
+        nonlocal read
+        if read < chunks:
+            read += 1
+            return {"type": "http.request", "body": b"x" * size, "more_body": read < chunks}
+        await asyncio.sleep(3600)  # pragma: no cover - a finished body is never read again
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            statuses.append(message["status"])
+
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+        "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
+        "headers": [(b"host", b"testserver"), (b"transfer-encoding", b"chunked")],
+        "client": ("127.0.0.1", 1), "server": ("testserver", 80),
+    }  # fmt: skip
+    await asyncio.wait_for(app(scope, receive, send), 30)
+    return statuses[0], read
+
+
+def test_a_chunked_body_is_refused_past_the_limit_without_reading_the_rest(tmp_path: Path) -> None:
+    server, client = _app(tmp_path)
+    with client:
+        table = _table(client, server, (1,), seed=3, tmp_path=tmp_path)
+        assert client.portal is not None
+        for path in (f"/api/decide/{table.tokens[1]}", f"/api/tables/{server.config.admin_token}"):
+            status, read = client.portal.call(_post_chunked, client.app, path, 1000, 4096)  # 4 MB offered
+            assert status == 413, path
+            assert read <= MAX_MESSAGE // 4096 + 2, (path, read)  # stopped just past 16 KiB
+
+
+def test_deeply_nested_json_is_refused_never_a_500_or_a_dead_socket(tmp_path: Path) -> None:
+    server, client = _app(tmp_path)
+    nested = "[" * 5000 + "]" * 5000  # under MAX_MESSAGE, far past the JSON parser's recursion limit
+    with client:
+        table = _table(client, server, (1,), seed=3, tmp_path=tmp_path)
+        token = table.tokens[1]
+        _wait(lambda: table.asks.get(1) is not None)
+        got = client.post(f"/api/decide/{token}", content=nested)
+        assert got.status_code == 400 and got.json()["reason"] == "nested too deeply"
+        inner = '{"type": "decide", "ask": "x", "answer": {"text": ' + nested + "}}"
+        assert client.post(f"/api/decide/{token}", content=inner).status_code == 400
+        got = client.post(f"/api/tables/{server.config.admin_token}", content=nested)
+        assert got.status_code == 400
+        with client.websocket_connect(f"/ws/{token}", headers=ORIGIN) as ws:
+            assert ws.receive_json()["type"] == "state"
+            ws.send_text(nested)
+            with pytest.raises(WebSocketDisconnect) as closed:
+                for _ in range(50):
+                    ws.receive_json()
+            assert closed.value.code == 1007
+        assert table.asks.get(1) is not None  # nothing was taken; the table still waits for seat 1
+
+
+def test_replays_never_show_a_game_in_progress_or_a_tampered_file(tmp_path: Path) -> None:
+    rules = load_rules("fiim")
+    seats = {s: resolve_agent("bot:random") for s in range(1, 11)}
+    from arena.orchestrator import run_game
+    from arena.players.bots import RandomBot
+
+    path = tmp_path / "done.jsonl"
+    writer = TranscriptWriter.create(path, make_header(rules, 2, seats))
+    asyncio.run(run_game(Game(rules, 2), {s: RandomBot(s, 2) for s in seats}, writer))
+    writer.close()
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    (tmp_path / "live.jsonl").write_text("".join(lines[:-1]), encoding="utf-8")  # no end record: in progress
+    forged = [*lines[:-1], lines[-1].replace('"winner":"', '"winner":"x', 1)]  # the chain breaks at the end
+    assert forged[-1] != lines[-1]
+    (tmp_path / "forged.jsonl").write_text("".join(forged), encoding="utf-8")
+    server, client = _app(tmp_path)
+    admin = server.config.admin_token
+    with client:
+        listing = client.get(f"/replays/{admin}").text
+        assert "done.jsonl" in listing and "live.jsonl" not in listing
+        assert client.get(f"/replay/{admin}/live.jsonl").status_code == 404
+        assert client.get(f"/api/replay/{admin}/live.jsonl", params={"seat": 0}).status_code == 404
+        got = client.get(f"/api/replay/{admin}/forged.jsonl", params={"seat": 0})
+        assert got.status_code == 400 and "tampered" in got.json()["detail"]
+        assert client.get(f"/api/replay/{admin}/done.jsonl", params={"seat": 0}).status_code == 200
+        # a table being played on this server is not listed either, until its game ends
+        table = _table(client, server, (1,), seed=5, tmp_path=tmp_path)
+        assert table.writer is not None and table.writer.path is not None
+        assert table.writer.path.name not in client.get(f"/replays/{admin}").text
+
+
+def test_serve_resume_refuses_a_signed_game_without_its_key(tmp_path: Path) -> None:
+    from arena.orchestrator import run_game
+    from arena.players.bots import RandomBot
+    from arena.web.server import TableError
+
+    rules = load_rules("fiim")
+    seats = {s: resolve_agent("bot:random") for s in range(1, 11)}
+    full = tmp_path / "full.jsonl"
+    writer = TranscriptWriter.create(full, make_header(rules, 2, seats), sign_key=b"k" * 32)
+    asyncio.run(run_game(Game(rules, 2), {s: RandomBot(s, 2) for s in seats}, writer))
+    writer.close()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(full.read_text(encoding="utf-8").splitlines(keepends=True)[:40]), encoding="utf-8")
+    before = cut.read_bytes()
+    server = Server(ServeConfig(out_dir=tmp_path, bot_delay=0.0))
+    transcript = load(cut)
+    assert transcript.header.signed and transcript.status == "started"
+    with pytest.raises(TableError, match=r"signed.*--sign-key-env"):
+        server.build_resume(transcript, transcript.rebuild())
+    assert cut.read_bytes() == before  # refused before anything was written
+    table, _ = server.build_resume(transcript, transcript.rebuild(), sign_key=b"k" * 32)  # with the key it goes on
+    assert table.writer is not None
+    table.writer.close()

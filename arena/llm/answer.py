@@ -12,7 +12,7 @@ from typing import Any
 
 from arena.engine import Decision, Request
 from arena.llm.extract import NoJSON, extract_object
-from arena.llm.modes import Completion
+from arena.llm.modes import MAX_ANSWER_BYTES, Completion
 from arena.llm.schema import ShapeError, to_decision, to_decision_stable
 
 
@@ -31,6 +31,11 @@ def read_completion(completion: Completion, request: Request, max_tokens: int, *
     """The decision in `completion`, or UnusableAnswer saying what went wrong. `stable`: the answer is in the
     stable schema's shape, `{reasoning, decision: {kind, ...}}`."""
     cut = completion.finish_reason == "length"
+    if completion.oversize:
+        raise UnusableAnswer(
+            f"the answer was too long ({completion.oversize:,} bytes or more; the limit is {MAX_ANSWER_BYTES:,}): "
+            "answer with the JSON object only"
+        )
     if completion.refusal:
         raise UnusableAnswer(f"the model refused: {completion.refusal[:300]}")
     if completion.finish_reason == "content_filter":

@@ -4,7 +4,9 @@
 function the model must call; `json_object` asks for any JSON object (the schema is in the prompt); `prompt` sends
 no format at all (the schema is in the prompt and the JSON is extracted from free text). Transport failures go
 through the one retry layer in `retry.py`; the SDK's own retries are off. The result keeps the raw text, the
-finish reason, any refusal, the model name the server reported, usage and latency, for the call record.
+finish reason, any refusal, the model name the server reported, usage and latency, for the call record. A body is
+read with a bound (`body.py`): an oversize answer comes back as a Completion marked `oversize` (its first bytes
+kept), which the seat records and re-asks as an unusable answer.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx2
 import openai
 from openai.types.chat import ChatCompletion
 
+from arena.llm.body import AnswerTooLarge, parse_body, read_bounded
 from arena.llm.direct import DirectPost, usable
 from arena.llm.limits import limiter_for
 from arena.llm.modes import Completion, Mode
@@ -225,7 +229,18 @@ class LLMClient:
             # The SDK's documented low-level call for a prepared body: `chat.completions.create` would walk every
             # message of the growing conversation through its TypedDict transform on each call (milliseconds per
             # call late in a game); the body here is plain JSON already. Auth, errors and parsing are the SDK's.
-            return await self._client.post("/chat/completions", body=body, cast_to=ChatCompletion)
+            # The body is left unread (`stream`, cast to the HTTP response) so that it is read with a bound (body.py).
+            stream: bool = True  # a plain bool: the SDK's overload that returns the cast type
+            response = await self._client.post("/chat/completions", body=body, cast_to=httpx2.Response, stream=stream)
+            try:
+                raw = await read_bounded(response.aiter_bytes())
+            except httpx2.TimeoutException as exc:
+                raise openai.APITimeoutError(request=response.request) from exc
+            except httpx2.TransportError as exc:
+                raise openai.APIConnectionError(request=response.request) from exc
+            finally:
+                await response.aclose()
+            return parse_body(raw)
 
         limiter = limiter_for(s.base_url or "openai", s.max_concurrent, s.requests_per_minute)
 
@@ -235,6 +250,11 @@ class LLMClient:
 
         try:
             response = await call_with_retries(limited, s.retry, on_failure)
+        except AnswerTooLarge as exc:  # not a transport failure: an unusable answer, re-asked like one
+            latency = (time.perf_counter() - started[0]) * 1000
+            head = exc.head.decode("utf-8", "ignore")
+            result.completion = Completion(head, None, None, "", Usage(), latency, oversize=exc.size)
+            return result
         except (openai.OpenAIError, json.JSONDecodeError) as exc:
             text, status = describe_error(exc, s.api_key)
             latency = (time.perf_counter() - started[0]) * 1000

@@ -7,7 +7,8 @@ client's CPU. A tournament worker sends one kind of request, so it sends it itse
 with its key), to the same URL; the answer is the JSON body as a dict. Failures keep the SDK's types: a status
 error is built by the SDK client from the response (so `retry.py`, `limits.py` and `describe_error` read it
 unchanged), a timeout is `APITimeoutError`, a lost connection `APIConnectionError`, a body that is not JSON a
-`json.JSONDecodeError`, as through the SDK. Only plain API-key clients take this path (`usable`).
+`json.JSONDecodeError`, as through the SDK, and a body is read with the same bound (`body.py`). Only plain API-key
+clients take this path (`usable`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import openai
 if TYPE_CHECKING:  # aiohttp comes with the `tournament` extra; a core install never builds a DirectPost
     import aiohttp
 
+from arena.llm.body import parse_body, read_bounded
 from arena.llm.pool import MAX_CONNECTIONS
 
 
@@ -89,7 +91,7 @@ class DirectPost:
 
         try:
             async with self._open().post(self.url, data=dumps(body), headers=self.headers) as response:
-                raw = await response.read()
+                raw = await read_bounded(response.content.iter_any())  # AnswerTooLarge past the bound
                 status = response.status
                 reply_headers = list(response.headers.items())
         except TimeoutError as exc:  # aiohttp's socket timeouts are TimeoutErrors
@@ -99,10 +101,7 @@ class DirectPost:
         if not 200 <= status < 300:
             failed = httpx2.Response(status, headers=reply_headers, content=raw, request=self._request())
             raise self._client._make_status_error_from_response(failed)
-        parsed = json.loads(raw)  # a broken body raises JSONDecodeError, as the SDK's `response.json()` does
-        if not isinstance(parsed, dict):
-            return {}  # JSON but not an object: read as an empty answer, which the seat reports
-        return parsed
+        return parse_body(raw)  # broken or too deeply nested: JSONDecodeError; JSON but not an object: {}
 
     def _request(self) -> httpx2.Request:
         return httpx2.Request("POST", self.url)

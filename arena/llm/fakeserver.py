@@ -43,6 +43,9 @@ FAULTS = (
     "cut_off",  # finish_reason length, JSON cut mid-string
     "overlong",  # a speech far over any word limit
     "unauthorized",  # 401 echoing the key half-masked, as OpenAI's message does
+    "huge_body",  # HTTP 200 with a 20 MB answer, sent in chunks (the client reads a bounded body)
+    "huge_answer",  # a valid completion whose content is 300 KiB (over the answer cap, under the body bound)
+    "nested_body",  # HTTP 200 whose body is JSON nested 100,000 deep
 )
 TRANSIENT_FAULTS = ("rate_limit", "server_error", "server_error_usage", "timeout", "bad_body")
 _TOKEN = re.compile(r"\w+|[^\w\s]")
@@ -333,6 +336,17 @@ class _Handler(BaseHTTPRequestHandler):
             error = {"error": {"message": f"Incorrect API key provided: {masked}.", "code": "invalid_api_key"}}
             self._send(401, json.dumps(error).encode())
             return
+        if fault == "huge_body":
+            self._send_huge()
+            return
+        if fault == "nested_body":
+            self._send(200, b"[" * 100_000 + b"]" * 100_000)
+            return
+        if fault == "huge_answer":
+            answer = {"model": "fake-model", "choices": [{"index": 0, "finish_reason": "stop",
+                      "message": {"role": "assistant", "content": "{" + " " * 300 * 1024 + "}"}}]}  # fmt: skip
+            self._send(200, json.dumps(answer).encode())
+            return
         if fault == "bad_body":
             self._send(200, b'{"id": "chatcmpl-broken", "choices": [ {"mess')
             return
@@ -340,6 +354,21 @@ class _Handler(BaseHTTPRequestHandler):
         payload = json.dumps(completion).encode()
         self._wait(arrived)  # the answer leaves `latency` after the request arrived, whatever the work took
         self._send(200, payload)
+
+    def _send_huge(self) -> None:
+        """A 20 MB answer in 64 KiB chunks; the client may hang up early (it reads a bounded body)."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        parts = [b'{"model":"fake-model","choices":[{"index":0,"message":{"role":"assistant","content":"']
+        parts += [b"A" * 65536] * 320 + [b'"}}]}']
+        try:
+            for part in parts:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+            self.wfile.write(b"0\r\n\r\n")
+        except OSError:  # the client hung up past its bound
+            self.close_connection = True
 
     def _wait(self, arrived: float) -> None:
         left = self.server.state.latency_s - (time.perf_counter() - arrived)

@@ -6,7 +6,7 @@ only the `langchain` extra installed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from arena.llm.usage import Usage
@@ -24,6 +24,10 @@ class Mode(StrEnum):
         return self in (Mode.JSON_OBJECT, Mode.PROMPT)
 
 
+MAX_ANSWER_BYTES = 256 * 1024  # one answer's text (UTF-8); a longer one is unusable, and only its head is kept
+ANSWER_KEPT_BYTES = 4096  # what the call record and the conversation keep of an oversize answer
+
+
 @dataclass(frozen=True, slots=True)
 class Completion:
     """One model answer. `raw` is the message text, or the tool call's arguments when the answer came as a tool call."""
@@ -34,3 +38,16 @@ class Completion:
     model: str
     usage: Usage
     latency_ms: float
+    oversize: int = 0  # the answer's size in bytes (at least) when over MAX_ANSWER_BYTES; `raw` is then its head
+
+
+def capped(completion: Completion) -> Completion:
+    """`completion` with an answer over MAX_ANSWER_BYTES cut to its first bytes and marked `oversize`."""
+    raw = completion.raw
+    if completion.oversize or len(raw) * 4 <= MAX_ANSWER_BYTES:
+        return completion
+    size = len(raw.encode("utf-8"))
+    if size <= MAX_ANSWER_BYTES:
+        return completion
+    head = raw.encode("utf-8")[:ANSWER_KEPT_BYTES].decode("utf-8", "ignore")
+    return replace(completion, raw=head, oversize=size)

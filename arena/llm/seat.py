@@ -15,7 +15,7 @@ from arena.engine import Request
 from arena.engine.text import reasoning_cap
 from arena.llm.answer import UnusableAnswer, read_completion
 from arena.llm.conversation import Conversation, Message, Turn
-from arena.llm.modes import Completion
+from arena.llm.modes import Completion, capped
 from arena.llm.records import CallLog
 from arena.llm.usage import Prices, Usage
 from arena.orchestrator import ERROR_PREFIX
@@ -107,6 +107,7 @@ class ConversationSeat(Player):
         max_tokens: int,
     ) -> Answer:
         """Record the answer, keep it in the conversation, and return its Decision (or raise NoUsableAnswer)."""
+        completion = capped(completion)  # an oversize answer keeps only its head, here and in the record
         self.reported_model = completion.model or self.reported_model
         usage = completion.usage
         raw = completion.raw or (completion.refusal or "")

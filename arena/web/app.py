@@ -43,6 +43,31 @@ CSP = (
 _STATIC = {"app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8"}
 
 
+class TooLarge(Exception):
+    """A request body over MAX_MESSAGE (read no further)."""
+
+
+async def read_body(request: Request, limit: int = MAX_MESSAGE) -> bytes:
+    """The request body, read as a stream and refused (TooLarge) as soon as it passes `limit`: a chunked body has
+    no Content-Length for the middleware to check, and must not be buffered whole before it is refused."""
+    parts: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise TooLarge
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+def loads(data: str | bytes) -> Any:
+    """json.loads with deeply nested JSON refused as a ValueError (it would be a RecursionError, a 500)."""
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
 def _templates() -> ImmutableSandboxedEnvironment:
     folder = resources.files("arena.web") / "templates"
     return ImmutableSandboxedEnvironment(
@@ -140,8 +165,9 @@ def create_app(server: Server) -> FastAPI:
     @app.post("/api/decide/{token}")
     async def decide(token: str, request: Request) -> JSONResponse:
         table, seat = seat_or_404(token)
-        body = await request.body()
-        if len(body) > MAX_MESSAGE:
+        try:
+            body = await read_body(request)
+        except TooLarge:
             return JSONResponse({"type": "refused", "reason": "message too large"}, status_code=413)
         reason = _decide(table, seat, body)
         if reason is not None:
@@ -214,6 +240,9 @@ def create_app(server: Server) -> FastAPI:
                     return
                 try:
                     message = json.loads(text)
+                except RecursionError:  # deeply nested: refused, and the socket closed properly
+                    await websocket.close(code=1007, reason="nested too deeply")
+                    return
                 except ValueError:
                     await send({"type": "error", "reason": "not JSON"})
                     continue
@@ -255,13 +284,15 @@ def create_app(server: Server) -> FastAPI:
     async def create_table(token: str, request: Request) -> JSONResponse:
         admin_or_404(token)
         try:
-            body = json.loads(await request.body())
+            body = loads(await read_body(request))
             preset = body["preset"]
             seats = body["seats"]
             lang = body.get("lang", config.lang)
             if not isinstance(preset, str) or not isinstance(seats, dict) or lang not in LANGS:
                 raise ValueError
             specs = {int(k): str(v) for k, v in seats.items() if isinstance(v, str)}
+        except TooLarge:
+            return JSONResponse({"error": "request too large"}, status_code=413)
         except (ValueError, KeyError, TypeError):
             return JSONResponse({"error": "expected {preset, seats: {N: agent}, lang}"}, status_code=400)
         try:
@@ -283,9 +314,13 @@ def create_app(server: Server) -> FastAPI:
         if cached is not None and cached[0] == mtime:
             return cached[1]
         try:
-            transcript = load(path, repair=True)
+            transcript = load(path)
         except TranscriptError as exc:
             raise HTTPException(status_code=400, detail=str(exc)) from None
+        if transcript.chain == "broken":  # an edited file is not shown as the game that was played
+            raise HTTPException(status_code=400, detail=f"tampered: {transcript.chain_error}")
+        if transcript.end is None:  # the god view of a game in progress would tell its secrets
+            raise HTTPException(status_code=404, detail="this game has not ended; its replay opens when it ends")
         replay_cache[name] = (mtime, transcript)
         if len(replay_cache) > 20:
             replay_cache.pop(next(iter(replay_cache)))
@@ -356,9 +391,9 @@ def _decide(table: Table, seat: int, body: bytes) -> str | None:
     if seat == SPECTATOR:
         return "spectators do not decide"
     try:
-        message = json.loads(body)
-    except ValueError:
-        return "not JSON"
+        message = loads(body)
+    except ValueError as exc:
+        return "nested too deeply" if str(exc) == "nested too deeply" else "not JSON"
     if not isinstance(message, dict) or set(message) - {"type", "ask", "answer"}:
         return "expected {type: decide, ask, answer}"
     return table.answer(seat, message.get("ask"), message.get("answer"))

@@ -153,9 +153,18 @@ class Server:
                 raise TableError(str(exc)) from None
         return self.add(*self.build(rules, seats, lang=lang, seed=seed))
 
-    def build_resume(self, transcript: Transcript, game: Game) -> tuple[Table, dict[int, Player]]:
-        """An unfinished game (rebuilt from its transcript) as a table with new links for its human seats."""
+    def build_resume(
+        self, transcript: Transcript, game: Game, *, sign_key: bytes | None = None
+    ) -> tuple[Table, dict[int, Player]]:
+        """An unfinished game (rebuilt from its transcript) as a table with new links for its human seats. A signed
+        game is continued only with its key: without it the end record would carry no signature, and verify would
+        reject the file."""
         header = transcript.header
+        if header.signed and sign_key is None:
+            raise TableError(
+                f"{transcript.path}: this game was signed, and `arena serve` holds no signing key, so its end record "
+                f"could not be signed; continue it with `arena resume {transcript.path} --sign-key-env VAR`"
+            )
         from arena.trust import TrustError, resume_seats
 
         try:  # the header is provenance only: each seat comes from a local definition of the same name
@@ -164,7 +173,7 @@ class Server:
             raise TableError(str(exc)) from None
         players = self._players(seats, header.seed, game.rules, header.lang)
         try:
-            writer = TranscriptWriter.append_to(transcript)
+            writer = TranscriptWriter.append_to(transcript, sign_key=sign_key)
         except (TranscriptError, OSError) as exc:
             raise TableError(str(exc)) from None
         table = Table(
@@ -183,11 +192,13 @@ class Server:
         return self.add(*self.build_resume(transcript, game))
 
     def replay_names(self) -> list[str]:
-        """Saved transcripts a replay may open: the out directory's and those named on the command line."""
-        names = [p.name for p in self.config.replay_files]
+        """Saved transcripts a replay may open: the out directory's and those named on the command line, finished
+        games only (a replay is a god view: a game in progress, here or elsewhere, is never listed)."""
+        paths = list(self.config.replay_files)
         out = self.config.out_dir
         if out.is_dir():
-            names.extend(sorted((p.name for p in out.glob("*.jsonl")), reverse=True))
+            paths.extend(sorted(out.glob("*.jsonl"), key=lambda p: p.name, reverse=True))
+        names = [p.name for p in paths[:2000] if ended(p)]
         return list(dict.fromkeys(names))[:500]
 
     def replay_path(self, name: str) -> Path | None:
@@ -199,6 +210,25 @@ class Server:
             return None
         candidate = self.config.out_dir / name
         return candidate if candidate.is_file() and candidate.suffix == ".jsonl" else None
+
+
+_TAIL = 64 * 1024  # an end record is a few KiB (counters and totals per seat)
+
+
+def ended(path: Path) -> bool:
+    """Whether the file's last line is an end record, read from its tail only (the listing must stay cheap; the
+    replay itself loads the file and checks its chain and status)."""
+    try:
+        with path.open("rb") as handle:
+            size = handle.seek(0, 2)
+            handle.seek(max(size - _TAIL, 0))
+            tail = handle.read(_TAIL).rstrip(b"\n")
+    except OSError:
+        return False
+    start = tail.rfind(b"\n")
+    if start == -1 and size > _TAIL:
+        return False  # a last line longer than the tail is no end record the writer makes
+    return tail[start + 1 :].startswith(b'{"kind":"end"')
 
 
 def links(table: Table, base: str) -> dict[str, str]:
