@@ -686,3 +686,13 @@ def test_serve_resume_refuses_a_signed_game_without_its_key(tmp_path: Path) -> N
     table, _ = server.build_resume(transcript, transcript.rebuild(), sign_key=b"k" * 32)  # with the key it goes on
     assert table.writer is not None
     table.writer.close()
+    # `arena serve --sign-key-env VAR` puts the key in the config: it resumes signed games and signs new tables
+    keyed = Server(ServeConfig(out_dir=tmp_path / "keyed", bot_delay=0.0, sign_key=b"k" * 32))
+    again = load(cut)
+    resumed, _ = keyed.build_resume(again, again.rebuild())
+    assert resumed.writer is not None
+    resumed.writer.close()
+    fresh, _ = keyed.build(rules, seats, seed=5)
+    assert fresh.writer is not None and fresh.writer.path is not None
+    fresh.writer.close()
+    assert load(fresh.writer.path).header.signed

@@ -18,7 +18,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.play import Lang, SeatSpecError, fail, parse_seat_specs
+from arena.cli.play import Lang, SeatSpecError, SignKeyEnv, _sign_key, fail, parse_seat_specs
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -77,6 +77,7 @@ def register(app: typer.Typer) -> None:
             Path | None, typer.Option(help="Continue an unfinished transcript in the browser (new links).")
         ] = None,
         replay: Annotated[list[Path] | None, typer.Option(help="A saved transcript to offer as a replay.")] = None,
+        sign_key_env: SignKeyEnv = None,
     ) -> None:
         """Serve tables in the browser: each human seat gets a secret link; bots and models play the other seats."""
         try:
@@ -117,6 +118,7 @@ def register(app: typer.Typer) -> None:
             bot_delay=bot_delay,
             allowed_origins=tuple(origin or ()),
             replay_files=tuple(replay or ()),
+            sign_key=_sign_key(sign_key_env),  # signs every table; needed to continue a signed game
         )
         server = Server(config)
         _check_port(host, port)

@@ -39,6 +39,7 @@ class ServeConfig:
     allowed_origins: tuple[str, ...] = ()  # extra Origins accepted on WebSocket upgrades (a reverse proxy's)
     admin_token: str = field(default_factory=new_token)
     replay_files: tuple[Path, ...] = ()
+    sign_key: bytes | None = field(default=None, repr=False)  # HMAC key from the environment: signs every table
 
 
 _AGENT_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,79}$")
@@ -115,7 +116,9 @@ class Server:
                 raise TableError(f"prompt set: {exc}") from None
         header = make_header(rules, seed, seats, lang="ru" if lang == "ru" else "en", prompt_set_hash=prompt_hash)
         try:
-            writer = TranscriptWriter.create(default_path(self.config.out_dir, header), header)
+            writer = TranscriptWriter.create(
+                default_path(self.config.out_dir, header), header, sign_key=self.config.sign_key
+            )
         except (TranscriptError, OSError) as exc:
             raise TableError(str(exc)) from None
         table = Table(
@@ -160,6 +163,7 @@ class Server:
         game is continued only with its key: without it the end record would carry no signature, and verify would
         reject the file."""
         header = transcript.header
+        sign_key = sign_key if sign_key is not None else self.config.sign_key
         if header.signed and sign_key is None:
             raise TableError(
                 f"{transcript.path}: this game was signed, and `arena serve` holds no signing key, so its end record "
