@@ -17,11 +17,13 @@ import hashlib
 import hmac
 import io
 import json
+import operator
 import os
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
+from functools import partial
 from importlib import metadata
 from pathlib import Path
 from typing import IO, Any, BinaryIO, Final, Literal
@@ -228,6 +230,7 @@ class Transcript(BaseModel):
     sig: str | None = None  # the end record's signature, if any
     resumes: list[Resume] = Field(default_factory=list)
     resume_positions: list[int] = Field(default_factory=list)  # per resume record: how many inputs precede it
+    resume_calls: list[int] = Field(default_factory=list)  # per resume record: how many call records precede it
 
     @property
     def status(self) -> Status:
@@ -709,6 +712,7 @@ def read_stream(
         elif isinstance(model, Resume):
             out.resumes.append(model)
             out.resume_positions.append(len(out.inputs))
+            out.resume_calls.append(len(out.calls))
         elif isinstance(model, End):
             out.end = model
             out.sig = signed if isinstance(signed, str) else None
@@ -788,7 +792,9 @@ class _CallCheck:
         self.calls = transcript.calls
         self.positions = transcript.call_positions
         self.models = self._models(transcript.header.seats)
-        self.resumes = list(zip(transcript.resume_positions, transcript.resumes, strict=True))
+        self.resumes = list(
+            zip(transcript.resume_positions, transcript.resume_calls, transcript.resumes, strict=True)
+        )
         self.queue: dict[int, list[int]] = {}
         self.next_call = 0
 
@@ -798,12 +804,21 @@ class _CallCheck:
 
     def before_input(self, index: int) -> str | None:
         """Queue the answered calls written before input `index`; check each one's raw text against `parsed`."""
+        while self.resumes and self.resumes[0][0] <= index:
+            _, calls_before, resume = self.resumes.pop(0)
+            error = self._queue_calls(partial(operator.gt, calls_before))  # the calls written before the resume
+            if error:
+                return error
+            # answers of the batch the crash cut short never became inputs: resume asks those seats again
+            self.queue.clear()
+            self.models = self._models(resume.seats)  # a resume may seat other agents from here on
+        return self._queue_calls(lambda n: self.positions[n] <= index)
+
+    def _queue_calls(self, wanted: Callable[[int], bool]) -> str | None:
+        """Queue the next calls while `wanted(number)`, checking each answered one's raw text against `parsed`."""
         from arena.llm.extract import NoJSON, extract_object
 
-        while self.resumes and self.resumes[0][0] <= index:  # a resume may seat other agents from here on
-            self.models = self._models(self.resumes.pop(0)[1].seats)
-
-        while self.next_call < len(self.calls) and self.positions[self.next_call] <= index:
+        while self.next_call < len(self.calls) and wanted(self.next_call):
             number, call = self.next_call, self.calls[self.next_call]
             self.next_call += 1
             if call.parsed is None:
