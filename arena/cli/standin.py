@@ -7,7 +7,6 @@ terminal, or in the background with `arena stand-in &`, then `arena play --seat 
 
 from __future__ import annotations
 
-import threading
 from typing import Annotated
 
 import typer
@@ -22,7 +21,7 @@ def stand_in(
     latency: Annotated[float, typer.Option("--latency", min=0.0, help="Seconds to wait before each answer.")] = 0.0,
 ) -> None:
     """Serve the local OpenAI-compatible stand-in on 127.0.0.1 until interrupted (Ctrl-C)."""
-    from arena.llm.fakeserver import FakeServer
+    from arena.llm.fakeserver import FakeServer, serve_until_interrupted
 
     try:
         server = FakeServer(latency_s=latency, port=port)
@@ -31,12 +30,7 @@ def stand_in(
         raise typer.Exit(2) from None
     server.start()
     typer.echo(f"stand-in listening on {server.base_url} (stop with Ctrl-C)")
-    try:
-        threading.Event().wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
+    serve_until_interrupted(server)
 
 
 def register(app: typer.Typer) -> None:

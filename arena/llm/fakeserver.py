@@ -586,6 +586,11 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     server = FakeServer(latency_s=args.latency, port=args.port, salt=args.salt, vary=args.vary).start()
     print(server.base_url, flush=True)
+    serve_until_interrupted(server)
+
+
+def serve_until_interrupted(server: FakeServer) -> None:
+    """Block until Ctrl-C (or the process is stopped), then stop `server`."""
     try:
         threading.Event().wait()
     except KeyboardInterrupt:
