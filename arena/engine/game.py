@@ -63,6 +63,7 @@ class Game:
         self._all_seats = range(self.n + 1)
         self.alive_seats: tuple[int, ...] = tuple(range(1, self.n + 1))
         self.fouls = [0] * (self.n + 1)
+        self.foul_counts: tuple[int, ...] = (0,) * self.n  # fouls[1:] as a tuple, kept by _foul (read by every view)
         self.black: tuple[int, ...] = tuple(s for s in self.seats() if self.roles[s] in BLACK_ROLES)
         self.maniac_ally = rules.maniac_side == "mafia_ally"
         self._words: dict[int, int] = {}  # speech budget by seconds (the rules are frozen)
@@ -320,6 +321,7 @@ class Game:
         f = self.rules.fouls
         self.fouls[seat] += 1
         count = self.fouls[seat]
+        self.foul_counts = tuple(self.fouls[1:])
         self.emit(EventType.FOUL, seat=seat, count=count, value=reason)
         if count >= f.removal_at:
             self._remove(seat, "fouls")

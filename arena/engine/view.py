@@ -66,6 +66,6 @@ def view(game: Game, seat: int, since: int = 0) -> Observation:
         request = None
     phase = game.phase
     # positional, in the field order: this runs at every decision
-    return Observation(seat, role, team, mates, game.n, game.alive_seats, game.day, phase, tuple(game.fouls[1:]),
+    return Observation(seat, role, team, mates, game.n, game.alive_seats, game.day, phase, game.foul_counts,
                        tuple(game.nominees) if phase is Phase.DAY else (), seen, since, len(events), request,
                        game.winner)  # fmt: skip
