@@ -22,7 +22,14 @@ per provider). Printed per N:
   the same with the games in step (see `burst_bound`), where a vote round's calls of all N games need their CPU at
   once.
 
-`--json` prints one JSON object per line per N with the keys n, games_per_s and efficiency (and the rest).
+Each worker process starts its games `--stagger` seconds apart (the executor's default, 4 ms), counted in the wall
+time. Then a long run: `--long` games (192) through max(ns) slots, whose games desynchronise as they finish and new
+ones start; its efficiency uses the mean game's critical path (N slots allow N games per critical path), so the last
+wave's tail counts against it, and its CPU bound is cores / CPU per game over that. The burst bound is printed only
+for one wave started at once without stagger.
+
+`--json` prints one JSON object per line per N (and one for the long run) with the keys n, games_per_s and
+efficiency (and the rest).
 Nothing is asserted: the figures depend on the machine and its load, so the load average is printed with them.
 """
 
