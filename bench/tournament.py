@@ -189,8 +189,12 @@ def wave(
         # in step only in a single wave started at once; staggered starts or later waves are not
         "burst_bound_efficiency": round(burst_bound(done, n, latency, (cpu + server_cpu) / max(calls, 1), critical), 3)
         if total == n and stagger == 0
-        else float("nan"),
+        else -1.0,  # not computed: printed as "-", and strict JSON has no NaN
     }
+
+
+def _bound(value: float) -> str:
+    return "-" if value < 0 else f"{value:.3f}"
 
 
 def burst_bound(done: list[GameResult], n: int, latency: float, cpu_per_call: float, critical: float) -> float:
@@ -295,7 +299,7 @@ def main() -> None:
               f"{r['critical_s']:>10.2f} {r['peak_rss_mb']:>11.1f} {r['client_cpu_s']:>12.2f} "
               f"{r['server_cpu_s']:>12.2f} {r['calls']:>6} {r['client_ms_per_call']:>14.3f} "
               f"{r['server_ms_per_call']:>14.3f} {r['load_before']:>5.1f} "
-              f"{r['cpu_bound_efficiency']:>9.3f} {r['burst_bound_efficiency']:>11.3f} "
+              f"{r['cpu_bound_efficiency']:>9.3f} {_bound(r['burst_bound_efficiency']):>11} "
               f"{r['mean_call_ms']:>7.1f}")  # fmt: skip
     for cost in costs:
         print(f"cost ({cost['salt']}): estimate ${cost['estimate_usd']:.4f} ±{1.96 * cost['estimate_rse']:.1%} from "
