@@ -22,7 +22,14 @@ per provider). Printed per N:
   the same with the games in step (see `burst_bound`), where a vote round's calls of all N games need their CPU at
   once.
 
-`--json` prints one JSON object per line per N with the keys n, games_per_s and efficiency (and the rest).
+Each worker process starts its games `--stagger` seconds apart (the executor's default, 4 ms), counted in the wall
+time. Then a long run: `--long` games (192) through max(ns) slots, whose games desynchronise as they finish and new
+ones start; its efficiency uses the mean game's critical path (N slots allow N games per critical path), so the last
+wave's tail counts against it, and its CPU bound is cores / CPU per game over that. The burst bound is printed only
+for one wave started at once without stagger.
+
+`--json` prints one JSON object per line per N (and one for the long run) with the keys n, games_per_s and
+efficiency (and the rest).
 Nothing is asserted: the figures depend on the machine and its load, so the load average is printed with them.
 """
 
@@ -44,7 +51,7 @@ from typing import Any
 import psutil
 
 from arena.tournament.cost import calibrate, estimate, relative_se
-from arena.tournament.executors import LocalExecutor
+from arena.tournament.executors import DEFAULT_STAGGER_S, LocalExecutor
 from arena.tournament.model import load_tournament
 from arena.tournament.play import GameResult
 from arena.tournament.run import RunOptions, run_tournament
@@ -124,17 +131,23 @@ def _cpu() -> float:
     return times.user + times.system + times.children_user + times.children_system
 
 
-def wave(folder: Path, base_url: str, n: int, latency: float, processes: int, server_pid: int) -> dict[str, float]:
-    spec = _tournament(folder, base_url, n, seed=100 + n)
+def wave(
+    folder: Path, base_url: str, n: int, latency: float, processes: int, server_pid: int, stagger: float,
+    games: int = 0,
+) -> dict[str, float]:  # fmt: skip
+    """N games at once; with `games` > N, a long run of that many games through N slots."""
+    total = max(games, n)
+    spec = _tournament(folder, base_url, total, seed=100 + n + total)
     t = load_tournament(spec, folder / "agents")
-    plans = make_schedule([c.label for c in t.configs], t.filler.label, t.rules, n, t.file.seed)
+    plans = make_schedule([c.label for c in t.configs], t.filler.label, t.rules, total, t.file.seed)
     specs = {c.label: c.spec for c in [*t.configs, t.filler]}
     count = max(1, min(processes, n))
     options = RunOptions(out=folder / f"out{n}", jobs=n, progress=False)
     server = psutil.Process(server_pid)
+    cores = os.cpu_count() or 1
     load_before = os.getloadavg()[0]
     with PeakRSS() as rss:
-        executor = LocalExecutor(count, math.ceil(n / count))
+        executor = LocalExecutor(count, math.ceil(n / count), stagger)
         _settle()  # the workers import their modules before the clock starts: a long tournament amortises that
         server_cpu = sum(server.cpu_times()[:2])
         cpu = _cpu()
@@ -144,7 +157,10 @@ def wave(folder: Path, base_url: str, n: int, latency: float, processes: int, se
     cpu = _cpu() - cpu
     server_cpu = sum(server.cpu_times()[:2]) - server_cpu
     done = [r for r in state.results.values() if r.status == "complete"]
-    critical = max(r.call_rounds for r in done) * latency
+    if total == n:  # one wave cannot end before its longest game
+        critical = max(r.call_rounds for r in done) * latency
+    else:  # N slots kept busy: N games per mean critical path (the last wave's tail counts against the run)
+        critical = sum(r.call_rounds for r in done) / len(done) * latency
     games_per_s = len(done) / wall
     allowed = n / critical
     calls = sum(int(r.total.get("calls", 0)) for r in done)
@@ -156,6 +172,7 @@ def wave(folder: Path, base_url: str, n: int, latency: float, processes: int, se
         "wall_s": round(wall, 2),
         "critical_s": round(critical, 2),
         "games": len(done),
+        "stagger_ms": round(stagger * 1000, 1),
         "processes": count,
         "peak_rss_mb": round(rss.peak / 2**20, 1),
         "client_cpu_s": round(cpu, 2),
@@ -167,9 +184,17 @@ def wave(folder: Path, base_url: str, n: int, latency: float, processes: int, se
         # the round trip each call saw: above the server's latency by the time both sides waited for a core
         "mean_call_ms": round(sum(latencies) / len(latencies), 1) if latencies else 0.0,
         # what two idle cores would allow: the wave needs its critical path, and its CPU (both sides) over the cores
-        "cpu_bound_efficiency": round(min(1.0, critical / ((cpu + server_cpu) / (os.cpu_count() or 1))), 3),
-        "burst_bound_efficiency": round(burst_bound(done, n, latency, (cpu + server_cpu) / max(calls, 1), critical), 3),
+        # (for a long run: the games/s the cores allow, cores / CPU per game, over the N / critical path allowed)
+        "cpu_bound_efficiency": round(min(1.0, critical * len(done) / n / ((cpu + server_cpu) / cores)), 3),
+        # in step only in a single wave started at once; staggered starts or later waves are not
+        "burst_bound_efficiency": round(burst_bound(done, n, latency, (cpu + server_cpu) / max(calls, 1), critical), 3)
+        if total == n and stagger == 0
+        else -1.0,  # not computed: printed as "-", and strict JSON has no NaN
     }
+
+
+def _bound(value: float) -> str:
+    return "-" if value < 0 else f"{value:.3f}"
 
 
 def burst_bound(done: list[GameResult], n: int, latency: float, cpu_per_call: float, critical: float) -> float:
@@ -230,6 +255,8 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.1, help="seconds the server takes per answer")
     parser.add_argument("--ns", type=int, nargs="*", default=[1, 4, 16, 64], help="games at once")
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 1, help="worker processes")
+    parser.add_argument("--stagger", type=float, default=DEFAULT_STAGGER_S, help="seconds between a process's starts")
+    parser.add_argument("--long", type=int, default=192, help="games of the long run through max(ns) slots (0: skip)")
     parser.add_argument("--cost-games", type=int, default=128, help="games of the estimate check (0: skip)")
     parser.add_argument("--calibration-games", type=int, default=3, help="at least this many (as the CLI's option)")
     parser.add_argument("--cost-runs", type=int, default=1, help="repeat the estimate check, each with other answers")
@@ -241,7 +268,14 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for n in args.ns:
-                rows.append(wave(Path(tmp) / f"n{n}", base_url, n, args.latency, args.processes, process.pid))
+                rows.append(wave(Path(tmp) / f"n{n}", base_url, n, args.latency, args.processes, process.pid,
+                                 args.stagger))  # fmt: skip
+                if args.json:
+                    print(json.dumps(rows[-1]), flush=True)
+            if args.ns and args.long > max(args.ns):
+                slots = max(args.ns)
+                rows.append(wave(Path(tmp) / f"long{slots}", base_url, slots, args.latency, args.processes,
+                                 process.pid, args.stagger, args.long))  # fmt: skip
                 if args.json:
                     print(json.dumps(rows[-1]), flush=True)
             if args.cost_games and not args.json:
@@ -255,16 +289,17 @@ def main() -> None:
         return
     load = os.getloadavg()[0]
     print(f"fiim, 10 LLM seats per game, server latency {args.latency * 1000:.0f} ms, {args.processes} worker "
-          f"processes, {os.cpu_count()} CPUs, load average {load:.1f} at the end")  # fmt: skip
-    print(f"{'N':>4} {'games/s':>8} {'efficiency':>10} {'wall s':>7} {'critical s':>10} {'peak RSS MB':>11} "
-          f"{'client CPU s':>12} {'server CPU s':>12} {'calls':>6} {'client ms/call':>14} {'server ms/call':>14} "
-          f"{'load':>5} {'CPU bound':>9} {'burst bound':>11} {'call ms':>7}")  # fmt: skip
+          f"processes, {os.cpu_count()} CPUs, starts {args.stagger * 1000:g} ms apart per process, load average "
+          f"{load:.1f} at the end")  # fmt: skip
+    print(f"{'N':>4} {'games':>5} {'games/s':>8} {'efficiency':>10} {'wall s':>7} {'critical s':>10} "
+          f"{'peak RSS MB':>11} {'client CPU s':>12} {'server CPU s':>12} {'calls':>6} {'client ms/call':>14} "
+          f"{'server ms/call':>14} {'load':>5} {'CPU bound':>9} {'burst bound':>11} {'call ms':>7}")  # fmt: skip
     for r in rows:
-        print(f"{r['n']:>4} {r['games_per_s']:>8.3f} {r['efficiency']:>10.3f} {r['wall_s']:>7.2f} "
+        print(f"{r['n']:>4} {r['games']:>5} {r['games_per_s']:>8.3f} {r['efficiency']:>10.3f} {r['wall_s']:>7.2f} "
               f"{r['critical_s']:>10.2f} {r['peak_rss_mb']:>11.1f} {r['client_cpu_s']:>12.2f} "
               f"{r['server_cpu_s']:>12.2f} {r['calls']:>6} {r['client_ms_per_call']:>14.3f} "
               f"{r['server_ms_per_call']:>14.3f} {r['load_before']:>5.1f} "
-              f"{r['cpu_bound_efficiency']:>9.3f} {r['burst_bound_efficiency']:>11.3f} "
+              f"{r['cpu_bound_efficiency']:>9.3f} {_bound(r['burst_bound_efficiency']):>11} "
               f"{r['mean_call_ms']:>7.1f}")  # fmt: skip
     for cost in costs:
         print(f"cost ({cost['salt']}): estimate ${cost['estimate_usd']:.4f} ±{1.96 * cost['estimate_rse']:.1%} from "

@@ -4,8 +4,11 @@
 `LocalExecutor` runs a pool of worker processes (spawned, so no lock or thread is inherited); each process runs many
 games on its own event loop, taking a new task whenever one of its slots is free. Every game in a process shares one
 keep-alive HTTP client per provider (`arena/llm/client.py`) and one limiter per provider (`arena/llm/limits.py`),
-so a 429 slows every game of the process. With `processes=0` the games run on one event loop in a thread of this
-process (tests, small runs). The Dask executor (`dask_executor.py`) offers the same three methods.
+so a 429 slows every game of the process. Each process starts its games `stagger` seconds apart: games started
+together stay in step, and each vote round of all of them would ask the provider (and the cores) at the same instant;
+a fixed offset spreads those bursts, and no game's content depends on when it started. With `processes=0` the games
+run on one event loop in a thread of this process (tests, small runs). The Dask executor (`dask_executor.py`) offers
+the same three methods.
 """
 
 from __future__ import annotations
@@ -65,8 +68,12 @@ def _next(tasks: _Queue, parent: int | None) -> GameTask | None:
     return None
 
 
-async def serve(tasks: _Queue, results: _Queue, slots: int, watch_parent: bool = False) -> None:
-    """Take tasks until a None arrives, playing up to `slots` games at once on this loop."""
+DEFAULT_STAGGER_S = 0.004  # 64 games on 2 processes start within about 0.13 s, one round trip or so
+
+
+async def serve(tasks: _Queue, results: _Queue, slots: int, watch_parent: bool = False, stagger: float = 0.0) -> None:
+    """Take tasks until a None arrives, playing up to `slots` games at once on this loop, starting them at least
+    `stagger` seconds apart."""
     use_aiohttp()  # one pool per provider for many games: aiohttp's, whose work per request does not grow with it
     free = asyncio.Semaphore(slots)
     loop = asyncio.get_running_loop()
@@ -81,28 +88,33 @@ async def serve(tasks: _Queue, results: _Queue, slots: int, watch_parent: bool =
         job = asyncio.create_task(_one(task, results, free))
         running.add(job)
         job.add_done_callback(running.discard)
+        if stagger > 0:
+            await asyncio.sleep(stagger)
     if running:
         await asyncio.gather(*running)
 
 
-def _worker(tasks: _Queue, results: _Queue, slots: int, processes: int) -> None:
+def _worker(tasks: _Queue, results: _Queue, slots: int, processes: int, stagger: float) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
     set_process_share(1 / processes)  # the providers' limits hold for the whole pool, not per process
     with contextlib.suppress(ImportError):  # the LLM stack's import (a second or so) before the first game, not in it
         import arena.players.llm  # noqa: F401
-    asyncio.run(serve(tasks, results, slots, watch_parent=True))
+    asyncio.run(serve(tasks, results, slots, watch_parent=True, stagger=stagger))
 
 
 class LocalExecutor:
-    """`processes` worker processes with `slots` games each (processes=0: one loop in a thread here)."""
+    """`processes` worker processes with `slots` games each (processes=0: one loop in a thread here), each starting
+    its games `stagger` seconds apart."""
 
-    def __init__(self, processes: int, slots: int) -> None:
+    def __init__(self, processes: int, slots: int, stagger: float = DEFAULT_STAGGER_S) -> None:
         self.processes = processes
         self.workers: list[Any] = []
         if processes <= 0:
             self.tasks: _Queue = queue.Queue()
             self.results: Any = queue.Queue()
-            thread = threading.Thread(target=lambda: asyncio.run(serve(self.tasks, self.results, slots)), daemon=True)
+            thread = threading.Thread(
+                target=lambda: asyncio.run(serve(self.tasks, self.results, slots, stagger=stagger)), daemon=True
+            )
             thread.start()
             self.workers.append(thread)
             return
@@ -110,7 +122,9 @@ class LocalExecutor:
         self.tasks = context.Queue()
         self.results = context.Queue()
         for _ in range(processes):
-            process = context.Process(target=_worker, args=(self.tasks, self.results, slots, processes), daemon=True)
+            process = context.Process(
+                target=_worker, args=(self.tasks, self.results, slots, processes, stagger), daemon=True
+            )
             process.start()
             self.workers.append(process)
 
