@@ -217,6 +217,17 @@ def _values(scores: list[SampleScore]) -> list[dict[str, Any]]:
     return out
 
 
+def _pooled(numerator: str, denominator: str) -> Metric:
+    """A ratio pooled over games: the sum of `numerator` over the sum of `denominator` (NaN when that is 0)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        values = _values(scores)
+        total = sum(float(v[denominator]) for v in values)
+        return sum(float(v[numerator]) for v in values) / total if total else math.nan
+
+    return compute
+
+
 def _win_rate(side: str) -> Metric:
     def compute(scores: list[SampleScore]) -> float:
         games = [v for v in _values(scores) if float(v.get(side, 0.0)) == 1.0]
@@ -241,24 +252,14 @@ def mafia_win_rate() -> Metric:
 def invalid_action_rate() -> Metric:
     """Re-asks, timeouts and errors per decision of the evaluated seats (pooled over games)."""
 
-    def compute(scores: list[SampleScore]) -> float:
-        values = _values(scores)
-        decisions = sum(float(v["decisions"]) for v in values)
-        return sum(float(v["invalid"]) for v in values) / decisions if decisions else math.nan
-
-    return compute
+    return _pooled("invalid", "decisions")
 
 
 @metric
 def probe_brier() -> Metric:
     """Brier score of the evaluated seats' belief probes (pooled over every probability they gave)."""
 
-    def compute(scores: list[SampleScore]) -> float:
-        values = _values(scores)
-        pairs = sum(float(v["probe_pairs"]) for v in values)
-        return sum(float(v["probe_brier_sum"]) for v in values) / pairs if pairs else math.nan
-
-    return compute
+    return _pooled("probe_brier_sum", "probe_pairs")
 
 
 @scorer(metrics=[town_win_rate(), mafia_win_rate(), invalid_action_rate(), probe_brier()])
