@@ -108,6 +108,8 @@ class IllegalDecision(ValueError):
 
 
 _new_request = object.__new__
+# bound once: on Python 3.11 `Kind.SPEECH` goes through EnumType.__getattr__'s slow path (ten times a global)
+_SPEECH, _VOTE = Kind.SPEECH, Kind.VOTE
 
 
 def speech_request_record(
@@ -123,7 +125,7 @@ def speech_request_record(
     speech turn, and matching keywords against eighteen fields costs more than writing the slots."""
     r: Request = _new_request(Request)
     r.seat = seat
-    r.kind = Kind.SPEECH
+    r.kind = _SPEECH
     r.options = ()
     r.allow_none = False
     r.max_words = max_words
@@ -140,4 +142,31 @@ def speech_request_record(
     r.actions = ()
     r.choices = ()
     r.default = NO_DECISION
+    return r
+
+
+def vote_request_record(
+    seat: int, subject: str, candidate: int | None, candidates: tuple[int, ...], default: Decision
+) -> Request:
+    """The same `Request(kind=VOTE, ...)` as the keyword constructor builds, positionally: a vote round asks it of
+    every voter."""
+    r: Request = _new_request(Request)
+    r.seat = seat
+    r.kind = _VOTE
+    r.options = ()
+    r.allow_none = False
+    r.max_words = 0
+    r.max_chars = 0
+    r.speech = None
+    r.may_nominate = False
+    r.nominate_options = ()
+    r.may_request_extra = False
+    r.candidate = candidate
+    r.subject = subject
+    r.candidates = candidates
+    r.max_targets = 0
+    r.may_set_order = False
+    r.actions = ()
+    r.choices = ()
+    r.default = default
     return r

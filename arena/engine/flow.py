@@ -17,6 +17,13 @@ if TYPE_CHECKING:
     from arena.engine.state import Answers, Flow
     from arena.engine.state import GameState as Game  # the Protocol the phase machine needs, not game.Game
 
+# Enum members read at every speech, bound once as globals: on Python 3.11 reading `EventType.SPEECH` goes through
+# `EnumType.__getattr__`'s slow path, about ten times the cost of a global (3.12 dropped that hook).
+_SPEECH, _NOMINATED, _REJECTED, _IGNORED = (
+    EventType.SPEECH, EventType.NOMINATED, EventType.NOMINATION_REJECTED, EventType.NOMINATION_IGNORED
+)  # fmt: skip
+_REGULAR, _NOMINATE_ONLY, _LAST_WORD = SpeechKind.REGULAR, SpeechKind.NOMINATE_ONLY, SpeechKind.LAST_WORD
+
 
 def run(g: Game) -> Flow:
     g.emit(EventType.GAME_STARTED, value=g.rules.name, count=g.n)
@@ -52,17 +59,17 @@ _EMPTY = Decision()
 def say(g: Game, seat: int, decision: Decision | None, kind: SpeechKind, max_words: int) -> None:
     """Record a speech: cut it at the budget (R3.4) and give a foul for forbidden words (R9.7)."""
     text = decision.text if decision is not None else ""
-    if kind is SpeechKind.NOMINATE_ONLY:  # R4.6: a few words to nominate, not a speech: cut without a word
+    if kind is _NOMINATE_ONLY:  # R4.6: a few words to nominate, not a speech: cut without a word
         text = cut_words(text, max_words)
     text, cut = accept_text(g, seat, text, max_words)
     if cut and g.rules.speech.overlong == "truncate_and_foul" and g.alive[seat]:
         g._foul(seat, "overlong_speech")
     claim = decision.claim if decision is not None else None
     if claim is None:
-        g.emit(EventType.SPEECH, seat=seat, text=text, value=kind.value)
+        g.emit(_SPEECH, seat=seat, text=text, value=kind._value_)
     else:  # a structured claim rides on the public speech event: roles=(role,), seats=checks, counts=1 black / 0 red
         checks = (*((s, 1) for s in claim.black), *((s, 0) for s in claim.red))
-        g.emit(EventType.SPEECH, seat=seat, text=text, value=kind.value, roles=(claim.role,),
+        g.emit(_SPEECH, seat=seat, text=text, value=kind._value_, roles=(claim.role,),
                seats=tuple(s for s, _ in checks), counts=tuple(c for _, c in checks))  # fmt: skip
     _forbidden_content(g, seat, text)
 
@@ -93,19 +100,19 @@ def one_speech(g: Game, seat: int, kind: SpeechKind, seconds: int) -> Flow:
 
 def last_words(g: Game, seats: list[int], seconds: int) -> Flow:
     for seat in seats:
-        yield from one_speech(g, seat, SpeechKind.LAST_WORD, seconds)
+        yield from one_speech(g, seat, _LAST_WORD, seconds)
 
 
 def regular_speech(g: Game, seat: int, extras: list[int]) -> Flow:
     rules = g.rules
-    kind, seconds = SpeechKind.REGULAR, rules.speech.regular_s
+    kind, seconds = _REGULAR, rules.speech.regular_s
     if seat in g.forfeit_pending:
         g.forfeit_pending.discard(seat)
         if len(g.living()) <= rules.fouls.short_speech_if_alive_le:
             kind, seconds = SpeechKind.SHORT, rules.speech.short_speech_s
         else:
             g.emit(EventType.SPEECH_FORFEITED, seat=seat)
-            kind, seconds = SpeechKind.NOMINATE_ONLY, rules.speech.nominate_only_s
+            kind, seconds = _NOMINATE_ONLY, rules.speech.nominate_only_s
     may_nominate = (
         rules.nominations.enabled and seat not in g.nominators and (g.day > 1 or rules.nominations.day1_allowed)
     )
@@ -126,17 +133,17 @@ def regular_speech(g: Game, seat: int, extras: list[int]) -> Flow:
 def _nominate(g: Game, seat: int, target: int) -> None:
     """R4.1–R4.4: one accepted nomination per player per day; an already-nominated name is not accepted."""
     if seat in g.nominators:
-        g.emit(EventType.NOMINATION_IGNORED, seat=seat, target=target, value="one_per_day")
+        g.emit(_IGNORED, seat=seat, target=target, value="one_per_day")
     elif not g.alive[target]:  # R4.3: removed while the speech was pending
-        g.emit(EventType.NOMINATION_REJECTED, seat=seat, target=target, value="not_alive")
+        g.emit(_REJECTED, seat=seat, target=target, value="not_alive")
     elif g.day in g.cancelled_days:
-        g.emit(EventType.NOMINATION_IGNORED, seat=seat, target=target, value="vote_cancelled")
+        g.emit(_IGNORED, seat=seat, target=target, value="vote_cancelled")
     elif target in g.nominees:
-        g.emit(EventType.NOMINATION_REJECTED, seat=seat, target=target, value="already_nominated")
+        g.emit(_REJECTED, seat=seat, target=target, value="already_nominated")
     else:
         g.nominees.append(target)
         g.nominators.add(seat)
-        g.emit(EventType.NOMINATED, seat=seat, target=target)
+        g.emit(_NOMINATED, seat=seat, target=target)
 
 
 def _morning(g: Game) -> Flow:
@@ -158,7 +165,7 @@ def _morning(g: Game) -> Flow:
         g.announce_departure(seat, "killed")
     for seat in list(g.night_last_words):
         g.speaking_night_last_word = seat
-        yield from one_speech(g, seat, SpeechKind.LAST_WORD, g.rules.speech.last_word_night_s)
+        yield from one_speech(g, seat, _LAST_WORD, g.rules.speech.last_word_night_s)
         g.speaking_night_last_word = 0
     g.night_last_words = []
     g.morning_deaths = []

@@ -27,6 +27,10 @@ __all__ = ["Answers", "Batch", "Flow", "Game", "GameEnded", "Input", "Winner"]
 
 
 _new_event = object.__new__
+# Enum members read on every event or decision, bound once as globals: on Python 3.11 reading `Vis.PUBLIC` goes
+# through `EnumType.__getattr__`'s slow path, about ten times the cost of a global (3.12 dropped that hook).
+_PUBLIC, _BLACK = Vis.PUBLIC, Vis.BLACK
+_MANIAC = Role.MANIAC
 
 
 class GameEnded(Exception):
@@ -220,11 +224,11 @@ class Game:
         event.count = count
         event.value = value
         event.text = text
-        if vis is Vis.PUBLIC:
+        if vis is _PUBLIC:
             event.to = to
             event.mask = EVERY_SEAT  # type: ignore[misc]  # the slot is _Audience's
         else:
-            if vis is Vis.BLACK:
+            if vis is _BLACK:
                 to = self.black
             event.to = to
             event.mask = audience_mask(vis, to)  # type: ignore[misc]
@@ -401,8 +405,16 @@ class Game:
         alive = self.living()
         if not alive:
             return "draw"
-        black = sum(1 for s in alive if self.counts_as_black(s))
-        maniac_free = any(self.roles[s] is Role.MANIAC and not self.maniac_ally for s in alive)
+        # one pass: black seats (an allied maniac counts as black) and whether a free maniac lives
+        roles, ally = self.roles, self.maniac_ally
+        black = 0
+        maniac_free = False
+        for s in alive:
+            role = roles[s]
+            if role in BLACK_ROLES or (role is _MANIAC and ally):
+                black += 1
+            elif role is _MANIAC:
+                maniac_free = True
         if win.maniac == "alive_and_at_most_one_other" and maniac_free and len(alive) <= 2:
             return "maniac"
         if black == 0 and (win.town == "no_black" or not maniac_free):

@@ -15,6 +15,7 @@ from arena.engine.roles import Role, Team
 
 MODERATOR = 0  # pass as `seat` for the god view (every event, every role)
 PUBLIC = -1  # pass as `seat` for a spectator's view: public events only, no role, no request
+_DAY = Phase.DAY  # bound once: `Phase.DAY` goes through EnumType.__getattr__ on Python 3.11 (see game.py)
 
 
 @dataclass(slots=True)
@@ -67,5 +68,5 @@ def view(game: Game, seat: int, since: int = 0) -> Observation:
     phase = game.phase
     # positional, in the field order: this runs at every decision
     return Observation(seat, role, team, mates, game.n, game.alive_seats, game.day, phase, game.foul_counts,
-                       tuple(game.nominees) if phase is Phase.DAY else (), seen, since, len(events), request,
+                       tuple(game.nominees) if phase is _DAY else (), seen, since, len(events), request,
                        game.winner)  # fmt: skip

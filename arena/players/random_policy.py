@@ -31,6 +31,11 @@ _PHRASES: tuple[tuple[str, ...], ...] = tuple(
     for n in range(MAX_WORDS + 1)
 )
 
+# The request kinds, bound once as globals: on Python 3.11 reading `Kind.SPEECH` goes through
+# `EnumType.__getattr__`'s slow path, about ten times the cost of a global, and this runs at every decision.
+_SPEECH, _VOTE, _SHERIFF, _BEST_MOVE = Kind.SPEECH, Kind.VOTE, Kind.SHERIFF, Kind.BEST_MOVE
+_BLACK_MESSAGE, _PROBE, _CHOOSE_SIDE = Kind.BLACK_MESSAGE, Kind.PROBE, Kind.CHOOSE_SIDE
+
 # Decisions are frozen, so the common ones are built once and shared.
 _NO_DECISION = Decision()
 _VOTE_YES = Decision(vote=True)
@@ -87,22 +92,22 @@ def random_decision(rng: random.Random, request: Request) -> Decision:
     """A decision drawn at random from what `request` allows. Every draw comes from `rng`, so a seeded `rng` gives
     the same decisions for the same requests."""
     kind = request.kind
-    if kind is Kind.SPEECH:
+    if kind is _SPEECH:
         return _speech(rng, request)
-    if kind is Kind.VOTE:
+    if kind is _VOTE:
         return _VOTE_YES if rng.random() < 0.5 else _VOTE_NO
-    if kind is Kind.SHERIFF:
+    if kind is _SHERIFF:
         actions = request.actions or ("check",)
         action = actions[rng.randrange(len(actions))]
         return _aimed(_pick(rng, request.options, request.allow_none), action)
-    if kind is Kind.BEST_MOVE:
+    if kind is _BEST_MOVE:
         return Decision(targets=_some(rng, request.options, request.max_targets))
-    if kind is Kind.BLACK_MESSAGE:
+    if kind is _BLACK_MESSAGE:
         targets = _some(rng, request.options, request.max_targets) if request.may_set_order else ()
         return Decision(text=random_text(rng, request.max_words), targets=targets)
-    if kind is Kind.PROBE:  # thousandths, so the recorded probe event holds exactly what was drawn
+    if kind is _PROBE:  # thousandths, so the recorded probe event holds exactly what was drawn
         return Decision(beliefs=tuple(rng.randint(0, 1000) / 1000 for _ in request.options))
-    if kind is Kind.CHOOSE_SIDE:
+    if kind is _CHOOSE_SIDE:
         choices = request.choices
         return _aimed(None, choices[rng.randrange(len(choices))]) if choices else request.default
     # the one-target kinds: BALLOT, SHOOT, DON_CHECK, MANIAC_KILL, HEAL, VISIT
