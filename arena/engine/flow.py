@@ -45,8 +45,7 @@ def run(g: Game) -> Flow:
 def speech_request(
     g: Game, seat: int, kind: SpeechKind, seconds: int, may_nominate: bool = False, may_request_extra: bool = False
 ) -> Request:
-    words = g.words(seconds)
-    chars = g.rules.speech.chars(words)
+    words, chars = g.budget(seconds)
     if not may_nominate:
         return speech_request_record(seat, words, chars, kind, False, (), may_request_extra)
     options = g.alive_seats if g.rules.nominations.self_allowed else tuple(s for s in g.alive_seats if s != seat)
@@ -56,12 +55,12 @@ def speech_request(
 _EMPTY = Decision()
 
 
-def say(g: Game, seat: int, decision: Decision | None, kind: SpeechKind, max_words: int) -> None:
+def say(g: Game, seat: int, decision: Decision | None, kind: SpeechKind, max_words: int, max_chars: int) -> None:
     """Record a speech: cut it at the budget (R3.4) and give a foul for forbidden words (R9.7)."""
     text = decision.text if decision is not None else ""
     if kind is _NOMINATE_ONLY:  # R4.6: a few words to nominate, not a speech: cut without a word
         text = cut_words(text, max_words)
-    text, cut = accept_text(g, seat, text, max_words)
+    text, cut = accept_text(g, seat, text, max_words, max_chars)
     if cut and g.rules.speech.overlong == "truncate_and_foul" and g.alive[seat]:
         g._foul(seat, "overlong_speech")
     claim = decision.claim if decision is not None else None
@@ -75,12 +74,14 @@ def say(g: Game, seat: int, decision: Decision | None, kind: SpeechKind, max_wor
 
 
 def _forbidden_content(g: Game, seat: int, text: str) -> None:
-    mode = g.rules.fouls.forbidden_content
-    if mode == "off" or not text or not g.alive[seat]:
+    if not text or not g.alive[seat]:
         return
     low = text.lower()
     for phrase in g.forbidden_phrases:
         if phrase in low:
+            mode = g.rules.fouls.forbidden_content  # read on a match only: this runs at every speech
+            if mode == "off":
+                return
             if mode == "removal":
                 g._remove(seat, "forbidden_content")
             else:
@@ -95,7 +96,7 @@ def one_speech(g: Game, seat: int, kind: SpeechKind, seconds: int) -> Flow:
     request = speech_request(g, seat, kind, seconds)
     answers: Answers = yield {seat: request}
     if seat in answers:  # R7.3: a seat removed while his turn was pending has left and says nothing
-        say(g, seat, answers[seat], kind, request.max_words)
+        say(g, seat, answers[seat], kind, request.max_words, request.max_chars)
 
 
 def last_words(g: Game, seats: list[int], seconds: int) -> Flow:
@@ -103,7 +104,9 @@ def last_words(g: Game, seats: list[int], seconds: int) -> Flow:
         yield from one_speech(g, seat, _LAST_WORD, seconds)
 
 
-def regular_speech(g: Game, seat: int, extras: list[int]) -> Flow:
+def regular_speech(g: Game, seat: int, extras: list[int], nominations: bool, may_extra: bool) -> Flow:
+    """A day speech. `nominations`: today's speeches carry the right to nominate (R4.*); `may_extra`: a raised hand
+    for the extra word is possible (both read from the rules once a day by `day_flow`)."""
     rules = g.rules
     kind, seconds = _REGULAR, rules.speech.regular_s
     if seat in g.forfeit_pending:
@@ -113,16 +116,13 @@ def regular_speech(g: Game, seat: int, extras: list[int]) -> Flow:
         else:
             g.emit(EventType.SPEECH_FORFEITED, seat=seat)
             kind, seconds = _NOMINATE_ONLY, rules.speech.nominate_only_s
-    may_nominate = (
-        rules.nominations.enabled and seat not in g.nominators and (g.day > 1 or rules.nominations.day1_allowed)
-    )
-    may_extra = rules.speech.extra_s > 0
+    may_nominate = nominations and seat not in g.nominators
     request = speech_request(g, seat, kind, seconds, may_nominate, may_extra)
     answers = yield {seat: request}
     decision = answers.get(seat)
     if decision is None:
         return
-    say(g, seat, decision, kind, request.max_words)
+    say(g, seat, decision, kind, request.max_words, request.max_chars)
     for target in decision.nominate:
         _nominate(g, seat, target)
     if decision.extra and g.alive[seat]:
@@ -205,9 +205,12 @@ def day_flow(g: Game, day: int) -> Flow:
         yield from daily_probes(g)
         return
     extras: list[int] = []
+    rules = g.rules
+    nominations = rules.nominations.enabled and (day > 1 or rules.nominations.day1_allowed)
+    may_extra = rules.speech.extra_s > 0
     for seat in speakers:
         if g.alive[seat]:
-            yield from regular_speech(g, seat, extras)
+            yield from regular_speech(g, seat, extras, nominations, may_extra)
     for seat in extras:
         if g.alive[seat]:
             yield from one_speech(g, seat, SpeechKind.EXTRA, g.rules.speech.extra_s)

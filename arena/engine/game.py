@@ -56,6 +56,7 @@ class Game:
         self.seed = seed
         self.n = rules.players
         self.events: list[Event] = []
+        self.last_hidden = -1  # seq of the newest event that is not public: a view after it need not filter
         self._inputs: list[tuple[str, int, Decision | None, str]] = []  # kept light; `inputs` builds the models
         self.day = 0
         self.phase = Phase.SETUP
@@ -70,7 +71,7 @@ class Game:
         self.foul_counts: tuple[int, ...] = (0,) * self.n  # fouls[1:] as a tuple, kept by _foul (read by every view)
         self.black: tuple[int, ...] = tuple(s for s in self.seats() if self.roles[s] in BLACK_ROLES)
         self.maniac_ally = rules.maniac_side == "mafia_ally"
-        self._words: dict[int, int] = {}  # speech budget by seconds (the rules are frozen)
+        self._budgets: dict[int, tuple[int, int]] = {}  # speech budget by seconds: words, characters (rules frozen)
         # every language's forbidden phrases in the rules' order, flat (read at every speech)
         self.forbidden_phrases: tuple[str, ...] = tuple(p for ps in rules.forbidden_words.values() for p in ps)
         # per seat, fixed at the deal: role, team, black teammates (every view reads them)
@@ -169,10 +170,16 @@ class Game:
         return self.is_black(seat) or (self.roles[seat] is Role.MANIAC and self.maniac_ally)
 
     def words(self, seconds: int) -> int:
-        words = self._words.get(seconds)
-        if words is None:
-            words = self._words[seconds] = self.rules.speech.words(seconds)
-        return words
+        return self.budget(seconds)[0]
+
+    def budget(self, seconds: int) -> tuple[int, int]:
+        """A speech of `seconds`: its budget in words, and in characters (`speech.chars` of those words)."""
+        budget = self._budgets.get(seconds)
+        if budget is None:
+            speech = self.rules.speech
+            words = speech.words(seconds)
+            budget = self._budgets[seconds] = (words, speech.chars(words))
+        return budget
 
     @property
     def over(self) -> bool:
@@ -232,6 +239,7 @@ class Game:
                 to = self.black
             event.to = to
             event.mask = audience_mask(vis, to)  # type: ignore[misc]
+            self.last_hidden = event.seq
         events.append(event)
         return event
 

@@ -50,7 +50,7 @@ def black_chat(g: Game, rounds: int, set_order: bool) -> Flow:
     """R2.2 / P23: a bounded exchange of black-only messages, the don first; on Night 0 he sets the kill order."""
     senior = _senior_black(g)
     order = [senior] + [s for s in g.black if s != senior]
-    words = g.words(g.rules.night0.message_s)
+    words, chars = g.budget(g.rules.night0.message_s)
     for rnd in range(max(rounds, 1 if set_order else 0)):
         for s in order:
             if not g.alive[s] or (rounds == 0 and s != senior):
@@ -60,7 +60,7 @@ def black_chat(g: Game, rounds: int, set_order: bool) -> Flow:
                 s,
                 Kind.BLACK_MESSAGE,
                 max_words=words,
-                max_chars=g.rules.speech.chars(words),
+                max_chars=chars,
                 may_set_order=may_order,
                 max_targets=g.rules.night0.kill_order_length if may_order else 0,
                 options=tuple(x for x in g.living() if x != s) if may_order else (),
@@ -69,7 +69,7 @@ def black_chat(g: Game, rounds: int, set_order: bool) -> Flow:
             decision = answers.get(s)
             if decision is None:
                 continue
-            text, _ = accept_text(g, s, decision.text, words, Vis.BLACK)
+            text, _ = accept_text(g, s, decision.text, words, chars, Vis.BLACK)
             g.emit(EventType.BLACK_MESSAGE, Vis.BLACK, seat=s, text=text)
             if may_order and decision.targets:
                 g.kill_order = tuple(decision.targets)

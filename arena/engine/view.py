@@ -58,8 +58,11 @@ def view(game: Game, seat: int, since: int = 0) -> Observation:
         role: Role | None
         team: Team | None
         role, team, mates = game.seat_roles[seat]
-        bit = 1 << seat
-        seen = tuple([e for e in (events[since:] if since else events) if e.mask & bit])
+        if since > game.last_hidden:  # every event since is public: nothing to filter
+            seen = tuple(events[since:])
+        else:
+            bit = 1 << seat
+            seen = tuple([e for e in (events[since:] if since else events) if e.mask & bit])
         request = game.request_for(seat)
     else:
         role, team, mates = None, None, ()
