@@ -70,6 +70,9 @@ class Game:
         self.fouls = [0] * (self.n + 1)
         self.foul_counts: tuple[int, ...] = (0,) * self.n  # fouls[1:] as a tuple, kept by _foul (read by every view)
         self.black: tuple[int, ...] = tuple(s for s in self.seats() if self.roles[s] in BLACK_ROLES)
+        self._first_seat: dict[Role, int] = {}  # the first seat dealt each role (seat_of, read every night)
+        for s in reversed(self.seats()):
+            self._first_seat[self.roles[s]] = s
         self.maniac_ally = rules.maniac_side == "mafia_ally"
         self._budgets: dict[int, tuple[int, int]] = {}  # speech budget by seconds: words, characters (rules frozen)
         # every language's forbidden phrases in the rules' order, flat (read at every speech)
@@ -158,10 +161,8 @@ class Game:
         return [s for s in order if self.alive[s]]
 
     def seat_of(self, role: Role) -> int:
-        for s in self.seats():
-            if self.roles[s] is role:
-                return s
-        return 0
+        """The first seat dealt `role`, or 0."""
+        return self._first_seat.get(role, 0)
 
     def is_black(self, seat: int) -> bool:
         return self.roles[seat] in BLACK_ROLES

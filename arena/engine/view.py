@@ -58,11 +58,12 @@ def view(game: Game, seat: int, since: int = 0) -> Observation:
         role: Role | None
         team: Team | None
         role, team, mates = game.seat_roles[seat]
-        if since > game.last_hidden:  # every event since is public: nothing to filter
+        last = game.last_hidden
+        if since > last:  # every event since is public: nothing to filter
             seen = tuple(events[since:])
-        else:
+        else:  # filter up to the last hidden event; the public ones after it are copied whole
             bit = 1 << seat
-            seen = tuple([e for e in (events[since:] if since else events) if e.mask & bit])
+            seen = (*[e for e in events[since : last + 1] if e.mask & bit], *events[last + 1 :])
         request = game.request_for(seat)
     else:
         role, team, mates = None, None, ()
