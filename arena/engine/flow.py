@@ -27,9 +27,10 @@ _REGULAR, _NOMINATE_ONLY, _LAST_WORD = SpeechKind.REGULAR, SpeechKind.NOMINATE_O
 
 def run(g: Game) -> Flow:
     g.emit(EventType.GAME_STARTED, value=g.rules.name, count=g.n)
-    g.emit(EventType.ROLES_DEALT, Vis.MODERATOR, roles=tuple(r.value for r in g.roles[1:]), value=g._deal_source)
+    # `_value_` is `.value` without the enum property's call (once per seat per game)
+    g.emit(EventType.ROLES_DEALT, Vis.MODERATOR, roles=tuple(r._value_ for r in g.roles[1:]), value=g._deal_source)
     for s in g.seats():
-        g.emit(EventType.ROLE_ASSIGNED, Vis.SEATS, (s,), seat=s, value=g.roles[s].value)
+        g.emit(EventType.ROLE_ASSIGNED, Vis.SEATS, (s,), seat=s, value=g.roles[s]._value_)
     don = g.seat_of(Role.DON) if g.rules.count(Role.DON) else 0
     g.emit(EventType.BLACK_TEAM, Vis.BLACK, seats=g.black, target=don or None)
     from arena.engine.night import night, night0

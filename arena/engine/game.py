@@ -31,6 +31,7 @@ _new_event = object.__new__
 # through `EnumType.__getattr__`'s slow path, about ten times the cost of a global (3.12 dropped that hook).
 _PUBLIC, _BLACK = Vis.PUBLIC, Vis.BLACK
 _MANIAC = Role.MANIAC
+_ROLE_ORDER = {role: i for i, role in enumerate(Role)}  # the deal's sort key: the roles in declaration order
 
 
 class GameEnded(Exception):
@@ -127,7 +128,7 @@ class Game:
                 raise ValueError(f"seating roles {got} do not match the rules {want}")
             return list(roles)
         pool = [role for role, count in self.rules.roles.items() for _ in range(count)]
-        pool.sort(key=lambda r: list(Role).index(r))  # the deal depends on the seed only, not on dict order
+        pool.sort(key=_ROLE_ORDER.__getitem__)  # the deal depends on the seed only, not on dict order
         random.Random(self.seed).shuffle(pool)
         return pool
 
