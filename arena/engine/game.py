@@ -193,7 +193,10 @@ class Game:
         if len(batch) == 1:  # most batches: one speaker
             for seat, request in batch.items():
                 return [] if seat in self._answers else [request]
-        return [r for s, r in sorted(batch.items()) if s not in self._answers]
+        answers = self._answers
+        if not answers:  # a new batch: every request, in seat order
+            return list(map(batch.__getitem__, sorted(batch)))
+        return [r for s, r in sorted(batch.items()) if s not in answers]
 
     def request_for(self, seat: int) -> Request | None:
         if seat in self._answers:

@@ -59,7 +59,10 @@ def accept_text(
     `max_chars` is the request's, `speech.chars(max_words)`). A cut is logged as `speech_truncated`, seen by exactly
     those who see the text, so every one of them is shown the same cut text. Returns the text kept and whether it was
     cut."""
-    if len(text) <= max_chars and len(text.split()) <= max_words:  # most texts: within both caps, nothing to log
+    length = len(text)
+    # most texts: within both caps, nothing to log (a text of at most max_words characters has at most that many
+    # words, so only a longer one is split to count them)
+    if length <= max_chars and (length <= max_words or len(text.split()) <= max_words):
         return text, False
     capped = cap(text, max_words, max_chars)
     if capped.cut:

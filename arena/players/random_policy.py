@@ -36,6 +36,8 @@ _PHRASES: tuple[tuple[str, ...], ...] = tuple(
 _SPEECH, _VOTE, _SHERIFF, _BEST_MOVE = Kind.SPEECH, Kind.VOTE, Kind.SHERIFF, Kind.BEST_MOVE
 _BLACK_MESSAGE, _PROBE, _CHOOSE_SIDE = Kind.BLACK_MESSAGE, Kind.PROBE, Kind.CHOOSE_SIDE
 
+_RANDOM = random.Random  # the generator whose randrange `_below` reproduces
+
 # Decisions are frozen, so the common ones are built once and shared.
 _NO_DECISION = Decision()
 _VOTE_YES = Decision(vote=True)
@@ -56,7 +58,7 @@ def _below(rng: random.Random, n: int) -> int:
     """`rng.randrange(n)` for n > 0: the same draw from the same state, one call cheaper. For a plain
     `random.Random` this is what `randrange` does after its checks (`Random._randbelow_with_getrandbits`); any other
     generator is left to its own `randrange`."""
-    if type(rng) is not random.Random:
+    if type(rng) is not _RANDOM:
         return rng.randrange(n)
     k = n.bit_length()
     r = rng.getrandbits(k)
