@@ -23,14 +23,16 @@ _SPEECH, _NOMINATED, _REJECTED, _IGNORED = (
     EventType.SPEECH, EventType.NOMINATED, EventType.NOMINATION_REJECTED, EventType.NOMINATION_IGNORED
 )  # fmt: skip
 _REGULAR, _NOMINATE_ONLY, _LAST_WORD = SpeechKind.REGULAR, SpeechKind.NOMINATE_ONLY, SpeechKind.LAST_WORD
+_PHASE_STARTED, _MORNING, _DAY = EventType.PHASE_STARTED, EventType.MORNING, Phase.DAY
 
 
 def run(g: Game) -> Flow:
     g.emit(EventType.GAME_STARTED, value=g.rules.name, count=g.n)
     # `_value_` is `.value` without the enum property's call (once per seat per game)
     g.emit(EventType.ROLES_DEALT, Vis.MODERATOR, roles=tuple(r._value_ for r in g.roles[1:]), value=g._deal_source)
+    assigned, private = EventType.ROLE_ASSIGNED, Vis.SEATS
     for s in g.seats():
-        g.emit(EventType.ROLE_ASSIGNED, Vis.SEATS, (s,), seat=s, value=g.roles[s]._value_)
+        g.emit(assigned, private, (s,), seat=s, value=g.roles[s]._value_)
     don = g.seat_of(Role.DON) if g.rules.count(Role.DON) else 0
     g.emit(EventType.BLACK_TEAM, Vis.BLACK, seats=g.black, target=don or None)
     from arena.engine.night import night, night0
@@ -159,7 +161,7 @@ def _morning(g: Game) -> Flow:
         value = "everyone_woke"
     else:
         value = "nobody_killed"
-    g.emit(EventType.MORNING, seats=tuple(deaths), value=value)
+    g.emit(_MORNING, seats=tuple(deaths), value=value)
     if g.morning_lover_miss:
         g.emit(EventType.MAFIA_MISS_ANNOUNCED, value="lover")
     for seat in deaths:
@@ -187,12 +189,12 @@ def day_flow(g: Game, day: int) -> Flow:
     from arena.engine.voting import day_vote
 
     g.day = day
-    g.phase = Phase.DAY
+    g.phase = _DAY
     g.nominees = []
     g.nominators = set()
     g.vote_settled = False
     g.leaving_today = set()
-    g.emit(EventType.PHASE_STARTED, value="day")
+    g.emit(_PHASE_STARTED, value="day")
     if day > 1:
         yield from _morning(g)
     g.opener = _next_opener(g, day)

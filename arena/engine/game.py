@@ -31,6 +31,7 @@ _new_event = object.__new__
 # through `EnumType.__getattr__`'s slow path, about ten times the cost of a global (3.12 dropped that hook).
 _PUBLIC, _BLACK = Vis.PUBLIC, Vis.BLACK
 _MANIAC = Role.MANIAC
+_ELIMINATED = EventType.ELIMINATED
 _ROLE_ORDER = {role: i for i, role in enumerate(Role)}  # the deal's sort key: the roles in declaration order
 
 
@@ -408,7 +409,7 @@ class Game:
 
     def announce_departure(self, seat: int, how: str) -> None:
         """P04: the departure is public; with open cards the card is shown too."""
-        self.emit(EventType.ELIMINATED, seat=seat, value=how)
+        self.emit(_ELIMINATED, seat=seat, value=how)
         if self.rules.reveal_on_elimination == "card":
             self.emit(EventType.CARD_REVEALED, seat=seat, value=self.roles[seat].value)
 

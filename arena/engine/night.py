@@ -24,6 +24,7 @@ _NONE = Decision()
 _DON, _SHERIFF, _MANIAC, _DOCTOR, _LOVER = Role.DON, Role.SHERIFF, Role.MANIAC, Role.DOCTOR, Role.LOVER
 _SEATS, _BLACK, _MODERATOR = Vis.SEATS, Vis.BLACK, Vis.MODERATOR
 _NIGHT, _SHOOT, _SHOT = Phase.NIGHT, Kind.SHOOT, EventType.SHOT
+_PHASE_STARTED, _MAFIA_RESULT = EventType.PHASE_STARTED, EventType.MAFIA_RESULT
 
 
 def _request(seat: int, kind: Kind, **fields: Any) -> Request:
@@ -85,7 +86,7 @@ def night0(g: Game) -> Flow:
     r = g.rules
     g.day = 0
     g.phase = _NIGHT
-    g.emit(EventType.PHASE_STARTED, value="night")
+    g.emit(_PHASE_STARTED, value="night")
     maniac = _living(g, _MANIAC)
     if maniac and r.maniac_side == "chosen_at_night0":
         choices = ("independent", "mafia_ally")
@@ -285,7 +286,7 @@ def night(g: Game, k: int) -> Flow:
     r = g.rules
     g.day = k
     g.phase = _NIGHT
-    g.emit(EventType.PHASE_STARTED, value="night")
+    g.emit(_PHASE_STARTED, value="night")
     g.reset_night()
     living_at_dusk = len(g.living())
     blocked: set[int] = set()
@@ -311,7 +312,7 @@ def night(g: Game, k: int) -> Flow:
     miss_reason = "lover" if void else ("agreed" if g.night_mafia_target is not None else "disagreed")
     if void:
         g.night_mafia_target = None
-    g.emit(EventType.MAFIA_RESULT, _MODERATOR, target=g.night_mafia_target, value=miss_reason)
+    g.emit(_MAFIA_RESULT, _MODERATOR, target=g.night_mafia_target, value=miss_reason)
     if g.night_mafia_target is None and r.night.miss_announced_at_night and not void:
         g.emit(EventType.MAFIA_MISS_ANNOUNCED, value="disagreed")
     yield from _abilities(g, k, blocked, g.night_mafia_target)
