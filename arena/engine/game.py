@@ -53,6 +53,20 @@ class Input(BaseModel):
 class Game:
     """One game of Mafia. Create it, then loop: `pending()`, `submit()` (or `apply_default()`), until `over`."""
 
+    # Slots, because the game has more attributes than CPython shares between instances' dicts (30): past that
+    # every read of `g.alive`, `g.emit` and the rest takes the slow lookup, and the flow reads them at every step.
+    # A new attribute is listed here too.
+    __slots__ = (
+        "_all_seats", "_answers", "_batch", "_budgets", "_deal_source", "_default_fouls", "_first_seat", "_flow",
+        "_in_flow", "_inputs", "_notes", "alive", "alive_seats", "black", "cancelled_days", "day", "day1_vote_left",
+        "doctor_last_heal", "doctor_saved", "doctor_self_heals", "end_reason", "events", "forbidden_phrases",
+        "forfeit_pending", "foul_counts", "fouls", "idle_nights", "justified", "kill_order", "last_hidden",
+        "leaving_today", "lost_vote", "lover_last_visit", "maniac_ally", "morning_deaths", "morning_lover_miss", "n",
+        "night_heal", "night_last_words", "night_mafia_target", "night_maniac_target", "night_sheriff_target",
+        "nominators", "nominees", "opener", "pending_winner", "phase", "roles", "rules", "seat_roles", "seed",
+        "sheriff_shots", "speaking_night_last_word", "vote_settled", "winner"
+    )  # fmt: skip
+
     def __init__(self, rules: RuleSet, seed: int = 0, roles: list[Role] | None = None) -> None:
         self.rules = rules
         self.seed = seed
@@ -210,10 +224,9 @@ class Game:
         type_: EventType,
         vis: Vis = Vis.PUBLIC,
         to: tuple[int, ...] = (),
-        *,
-        seat: int | None = None,
-        target: int | None = None,
-        seats: tuple[int, ...] = (),
+        seat: int | None = None,  # no `*` here (GameState's signature has it, so the flow passes these by name):
+        target: int | None = None,  # CPython fills a missing keyword-only argument with a dict lookup, a missing
+        seats: tuple[int, ...] = (),  # positional-or-keyword one from the defaults tuple
         counts: tuple[int, ...] = (),
         roles: tuple[str, ...] = (),
         count: int | None = None,
