@@ -170,3 +170,47 @@ def vote_request_record(
     r.choices = ()
     r.default = default
     return r
+
+
+def request_record(
+    seat: int,
+    kind: Kind,
+    options: tuple[int, ...] = (),
+    allow_none: bool = False,
+    max_words: int = 0,
+    max_chars: int = 0,
+    speech: SpeechKind | None = None,
+    may_nominate: bool = False,
+    nominate_options: tuple[int, ...] = (),
+    may_request_extra: bool = False,
+    candidate: int | None = None,
+    subject: str | None = None,
+    candidates: tuple[int, ...] = (),
+    max_targets: int = 0,
+    may_set_order: bool = False,
+    actions: tuple[str, ...] = (),
+    choices: tuple[str, ...] = (),
+    default: Decision = NO_DECISION,
+) -> Request:
+    """`Request(...)` with the same fields and defaults, for the night's requests: the dataclass takes its fields
+    keyword-only, and CPython fills each keyword-only argument not given by a dict lookup, here from a tuple."""
+    r: Request = _new_request(Request)
+    r.seat = seat
+    r.kind = kind
+    r.options = options
+    r.allow_none = allow_none
+    r.max_words = max_words
+    r.max_chars = max_chars
+    r.speech = speech
+    r.may_nominate = may_nominate
+    r.nominate_options = nominate_options
+    r.may_request_extra = may_request_extra
+    r.candidate = candidate
+    r.subject = subject
+    r.candidates = candidates
+    r.max_targets = max_targets
+    r.may_set_order = may_set_order
+    r.actions = actions
+    r.choices = choices
+    r.default = default
+    return r

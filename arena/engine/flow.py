@@ -107,11 +107,12 @@ def last_words(g: Game, seats: list[int], seconds: int) -> Flow:
         yield from one_speech(g, seat, _LAST_WORD, seconds)
 
 
-def regular_speech(g: Game, seat: int, extras: list[int], nominations: bool, may_extra: bool) -> Flow:
-    """A day speech. `nominations`: today's speeches carry the right to nominate (R4.*); `may_extra`: a raised hand
-    for the extra word is possible (both read from the rules once a day by `day_flow`)."""
+def regular_speech(g: Game, seat: int, extras: list[int], nominations: bool, may_extra: bool, seconds: int) -> Flow:
+    """A day speech of `seconds` (`speech.regular_s`). `nominations`: today's speeches carry the right to nominate
+    (R4.*); `may_extra`: a raised hand for the extra word is possible (all read from the rules once a day by
+    `day_flow`)."""
     rules = g.rules
-    kind, seconds = _REGULAR, rules.speech.regular_s
+    kind = _REGULAR
     if seat in g.forfeit_pending:
         g.forfeit_pending.discard(seat)
         if len(g.living()) <= rules.fouls.short_speech_if_alive_le:
@@ -211,9 +212,10 @@ def day_flow(g: Game, day: int) -> Flow:
     rules = g.rules
     nominations = rules.nominations.enabled and (day > 1 or rules.nominations.day1_allowed)
     may_extra = rules.speech.extra_s > 0
+    seconds = rules.speech.regular_s
     for seat in speakers:
         if g.alive[seat]:
-            yield from regular_speech(g, seat, extras, nominations, may_extra)
+            yield from regular_speech(g, seat, extras, nominations, may_extra, seconds)
     for seat in extras:
         if g.alive[seat]:
             yield from one_speech(g, seat, SpeechKind.EXTRA, g.rules.speech.extra_s)

@@ -7,9 +7,9 @@ at the end of the night; the morning announcement is the next day's first event 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from arena.engine.decisions import Decision, Kind, Request
+from arena.engine.decisions import Decision, Kind, Request, request_record
 from arena.engine.events import EventType, Phase, Vis
 from arena.engine.roles import Role
 from arena.engine.text import accept_text
@@ -27,8 +27,7 @@ _NIGHT, _SHOOT, _SHOT = Phase.NIGHT, Kind.SHOOT, EventType.SHOT
 _PHASE_STARTED, _MAFIA_RESULT = EventType.PHASE_STARTED, EventType.MAFIA_RESULT
 
 
-def _request(seat: int, kind: Kind, **fields: Any) -> Request:
-    return Request(seat=seat, kind=kind, **fields)
+_request = request_record  # Request(seat=..., kind=..., ...) by slot writes
 
 
 def _living(g: Game, role: Role) -> int:

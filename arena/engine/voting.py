@@ -78,11 +78,13 @@ def vote_round(g: Game, candidates: list[int], round_kind: str) -> TallyFlow:
         g.emit(_VOTES_COUNTED, seats=cands, counts=tuple(len(tally[c]) for c in cands))
         return tally
     auto_last = v.mandatory and v.default == "last_candidate"
+    self_vote = v.self_vote_allowed
+    alive = g.alive
     for i, c in enumerate(cands):
         if not remaining:
             break
         # §5.2: where self-votes are off, nobody is asked about (or defaulted to) himself; he may abstain
-        askable = remaining if v.self_vote_allowed else [s for s in remaining if s != c]
+        askable = remaining if self_vote else [s for s in remaining if s != c]
         if auto_last and i == len(cands) - 1:  # R5.7: whoever has not voted goes to the last nominee
             for s in askable:
                 tally[c].append(s)
@@ -94,11 +96,12 @@ def vote_round(g: Game, candidates: list[int], round_kind: str) -> TallyFlow:
         answers = yield {s: vote_request_record(s, "nominee", c, cands, _NO) for s in askable}
         if _cancelled(g):
             return None
+        votes = tally[c]
         for s in sorted(answers):
-            if answers[s].vote and g.alive[s]:
-                tally[c].append(s)
+            if answers[s].vote and alive[s]:
+                votes.append(s)
                 g.emit(_VOTE_CAST, seat=s, target=c, value="yes")
-        remaining = [s for s in remaining if s not in tally[c] and g.alive[s]]
+        remaining = [s for s in remaining if s not in votes and alive[s]]
     for s in remaining:
         g.emit(_VOTE_CAST, seat=s, target=None, value="abstain")
     g.emit(_VOTES_COUNTED, seats=cands, counts=tuple(len(tally[c]) for c in cands))
