@@ -108,6 +108,8 @@ class IllegalDecision(ValueError):
 
 
 _new_request = object.__new__
+# bound once: on Python 3.11 `Kind.SPEECH` goes through EnumType.__getattr__'s slow path (ten times a global)
+_SPEECH, _VOTE = Kind.SPEECH, Kind.VOTE
 
 
 def speech_request_record(
@@ -123,7 +125,7 @@ def speech_request_record(
     speech turn, and matching keywords against eighteen fields costs more than writing the slots."""
     r: Request = _new_request(Request)
     r.seat = seat
-    r.kind = Kind.SPEECH
+    r.kind = _SPEECH
     r.options = ()
     r.allow_none = False
     r.max_words = max_words
@@ -140,4 +142,75 @@ def speech_request_record(
     r.actions = ()
     r.choices = ()
     r.default = NO_DECISION
+    return r
+
+
+def vote_request_record(
+    seat: int, subject: str, candidate: int | None, candidates: tuple[int, ...], default: Decision
+) -> Request:
+    """The same `Request(kind=VOTE, ...)` as the keyword constructor builds, positionally: a vote round asks it of
+    every voter."""
+    r: Request = _new_request(Request)
+    r.seat = seat
+    r.kind = _VOTE
+    r.options = ()
+    r.allow_none = False
+    r.max_words = 0
+    r.max_chars = 0
+    r.speech = None
+    r.may_nominate = False
+    r.nominate_options = ()
+    r.may_request_extra = False
+    r.candidate = candidate
+    r.subject = subject
+    r.candidates = candidates
+    r.max_targets = 0
+    r.may_set_order = False
+    r.actions = ()
+    r.choices = ()
+    r.default = default
+    return r
+
+
+def request_record(
+    seat: int,
+    kind: Kind,
+    options: tuple[int, ...] = (),
+    allow_none: bool = False,
+    max_words: int = 0,
+    max_chars: int = 0,
+    speech: SpeechKind | None = None,
+    may_nominate: bool = False,
+    nominate_options: tuple[int, ...] = (),
+    may_request_extra: bool = False,
+    candidate: int | None = None,
+    subject: str | None = None,
+    candidates: tuple[int, ...] = (),
+    max_targets: int = 0,
+    may_set_order: bool = False,
+    actions: tuple[str, ...] = (),
+    choices: tuple[str, ...] = (),
+    default: Decision = NO_DECISION,
+) -> Request:
+    """`Request(...)` with the same fields and defaults, for the night's requests: the dataclass takes its fields
+    keyword-only, and CPython fills each keyword-only argument not given by a dict lookup, here from a tuple."""
+    r: Request = _new_request(Request)
+    r.seat = seat
+    r.kind = kind
+    r.options = options
+    r.allow_none = allow_none
+    r.max_words = max_words
+    r.max_chars = max_chars
+    r.speech = speech
+    r.may_nominate = may_nominate
+    r.nominate_options = nominate_options
+    r.may_request_extra = may_request_extra
+    r.candidate = candidate
+    r.subject = subject
+    r.candidates = candidates
+    r.max_targets = max_targets
+    r.may_set_order = may_set_order
+    r.actions = actions
+    r.choices = choices
+    r.default = default
     return r

@@ -81,14 +81,16 @@ class EventType(StrEnum):
 
 
 EVERY_SEAT = -1  # the audience mask of a public event: every bit set
+# bound once: on Python 3.11 `Vis.PUBLIC` goes through EnumType.__getattr__'s slow path (ten times a global's cost)
+_PUBLIC, _MODERATOR = Vis.PUBLIC, Vis.MODERATOR
 
 
 def audience_mask(vis: Vis, to: tuple[int, ...]) -> int:
     """The audience bitmask of an event (bit s: seat s sees it) from its visibility and its listed seats."""
-    if vis is Vis.PUBLIC:
+    if vis is _PUBLIC:
         return EVERY_SEAT
     mask = 0
-    if vis is not Vis.MODERATOR:
+    if vis is not _MODERATOR:
         for seat in to:
             mask |= 1 << seat
     return mask
@@ -138,7 +140,7 @@ class Event(_Audience):
     def visible_to(self, seat: int) -> bool:
         """The one visibility rule: public to all, moderator to none, otherwise the listed seats."""
         if seat < 0:
-            return self.vis is Vis.PUBLIC
+            return self.vis is _PUBLIC
         return bool(self.mask >> seat & 1)
 
     def audience(self, players: int) -> tuple[int, ...] | range:

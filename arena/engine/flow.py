@@ -17,12 +17,22 @@ if TYPE_CHECKING:
     from arena.engine.state import Answers, Flow
     from arena.engine.state import GameState as Game  # the Protocol the phase machine needs, not game.Game
 
+# Enum members read at every speech, bound once as globals: on Python 3.11 reading `EventType.SPEECH` goes through
+# `EnumType.__getattr__`'s slow path, about ten times the cost of a global (3.12 dropped that hook).
+_SPEECH, _NOMINATED, _REJECTED, _IGNORED = (
+    EventType.SPEECH, EventType.NOMINATED, EventType.NOMINATION_REJECTED, EventType.NOMINATION_IGNORED
+)  # fmt: skip
+_REGULAR, _NOMINATE_ONLY, _LAST_WORD = SpeechKind.REGULAR, SpeechKind.NOMINATE_ONLY, SpeechKind.LAST_WORD
+_PHASE_STARTED, _MORNING, _DAY = EventType.PHASE_STARTED, EventType.MORNING, Phase.DAY
+
 
 def run(g: Game) -> Flow:
     g.emit(EventType.GAME_STARTED, value=g.rules.name, count=g.n)
-    g.emit(EventType.ROLES_DEALT, Vis.MODERATOR, roles=tuple(r.value for r in g.roles[1:]), value=g._deal_source)
+    # `_value_` is `.value` without the enum property's call (once per seat per game)
+    g.emit(EventType.ROLES_DEALT, Vis.MODERATOR, roles=tuple(r._value_ for r in g.roles[1:]), value=g._deal_source)
+    assigned, private = EventType.ROLE_ASSIGNED, Vis.SEATS
     for s in g.seats():
-        g.emit(EventType.ROLE_ASSIGNED, Vis.SEATS, (s,), seat=s, value=g.roles[s].value)
+        g.emit(assigned, private, (s,), seat=s, value=g.roles[s]._value_)
     don = g.seat_of(Role.DON) if g.rules.count(Role.DON) else 0
     g.emit(EventType.BLACK_TEAM, Vis.BLACK, seats=g.black, target=don or None)
     from arena.engine.night import night, night0
@@ -38,8 +48,7 @@ def run(g: Game) -> Flow:
 def speech_request(
     g: Game, seat: int, kind: SpeechKind, seconds: int, may_nominate: bool = False, may_request_extra: bool = False
 ) -> Request:
-    words = g.words(seconds)
-    chars = g.rules.speech.chars(words)
+    words, chars = g.budget(seconds)
     if not may_nominate:
         return speech_request_record(seat, words, chars, kind, False, (), may_request_extra)
     options = g.alive_seats if g.rules.nominations.self_allowed else tuple(s for s in g.alive_seats if s != seat)
@@ -49,31 +58,33 @@ def speech_request(
 _EMPTY = Decision()
 
 
-def say(g: Game, seat: int, decision: Decision | None, kind: SpeechKind, max_words: int) -> None:
+def say(g: Game, seat: int, decision: Decision | None, kind: SpeechKind, max_words: int, max_chars: int) -> None:
     """Record a speech: cut it at the budget (R3.4) and give a foul for forbidden words (R9.7)."""
     text = decision.text if decision is not None else ""
-    if kind is SpeechKind.NOMINATE_ONLY:  # R4.6: a few words to nominate, not a speech: cut without a word
+    if kind is _NOMINATE_ONLY:  # R4.6: a few words to nominate, not a speech: cut without a word
         text = cut_words(text, max_words)
-    text, cut = accept_text(g, seat, text, max_words)
+    text, cut = accept_text(g, seat, text, max_words, max_chars)
     if cut and g.rules.speech.overlong == "truncate_and_foul" and g.alive[seat]:
         g._foul(seat, "overlong_speech")
     claim = decision.claim if decision is not None else None
     if claim is None:
-        g.emit(EventType.SPEECH, seat=seat, text=text, value=kind.value)
+        g.emit(_SPEECH, seat=seat, text=text, value=kind._value_)
     else:  # a structured claim rides on the public speech event: roles=(role,), seats=checks, counts=1 black / 0 red
         checks = (*((s, 1) for s in claim.black), *((s, 0) for s in claim.red))
-        g.emit(EventType.SPEECH, seat=seat, text=text, value=kind.value, roles=(claim.role,),
+        g.emit(_SPEECH, seat=seat, text=text, value=kind._value_, roles=(claim.role,),
                seats=tuple(s for s, _ in checks), counts=tuple(c for _, c in checks))  # fmt: skip
     _forbidden_content(g, seat, text)
 
 
 def _forbidden_content(g: Game, seat: int, text: str) -> None:
-    mode = g.rules.fouls.forbidden_content
-    if mode == "off" or not text or not g.alive[seat]:
+    if not text or not g.alive[seat]:
         return
     low = text.lower()
     for phrase in g.forbidden_phrases:
         if phrase in low:
+            mode = g.rules.fouls.forbidden_content  # read on a match only: this runs at every speech
+            if mode == "off":
+                return
             if mode == "removal":
                 g._remove(seat, "forbidden_content")
             else:
@@ -88,34 +99,34 @@ def one_speech(g: Game, seat: int, kind: SpeechKind, seconds: int) -> Flow:
     request = speech_request(g, seat, kind, seconds)
     answers: Answers = yield {seat: request}
     if seat in answers:  # R7.3: a seat removed while his turn was pending has left and says nothing
-        say(g, seat, answers[seat], kind, request.max_words)
+        say(g, seat, answers[seat], kind, request.max_words, request.max_chars)
 
 
 def last_words(g: Game, seats: list[int], seconds: int) -> Flow:
     for seat in seats:
-        yield from one_speech(g, seat, SpeechKind.LAST_WORD, seconds)
+        yield from one_speech(g, seat, _LAST_WORD, seconds)
 
 
-def regular_speech(g: Game, seat: int, extras: list[int]) -> Flow:
+def regular_speech(g: Game, seat: int, extras: list[int], nominations: bool, may_extra: bool, seconds: int) -> Flow:
+    """A day speech of `seconds` (`speech.regular_s`). `nominations`: today's speeches carry the right to nominate
+    (R4.*); `may_extra`: a raised hand for the extra word is possible (all read from the rules once a day by
+    `day_flow`)."""
     rules = g.rules
-    kind, seconds = SpeechKind.REGULAR, rules.speech.regular_s
+    kind = _REGULAR
     if seat in g.forfeit_pending:
         g.forfeit_pending.discard(seat)
         if len(g.living()) <= rules.fouls.short_speech_if_alive_le:
             kind, seconds = SpeechKind.SHORT, rules.speech.short_speech_s
         else:
             g.emit(EventType.SPEECH_FORFEITED, seat=seat)
-            kind, seconds = SpeechKind.NOMINATE_ONLY, rules.speech.nominate_only_s
-    may_nominate = (
-        rules.nominations.enabled and seat not in g.nominators and (g.day > 1 or rules.nominations.day1_allowed)
-    )
-    may_extra = rules.speech.extra_s > 0
+            kind, seconds = _NOMINATE_ONLY, rules.speech.nominate_only_s
+    may_nominate = nominations and seat not in g.nominators
     request = speech_request(g, seat, kind, seconds, may_nominate, may_extra)
     answers = yield {seat: request}
     decision = answers.get(seat)
     if decision is None:
         return
-    say(g, seat, decision, kind, request.max_words)
+    say(g, seat, decision, kind, request.max_words, request.max_chars)
     for target in decision.nominate:
         _nominate(g, seat, target)
     if decision.extra and g.alive[seat]:
@@ -126,17 +137,17 @@ def regular_speech(g: Game, seat: int, extras: list[int]) -> Flow:
 def _nominate(g: Game, seat: int, target: int) -> None:
     """R4.1–R4.4: one accepted nomination per player per day; an already-nominated name is not accepted."""
     if seat in g.nominators:
-        g.emit(EventType.NOMINATION_IGNORED, seat=seat, target=target, value="one_per_day")
+        g.emit(_IGNORED, seat=seat, target=target, value="one_per_day")
     elif not g.alive[target]:  # R4.3: removed while the speech was pending
-        g.emit(EventType.NOMINATION_REJECTED, seat=seat, target=target, value="not_alive")
+        g.emit(_REJECTED, seat=seat, target=target, value="not_alive")
     elif g.day in g.cancelled_days:
-        g.emit(EventType.NOMINATION_IGNORED, seat=seat, target=target, value="vote_cancelled")
+        g.emit(_IGNORED, seat=seat, target=target, value="vote_cancelled")
     elif target in g.nominees:
-        g.emit(EventType.NOMINATION_REJECTED, seat=seat, target=target, value="already_nominated")
+        g.emit(_REJECTED, seat=seat, target=target, value="already_nominated")
     else:
         g.nominees.append(target)
         g.nominators.add(seat)
-        g.emit(EventType.NOMINATED, seat=seat, target=target)
+        g.emit(_NOMINATED, seat=seat, target=target)
 
 
 def _morning(g: Game) -> Flow:
@@ -151,14 +162,14 @@ def _morning(g: Game) -> Flow:
         value = "everyone_woke"
     else:
         value = "nobody_killed"
-    g.emit(EventType.MORNING, seats=tuple(deaths), value=value)
+    g.emit(_MORNING, seats=tuple(deaths), value=value)
     if g.morning_lover_miss:
         g.emit(EventType.MAFIA_MISS_ANNOUNCED, value="lover")
     for seat in deaths:
         g.announce_departure(seat, "killed")
     for seat in list(g.night_last_words):
         g.speaking_night_last_word = seat
-        yield from one_speech(g, seat, SpeechKind.LAST_WORD, g.rules.speech.last_word_night_s)
+        yield from one_speech(g, seat, _LAST_WORD, g.rules.speech.last_word_night_s)
         g.speaking_night_last_word = 0
     g.night_last_words = []
     g.morning_deaths = []
@@ -179,12 +190,12 @@ def day_flow(g: Game, day: int) -> Flow:
     from arena.engine.voting import day_vote
 
     g.day = day
-    g.phase = Phase.DAY
+    g.phase = _DAY
     g.nominees = []
     g.nominators = set()
     g.vote_settled = False
     g.leaving_today = set()
-    g.emit(EventType.PHASE_STARTED, value="day")
+    g.emit(_PHASE_STARTED, value="day")
     if day > 1:
         yield from _morning(g)
     g.opener = _next_opener(g, day)
@@ -198,9 +209,13 @@ def day_flow(g: Game, day: int) -> Flow:
         yield from daily_probes(g)
         return
     extras: list[int] = []
+    rules = g.rules
+    nominations = rules.nominations.enabled and (day > 1 or rules.nominations.day1_allowed)
+    may_extra = rules.speech.extra_s > 0
+    seconds = rules.speech.regular_s
     for seat in speakers:
         if g.alive[seat]:
-            yield from regular_speech(g, seat, extras)
+            yield from regular_speech(g, seat, extras, nominations, may_extra, seconds)
     for seat in extras:
         if g.alive[seat]:
             yield from one_speech(g, seat, SpeechKind.EXTRA, g.rules.speech.extra_s)

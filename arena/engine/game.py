@@ -27,6 +27,12 @@ __all__ = ["Answers", "Batch", "Flow", "Game", "GameEnded", "Input", "Winner"]
 
 
 _new_event = object.__new__
+# Enum members read on every event or decision, bound once as globals: on Python 3.11 reading `Vis.PUBLIC` goes
+# through `EnumType.__getattr__`'s slow path, about ten times the cost of a global (3.12 dropped that hook).
+_PUBLIC, _BLACK = Vis.PUBLIC, Vis.BLACK
+_MANIAC = Role.MANIAC
+_ELIMINATED = EventType.ELIMINATED
+_ROLE_ORDER = {role: i for i, role in enumerate(Role)}  # the deal's sort key: the roles in declaration order
 
 
 class GameEnded(Exception):
@@ -47,11 +53,26 @@ class Input(BaseModel):
 class Game:
     """One game of Mafia. Create it, then loop: `pending()`, `submit()` (or `apply_default()`), until `over`."""
 
+    # Slots, because the game has more attributes than CPython shares between instances' dicts (30): past that
+    # every read of `g.alive`, `g.emit` and the rest takes the slow lookup, and the flow reads them at every step.
+    # A new attribute is listed here too.
+    __slots__ = (
+        "_all_seats", "_answers", "_batch", "_budgets", "_deal_source", "_default_fouls", "_first_seat", "_flow",
+        "_in_flow", "_inputs", "_notes", "alive", "alive_seats", "black", "cancelled_days", "day", "day1_vote_left",
+        "doctor_last_heal", "doctor_saved", "doctor_self_heals", "end_reason", "events", "forbidden_phrases",
+        "forfeit_pending", "foul_counts", "fouls", "idle_nights", "justified", "kill_order", "last_hidden",
+        "leaving_today", "lost_vote", "lover_last_visit", "maniac_ally", "morning_deaths", "morning_lover_miss", "n",
+        "night_heal", "night_last_words", "night_mafia_target", "night_maniac_target", "night_sheriff_target",
+        "nominators", "nominees", "opener", "pending_winner", "phase", "roles", "rules", "seat_roles", "seed",
+        "sheriff_shots", "speaking_night_last_word", "vote_settled", "winner"
+    )  # fmt: skip
+
     def __init__(self, rules: RuleSet, seed: int = 0, roles: list[Role] | None = None) -> None:
         self.rules = rules
         self.seed = seed
         self.n = rules.players
         self.events: list[Event] = []
+        self.last_hidden = -1  # seq of the newest event that is not public: a view after it need not filter
         self._inputs: list[tuple[str, int, Decision | None, str]] = []  # kept light; `inputs` builds the models
         self.day = 0
         self.phase = Phase.SETUP
@@ -65,8 +86,11 @@ class Game:
         self.fouls = [0] * (self.n + 1)
         self.foul_counts: tuple[int, ...] = (0,) * self.n  # fouls[1:] as a tuple, kept by _foul (read by every view)
         self.black: tuple[int, ...] = tuple(s for s in self.seats() if self.roles[s] in BLACK_ROLES)
+        self._first_seat: dict[Role, int] = {}  # the first seat dealt each role (seat_of, read every night)
+        for s in reversed(self.seats()):
+            self._first_seat[self.roles[s]] = s
         self.maniac_ally = rules.maniac_side == "mafia_ally"
-        self._words: dict[int, int] = {}  # speech budget by seconds (the rules are frozen)
+        self._budgets: dict[int, tuple[int, int]] = {}  # speech budget by seconds: words, characters (rules frozen)
         # every language's forbidden phrases in the rules' order, flat (read at every speech)
         self.forbidden_phrases: tuple[str, ...] = tuple(p for ps in rules.forbidden_words.values() for p in ps)
         # per seat, fixed at the deal: role, team, black teammates (every view reads them)
@@ -119,7 +143,7 @@ class Game:
                 raise ValueError(f"seating roles {got} do not match the rules {want}")
             return list(roles)
         pool = [role for role, count in self.rules.roles.items() for _ in range(count)]
-        pool.sort(key=lambda r: list(Role).index(r))  # the deal depends on the seed only, not on dict order
+        pool.sort(key=_ROLE_ORDER.__getitem__)  # the deal depends on the seed only, not on dict order
         random.Random(self.seed).shuffle(pool)
         return pool
 
@@ -153,10 +177,8 @@ class Game:
         return [s for s in order if self.alive[s]]
 
     def seat_of(self, role: Role) -> int:
-        for s in self.seats():
-            if self.roles[s] is role:
-                return s
-        return 0
+        """The first seat dealt `role`, or 0."""
+        return self._first_seat.get(role, 0)
 
     def is_black(self, seat: int) -> bool:
         return self.roles[seat] in BLACK_ROLES
@@ -165,10 +187,16 @@ class Game:
         return self.is_black(seat) or (self.roles[seat] is Role.MANIAC and self.maniac_ally)
 
     def words(self, seconds: int) -> int:
-        words = self._words.get(seconds)
-        if words is None:
-            words = self._words[seconds] = self.rules.speech.words(seconds)
-        return words
+        return self.budget(seconds)[0]
+
+    def budget(self, seconds: int) -> tuple[int, int]:
+        """A speech of `seconds`: its budget in words, and in characters (`speech.chars` of those words)."""
+        budget = self._budgets.get(seconds)
+        if budget is None:
+            speech = self.rules.speech
+            words = speech.words(seconds)
+            budget = self._budgets[seconds] = (words, speech.chars(words))
+        return budget
 
     @property
     def over(self) -> bool:
@@ -180,7 +208,10 @@ class Game:
         if len(batch) == 1:  # most batches: one speaker
             for seat, request in batch.items():
                 return [] if seat in self._answers else [request]
-        return [r for s, r in sorted(batch.items()) if s not in self._answers]
+        answers = self._answers
+        if not answers:  # a new batch: every request, in seat order
+            return list(map(batch.__getitem__, sorted(batch)))
+        return [r for s, r in sorted(batch.items()) if s not in answers]
 
     def request_for(self, seat: int) -> Request | None:
         if seat in self._answers:
@@ -193,10 +224,9 @@ class Game:
         type_: EventType,
         vis: Vis = Vis.PUBLIC,
         to: tuple[int, ...] = (),
-        *,
-        seat: int | None = None,
-        target: int | None = None,
-        seats: tuple[int, ...] = (),
+        seat: int | None = None,  # no `*` here (GameState's signature has it, so the flow passes these by name):
+        target: int | None = None,  # CPython fills a missing keyword-only argument with a dict lookup, a missing
+        seats: tuple[int, ...] = (),  # positional-or-keyword one from the defaults tuple
         counts: tuple[int, ...] = (),
         roles: tuple[str, ...] = (),
         count: int | None = None,
@@ -220,14 +250,15 @@ class Game:
         event.count = count
         event.value = value
         event.text = text
-        if vis is Vis.PUBLIC:
+        if vis is _PUBLIC:
             event.to = to
             event.mask = EVERY_SEAT  # type: ignore[misc]  # the slot is _Audience's
         else:
-            if vis is Vis.BLACK:
+            if vis is _BLACK:
                 to = self.black
             event.to = to
             event.mask = audience_mask(vis, to)  # type: ignore[misc]
+            self.last_hidden = event.seq
         events.append(event)
         return event
 
@@ -391,7 +422,7 @@ class Game:
 
     def announce_departure(self, seat: int, how: str) -> None:
         """P04: the departure is public; with open cards the card is shown too."""
-        self.emit(EventType.ELIMINATED, seat=seat, value=how)
+        self.emit(_ELIMINATED, seat=seat, value=how)
         if self.rules.reveal_on_elimination == "card":
             self.emit(EventType.CARD_REVEALED, seat=seat, value=self.roles[seat].value)
 
@@ -401,8 +432,16 @@ class Game:
         alive = self.living()
         if not alive:
             return "draw"
-        black = sum(1 for s in alive if self.counts_as_black(s))
-        maniac_free = any(self.roles[s] is Role.MANIAC and not self.maniac_ally for s in alive)
+        # one pass: black seats (an allied maniac counts as black) and whether a free maniac lives
+        roles, ally = self.roles, self.maniac_ally
+        black = 0
+        maniac_free = False
+        for s in alive:
+            role = roles[s]
+            if role in BLACK_ROLES or (role is _MANIAC and ally):
+                black += 1
+            elif role is _MANIAC:
+                maniac_free = True
         if win.maniac == "alive_and_at_most_one_other" and maniac_free and len(alive) <= 2:
             return "maniac"
         if black == 0 and (win.town == "no_black" or not maniac_free):

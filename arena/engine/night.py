@@ -7,9 +7,9 @@ at the end of the night; the morning announcement is the next day's first event 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from arena.engine.decisions import Decision, Kind, Request
+from arena.engine.decisions import Decision, Kind, Request, request_record
 from arena.engine.events import EventType, Phase, Vis
 from arena.engine.roles import Role
 from arena.engine.text import accept_text
@@ -19,14 +19,19 @@ if TYPE_CHECKING:
     from arena.engine.state import GameState as Game  # the Protocol the phase machine needs, not game.Game
 
 _NONE = Decision()
+# Enum members read every night, bound once as globals: on Python 3.11 reading `Role.DON` goes through
+# `EnumType.__getattr__`'s slow path, about ten times the cost of a global (3.12 dropped that hook).
+_DON, _SHERIFF, _MANIAC, _DOCTOR, _LOVER = Role.DON, Role.SHERIFF, Role.MANIAC, Role.DOCTOR, Role.LOVER
+_SEATS, _BLACK, _MODERATOR = Vis.SEATS, Vis.BLACK, Vis.MODERATOR
+_NIGHT, _SHOOT, _SHOT = Phase.NIGHT, Kind.SHOOT, EventType.SHOT
+_PHASE_STARTED, _MAFIA_RESULT = EventType.PHASE_STARTED, EventType.MAFIA_RESULT
 
 
-def _request(seat: int, kind: Kind, **fields: Any) -> Request:
-    return Request(seat=seat, kind=kind, **fields)
+_request = request_record  # Request(seat=..., kind=..., ...) by slot writes
 
 
 def _living(g: Game, role: Role) -> int:
-    s = g.seat_of(role) if g.rules.count(role) else 0
+    s = g.seat_of(role)  # 0 when the rules deal no such role
     return s if s and g.alive[s] else 0
 
 
@@ -36,7 +41,7 @@ def _living_target(g: Game, target: int | None) -> int | None:
 
 
 def _senior_black(g: Game) -> int:
-    don = _living(g, Role.DON)
+    don = _living(g, _DON)
     if don:
         return don
     return next((s for s in g.black if g.alive[s]), 0)
@@ -50,7 +55,7 @@ def black_chat(g: Game, rounds: int, set_order: bool) -> Flow:
     """R2.2 / P23: a bounded exchange of black-only messages, the don first; on Night 0 he sets the kill order."""
     senior = _senior_black(g)
     order = [senior] + [s for s in g.black if s != senior]
-    words = g.words(g.rules.night0.message_s)
+    words, chars = g.budget(g.rules.night0.message_s)
     for rnd in range(max(rounds, 1 if set_order else 0)):
         for s in order:
             if not g.alive[s] or (rounds == 0 and s != senior):
@@ -60,7 +65,7 @@ def black_chat(g: Game, rounds: int, set_order: bool) -> Flow:
                 s,
                 Kind.BLACK_MESSAGE,
                 max_words=words,
-                max_chars=g.rules.speech.chars(words),
+                max_chars=chars,
                 may_set_order=may_order,
                 max_targets=g.rules.night0.kill_order_length if may_order else 0,
                 options=tuple(x for x in g.living() if x != s) if may_order else (),
@@ -69,19 +74,19 @@ def black_chat(g: Game, rounds: int, set_order: bool) -> Flow:
             decision = answers.get(s)
             if decision is None:
                 continue
-            text, _ = accept_text(g, s, decision.text, words, Vis.BLACK)
-            g.emit(EventType.BLACK_MESSAGE, Vis.BLACK, seat=s, text=text)
+            text, _ = accept_text(g, s, decision.text, words, chars, _BLACK)
+            g.emit(EventType.BLACK_MESSAGE, _BLACK, seat=s, text=text)
             if may_order and decision.targets:
                 g.kill_order = tuple(decision.targets)
-                g.emit(EventType.KILL_ORDER, Vis.BLACK, seat=s, seats=g.kill_order)
+                g.emit(EventType.KILL_ORDER, _BLACK, seat=s, seats=g.kill_order)
 
 
 def night0(g: Game) -> Flow:
     r = g.rules
     g.day = 0
-    g.phase = Phase.NIGHT
-    g.emit(EventType.PHASE_STARTED, value="night")
-    maniac = _living(g, Role.MANIAC)
+    g.phase = _NIGHT
+    g.emit(_PHASE_STARTED, value="night")
+    maniac = _living(g, _MANIAC)
     if maniac and r.maniac_side == "chosen_at_night0":
         choices = ("independent", "mafia_ally")
         answers = yield {
@@ -90,24 +95,24 @@ def night0(g: Game) -> Flow:
         chosen = answers.get(maniac)
         if chosen is not None:  # a maniac removed while choosing has left (R7.3)
             g.maniac_ally = chosen.action == "mafia_ally"
-            g.emit(EventType.SIDE_CHOSEN, Vis.SEATS, (maniac,), seat=maniac, value=choices[g.maniac_ally])
+            g.emit(EventType.SIDE_CHOSEN, _SEATS, (maniac,), seat=maniac, value=choices[g.maniac_ally])
     if r.night0.black_meeting:
         yield from black_chat(g, r.night0.black_meeting_rounds, r.night0.don_sets_order)
     for role in r.night0.wake_to_be_seen:
         seat = _living(g, role)
         if seat:
-            g.emit(EventType.WOKE_TO_BE_SEEN, Vis.MODERATOR, seat=seat, value=role.value)
+            g.emit(EventType.WOKE_TO_BE_SEEN, _MODERATOR, seat=seat, value=role.value)
     yield from _abilities(g, 0, set(), None)
 
 
 def _shot_request(g: Game, seat: int, may_miss: bool) -> Request:
-    living = g.living()
-    options = tuple(s for s in living if not (g.rules.night.mafia_targets == "non_mafia" and g.is_black(s)))
+    living = g.alive_seats
+    options = living if g.rules.night.mafia_targets != "non_mafia" else tuple(s for s in living if not g.is_black(s))
     default = _NONE
     if not may_miss:
         planned = [s for s in g.kill_order if s in options]
         default = Decision(target=planned[0] if planned else options[0])
-    return _request(seat, Kind.SHOOT, options=options, allow_none=may_miss, default=default)
+    return _request(seat, _SHOOT, options=options, allow_none=may_miss, default=default)
 
 
 def _mafia_shot(g: Game) -> Flow:
@@ -127,9 +132,9 @@ def _mafia_shot(g: Game) -> Flow:
     senior = _senior_black(g)  # the don may have left during the shot: the next senior black decides
     for s in sorted(shots):
         if mode == "unanimous_blind":
-            g.emit(EventType.SHOT, Vis.SEATS, (s,), seat=s, target=shots[s])
+            g.emit(_SHOT, _SEATS, (s,), seat=s, target=shots[s])
         else:
-            g.emit(EventType.SHOT, Vis.BLACK, seat=s, target=shots[s])
+            g.emit(_SHOT, _BLACK, seat=s, target=shots[s])
     picks = set(shots.values())
     if mode in ("unanimous_blind", "unanimous_point"):
         target = next(iter(picks)) if len(picks) == 1 else None
@@ -144,8 +149,8 @@ def _sheriff_answer(g: Game, target: int) -> str:
     role = g.roles[target]
     night = g.rules.night
     if night.sheriff_answer == "is_don":
-        return "yes" if role is Role.DON else "no"
-    black = g.is_black(target) or (role is Role.MANIAC and night.maniac_reads_black)
+        return "yes" if role is _DON else "no"
+    black = g.is_black(target) or (role is _MANIAC and night.maniac_reads_black)
     if night.sheriff_answer == "colour":
         return "black" if black else "red"
     return "yes" if black else "no"
@@ -172,10 +177,10 @@ def _abilities(g: Game, night: int, blocked: set[int], shot_target: int | None) 
     def others(seat: int) -> tuple[int, ...]:
         return tuple(s for s in g.living() if s != seat)
 
-    don = _living(g, Role.DON)
-    sheriff = _living(g, Role.SHERIFF)
-    maniac = _living(g, Role.MANIAC) if night > 0 and r.maniac_kills else 0
-    doctor = _living(g, Role.DOCTOR) if night > 0 and r.doctor == "blind_heal" else 0
+    don = _living(g, _DON)
+    sheriff = _living(g, _SHERIFF)
+    maniac = _living(g, _MANIAC) if night > 0 and r.maniac_kills else 0
+    doctor = _living(g, _DOCTOR) if night > 0 and r.doctor == "blind_heal" else 0
     if don and _checks_tonight(r.don_check_from_night, night):
         if r.shot_checker_still_checks or shot_target != don:
             batch[don] = _request(don, Kind.DON_CHECK, options=others(don), allow_none=True)
@@ -191,7 +196,7 @@ def _abilities(g: Game, night: int, blocked: set[int], shot_target: int | None) 
     for seat in sorted(blocked):
         if seat in batch:
             del batch[seat]
-            g.emit(EventType.BLOCKED, Vis.SEATS, (seat,), seat=seat)
+            g.emit(EventType.BLOCKED, _SEATS, (seat,), seat=seat)
     if not batch:
         return
     answers = yield batch
@@ -201,27 +206,27 @@ def _abilities(g: Game, night: int, blocked: set[int], shot_target: int | None) 
             continue
         target = _living_target(g, decision.target)
         if seat == don and target is not None:
-            value = "sheriff" if g.roles[target] is Role.SHERIFF else "not_sheriff"
-            g.emit(EventType.DON_CHECK, Vis.SEATS, (seat,), seat=seat, target=target, value=value)
+            value = "sheriff" if g.roles[target] is _SHERIFF else "not_sheriff"
+            g.emit(EventType.DON_CHECK, _SEATS, (seat,), seat=seat, target=target, value=value)
         elif seat == sheriff and target is not None:
             if (decision.action or "check") == "shoot":
                 g.sheriff_shots += 1
                 g.night_sheriff_target = target
-                g.emit(EventType.SHERIFF_SHOT, Vis.SEATS, (seat,), seat=seat, target=target)
+                g.emit(EventType.SHERIFF_SHOT, _SEATS, (seat,), seat=seat, target=target)
             else:
                 value = _sheriff_answer(g, target)
-                g.emit(EventType.SHERIFF_CHECK, Vis.SEATS, (seat,), seat=seat, target=target, value=value)
+                g.emit(EventType.SHERIFF_CHECK, _SEATS, (seat,), seat=seat, target=target, value=value)
         elif seat == maniac:
             g.night_maniac_target = target
-            g.emit(EventType.MANIAC_KILL, Vis.SEATS, (seat,), seat=seat, target=target)
+            g.emit(EventType.MANIAC_KILL, _SEATS, (seat,), seat=seat, target=target)
         elif seat == doctor:
             g.night_heal = target
-            g.emit(EventType.HEAL, Vis.SEATS, (seat,), seat=seat, target=target, value="healed" if target else "none")
+            g.emit(EventType.HEAL, _SEATS, (seat,), seat=seat, target=target, value="healed" if target else "none")
 
 
 def _stretchers(g: Game, victims: list[int]) -> Flow:
     """§3.1 step 5 (club): the doctor sees the victims and saves one; an ineligible pick passes to the next."""
-    doctor = _living(g, Role.DOCTOR)
+    doctor = _living(g, _DOCTOR)
     if not doctor or not victims:
         return
     options = tuple(victims)
@@ -233,7 +238,7 @@ def _stretchers(g: Game, victims: list[int]) -> Flow:
             ("sheriff", g.night_sheriff_target),
         )
         attackers = tuple("+".join(name for name, t in named if t == v) for v in options)
-    g.emit(EventType.STRETCHERS, Vis.SEATS, (doctor,), seats=options, roles=attackers)
+    g.emit(EventType.STRETCHERS, _SEATS, (doctor,), seats=options, roles=attackers)
     request = _request(doctor, Kind.HEAL, options=options, default=Decision(target=options[0]))
     answers = yield {doctor: request}
     decision = answers.get(doctor)
@@ -241,8 +246,8 @@ def _stretchers(g: Game, victims: list[int]) -> Flow:
         return
     victims = [v for v in victims if g.alive[v]]  # R7.3: a victim the judge removed meanwhile has left
     if not victims:  # the only victim was removed while the doctor chose: there is nobody left to save
-        g.emit(EventType.HEAL, Vis.SEATS, (doctor,), seat=doctor, target=None, value="none")
-        g.emit(EventType.SAVE_RESULT, Vis.MODERATOR, target=None)
+        g.emit(EventType.HEAL, _SEATS, (doctor,), seat=doctor, target=None, value="none")
+        g.emit(EventType.SAVE_RESULT, _MODERATOR, target=None)
         return
     pick = decision.target if decision.target is not None else victims[0]
     once = g.rules.night.doctor_once_per_player
@@ -252,7 +257,7 @@ def _stretchers(g: Game, victims: list[int]) -> Flow:
     saved = pick if pick in eligible else next((v for v in eligible if v != pick), None)
     g.emit(
         EventType.HEAL,
-        Vis.SEATS,
+        _SEATS,
         (doctor,),
         seat=doctor,
         target=pick,
@@ -262,7 +267,7 @@ def _stretchers(g: Game, victims: list[int]) -> Flow:
         g.doctor_saved.add(saved)
         if saved == doctor:
             g.doctor_self_heals += 1
-    g.emit(EventType.SAVE_RESULT, Vis.MODERATOR, target=saved)
+    g.emit(EventType.SAVE_RESULT, _MODERATOR, target=saved)
     g.night_heal = saved
 
 
@@ -270,22 +275,22 @@ def _silent(g: Game, seat: int) -> bool:
     silent = g.rules.silent_night_exit
     role = g.roles[seat]
     return (
-        ("sheriff" in silent and role is Role.SHERIFF)
+        ("sheriff" in silent and role is _SHERIFF)
         or ("black" in silent and g.is_black(seat))
-        or ("maniac_if_ally" in silent and role is Role.MANIAC and g.maniac_ally)
+        or ("maniac_if_ally" in silent and role is _MANIAC and g.maniac_ally)
     )
 
 
 def night(g: Game, k: int) -> Flow:
     r = g.rules
     g.day = k
-    g.phase = Phase.NIGHT
-    g.emit(EventType.PHASE_STARTED, value="night")
+    g.phase = _NIGHT
+    g.emit(_PHASE_STARTED, value="night")
     g.reset_night()
     living_at_dusk = len(g.living())
     blocked: set[int] = set()
     void = False
-    lover = _living(g, Role.LOVER)
+    lover = _living(g, _LOVER)
     if lover:
         options = tuple(
             s
@@ -296,7 +301,7 @@ def night(g: Game, k: int) -> Flow:
         if lover in answers:  # a lover removed before her visit has left and visits nobody (R7.3)
             visit = _living_target(g, answers[lover].target)
             g.lover_last_visit = visit or 0
-            g.emit(EventType.VISIT, Vis.SEATS, (lover,), seat=lover, target=visit)
+            g.emit(EventType.VISIT, _SEATS, (lover,), seat=lover, target=visit)
             if visit is not None:
                 blocked.add(visit)
                 void = g.is_black(visit) and r.night.lover_voids_mafia_kill
@@ -306,7 +311,7 @@ def night(g: Game, k: int) -> Flow:
     miss_reason = "lover" if void else ("agreed" if g.night_mafia_target is not None else "disagreed")
     if void:
         g.night_mafia_target = None
-    g.emit(EventType.MAFIA_RESULT, Vis.MODERATOR, target=g.night_mafia_target, value=miss_reason)
+    g.emit(_MAFIA_RESULT, _MODERATOR, target=g.night_mafia_target, value=miss_reason)
     if g.night_mafia_target is None and r.night.miss_announced_at_night and not void:
         g.emit(EventType.MAFIA_MISS_ANNOUNCED, value="disagreed")
     yield from _abilities(g, k, blocked, g.night_mafia_target)
@@ -316,7 +321,7 @@ def night(g: Game, k: int) -> Flow:
         yield from _stretchers(g, victims)
     elif g.night_heal is not None:
         heal = g.night_heal
-        doctor = _living(g, Role.DOCTOR)
+        doctor = _living(g, _DOCTOR)
         g.doctor_last_heal = heal
         if heal == doctor:
             g.doctor_self_heals += 1

@@ -52,17 +52,22 @@ def cap(text: str, max_words: int, max_chars: int) -> Capped:
     return Capped(kept, words, chars, True)
 
 
-def accept_text(g: Game, seat: int, text: str, max_words: int, vis: Vis = Vis.PUBLIC) -> tuple[str, bool]:
-    """The one place a seat's speech or black message is cut to its budget in words and characters (R3.4).
-    A cut is logged as `speech_truncated`, seen by exactly those who see the text, so every one of them is shown
-    the same cut text. Returns the text kept and whether it was cut."""
-    max_chars = g.rules.speech.chars(max_words)
-    if len(text) <= max_chars and len(text.split()) <= max_words:  # most texts: within both caps, nothing to log
+def accept_text(
+    g: Game, seat: int, text: str, max_words: int, max_chars: int, vis: Vis = Vis.PUBLIC
+) -> tuple[str, bool]:
+    """The one place a seat's speech or black message is cut to its budget in words and characters (R3.4;
+    `max_chars` is the request's, `speech.chars(max_words)`). A cut is logged as `speech_truncated`, seen by exactly
+    those who see the text, so every one of them is shown the same cut text. Returns the text kept and whether it was
+    cut."""
+    length = len(text)
+    # most texts: within both caps, nothing to log (a text of at most max_words characters has at most that many
+    # words, so only a longer one is split to count them)
+    if length <= max_chars and (length <= max_words or len(text.split()) <= max_words):
         return text, False
     capped = cap(text, max_words, max_chars)
     if capped.cut:
         g.emit(EventType.SPEECH_TRUNCATED, vis, seat=seat, count=capped.words, value=str(max_words),
-               counts=(capped.chars, g.rules.speech.chars(max_words)))  # fmt: skip
+               counts=(capped.chars, max_chars))  # fmt: skip
     return capped.text, capped.cut
 
 

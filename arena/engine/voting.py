@@ -7,10 +7,9 @@ cancelled by a removal while it ran (R9.5).
 from __future__ import annotations
 
 from collections.abc import Generator
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from arena.engine.decisions import Decision, Kind, Request, SpeechKind
+from arena.engine.decisions import Decision, Kind, Request, SpeechKind, vote_request_record
 from arena.engine.events import EventType
 
 if TYPE_CHECKING:
@@ -22,6 +21,10 @@ TallyFlow = Generator["Batch", "Answers", Tally | None]
 YesFlow = Generator["Batch", "Answers", list[int] | None]
 
 _NO = Decision(vote=False)
+# Enum members read in every vote, bound once as globals: on Python 3.11 reading `EventType.VOTE_CAST` goes through
+# `EnumType.__getattr__`'s slow path, about ten times the cost of a global (3.12 dropped that hook).
+_VOTE_CAST, _VOTES_COUNTED, _VOTING_STARTED = EventType.VOTE_CAST, EventType.VOTES_COUNTED, EventType.VOTING_STARTED
+_LAST_WORD = SpeechKind.LAST_WORD
 
 
 def _voters(g: Game) -> list[int]:
@@ -42,11 +45,6 @@ def _settle(g: Game, reason: str | None = None) -> None:
         g.emit(EventType.NO_VOTE, value=reason)
 
 
-@lru_cache(maxsize=4096)  # requests are frozen; a vote round asks the same question of many seats, many times
-def _yes_no_request(seat: int, subject: str, candidate: int | None, candidates: tuple[int, ...]) -> Request:
-    return Request(seat=seat, kind=Kind.VOTE, candidate=candidate, subject=subject, candidates=candidates, default=_NO)
-
-
 def _ballot_request(g: Game, seat: int, candidates: tuple[int, ...]) -> Request:
     v = g.rules.voting
     options = candidates if v.self_vote_allowed else tuple(c for c in candidates if c != seat)
@@ -63,7 +61,7 @@ def vote_round(g: Game, candidates: list[int], round_kind: str) -> TallyFlow:
     """One vote over `candidates` (R5.5–R5.10): per nominee with running counts, or one secret ballot each."""
     v = g.rules.voting
     cands = tuple(candidates)
-    g.emit(EventType.VOTING_STARTED, seats=cands, value=round_kind)
+    g.emit(_VOTING_STARTED, seats=cands, value=round_kind)
     tally: Tally = {c: [] for c in cands}
     remaining = _voters(g)
     if v.protocol == "ballot":
@@ -74,49 +72,52 @@ def vote_round(g: Game, candidates: list[int], round_kind: str) -> TallyFlow:
             target = answers[s].target
             if target is not None and g.alive[s]:
                 tally[target].append(s)
-                g.emit(EventType.VOTE_CAST, seat=s, target=target, value="yes")
+                g.emit(_VOTE_CAST, seat=s, target=target, value="yes")
             elif g.alive[s]:
-                g.emit(EventType.VOTE_CAST, seat=s, target=None, value="abstain")
-        g.emit(EventType.VOTES_COUNTED, seats=cands, counts=tuple(len(tally[c]) for c in cands))
+                g.emit(_VOTE_CAST, seat=s, target=None, value="abstain")
+        g.emit(_VOTES_COUNTED, seats=cands, counts=tuple(len(tally[c]) for c in cands))
         return tally
     auto_last = v.mandatory and v.default == "last_candidate"
+    self_vote = v.self_vote_allowed
+    alive = g.alive
     for i, c in enumerate(cands):
         if not remaining:
             break
         # §5.2: where self-votes are off, nobody is asked about (or defaulted to) himself; he may abstain
-        askable = remaining if v.self_vote_allowed else [s for s in remaining if s != c]
+        askable = remaining if self_vote else [s for s in remaining if s != c]
         if auto_last and i == len(cands) - 1:  # R5.7: whoever has not voted goes to the last nominee
             for s in askable:
                 tally[c].append(s)
-                g.emit(EventType.VOTE_CAST, seat=s, target=c, value="default")
+                g.emit(_VOTE_CAST, seat=s, target=c, value="default")
             remaining = [s for s in remaining if s not in tally[c]]
             break
         if not askable:
             continue
-        answers = yield {s: _yes_no_request(s, "nominee", c, cands) for s in askable}
+        answers = yield {s: vote_request_record(s, "nominee", c, cands, _NO) for s in askable}
         if _cancelled(g):
             return None
+        votes = tally[c]
         for s in sorted(answers):
-            if answers[s].vote and g.alive[s]:
-                tally[c].append(s)
-                g.emit(EventType.VOTE_CAST, seat=s, target=c, value="yes")
-        remaining = [s for s in remaining if s not in tally[c] and g.alive[s]]
+            if answers[s].vote and alive[s]:
+                votes.append(s)
+                g.emit(_VOTE_CAST, seat=s, target=c, value="yes")
+        remaining = [s for s in remaining if s not in votes and alive[s]]
     for s in remaining:
-        g.emit(EventType.VOTE_CAST, seat=s, target=None, value="abstain")
-    g.emit(EventType.VOTES_COUNTED, seats=cands, counts=tuple(len(tally[c]) for c in cands))
+        g.emit(_VOTE_CAST, seat=s, target=None, value="abstain")
+    g.emit(_VOTES_COUNTED, seats=cands, counts=tuple(len(tally[c]) for c in cands))
     return tally
 
 
 def yes_no_round(g: Game, subject: str, candidate: int | None, candidates: tuple[int, ...]) -> YesFlow:
     """Every voter answers yes or no at once: the lift vote, the acquittal re-vote, a lone nominee's threshold."""
-    g.emit(EventType.VOTING_STARTED, seats=candidates, value=subject)
-    answers = yield {s: _yes_no_request(s, subject, candidate, candidates) for s in _voters(g)}
+    g.emit(_VOTING_STARTED, seats=candidates, value=subject)
+    answers = yield {s: vote_request_record(s, subject, candidate, candidates, _NO) for s in _voters(g)}
     if _cancelled(g):
         return None
     yes = [s for s in sorted(answers) if answers[s].vote and g.alive[s]]
     for s in sorted(answers):
         if g.alive[s]:
-            g.emit(EventType.VOTE_CAST, seat=s, target=candidate, value="yes" if s in yes else "no")
+            g.emit(_VOTE_CAST, seat=s, target=candidate, value="yes" if s in yes else "no")
     return yes
 
 
@@ -132,7 +133,7 @@ def leave(g: Game, seats: list[int], how: str) -> Flow:
     g.pending_winner = winner
     if winner is None or g.rules.win.game_end_last_word:
         for s in seats:
-            yield from g.speech(s, SpeechKind.LAST_WORD, g.rules.speech.last_word_voted_s)
+            yield from g.speech(s, _LAST_WORD, g.rules.speech.last_word_voted_s)
     if winner is not None:
         g.finish(winner, "day vote")
 
@@ -189,7 +190,7 @@ def _single_nominee(g: Game, nominee: int) -> Flow:
     if yes is None:
         _abort(g)
         return
-    g.emit(EventType.VOTES_COUNTED, seats=(nominee,), counts=(len(yes),))
+    g.emit(_VOTES_COUNTED, seats=(nominee,), counts=(len(yes),))
     if len(yes) * 2 > living:
         yield from leave(g, [nominee], "voted")
     else:
@@ -210,7 +211,7 @@ def _justification(g: Game, leader: int, first_votes: int) -> Flow:
     if yes is None:
         _abort(g)
         return
-    g.emit(EventType.VOTES_COUNTED, seats=(leader,), counts=(len(yes),))
+    g.emit(_VOTES_COUNTED, seats=(leader,), counts=(len(yes),))
     if len(yes) < first_votes:
         g.vote_settled = True
         g.emit(EventType.ACQUITTED, seat=leader)

@@ -31,6 +31,13 @@ _PHRASES: tuple[tuple[str, ...], ...] = tuple(
     for n in range(MAX_WORDS + 1)
 )
 
+# The request kinds, bound once as globals: on Python 3.11 reading `Kind.SPEECH` goes through
+# `EnumType.__getattr__`'s slow path, about ten times the cost of a global, and this runs at every decision.
+_SPEECH, _VOTE, _SHERIFF, _BEST_MOVE = Kind.SPEECH, Kind.VOTE, Kind.SHERIFF, Kind.BEST_MOVE
+_BLACK_MESSAGE, _PROBE, _CHOOSE_SIDE = Kind.BLACK_MESSAGE, Kind.PROBE, Kind.CHOOSE_SIDE
+
+_RANDOM = random.Random  # the generator whose randrange `_below` reproduces
+
 # Decisions are frozen, so the common ones are built once and shared.
 _NO_DECISION = Decision()
 _VOTE_YES = Decision(vote=True)
@@ -47,18 +54,32 @@ def _said(text: str, nominate: tuple[int, ...], extra: bool) -> Decision:
     return Decision(text=text, nominate=nominate, extra=extra)
 
 
+def _below(rng: random.Random, n: int) -> int:
+    """`rng.randrange(n)` for n > 0: the same draw from the same state, one call cheaper. For a plain
+    `random.Random` this is what `randrange` does after its checks (`Random._randbelow_with_getrandbits`); any other
+    generator is left to its own `randrange`."""
+    if type(rng) is not _RANDOM:
+        return rng.randrange(n)
+    k = n.bit_length()
+    r = rng.getrandbits(k)
+    while r >= n:
+        r = rng.getrandbits(k)
+    return r
+
+
 def random_text(rng: random.Random, max_words: int) -> str:
     """Up to `max_words` (and at most MAX_WORDS) filler words; sometimes silence."""
     if max_words <= 0:
         return ""
-    return _PHRASES[rng.randint(0, min(max_words, MAX_WORDS))][rng.randrange(_VARIANTS)]
+    # rng.randint(0, m) draws as rng.randrange(m + 1)
+    return _PHRASES[_below(rng, min(max_words, MAX_WORDS) + 1)][_below(rng, _VARIANTS)]
 
 
 def _pick(rng: random.Random, options: tuple[int, ...], allow_none: bool) -> int | None:
     """One of `options`; None a fifth of the time when the request allows no target."""
     if not options or (allow_none and rng.random() < 0.2):
         return None
-    return options[rng.randrange(len(options))]
+    return options[_below(rng, len(options))]
 
 
 def _some(rng: random.Random, options: tuple[int, ...], most: int) -> tuple[int, ...]:
@@ -66,7 +87,7 @@ def _some(rng: random.Random, options: tuple[int, ...], most: int) -> tuple[int,
     most = min(most, len(options))
     if most <= 0:
         return ()
-    return tuple(rng.sample(options, rng.randint(0, most)))
+    return tuple(rng.sample(options, _below(rng, most + 1)))  # rng.randint(0, most)
 
 
 def _speech(rng: random.Random, request: Request) -> Decision:
@@ -74,9 +95,9 @@ def _speech(rng: random.Random, request: Request) -> Decision:
     nominate: tuple[int, ...] = ()
     options = request.nominate_options
     if request.may_nominate and options and rng.random() < 0.5:
-        first = options[rng.randrange(len(options))]
+        first = options[_below(rng, len(options))]
         # now and then a second name in the same speech (R4.2/R4.4: rejected or ignored, never an error)
-        nominate = (first, options[rng.randrange(len(options))]) if rng.random() < 0.1 else (first,)
+        nominate = (first, options[_below(rng, len(options))]) if rng.random() < 0.1 else (first,)
     extra = request.may_request_extra and rng.random() < 0.3
     if not text and not nominate and not extra:
         return _NO_DECISION
@@ -87,24 +108,24 @@ def random_decision(rng: random.Random, request: Request) -> Decision:
     """A decision drawn at random from what `request` allows. Every draw comes from `rng`, so a seeded `rng` gives
     the same decisions for the same requests."""
     kind = request.kind
-    if kind is Kind.SPEECH:
+    if kind is _SPEECH:
         return _speech(rng, request)
-    if kind is Kind.VOTE:
+    if kind is _VOTE:
         return _VOTE_YES if rng.random() < 0.5 else _VOTE_NO
-    if kind is Kind.SHERIFF:
+    if kind is _SHERIFF:
         actions = request.actions or ("check",)
-        action = actions[rng.randrange(len(actions))]
+        action = actions[_below(rng, len(actions))]
         return _aimed(_pick(rng, request.options, request.allow_none), action)
-    if kind is Kind.BEST_MOVE:
+    if kind is _BEST_MOVE:
         return Decision(targets=_some(rng, request.options, request.max_targets))
-    if kind is Kind.BLACK_MESSAGE:
+    if kind is _BLACK_MESSAGE:
         targets = _some(rng, request.options, request.max_targets) if request.may_set_order else ()
         return Decision(text=random_text(rng, request.max_words), targets=targets)
-    if kind is Kind.PROBE:  # thousandths, so the recorded probe event holds exactly what was drawn
-        return Decision(beliefs=tuple(rng.randint(0, 1000) / 1000 for _ in request.options))
-    if kind is Kind.CHOOSE_SIDE:
+    if kind is _PROBE:  # thousandths, so the recorded probe event holds exactly what was drawn
+        return Decision(beliefs=tuple(_below(rng, 1001) / 1000 for _ in request.options))  # rng.randint(0, 1000)
+    if kind is _CHOOSE_SIDE:
         choices = request.choices
-        return _aimed(None, choices[rng.randrange(len(choices))]) if choices else request.default
+        return _aimed(None, choices[_below(rng, len(choices))]) if choices else request.default
     # the one-target kinds: BALLOT, SHOOT, DON_CHECK, MANIAC_KILL, HEAL, VISIT
     if not request.options and not request.allow_none:
         return request.default
