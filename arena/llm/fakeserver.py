@@ -36,7 +36,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import accumulate, count
+from itertools import accumulate
 from typing import IO, Any
 
 import jiter
@@ -409,16 +409,15 @@ class _State:
 
     def _usage(self, body: dict[str, Any], text: str) -> dict[str, Any]:
         messages = body.get("messages") or []
-        prompt = _Prompt([_tokens_of(m) for m in messages])
+        prompt = _Prompt(_prompt_tokens(messages))
         size = prompt.totals[-1]
         schema_part = {k: body[k] for k in ("response_format", "tools") if k in body}
         schema_toks = _schema_tokens(json.dumps(schema_part)) if schema_part else ()
         key = _conversation(messages)
-        recent = self.last_prompt.setdefault(key, [])
-        _extend(recent, prompt)
-        cached = _remember(recent, prompt)
+        shared_with: dict[int, int] = {}
+        cached = _remember(self.last_prompt.setdefault(key, []), prompt, shared_with)
         with_schema = _Schematised(schema_toks, prompt)
-        cached_first = _remember_schematised(self.last_schema_first.setdefault(key, []), with_schema)
+        cached_first = _remember_schematised(self.last_schema_first.setdefault(key, []), with_schema, shared_with)
         stats = self.stats
         stats.prompt_tokens += size
         stats.cached_tokens += cached
@@ -472,32 +471,36 @@ def _schema_tokens(text: str) -> tuple[str, ...]:
     return tuple(tokens(json.dumps(json.loads(text), sort_keys=True)))
 
 
-def _tokens_of(message: dict[str, Any]) -> tuple[str, ...]:
-    content = message.get("content")
-    if type(content) is not str or message.get("tool_calls"):
-        content = _content(message)
-    return _message_tokens(str(message.get("role", "")), content)
+_TOKENS: dict[tuple[str, str], tuple[str, ...]] = {}
 
 
-@lru_cache(maxsize=65536)
-def _message_tokens(role: str, content: str) -> tuple[str, ...]:
-    """A message's tokens (its role first); cached, since every request repeats the conversation so far. The cache
-    also makes the tuples of equal messages one object, so most comparisons below are identity checks."""
-    return (role, *tokens(content))
+def _prompt_tokens(messages: list[dict[str, Any]]) -> list[tuple[str, ...]]:
+    """Each message's tokens (its role first); remembered, since every request repeats the conversation so far. One
+    tuple per distinct message, so most comparisons of equal messages below are identity checks."""
+    out = []
+    known = _TOKENS.get
+    for message in messages:
+        role, content = message.get("role", ""), message.get("content")
+        if type(content) is not str or message.get("tool_calls"):
+            content = _content(message)
+        key = (role if type(role) is str else str(role), content)
+        found = known(key)
+        if found is None:
+            if len(_TOKENS) >= 65536:  # a bound; a message seen again is then counted afresh (a new tuple, equal)
+                _TOKENS.clear()
+            found = _TOKENS[key] = (key[0], *tokens(content))
+        out.append(found)
+    return out
 
 
 class _Prompt:
-    """A prompt as its messages' tokens, with the running totals (`totals[i]` tokens in the first i messages) and
-    its conversation: a chain of prompts, each the one before plus whole messages."""
+    """A prompt as its messages' tokens, with the running totals: `totals[i]` tokens in the first i messages."""
 
-    __slots__ = ("conversation", "extended", "messages", "totals")
-    _conversations = count()
+    __slots__ = ("messages", "totals")
 
     def __init__(self, messages: list[tuple[str, ...]]) -> None:
         self.messages = messages
         self.totals = [0, *accumulate(map(len, messages))]
-        self.conversation = next(_Prompt._conversations)  # a new one, until `_extend` finds its predecessor
-        self.extended = False  # a later prompt continues this one's conversation
 
 
 class _Schematised:
@@ -537,67 +540,32 @@ def _common_of(a: tuple[str, ...], b: tuple[str, ...]) -> int:
     return n
 
 
-def _compare(previous: _Prompt, current: _Prompt) -> tuple[int, int]:
-    """(first differing message, tokens shared as a prefix): whole equal messages, then the common start of the
-    first differing one."""
+def _cached_prefix(previous: _Prompt, current: _Prompt) -> int:
+    """Tokens `current` shares as a prefix with `previous`: whole equal messages, then the common start of the first
+    differing one. Equal messages are mostly one object (`_message_tokens`), so the checks are mostly identities."""
     before, now = previous.messages, current.messages
     m = len(before)
     if m <= len(now) and (m == 0 or before[-1] is now[m - 1]) and now[:m] == before:
-        return m, current.totals[m]  # the same conversation a turn on: the whole earlier prompt
+        return current.totals[m]  # the whole earlier prompt (the same conversation a turn on, or its twin)
     limit = min(m, len(now))
     i = 0
     while i < limit and (before[i] is now[i] or before[i] == now[i]):
         i += 1
     if i == limit:
-        return i, current.totals[i]
-    return i, current.totals[i] + _common_of(before[i], now[i])
-
-
-# Two conversations that differ at a message both hold go on differing there, whatever either adds: what they share
-# is fixed from then on. Keyed by the two conversations, both ways round: (first differing message, tokens shared).
-_SHARED: dict[tuple[int, int], tuple[int, int]] = {}
-
-
-def _cached_prefix(previous: _Prompt, current: _Prompt) -> int:
-    """Tokens `current` shares as a prefix with `previous`."""
-    if previous.conversation == current.conversation:
-        return _compare(previous, current)[1]
-    key = (previous.conversation, current.conversation)
-    hit = _SHARED.get(key)
-    if hit is None or hit[0] >= len(previous.messages) or hit[0] >= len(current.messages):
-        hit = _compare(previous, current)
-        if hit[0] < len(previous.messages) and hit[0] < len(current.messages):  # they differ inside both
-            if len(_SHARED) >= 1 << 18:
-                _SHARED.clear()
-            _SHARED[key] = _SHARED[key[::-1]] = hit
-    return hit[1]
-
-
-def _extend(recent: list[_Prompt], prompt: _Prompt) -> None:
-    """Put `prompt` in the conversation of the longest remembered prompt it continues by whole messages, unless
-    another prompt continued that one already (a conversation is a chain: each prompt extends the one before)."""
-    now = prompt.messages
-    base: _Prompt | None = None
-    for previous in recent:
-        before = previous.messages
-        m = len(before)
-        if (base is None or len(base.messages) < m) and 0 < m <= len(now) and before[-1] is now[m - 1]:
-            if now[:m] == before:
-                base = previous
-    if base is not None and not base.extended:
-        base.extended = True
-        prompt.conversation = base.conversation
+        return current.totals[i]
+    return current.totals[i] + _common_of(before[i], now[i])
 
 
 _KEPT = 32  # prompts remembered per conversation start: a prefix cache holds many conversations at once
 
 
-def _remember(recent: list[_Prompt], prompt: _Prompt) -> int:
+def _remember(recent: list[_Prompt], prompt: _Prompt, shared_with: dict[int, int]) -> int:
     """The cached tokens of `prompt`: its longest shared prefix with a remembered prompt, which it then replaces
-    (the same conversation, one turn on); an unrelated prompt is remembered beside the others."""
+    (the same conversation, one turn on); an unrelated prompt is remembered beside the others. Notes in
+    `shared_with` what it shares with each, by id (for `_remember_schematised`, in the same request)."""
     best, where = 0, -1
     for index, previous in enumerate(recent):
-        shared = _cached_prefix(previous, prompt)
+        shared = shared_with[id(previous)] = _cached_prefix(previous, prompt)
         if shared > best:
             best = shared
             if shared == previous.totals[-1]:  # the whole earlier prompt: the same conversation
@@ -610,19 +578,17 @@ def _remember(recent: list[_Prompt], prompt: _Prompt) -> int:
     return best
 
 
-def _remember_schematised(recent: list[_Schematised], entry: _Schematised) -> int:
+def _remember_schematised(recent: list[_Schematised], entry: _Schematised, shared_with: dict[int, int]) -> int:
     """`_remember` for prompts led by their schema: the same schema, then the prompts' own shared prefix; another
-    schema, the schemas' common start."""
+    schema, the schemas' common start. Most of these prompts were just compared in `_remember` (`shared_with`)."""
     best, where = 0, -1
     schema, prompt = entry.schema, entry.prompt
     for index, previous in enumerate(recent):
         other = previous.schema
-        if other is schema:
-            shared = len(schema) + _cached_prefix(previous.prompt, prompt)
-        else:
-            shared = _common_of(other, schema)
-            if shared == len(schema) == len(other):  # equal schemas, not one object
-                shared += _cached_prefix(previous.prompt, prompt)
+        shared = len(schema) if other is schema else _common_of(other, schema)
+        if shared == len(schema) == len(other):  # the same schema: then the prompts
+            known = shared_with.get(id(previous.prompt))
+            shared += _cached_prefix(previous.prompt, prompt) if known is None else known
         if shared > best:
             best = shared
             if shared == previous.total:
