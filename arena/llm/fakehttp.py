@@ -205,7 +205,7 @@ class _Connection(asyncio.Protocol):
             self._next()
 
     def _bad_request(self, exc: h11.RemoteProtocolError) -> None:
-        if self.h11.our_state is h11.SEND_RESPONSE:
+        if self.h11.our_state in (h11.IDLE, h11.SEND_RESPONSE):  # as h11's own server example does
             body = b'{"error": {"message": "bad request"}}'
             headers = [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
             with contextlib.suppress(h11.LocalProtocolError):
