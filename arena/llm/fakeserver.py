@@ -311,7 +311,7 @@ class _State:
             error = {"error": {"message": "The server had an error", "type": "server_error"}}
             return Reply(500, json.dumps(error).encode(), delay_s=latency)
         if fault == "server_error_usage":
-            usage = self._usage(body, "")
+            usage = self._usage(body, "", raw)
             error = {"error": {"message": "The server had an error after reading the prompt"}, "usage": usage}
             return Reply(500, json.dumps(error).encode(), delay_s=latency)
         if fault == "timeout":  # past the latency, `hang_s` more before a late 504
@@ -396,7 +396,7 @@ class _State:
             call = {"id": f"call_{seed % 10**8}", "type": "function", "function": function}
             message = {"role": "assistant", "content": None, "refusal": None, "tool_calls": [call]}
             finish = "length" if fault == "cut_off" else "tool_calls"
-        usage = self._usage(body, text)
+        usage = self._usage(body, text, raw)
         return {
             "id": f"chatcmpl-{seed % 10**12}",
             "object": "chat.completion",
@@ -407,12 +407,12 @@ class _State:
             "system_fingerprint": "fp_local",
         }
 
-    def _usage(self, body: dict[str, Any], text: str) -> dict[str, Any]:
+    def _usage(self, body: dict[str, Any], text: str, raw: bytes) -> dict[str, Any]:
         messages = body.get("messages") or []
         prompt = _Prompt(_prompt_tokens(messages))
         size = prompt.totals[-1]
-        schema_part = {k: body[k] for k in ("response_format", "tools") if k in body}
-        schema_toks = _schema_tokens(json.dumps(schema_part)) if schema_part else ()
+        schema_part: dict[str, Any] = {k: body[k] for k in ("response_format", "tools") if k in body}
+        schema_toks = _schema_part_tokens(raw, schema_part) if schema_part else ()
         key = _conversation(messages)
         shared_with: dict[int, int] = {}
         cached = _remember(self.last_prompt.setdefault(key, []), prompt, shared_with)
@@ -462,6 +462,24 @@ def _conversation(messages: list[Any]) -> tuple[Any, ...]:
         else:
             key.append(json.dumps(message, sort_keys=True))
     return tuple(key)
+
+
+_SCHEMA_PARTS: dict[bytes, tuple[dict[str, Any], tuple[str, ...]]] = {}
+
+
+def _schema_part_tokens(raw: bytes, part: dict[str, Any]) -> tuple[str, ...]:
+    """`part`'s tokens, found by the body's bytes from its schema on (a hint: the schema is mostly sent last, and
+    checked against the parsed part, so a wrong hint only costs a lookup); no JSON written for a schema seen before."""
+    found = [at for at in (raw.rfind(b'"response_format"'), raw.rfind(b'"tools"')) if at >= 0]
+    hint = raw[min(found) :] if found else b""
+    hit = _SCHEMA_PARTS.get(hint)
+    if hit is not None and hit[0] == part:
+        return hit[1]
+    if len(_SCHEMA_PARTS) >= 4096:
+        _SCHEMA_PARTS.clear()
+    toks = _schema_tokens(json.dumps(part))
+    _SCHEMA_PARTS[hint] = (part, toks)
+    return toks
 
 
 @lru_cache(maxsize=256)
@@ -564,8 +582,14 @@ def _remember(recent: list[_Prompt], prompt: _Prompt, shared_with: dict[int, int
     (the same conversation, one turn on); an unrelated prompt is remembered beside the others. Notes in
     `shared_with` what it shares with each, by id (for `_remember_schematised`, in the same request)."""
     best, where = 0, -1
+    now, totals = prompt.messages, prompt.totals
     for index, previous in enumerate(recent):
-        shared = shared_with[id(previous)] = _cached_prefix(previous, prompt)
+        before = previous.messages
+        m = len(before)
+        if 0 < m <= len(now) and before[-1] is now[m - 1] and now[:m] == before:  # `_cached_prefix`'s first case
+            shared = shared_with[id(previous)] = totals[m]
+        else:
+            shared = shared_with[id(previous)] = _cached_prefix(previous, prompt)
         if shared > best:
             best = shared
             if shared == previous.totals[-1]:  # the whole earlier prompt: the same conversation
