@@ -470,8 +470,8 @@ _SCHEMA_PARTS: dict[bytes, tuple[dict[str, Any], tuple[str, ...]]] = {}
 def _schema_part_tokens(raw: bytes, part: dict[str, Any]) -> tuple[str, ...]:
     """`part`'s tokens, found by the body's bytes from its schema on (a hint: the schema is mostly sent last, and
     checked against the parsed part, so a wrong hint only costs a lookup); no JSON written for a schema seen before."""
-    found = [at for at in (raw.rfind(b'"response_format"'), raw.rfind(b'"tools"')) if at >= 0]
-    hint = raw[min(found) :] if found else b""
+    found = [raw.rfind(b'"%s"' % key.encode()) for key in part]  # only the keys it has: a miss scans the body
+    hint = raw[max(min(found), 0) :]
     hit = _SCHEMA_PARTS.get(hint)
     if hit is not None and hit[0] == part:
         return hit[1]
