@@ -96,6 +96,13 @@ def test_other_methods_and_broken_requests_get_an_error_not_a_hang() -> None:
         with _connect(server) as sock:
             sock.sendall(b"DELETE /v1/models HTTP/1.1\r\nHost: x\r\n\r\n")
             assert _read_response(sock, bytearray())[0] == 501
+            sock.sendall(b"HEAD /v1/models HTTP/1.1\r\nHost: x\r\n\r\n" + _post(path="/v1/nowhere"))
+            buffer = bytearray()
+            while b"\r\n\r\n" not in buffer:
+                buffer += sock.recv(65536)
+            head, _, rest = bytes(buffer).partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 501") and b"content-length: " in head.lower()  # and no body:
+            assert _read_response(sock, bytearray(rest))[0] == 404  # the next answer follows at once
         with _connect(server) as sock:
             sock.sendall(b"this is not HTTP\r\n\r\n")
             status, _, _ = _read_response(sock, bytearray())

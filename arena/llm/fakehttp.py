@@ -67,6 +67,7 @@ class _Connection(asyncio.Protocol):
         self.pending: asyncio.TimerHandle | None = None  # the reply waiting for its due time
         self.stream: Iterator[bytes] | None = None  # the chunks of a streamed reply still to write
         self.paused = False  # the transport's write buffer is full: wait for resume_writing
+        self.bodiless = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -146,6 +147,7 @@ class _Connection(asyncio.Protocol):
         body = bytes(self.body[0]) if len(self.body) == 1 else b"".join(self.body)  # h11 may give bytearrays
         request = HttpRequest(head.method, head.target, list(head.headers), body, self.arrived)
         self.head, self.body = None, []
+        self.bodiless = head.method == b"HEAD"  # its reply has the headers of a body, not the body
         try:
             reply = self.server.handler(request)
         except Exception as exc:  # a body the handler cannot read: say so, drop the connection (as http.server did)
@@ -170,12 +172,14 @@ class _Connection(asyncio.Protocol):
         headers.extend(reply.headers)
         conn = self.h11
         response = h11.Response(status_code=reply.status, headers=headers, reason=_REASONS.get(reply.status, b""))
-        if reply.chunks is not None:
+        if reply.chunks is not None and not self.bodiless:
             self._write(conn.send(response))
             self.stream = reply.chunks()
             self._pump()
             return
-        self._write(conn.send(response) + conn.send(h11.Data(data=reply.body)) + conn.send(h11.EndOfMessage()))
+        head = conn.send(response)
+        data = b"" if self.bodiless else conn.send(h11.Data(data=reply.body))
+        self._write(head + data + conn.send(h11.EndOfMessage()))
         self._finish()
 
     def _pump(self) -> None:
