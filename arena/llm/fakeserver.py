@@ -499,7 +499,7 @@ def _prompt_tokens(messages: list[dict[str, Any]]) -> list[tuple[str, ...]]:
     known = _TOKENS.get
     for message in messages:
         role, content = message.get("role", ""), message.get("content")
-        if type(content) is not str or message.get("tool_calls"):
+        if type(content) is not str or (len(message) > 2 and message.get("tool_calls")):
             content = _content(message)
         key = (role if type(role) is str else str(role), content)
         found = known(key)
