@@ -1,8 +1,9 @@
 """`arena stand-in`: start the built-in OpenAI-compatible stand-in server, so LLM seats can play without a GPU or key.
 
-The server is `arena/llm/fakeserver.py` (standard library only, bound to 127.0.0.1). It answers every decision
-legally from the schema the seat sends; `agents/local-fake.toml` points at its default port. Run it in another
-terminal, or in the background with `arena stand-in &`, then `arena play --seat all=local-fake`.
+The server is `arena/llm/fakeserver.py` (asyncio and h11, one event loop in the main thread, bound to 127.0.0.1).
+It answers every decision legally from the schema the seat sends; `agents/local-fake.toml` points at its default
+port. Run it in another terminal, or in the background with `arena stand-in &`, then `arena play --seat
+all=local-fake`. Ctrl-C or SIGTERM stops it.
 """
 
 from __future__ import annotations
@@ -28,8 +29,7 @@ def stand_in(
     except OSError as exc:  # the port is taken, or not ours to bind
         typer.echo(f"error: cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}", err=True)
         raise typer.Exit(2) from None
-    server.start()
-    typer.echo(f"stand-in listening on {server.base_url} (stop with Ctrl-C)")
+    typer.echo(f"stand-in listening on {server.base_url} (stop with Ctrl-C)")  # it queues connections already
     serve_until_interrupted(server)
 
 

@@ -12,22 +12,36 @@ Cached tokens are computed as a prefix cache would: the tokens a request shares 
 conversation (same system prompt and first user turn). Faults are injected by a `FaultPlan`: the n-th request for a
 schema name (e.g. the 3rd `vote_decision`) gets a 429 with Retry-After, a 500, a hang past the client's timeout, a
 broken body, malformed JSON, the wrong schema, an illegal target, a refusal, an empty or cut-off answer, or a speech
-far over its word limit. Standard library only (http.server in a thread), bound to 127.0.0.1.
+far over its word limit.
+
+The transport is `fakehttp.py`: one asyncio event loop (in a daemon thread for the in-process server of the tests,
+the main thread's for `python -m arena.llm.fakeserver` and `arena stand-in`), HTTP/1.1 by h11, bound to 127.0.0.1,
+each answer sent `latency` after its request arrived. A tournament bench sends thousands of requests a second, and
+this process shares the machine's cores with the client: request bodies are read with jiter, and the metering keeps
+what it can between requests (a message's tokens, a schema's tokens, what two conversations share, which is fixed
+once they differ), with the same figures as counting afresh. `bench/standin.py` measures its CPU per request.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import json
 import random
 import re
+import signal
 import threading
-import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from itertools import accumulate
+from typing import IO, Any
+
+import jiter
+
+from arena.llm.fakehttp import HttpRequest, HttpServer, Reply
 
 FAULTS = (
     "rate_limit",  # 429 with Retry-After (and retry-after-ms)
@@ -221,7 +235,12 @@ def valid_answer(schema: dict[str, Any], rng: random.Random, overlong: bool = Fa
     return {name: _value(name, spec, rng, overlong) for name, spec in props.items()}
 
 
+_NOT_FOUND = b'{"error": {"message": "not found"}}'
+
+
 class _State:
+    """What the server remembers between requests, and the answer to each; every call runs on the server's loop."""
+
     def __init__(
         self, latency_s: float, plan: FaultPlan, model_suffix: str, salt: str = "", vary: bool = False
     ) -> None:
@@ -231,149 +250,89 @@ class _State:
         self.repeats: Counter[bytes] = Counter()
         self.plan = plan
         self.model_suffix = model_suffix
-        self.lock = threading.Lock()
         self.stats = ServerStats()
         # per conversation start, the latest prompts of the conversations that share it (concurrent games can)
-        self.last_prompt: dict[str, list[list[tuple[str, ...]]]] = {}
-        self.last_schema_first: dict[str, list[list[tuple[str, ...]]]] = {}
+        self.last_prompt: dict[tuple[Any, ...], list[_Prompt]] = {}
+        self.last_schema_first: dict[tuple[Any, ...], list[_Schematised]] = {}
+        self.record: IO[str] | None = None  # every POST body, one JSON string a line (`--record`)
 
+    def handle(self, request: HttpRequest) -> Reply:
+        path = request.target.decode("latin-1").rstrip("/")
+        if request.method == b"GET":
+            return self._get(path)
+        if request.method != b"POST":
+            return Reply(501, b'{"error": {"message": "unsupported method"}}')
+        if not path.endswith("/chat/completions"):
+            return Reply(404, _NOT_FOUND)
+        return self._post(request)
 
-def _common(a: list[str], b: list[str]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # headers and body go out as two writes; Nagle would hold the body for an ACK
-    server: _Server
-
-    def log_message(self, format: str, *args: Any) -> None:  # quiet
-        return
-
-    def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        for key, value in (headers or {}).items():
-            self.send_header(key, value)
-        self.end_headers()
-        try:
-            self.wfile.write(payload)
-        except (BrokenPipeError, ConnectionResetError):  # the client gave up (a `timeout` fault): nothing to do
-            self.close_connection = True
-
-    def do_GET(self) -> None:
-        if self.path.rstrip("/").endswith("/stats"):  # for a benchmark that runs the server in another process
-            state = self.server.state
-            with state.lock:
-                stats = state.stats
-                body = {
-                    "requests": stats.requests,
-                    "prompt_tokens": stats.prompt_tokens,
-                    "cached_tokens": stats.cached_tokens,
-                    "schema_tokens": stats.schema_tokens,
-                    "cached_schema_first": stats.cached_schema_first,
-                    "injected": stats.injected,
-                }
-            self._send(200, json.dumps(body).encode())
-        elif self.path.rstrip("/").endswith("/models"):
+    def _get(self, path: str) -> Reply:
+        if path.endswith("/stats"):  # for a benchmark that runs the server in another process
+            stats = self.stats
+            body = {
+                "requests": stats.requests,
+                "prompt_tokens": stats.prompt_tokens,
+                "cached_tokens": stats.cached_tokens,
+                "schema_tokens": stats.schema_tokens,
+                "cached_schema_first": stats.cached_schema_first,
+                "injected": stats.injected,
+            }
+            return Reply(200, json.dumps(body).encode())
+        if path.endswith("/models"):
             body = {"object": "list", "data": [{"id": "fake-model", "object": "model", "owned_by": "local"}]}
-            self._send(200, json.dumps(body).encode())
-        else:
-            self._send(404, b'{"error": {"message": "not found"}}')
+            return Reply(200, json.dumps(body).encode())
+        return Reply(404, _NOT_FOUND)
 
-    def do_POST(self) -> None:
-        arrived = time.perf_counter()
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length)
-        if not self.path.rstrip("/").endswith("/chat/completions"):
-            self._send(404, b'{"error": {"message": "not found"}}')
-            return
-        body = json.loads(raw)
-        state = self.server.state
+    def _post(self, request: HttpRequest) -> Reply:
+        raw = request.body
+        if self.record is not None:
+            self.record.write(json.dumps(raw.decode()) + "\n")
+        body = _loads(raw)
         name, schema, mode = _schema_of(body)
         stable = _stable_options(body, schema)
         sent_name = name  # the name the request used (`decision` for the stable schema): the answer's tool name
         if stable is not None:  # answer from the legal options; faults are planned per decision kind as before
             name, schema = f"{stable[0]}_decision", stable[1]
-        with state.lock:
-            state.stats.requests += 1
-            state.stats.by_schema[name] += 1
-            nth = state.stats.by_schema[name]
-            auth = self.headers.get("Authorization")
-            if auth:
-                state.stats.authorization_seen.add(auth)
-            fault = state.plan.faults.get((name, nth)) or state.plan.faults.get(("*", state.stats.requests))
-            if fault:
-                state.stats.injected.append((fault, name, nth))
-        if fault in TRANSIENT_FAULTS:
-            self._wait(arrived)
+        stats = self.stats
+        stats.requests += 1
+        stats.by_schema[name] += 1
+        nth = stats.by_schema[name]
+        auth = request.header(b"authorization")
+        if auth:
+            stats.authorization_seen.add(auth)
+        fault = self.plan.faults.get((name, nth)) or self.plan.faults.get(("*", stats.requests))
+        if fault:
+            stats.injected.append((fault, name, nth))
+        latency = self.latency_s  # the answer leaves `latency` after the request arrived, whatever the work took
         if fault == "rate_limit":
             error = {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}
-            self._send(429, json.dumps(error).encode(), {"Retry-After": "1", "retry-after-ms": "50"})
-            return
+            return Reply(429, json.dumps(error).encode(), (("Retry-After", "1"), ("retry-after-ms", "50")), latency)
         if fault == "server_error":
             error = {"error": {"message": "The server had an error", "type": "server_error"}}
-            self._send(500, json.dumps(error).encode())
-            return
+            return Reply(500, json.dumps(error).encode(), delay_s=latency)
         if fault == "server_error_usage":
-            usage = self._usage(body, "")
+            usage = self._usage(body, "", raw)
             error = {"error": {"message": "The server had an error after reading the prompt"}, "usage": usage}
-            self._send(500, json.dumps(error).encode())
-            return
-        if fault == "timeout":
-            time.sleep(state.plan.hang_s)
-            self._send(504, b'{"error": {"message": "too late"}}')
-            return
+            return Reply(500, json.dumps(error).encode(), delay_s=latency)
+        if fault == "timeout":  # past the latency, `hang_s` more before a late 504
+            return Reply(504, b'{"error": {"message": "too late"}}', delay_s=latency + self.plan.hang_s)
         if fault == "unauthorized":
-            token = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
+            token = (auth or "").removeprefix("Bearer ")
             masked = f"{token[:8]}{'*' * max(len(token) - 12, 0)}{token[-4:]}"
             error = {"error": {"message": f"Incorrect API key provided: {masked}.", "code": "invalid_api_key"}}
-            self._send(401, json.dumps(error).encode())
-            return
-        if fault == "huge_body":
-            self._send_huge()
-            return
+            return Reply(401, json.dumps(error).encode())
+        if fault == "huge_body":  # the client may hang up early (it reads a bounded body)
+            return Reply(200, chunks=_huge_body)
         if fault == "nested_body":
-            self._send(200, b"[" * 100_000 + b"]" * 100_000)
-            return
+            return Reply(200, b"[" * 100_000 + b"]" * 100_000)
         if fault == "huge_answer":
             answer = {"model": "fake-model", "choices": [{"index": 0, "finish_reason": "stop",
                       "message": {"role": "assistant", "content": "{" + " " * 300 * 1024 + "}"}}]}  # fmt: skip
-            self._send(200, json.dumps(answer).encode())
-            return
+            return Reply(200, json.dumps(answer).encode())
         if fault == "bad_body":
-            self._send(200, b'{"id": "chatcmpl-broken", "choices": [ {"mess')
-            return
+            return Reply(200, b'{"id": "chatcmpl-broken", "choices": [ {"mess', delay_s=latency)
         completion = self._completion(body, raw, name, schema, mode, fault, stable is not None, sent_name)
-        payload = json.dumps(completion).encode()
-        self._wait(arrived)  # the answer leaves `latency` after the request arrived, whatever the work took
-        self._send(200, payload)
-
-    def _send_huge(self) -> None:
-        """A 20 MB answer in 64 KiB chunks; the client may hang up early (it reads a bounded body)."""
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
-        parts = [b'{"model":"fake-model","choices":[{"index":0,"message":{"role":"assistant","content":"']
-        parts += [b"A" * 65536] * 320 + [b'"}}]}']
-        try:
-            for part in parts:
-                self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
-            self.wfile.write(b"0\r\n\r\n")
-        except OSError:  # the client hung up past its bound
-            self.close_connection = True
-
-    def _wait(self, arrived: float) -> None:
-        left = self.server.state.latency_s - (time.perf_counter() - arrived)
-        if left > 0:
-            time.sleep(left)
+        return Reply(200, json.dumps(completion).encode(), delay_s=latency)
 
     def _completion(
         self,
@@ -386,7 +345,6 @@ class _Handler(BaseHTTPRequestHandler):
         stable: bool = False,
         sent_name: str = "",
     ) -> dict[str, Any]:
-        state = self.server.state
         key = body.get("prompt_cache_key")
         if isinstance(key, str) and schema is not None:
             # one key per seat: seed by the seat, the decision's legal options and the conversation's length, not
@@ -394,11 +352,12 @@ class _Handler(BaseHTTPRequestHandler):
             basis = json.dumps([key, name, _canonical(schema), len(body.get("messages") or [])]).encode()
         else:
             basis = raw
-        digest = hashlib.sha256(state.salt + basis).digest()
-        if state.vary:  # a repeated game (the same seating again) draws other answers from its first repeat on
-            with state.lock:
-                nth = state.repeats[digest]
-                state.repeats[digest] += 1
+        hashed = hashlib.sha256(self.salt)
+        hashed.update(basis)
+        digest = hashed.digest()
+        if self.vary:  # a repeated game (the same seating again) draws other answers from its first repeat on
+            nth = self.repeats[digest]
+            self.repeats[digest] += 1
             if nth:
                 digest = hashlib.sha256(digest + nth.to_bytes(8, "big")).digest()
         seed = int.from_bytes(digest[:8], "big")
@@ -437,34 +396,33 @@ class _Handler(BaseHTTPRequestHandler):
             call = {"id": f"call_{seed % 10**8}", "type": "function", "function": function}
             message = {"role": "assistant", "content": None, "refusal": None, "tool_calls": [call]}
             finish = "length" if fault == "cut_off" else "tool_calls"
-        usage = self._usage(body, text)
+        usage = self._usage(body, text, raw)
         return {
             "id": f"chatcmpl-{seed % 10**12}",
             "object": "chat.completion",
             "created": 1_790_000_000,
-            "model": f"{body.get('model', 'fake')}{state.model_suffix}",
+            "model": f"{body.get('model', 'fake')}{self.model_suffix}",
             "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
             "usage": usage,
             "system_fingerprint": "fp_local",
         }
 
-    def _usage(self, body: dict[str, Any], text: str) -> dict[str, Any]:
-        state = self.server.state
+    def _usage(self, body: dict[str, Any], text: str, raw: bytes) -> dict[str, Any]:
         messages = body.get("messages") or []
-        prompt = [_message_tokens(str(m.get("role", "")), _content(m)) for m in messages]
-        size = sum(len(m) for m in prompt)
-        schema_part = {k: body[k] for k in ("response_format", "tools") if k in body}
-        schema_toks = _schema_tokens(json.dumps(schema_part, sort_keys=True)) if schema_part else ()
-        key = hashlib.sha256(json.dumps(messages[:2], sort_keys=True).encode()).hexdigest()
-        with state.lock:
-            cached = _remember(state.last_prompt.setdefault(key, []), prompt)
-            with_schema = [schema_toks, *prompt]
-            cached_first = _remember(state.last_schema_first.setdefault(key, []), with_schema)
-            stats = state.stats
-            stats.prompt_tokens += size
-            stats.cached_tokens += cached
-            stats.schema_tokens += len(schema_toks)
-            stats.cached_schema_first += cached_first
+        prompt = _Prompt(_prompt_tokens(messages))
+        size = prompt.totals[-1]
+        schema_part: dict[str, Any] = {k: body[k] for k in ("response_format", "tools") if k in body}
+        schema_toks = _schema_part_tokens(raw, schema_part) if schema_part else ()
+        key = _conversation(messages)
+        shared_with: dict[int, int] = {}
+        cached = _remember(self.last_prompt.setdefault(key, []), prompt, shared_with)
+        with_schema = _Schematised(schema_toks, prompt)
+        cached_first = _remember_schematised(self.last_schema_first.setdefault(key, []), with_schema, shared_with)
+        stats = self.stats
+        stats.prompt_tokens += size
+        stats.cached_tokens += cached
+        stats.schema_tokens += len(schema_toks)
+        stats.cached_schema_first += cached_first
         completion = len(tokens(text))
         return {
             "prompt_tokens": size,
@@ -475,46 +433,194 @@ class _Handler(BaseHTTPRequestHandler):
         }
 
 
+def _loads(raw: bytes) -> Any:
+    """`json.loads(raw)`, by jiter (openai's own parser: the same objects, a third of the time on these bodies) when
+    it can; by json when it cannot (a lone surrogate escape, a body not in UTF-8), so a body reads as json reads it."""
+    try:
+        return jiter.from_json(raw)
+    except ValueError:
+        return json.loads(raw)
+
+
+def _huge_body() -> Iterator[bytes]:
+    """A 20 MB answer in 64 KiB chunks."""
+    yield b'{"model":"fake-model","choices":[{"index":0,"message":{"role":"assistant","content":"'
+    part = b"A" * 65536
+    for _ in range(320):
+        yield part
+    yield b'"}}]}'
+
+
+def _conversation(messages: list[Any]) -> tuple[Any, ...]:
+    """Which conversation start a request belongs to: its first two messages, as (role, content) when that is all
+    they hold (no need to serialise them), else as canonical JSON (a str never equals a tuple)."""
+    key: list[Any] = []
+    for message in messages[:2]:
+        role, content = message.get("role"), message.get("content")
+        if type(role) is str and type(content) is str and len(message) == 2:
+            key.append((role, content))
+        else:
+            key.append(json.dumps(message, sort_keys=True))
+    return tuple(key)
+
+
+_SCHEMA_PARTS: dict[bytes, tuple[dict[str, Any], tuple[str, ...]]] = {}
+
+
+def _schema_part_tokens(raw: bytes, part: dict[str, Any]) -> tuple[str, ...]:
+    """`part`'s tokens, found by the body's bytes from its schema on (a hint: the schema is mostly sent last, and
+    checked against the parsed part, so a wrong hint only costs a lookup); no JSON written for a schema seen before."""
+    found = [raw.rfind(b'"%s"' % key.encode()) for key in part]  # only the keys it has: a miss scans the body
+    hint = raw[max(min(found), 0) :]
+    hit = _SCHEMA_PARTS.get(hint)
+    if hit is not None and hit[0] == part:
+        return hit[1]
+    if len(_SCHEMA_PARTS) >= 4096:
+        _SCHEMA_PARTS.clear()
+    toks = _schema_tokens(json.dumps(part))
+    _SCHEMA_PARTS[hint] = (part, toks)
+    return toks
+
+
 @lru_cache(maxsize=256)
 def _schema_tokens(text: str) -> tuple[str, ...]:
-    """A request's schema tokens; cached, since a seat sends the same schema (the stable one) on most requests."""
-    return tuple(tokens(text))
+    """A request's schema tokens, as of its canonical (sorted) JSON; cached by its JSON as sent, since a seat sends
+    the same schema (the stable one) on most requests."""
+    return tuple(tokens(json.dumps(json.loads(text), sort_keys=True)))
 
 
-@lru_cache(maxsize=65536)
-def _message_tokens(role: str, content: str) -> tuple[str, ...]:
-    """A message's tokens (its role first); cached, since every request repeats the conversation so far."""
-    return (role, *tokens(content))
+_TOKENS: dict[tuple[str, str], tuple[str, ...]] = {}
 
 
-def _cached_prefix(previous: list[tuple[str, ...]], current: list[tuple[str, ...]]) -> int:
-    """Tokens `current` shares as a prefix with `previous`: whole equal messages, then the common start of the next."""
-    shared = 0
-    for before, now in zip(previous, current, strict=False):
-        if before is now or before == now:
-            shared += len(now)
-            continue
-        return shared + _common(list(before), list(now))
-    return shared
+def _prompt_tokens(messages: list[dict[str, Any]]) -> list[tuple[str, ...]]:
+    """Each message's tokens (its role first); remembered, since every request repeats the conversation so far. One
+    tuple per distinct message, so most comparisons of equal messages below are identity checks."""
+    out = []
+    known = _TOKENS.get
+    for message in messages:
+        role, content = message.get("role", ""), message.get("content")
+        if type(content) is not str or (len(message) > 2 and message.get("tool_calls")):
+            content = _content(message)
+        key = (role if type(role) is str else str(role), content)
+        found = known(key)
+        if found is None:
+            if len(_TOKENS) >= 65536:  # a bound; a message seen again is then counted afresh (a new tuple, equal)
+                _TOKENS.clear()
+            found = _TOKENS[key] = (key[0], *tokens(content))
+        out.append(found)
+    return out
+
+
+class _Prompt:
+    """A prompt as its messages' tokens, with the running totals: `totals[i]` tokens in the first i messages."""
+
+    __slots__ = ("messages", "totals")
+
+    def __init__(self, messages: list[tuple[str, ...]]) -> None:
+        self.messages = messages
+        self.totals = [0, *accumulate(map(len, messages))]
+
+
+class _Schematised:
+    """A prompt with the request's schema tokens as its first part (as OpenAI caches `response_format` and tools)."""
+
+    __slots__ = ("prompt", "schema", "total")
+
+    def __init__(self, schema: tuple[str, ...], prompt: _Prompt) -> None:
+        self.schema = schema
+        self.prompt = prompt
+        self.total = len(schema) + prompt.totals[-1]
+
+
+def _common(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+_COMMON: dict[tuple[int, int], tuple[tuple[str, ...], tuple[str, ...], int]] = {}
+
+
+def _common_of(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+    """`_common(a, b)`, remembered: the same two messages meet again at every turn of two conversations. Keyed by
+    identity; the entry keeps both alive, so the ids cannot be reused while it holds."""
+    key = (id(a), id(b))
+    hit = _COMMON.get(key)
+    if hit is not None and hit[0] is a and hit[1] is b:
+        return hit[2]
+    if len(_COMMON) >= 65536:
+        _COMMON.clear()
+    n = _common(a, b)
+    _COMMON[key] = (a, b, n)
+    return n
+
+
+def _cached_prefix(previous: _Prompt, current: _Prompt) -> int:
+    """Tokens `current` shares as a prefix with `previous`: whole equal messages, then the common start of the first
+    differing one. Equal messages are mostly one object (`_message_tokens`), so the checks are mostly identities."""
+    before, now = previous.messages, current.messages
+    m = len(before)
+    if m <= len(now) and (m == 0 or before[-1] is now[m - 1]) and now[:m] == before:
+        return current.totals[m]  # the whole earlier prompt (the same conversation a turn on, or its twin)
+    limit = min(m, len(now))
+    i = 0
+    while i < limit and (before[i] is now[i] or before[i] == now[i]):
+        i += 1
+    if i == limit:
+        return current.totals[i]
+    return current.totals[i] + _common_of(before[i], now[i])
 
 
 _KEPT = 32  # prompts remembered per conversation start: a prefix cache holds many conversations at once
 
 
-def _remember(recent: list[list[tuple[str, ...]]], prompt: list[tuple[str, ...]]) -> int:
+def _remember(recent: list[_Prompt], prompt: _Prompt, shared_with: dict[int, int]) -> int:
     """The cached tokens of `prompt`: its longest shared prefix with a remembered prompt, which it then replaces
-    (the same conversation, one turn on); an unrelated prompt is remembered beside the others."""
+    (the same conversation, one turn on); an unrelated prompt is remembered beside the others. Notes in
+    `shared_with` what it shares with each, by id (for `_remember_schematised`, in the same request)."""
     best, where = 0, -1
+    now, totals = prompt.messages, prompt.totals
     for index, previous in enumerate(recent):
-        shared = _cached_prefix(previous, prompt)
+        before = previous.messages
+        m = len(before)
+        if 0 < m <= len(now) and before[-1] is now[m - 1] and now[:m] == before:  # `_cached_prefix`'s first case
+            shared = shared_with[id(previous)] = totals[m]
+        else:
+            shared = shared_with[id(previous)] = _cached_prefix(previous, prompt)
         if shared > best:
             best = shared
-            if shared == sum(len(m) for m in previous):  # the whole earlier prompt: the same conversation
+            if shared == previous.totals[-1]:  # the whole earlier prompt: the same conversation
                 where = index
     if where >= 0:
         recent[where] = prompt
     else:
         recent.append(prompt)
+        del recent[:-_KEPT]
+    return best
+
+
+def _remember_schematised(recent: list[_Schematised], entry: _Schematised, shared_with: dict[int, int]) -> int:
+    """`_remember` for prompts led by their schema: the same schema, then the prompts' own shared prefix; another
+    schema, the schemas' common start. Most of these prompts were just compared in `_remember` (`shared_with`)."""
+    best, where = 0, -1
+    schema, prompt = entry.schema, entry.prompt
+    for index, previous in enumerate(recent):
+        other = previous.schema
+        shared = len(schema) if other is schema else _common_of(other, schema)
+        if shared == len(schema) == len(other):  # the same schema: then the prompts
+            known = shared_with.get(id(previous.prompt))
+            shared += _cached_prefix(previous.prompt, prompt) if known is None else known
+        if shared > best:
+            best = shared
+            if shared == previous.total:
+                where = index
+    if where >= 0:
+        recent[where] = entry
+    else:
+        recent.append(entry)
         del recent[:-_KEPT]
     return best
 
@@ -527,14 +633,9 @@ def _content(message: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 128  # the default backlog of 5 drops the SYNs of a 10-seat vote round: a 1 s retransmit
-    state: _State
-
-
 class FakeServer:
-    """Start with `with FakeServer(...) as server:`; point clients at `server.base_url`."""
+    """Start with `with FakeServer(...) as server:`; point clients at `server.base_url`. `start()` serves on an
+    event loop in a daemon thread; `serve()` serves on the running loop instead (`arena stand-in`)."""
 
     def __init__(
         self,
@@ -545,27 +646,38 @@ class FakeServer:
         salt: str = "",
         vary: bool = False,
     ) -> None:
-        self._server = _Server(("127.0.0.1", port), _Handler)
-        self._server.state = _State(latency_s, plan or FaultPlan(), model_suffix, salt, vary)
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-openai", daemon=True)
+        self._state = _State(latency_s, plan or FaultPlan(), model_suffix, salt, vary)
+        self._http = HttpServer(self._state.handle, "127.0.0.1", port)  # bound now: a taken port fails here
 
     @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
+        host, port = self._http.address
         return f"http://{host!s}:{port}/v1"
 
     @property
     def stats(self) -> ServerStats:
-        return self._server.state.stats
+        return self._state.stats
 
-    def start(self) -> FakeServer:
-        self._thread.start()
+    def record_to(self, out: IO[str]) -> FakeServer:
+        """Write every POST body to `out`, one JSON string a line (the bodies `bench/standin.py` replays)."""
+        self._state.record = out
         return self
 
+    @property
+    def started(self) -> bool:
+        """True once `start()` serves it in a thread of its own."""
+        return self._http.threaded
+
+    def start(self) -> FakeServer:
+        self._http.start()
+        return self
+
+    async def serve(self) -> None:
+        """Serve on the running event loop until cancelled (or `stop()`)."""
+        await self._http.serve()
+
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        self._http.stop()
 
     def __enter__(self) -> FakeServer:
         return self.start()
@@ -583,16 +695,30 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--latency", type=float, default=0.0, help="seconds to wait before each answer")
     parser.add_argument("--salt", default="", help="mixed into the answers' seeds: other answers to equal prompts")
     parser.add_argument("--vary", action="store_true", help="a repeated request gets another answer each time")
+    parser.add_argument("--record", metavar="FILE", help="append every request body to FILE, one JSON string a line")
     args = parser.parse_args(argv)
-    server = FakeServer(latency_s=args.latency, port=args.port, salt=args.salt, vary=args.vary).start()
-    print(server.base_url, flush=True)
-    serve_until_interrupted(server)
+    server = FakeServer(latency_s=args.latency, port=args.port, salt=args.salt, vary=args.vary)
+    with contextlib.ExitStack() as stack:
+        if args.record:
+            server.record_to(stack.enter_context(open(args.record, "a", encoding="utf-8", buffering=1)))
+        print(server.base_url, flush=True)
+        serve_until_interrupted(server)
 
 
 def serve_until_interrupted(server: FakeServer) -> None:
-    """Block until Ctrl-C (or the process is stopped), then stop `server`."""
+    """Serve `server` on this thread's event loop until Ctrl-C or SIGTERM, then stop it. (One `start()`ed already
+    serves in its thread: then wait for Ctrl-C.)"""
+
+    async def run() -> None:
+        with contextlib.suppress(NotImplementedError):  # no signal handlers in this loop (Windows)
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, server.stop)
+        await server.serve()
+
     try:
-        threading.Event().wait()
+        if server.started:
+            threading.Event().wait()
+        else:
+            asyncio.run(run())
     except KeyboardInterrupt:
         pass
     finally:
