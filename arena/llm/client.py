@@ -23,7 +23,7 @@ import openai
 from openai.types.chat import ChatCompletion
 
 from arena.llm.body import AnswerTooLarge, parse_body, read_bounded
-from arena.llm.direct import DirectPost, usable
+from arena.llm.direct import DirectPost, History, usable
 from arena.llm.limits import limiter_for
 from arena.llm.modes import Completion, Mode
 from arena.llm.pool import direct, http_client
@@ -180,6 +180,7 @@ class LLMClient:
         if client is None:
             client, self._direct = _SHARED.acquire(settings)
         self._client = client
+        self._history = History()  # this client's seat's messages as encoded for its previous call (direct path)
 
     async def close(self) -> None:
         if self._own:
@@ -225,7 +226,7 @@ class LLMClient:
         async def attempt() -> ChatCompletion | dict[str, Any]:
             started[0] = result.attempt_started = time.perf_counter()
             if self._direct is not None:  # a tournament worker: the same body and headers, without the SDK's layers
-                return await self._direct.post(body)
+                return await self._direct.post(body, self._history)
             # The SDK's documented low-level call for a prepared body: `chat.completions.create` would walk every
             # message of the growing conversation through its TypedDict transform on each call (milliseconds per
             # call late in a game); the body here is plain JSON already. Auth, errors and parsing are the SDK's.

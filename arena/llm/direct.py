@@ -51,12 +51,52 @@ def _messages(messages: Any) -> str:
     return "[" + ",".join(parts) + "]"
 
 
-def dumps(body: dict[str, Any]) -> bytes:
+class History:
+    """One seat's message list as JSON, kept between its calls. A seat's conversation only grows (each call sends
+    the messages of the previous one, then its answer and the new turn), so the encoding of the messages already
+    sent is reused as one string and only the new ones are encoded: the same bytes as `_messages`, without a
+    cache lookup per message of an ever longer history on every call. Only plain `{role, content}` messages are
+    kept, and one counts as already sent only while it is the very same dict, still with exactly those two keys in
+    that order holding the very same objects; from the first that is not, the rest is encoded afresh."""
+
+    def __init__(self) -> None:
+        self._sent: list[tuple[dict[str, Any], object, object]] = []  # (message, its role, its content) as encoded
+        self._json = ""  # their encodings joined by commas
+
+    def encode(self, messages: Any) -> str:
+        if not isinstance(messages, list):
+            return _json(messages)
+        sent = self._sent
+        same = 0
+        for (message, role, content), m in zip(sent, messages, strict=False):
+            if not (m is message and len(m) == 2 and next(iter(m)) == "role"):
+                break
+            if m.get("role") is not role or m.get("content") is not content:
+                break
+            same += 1
+        if same < len(sent):
+            del sent[same:]
+            self._json = _messages(messages[:same])[1:-1]
+        for m in messages[same:]:
+            if not (type(m) is dict and len(m) == 2 and next(iter(m)) == "role" and type(m.get("role")) is str
+                    and type(m.get("content")) is str):  # fmt: skip
+                rest = _messages(messages[same:])[1:-1]
+                return f"[{self._json},{rest}]" if self._json else f"[{rest}]"
+            encoded = _message(m["role"], m["content"])
+            self._json = f"{self._json},{encoded}" if self._json else encoded
+            sent.append((m, m["role"], m["content"]))
+            same += 1
+        return f"[{self._json}]"
+
+
+def dumps(body: dict[str, Any], history: History | None = None) -> bytes:
     """The request body as the SDK encodes it (`openai._utils._json.openapi_dumps` for plain JSON data), byte for
     byte. JSON with these separators is the concatenation of its parts' encodings, so the conversation so far is
-    encoded once per message (it was a tenth of the client's CPU, re-encoded on every call) and joined."""
+    encoded once per message (it was a tenth of the client's CPU, re-encoded on every call) and joined; with a
+    seat's `history`, the messages it already sent are not even looked up again."""
+    encode = history.encode if history is not None else _messages
     return ("{" + ",".join(
-        f"{_json(key)}:{_messages(value) if key == 'messages' else _json(value)}" for key, value in body.items()
+        f"{_json(key)}:{encode(value) if key == 'messages' else _json(value)}" for key, value in body.items()
     ) + "}").encode()  # fmt: skip
 
 
@@ -85,12 +125,13 @@ class DirectPost:
             )
         return self._session
 
-    async def post(self, body: dict[str, Any]) -> dict[str, Any]:
-        """One attempt: the parsed JSON body of a 2xx answer, or the SDK's exception for what went wrong."""
+    async def post(self, body: dict[str, Any], history: History | None = None) -> dict[str, Any]:
+        """One attempt: the parsed JSON body of a 2xx answer, or the SDK's exception for what went wrong. `history`:
+        the calling seat's encoder of its messages (`History`)."""
         import aiohttp
 
         try:
-            async with self._open().post(self.url, data=dumps(body), headers=self.headers) as response:
+            async with self._open().post(self.url, data=dumps(body, history), headers=self.headers) as response:
                 raw = await read_bounded(response.content.iter_any())  # AnswerTooLarge past the bound
                 status = response.status
                 reply_headers = list(response.headers.items())

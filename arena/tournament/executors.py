@@ -113,6 +113,10 @@ def _worker(tasks: _Queue, results: _Queue, slots: int, processes: int, stagger:
     set_process_share(1 / processes)  # the providers' limits hold for the whole pool, not per process
     with contextlib.suppress(ImportError):  # the LLM stack's import (a second or so) before the first game, not in it
         import arena.players.llm  # noqa: F401
+    with contextlib.suppress(Exception):  # and the default prompt set's templates compiled (a custom set: in-game)
+        from arena.prompts import load_prompt_set
+
+        load_prompt_set()
     tune_gc()
     asyncio.run(serve(tasks, results, slots, watch_parent=True, stagger=stagger))
 

@@ -14,7 +14,7 @@ from aiohttp import web
 from openai.types.chat import ChatCompletion
 
 from arena.llm.client import ClientSettings, LLMClient, _completion
-from arena.llm.direct import DirectPost, dumps
+from arena.llm.direct import DirectPost, History, dumps
 from arena.llm.modes import Mode
 from arena.llm.pool import use_aiohttp
 from arena.llm.retry import RetryPolicy, is_transient, retry_after_seconds
@@ -160,3 +160,30 @@ def test_the_body_bytes_are_json_dumps_with_the_sdks_settings(body: dict[str, An
     expected = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
     assert dumps(body) == expected
     assert dumps(body) == expected  # again, from the remembered messages
+
+
+def _sdk(body: dict[str, Any]) -> bytes:
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+def test_a_seats_history_encodes_each_call_as_the_sdk_would() -> None:
+    """A growing conversation, then the cases the kept encoding must not be trusted for: a message replaced, a
+    message's content changed in place, a shorter list, messages that are not plain dicts, and no list at all."""
+    history = History()
+    messages: list[Any] = [{"role": "system", "content": "rules «ok» \u2028"}]
+    for turn in range(4):
+        messages.append({"role": "user", "content": f"turn {turn} \"q\""})
+        body = {"model": "m", "messages": list(messages), "max_tokens": 5}
+        assert dumps(body, history) == _sdk(body)
+        messages.append({"role": "assistant", "content": f"answer {turn}"})
+    messages[3] = {"role": "user", "content": "replaced"}
+    assert dumps({"messages": messages}, history) == _sdk({"messages": messages})
+    messages[1]["content"] = "changed in place"
+    assert dumps({"messages": messages}, history) == _sdk({"messages": messages})
+    assert dumps({"messages": messages[:2]}, history) == _sdk({"messages": messages[:2]})
+    odd: list[Any] = [*messages[:2], {"content": "order", "role": "user"}, {"role": "user", "content": None}, "x"]
+    assert dumps({"messages": odd}, history) == _sdk({"messages": odd})
+    assert dumps({"messages": odd}, history) == _sdk({"messages": odd})
+    assert dumps({"messages": []}, history) == _sdk({"messages": []})
+    assert dumps({"messages": "not a list"}, history) == _sdk({"messages": "not a list"})
+    assert dumps({"messages": messages}, history) == _sdk({"messages": messages})
