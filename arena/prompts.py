@@ -48,12 +48,14 @@ class _Sandbox(ImmutableSandboxedEnvironment):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self._verdicts: dict[tuple[type, str], bool] = {}
+        self._safe: dict[type, set[str]] = {}  # per type, the names judged safe (never `format`/`format_map`)
         self._templates: dict[tuple[str, str | None], Template] = {}
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         # an attribute already judged safe on this type is read directly; `format`/`format_map` always take the
         # sandbox's path (it wraps str.format), and anything missing falls back to it (item lookup, undefined)
-        if self._verdicts.get((type(obj), attribute)) and attribute not in _FORMATS:
+        safe = self._safe.get(type(obj))
+        if safe is not None and attribute in safe:
             try:
                 return getattr(obj, attribute)
             except AttributeError:
@@ -65,6 +67,8 @@ class _Sandbox(ImmutableSandboxedEnvironment):
         verdict = self._verdicts.get(key)
         if verdict is None:
             verdict = self._verdicts[key] = super().is_safe_attribute(obj, attr, value)
+            if verdict and attr not in _FORMATS:
+                self._safe.setdefault(type(obj), set()).add(attr)
         return verdict
 
     # The three below are Jinja's per-render bookkeeping, made cheaper without changing what a template may do or

@@ -51,53 +51,81 @@ def _messages(messages: Any) -> str:
     return "[" + ",".join(parts) + "]"
 
 
+def _plain(m: Any) -> bool:
+    """A `{role, content}` message of two strings, in that order (what a seat's conversation holds)."""
+    return (
+        type(m) is dict
+        and len(m) == 2
+        and next(iter(m)) == "role"
+        and type(m.get("role")) is str
+        and type(m.get("content")) is str
+    )
+
+
 class History:
     """One seat's message list as JSON, kept between its calls. A seat's conversation only grows (each call sends
-    the messages of the previous one, then its answer and the new turn), so the encoding of the messages already
-    sent is reused as one string and only the new ones are encoded: the same bytes as `_messages`, without a
-    cache lookup per message of an ever longer history on every call. Only plain `{role, content}` messages are
-    kept, and one counts as already sent only while it is the very same dict, still with exactly those two keys in
-    that order holding the very same objects; from the first that is not, the rest is encoded afresh."""
+    the messages of the previous one, then its answer and the new turn), so the UTF-8 encodings of the messages
+    already sent are kept and only the new ones are encoded: the same bytes as `_messages`, without a cache lookup
+    per message of an ever longer history on every call. Only plain `{role, content}` messages are kept, and one
+    counts as already sent only while it is the very same dict, still with exactly those two keys in that order
+    holding the very same objects; from the first that is not, the rest is encoded afresh."""
 
     def __init__(self) -> None:
         self._sent: list[tuple[dict[str, Any], object, object]] = []  # (message, its role, its content) as encoded
-        self._json = ""  # their encodings joined by commas
+        self._chunks: list[bytes] = []  # their encodings with the commas between them: [m1, b",", m2, ...]
 
-    def encode(self, messages: Any) -> str:
+    def encode_into(self, messages: Any, out: list[bytes]) -> None:
+        """Append the JSON of `messages` to `out`, as chunks of bytes."""
         if not isinstance(messages, list):
-            return _json(messages)
-        sent = self._sent
+            out.append(_json(messages).encode())
+            return
+        sent, chunks = self._sent, self._chunks
         same = 0
         for (message, role, content), m in zip(sent, messages, strict=False):
-            if not (m is message and len(m) == 2 and next(iter(m)) == "role"):
-                break
-            if m.get("role") is not role or m.get("content") is not content:
+            if not (m is message and _plain(m) and m["role"] is role and m["content"] is content):
                 break
             same += 1
         if same < len(sent):
             del sent[same:]
-            self._json = _messages(messages[:same])[1:-1]
-        for m in messages[same:]:
-            if not (type(m) is dict and len(m) == 2 and next(iter(m)) == "role" and type(m.get("role")) is str
-                    and type(m.get("content")) is str):  # fmt: skip
-                rest = _messages(messages[same:])[1:-1]
-                return f"[{self._json},{rest}]" if self._json else f"[{rest}]"
-            encoded = _message(m["role"], m["content"])
-            self._json = f"{self._json},{encoded}" if self._json else encoded
+            del chunks[max(2 * same - 1, 0) :]
+        for index in range(same, len(messages)):
+            m = messages[index]
+            if not _plain(m):  # kept up to here; this one and the rest are encoded for this call only
+                out.append(b"[")
+                out.extend(chunks)
+                if chunks:
+                    out.append(b",")
+                out.append(_messages(messages[index:])[1:-1].encode())
+                out.append(b"]")
+                return
+            if chunks:
+                chunks.append(b",")
+            chunks.append(_json({"role": m["role"], "content": m["content"]}).encode())
             sent.append((m, m["role"], m["content"]))
-            same += 1
-        return f"[{self._json}]"
+        out.append(b"[")
+        out.extend(chunks)
+        out.append(b"]")
 
 
 def dumps(body: dict[str, Any], history: History | None = None) -> bytes:
     """The request body as the SDK encodes it (`openai._utils._json.openapi_dumps` for plain JSON data), byte for
-    byte. JSON with these separators is the concatenation of its parts' encodings, so the conversation so far is
-    encoded once per message (it was a tenth of the client's CPU, re-encoded on every call) and joined; with a
-    seat's `history`, the messages it already sent are not even looked up again."""
-    encode = history.encode if history is not None else _messages
-    return ("{" + ",".join(
-        f"{_json(key)}:{encode(value) if key == 'messages' else _json(value)}" for key, value in body.items()
-    ) + "}").encode()  # fmt: skip
+    byte. JSON with these separators is the concatenation of its parts' encodings (and UTF-8 that of its parts'),
+    so the conversation so far is encoded once per message (it was a tenth of the client's CPU, re-encoded on
+    every call) and the body's bytes are joined once; with a seat's `history`, the messages it already sent are
+    not even looked up again."""
+    chunks: list[bytes] = []
+    for key, value in body.items():
+        chunks.append(b"," if chunks else b"{")
+        chunks.append(_json(key).encode())
+        chunks.append(b":")
+        if key != "messages":
+            chunks.append(_json(value).encode())
+        elif history is not None:
+            history.encode_into(value, chunks)
+        else:
+            chunks.append(_messages(value).encode())
+    chunks.append(b"}" if chunks else b"{}")
+    return b"".join(chunks)
 
 
 class DirectPost:
