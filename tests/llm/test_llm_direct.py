@@ -180,6 +180,10 @@ def test_a_seats_history_encodes_each_call_as_the_sdk_would() -> None:
     assert dumps({"messages": messages}, history) == _sdk({"messages": messages})
     messages[1]["content"] = "changed in place"
     assert dumps({"messages": messages}, history) == _sdk({"messages": messages})
+    messages[1]["role"] = messages[1].pop("role")  # the same objects, the keys in another order
+    assert dumps({"messages": messages}, history) == _sdk({"messages": messages})
+    messages[2]["name"] = "added in place"
+    assert dumps({"messages": messages}, history) == _sdk({"messages": messages})
     assert dumps({"messages": messages[:2]}, history) == _sdk({"messages": messages[:2]})
     odd: list[Any] = [*messages[:2], {"content": "order", "role": "user"}, {"role": "user", "content": None}, "x"]
     assert dumps({"messages": odd}, history) == _sdk({"messages": odd})
