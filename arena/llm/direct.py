@@ -22,6 +22,7 @@ import openai
 
 if TYPE_CHECKING:  # aiohttp comes with the `tournament` extra; a core install never builds a DirectPost
     import aiohttp
+    import yarl
 
 from arena.llm.body import parse_body, read_bounded
 from arena.llm.pool import MAX_CONNECTIONS
@@ -143,16 +144,22 @@ class DirectPost:
         self.headers = headers
         self._timeout_s = timeout_s
         self._session: aiohttp.ClientSession | None = None
+        self._url: yarl.URL | None = None
 
     def _open(self) -> aiohttp.ClientSession:
         if self._session is None:
             import aiohttp
+            import yarl
 
             timeout = aiohttp.ClientTimeout(total=None, sock_connect=self._timeout_s, sock_read=self._timeout_s)
             connector = aiohttp.TCPConnector(limit=MAX_CONNECTIONS, limit_per_host=MAX_CONNECTIONS)
+            # the headers are the same on every request: the session's defaults (in the same order, ahead of
+            # aiohttp's own as before), so aiohttp does not rebuild them from a dict per request; the URL is parsed
+            # once for the same reason
             self._session = aiohttp.ClientSession(
-                connector=connector, timeout=timeout, skip_auto_headers=("User-Agent",)
+                connector=connector, timeout=timeout, skip_auto_headers=("User-Agent",), headers=self.headers
             )
+            self._url = yarl.URL(self.url)
         return self._session
 
     async def post(self, body: dict[str, Any], history: History | None = None) -> dict[str, Any]:
@@ -161,7 +168,9 @@ class DirectPost:
         import aiohttp
 
         try:
-            async with self._open().post(self.url, data=dumps(body, history), headers=self.headers) as response:
+            session = self._open()
+            url = self._url if self._url is not None else self.url
+            async with session.post(url, data=dumps(body, history)) as response:
                 raw = await read_bounded(response.content.iter_any())  # AnswerTooLarge past the bound
                 status = response.status
                 reply_headers = list(response.headers.items())
