@@ -26,57 +26,6 @@ def shared_prefix(a: list[Message], b: list[Message]) -> int:
     return n
 
 
-_EXACT: dict[str, tuple[type, ...]] = {  # ModelCall's fields, and the types pydantic would keep exactly as given
-    "seat": (int,),
-    "request_kind": (str,),
-    "attempt": (int,),
-    "model": (str,),
-    "mode": (str,),
-    "prefix_ref": (int, type(None)),
-    "prefix_messages": (int,),
-    "raw": (str,),
-    "error": (str, type(None)),
-    "finish_reason": (str, type(None)),
-    "latency_ms": (float,),
-    "prompt_tokens": (int,),
-    "completion_tokens": (int,),
-    "cached_tokens": (int,),
-    "cost_usd": (float,),
-}
-
-
-def _plain_dict(value: object) -> bool:
-    return type(value) is dict and all(type(key) is str for key in value)
-
-
-def model_call(**data: Any) -> ModelCall:
-    """A ModelCall, validated by pydantic only when a plain check cannot vouch for the data. A seat builds one per
-    attempt from values it computed itself; when every field has exactly the type pydantic would store (no int for
-    a float, no bool for an int, no str subclass), the messages and `parsed` are dicts with string keys and the
-    flags strings, validating would only copy them, and the record (and its transcript line) is the same."""
-    for name, value in data.items():
-        exact = _EXACT.get(name)
-        if exact is not None:
-            if type(value) not in exact:
-                return ModelCall(**data)
-        elif name == "messages":
-            if type(value) is not list or not all(_plain_dict(m) for m in value):
-                return ModelCall(**data)
-        elif name == "parsed":
-            if value is not None and not _plain_dict(value):
-                return ModelCall(**data)
-        elif name == "flags":
-            if type(value) is not list or not all(type(flag) is str for flag in value):
-                return ModelCall(**data)
-        else:  # a field ModelCall does not have: pydantic's error
-            return ModelCall(**data)
-    # pydantic's copies of the dicts, so a record shares none with the seat's conversation
-    copied: dict[str, Any] = {"messages": [dict(m) for m in data.get("messages", ())]}
-    if data.get("parsed") is not None:
-        copied["parsed"] = dict(data["parsed"])
-    return ModelCall.model_construct(**{**data, **copied})
-
-
 class CallLog:
     """Builds the records of one seat, remembering the previous record's messages for the references."""
 
@@ -86,10 +35,10 @@ class CallLog:
 
     def record(self, messages: list[Message], **fields: Any) -> ModelCall:
         if self._previous is None:
-            call = model_call(seat=self.seat, messages=list(messages), **fields)
+            call = ModelCall(seat=self.seat, messages=list(messages), **fields)
         else:
             shared = shared_prefix(self._previous, messages)
-            call = model_call(
+            call = ModelCall(
                 seat=self.seat, messages=list(messages[shared:]), prefix_ref=-1, prefix_messages=shared, **fields
             )
         self._previous = list(messages)
