@@ -52,6 +52,28 @@ def _messages(messages: Any) -> str:
     return "[" + ",".join(parts) + "]"
 
 
+_REMEMBERED: dict[int, tuple[object, bytes]] = {}  # id -> (the value, its JSON as UTF-8)
+
+
+def remember(value: object) -> None:
+    """Encode `value` now and reuse the bytes whenever `dumps` meets this very object again (a request's format,
+    built once per answer shape: `client.request_format`). The caller never changes it afterwards."""
+    try:
+        encoded = _json(value).encode()
+    except (TypeError, ValueError, UnicodeEncodeError):  # not JSON: `dumps` raises it where it always did
+        return
+    if len(_REMEMBERED) >= 4096:
+        _REMEMBERED.clear()
+    _REMEMBERED[id(value)] = (value, encoded)
+
+
+def _encoded(value: object) -> bytes:
+    found = _REMEMBERED.get(id(value))
+    if found is not None and found[0] is value:
+        return found[1]
+    return _json(value).encode()
+
+
 def _plain(m: Any) -> bool:
     """A `{role, content}` message of two strings, in that order (what a seat's conversation holds)."""
     return (
@@ -122,7 +144,7 @@ def dumps(body: dict[str, Any], history: History | None = None) -> bytes:
         chunks.append(_json(key).encode())
         chunks.append(b":")
         if key != "messages":
-            chunks.append(_json(value).encode())
+            chunks.append(_encoded(value))
         elif history is not None:
             history.encode_into(value, chunks)
         else:

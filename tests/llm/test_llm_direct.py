@@ -191,3 +191,22 @@ def test_a_seats_history_encodes_each_call_as_the_sdk_would() -> None:
     assert dumps({"messages": []}, history) == _sdk({"messages": []})
     assert dumps({"messages": "not a list"}, history) == _sdk({"messages": "not a list"})
     assert dumps({"messages": messages}, history) == _sdk({"messages": messages})
+
+
+def test_a_remembered_format_is_sent_as_encoded_and_others_as_they_are() -> None:
+    from arena.llm.client import request_format
+    from arena.llm.modes import Mode
+
+    schema = {"type": "object", "properties": {"vote": {"type": "boolean"}}, "required": ["vote"]}
+    for mode in Mode:
+        fmt = request_format(mode, "vote_decision", schema)
+        assert request_format(mode, "vote_decision", schema) is fmt  # built once per schema object
+        body = {"model": "m", "messages": [], **fmt}
+        assert dumps(body) == _sdk(body)
+    other = {"response_format": {"type": "json_object"}, "messages": []}  # never remembered: encoded each time
+    assert dumps(other) == _sdk(other)
+    other["response_format"]["type"] = "text"
+    assert dumps(other) == _sdk(other)
+    bad = {"response_format": {"x": float("nan")}}
+    with pytest.raises(ValueError):
+        dumps(bad)
