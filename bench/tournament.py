@@ -17,7 +17,8 @@ per provider). Printed per N:
 - client CPU seconds (the driver and the workers) and the stand-in's CPU seconds, in all and per call: the two
   share this machine's cores, so together they bound what the cores allow. A worker's start (its imports, before
   the clock starts) is once per process, not per call: it is left out of the client's figures and printed apart
-  ("start CPU s"; with it, a 64-game wave's client ms/call read about 0.25 higher, a 16-game wave's about 1 higher);
+  ("start CPU s", 1.3 to 1.8 s for two workers; with it, a 64-game wave's client ms/call read about 0.2 higher, a
+  16-game wave's about 0.7 higher);
 - the mean round trip of a call as the client saw it (the server's latency plus the waits for a core on both sides);
 - the load average (1 min) when the wave started, and the CPU bound: the efficiency the machine's cores would allow
   if this run had them to itself, critical path / ((client + server CPU) / cores), capped at 1; and the burst bound:
