@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # aiohttp comes with the `tournament` extra; a core install n
     import aiohttp
     import yarl
 
-from arena.llm.body import parse_body, read_bounded
+from arena.llm.body import MAX_BODY_BYTES, parse_body, read_bounded
 from arena.llm.pool import MAX_CONNECTIONS
 
 
@@ -193,7 +193,11 @@ class DirectPost:
             session = self._open()
             url = self._url if self._url is not None else self.url
             async with session.post(url, data=dumps(body, history)) as response:
-                raw = await read_bounded(response.content.iter_any())  # AnswerTooLarge past the bound
+                length = response.content_length
+                if length is not None and length <= MAX_BODY_BYTES and "Content-Encoding" not in response.headers:
+                    raw = await response.read()  # the length is the bound: aiohttp reads exactly that, in one piece
+                else:  # chunked or compressed: counted as it arrives, AnswerTooLarge past the bound
+                    raw = await read_bounded(response.content.iter_any())
                 status = response.status
                 reply_headers = list(response.headers.items())
         except TimeoutError as exc:  # aiohttp's socket timeouts are TimeoutErrors

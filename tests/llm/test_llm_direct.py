@@ -210,3 +210,43 @@ def test_a_remembered_format_is_sent_as_encoded_and_others_as_they_are() -> None
     bad = {"response_format": {"x": float("nan")}}
     with pytest.raises(ValueError):
         dumps(bad)
+
+
+@pytest.mark.parametrize("framing", ["length", "gzip", "chunked"])
+def test_the_direct_path_reads_an_answer_in_any_framing(framing: str) -> None:
+    """With a Content-Length (and no encoding) the body is read in one piece; compressed or chunked, it is counted
+    as it arrives (the bound applies to what it decompresses to): the same answer either way."""
+    body = json.dumps(ANSWER).encode()
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        if framing == "chunked":
+            streamed = web.StreamResponse(headers={"Content-Type": "application/json"})
+            streamed.enable_chunked_encoding()
+            await streamed.prepare(request)
+            await streamed.write(body[:20])
+            await streamed.write(body[20:])
+            await streamed.write_eof()
+            return streamed
+        response = web.Response(body=body, content_type="application/json")
+        if framing == "gzip":
+            response.enable_compression(web.ContentCoding.gzip)
+        return response
+
+    async def scenario() -> dict[str, Any]:
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", handler)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        client = openai.AsyncOpenAI(api_key="sk-test-key-123", base_url=f"http://127.0.0.1:{port}/v1", max_retries=0)
+        poster = DirectPost(client, 10.0)
+        try:
+            return await poster.post({"model": "m", "messages": []})
+        finally:
+            await poster.close()
+            await client.close()
+            await runner.cleanup()
+
+    assert asyncio.run(scenario()) == ANSWER
