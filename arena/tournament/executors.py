@@ -22,7 +22,6 @@ import queue
 import signal
 import threading
 import traceback
-from collections.abc import Coroutine
 from typing import Any, Protocol
 
 from arena.llm.limits import set_process_share
@@ -119,22 +118,7 @@ def _worker(tasks: _Queue, results: _Queue, slots: int, processes: int, stagger:
 
         load_prompt_set()
     tune_gc()
-    run_loop(serve(tasks, results, slots, watch_parent=True, stagger=stagger))
-
-
-def run_loop(main: Coroutine[Any, Any, None]) -> None:
-    """Run a worker's event loop: uvloop's when it is installed (extra `tournament`; its callbacks, timers and
-    sockets are C, a few percent of a worker's CPU per call), asyncio's otherwise or with ARENA_LOOP=asyncio (for
-    comparisons). The games' content does not depend on the loop."""
-    if os.environ.get("ARENA_LOOP", "uvloop") != "asyncio":
-        try:
-            import uvloop
-        except ImportError:
-            pass
-        else:
-            uvloop.run(main)
-            return
-    asyncio.run(main)
+    asyncio.run(serve(tasks, results, slots, watch_parent=True, stagger=stagger))
 
 
 class LocalExecutor:
