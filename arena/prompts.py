@@ -12,13 +12,15 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import jinja2
+from jinja2 import Template
+from jinja2.runtime import Context, Macro
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from arena.agents import AgentSpec
@@ -46,11 +48,14 @@ class _Sandbox(ImmutableSandboxedEnvironment):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self._verdicts: dict[tuple[type, str], bool] = {}
+        self._safe: dict[type, set[str]] = {}  # per type, the names judged safe (never `format`/`format_map`)
+        self._templates: dict[tuple[str, str | None], Template] = {}
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         # an attribute already judged safe on this type is read directly; `format`/`format_map` always take the
         # sandbox's path (it wraps str.format), and anything missing falls back to it (item lookup, undefined)
-        if self._verdicts.get((type(obj), attribute)) and attribute not in _FORMATS:
+        safe = self._safe.get(type(obj))
+        if safe is not None and attribute in safe:
             try:
                 return getattr(obj, attribute)
             except AttributeError:
@@ -62,7 +67,46 @@ class _Sandbox(ImmutableSandboxedEnvironment):
         verdict = self._verdicts.get(key)
         if verdict is None:
             verdict = self._verdicts[key] = super().is_safe_attribute(obj, attr, value)
+            if verdict and attr not in _FORMATS:
+                self._safe.setdefault(type(obj), set()).add(attr)
         return verdict
+
+    # The three below are Jinja's per-render bookkeeping, made cheaper without changing what a template may do or
+    # what it renders: each turn renders a template that imports one, includes two and calls a macro per log line.
+
+    def call(__self, __context: Context, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+        """A template's own macro (the log line of each event) is called directly: it is never marked unsafe and
+        takes no context argument, so the sandbox's checks and the context's dispatch would only confirm that."""
+        if type(__obj) is Macro:
+            kwargs.pop("_block_vars", None)
+            kwargs.pop("_loop_vars", None)
+            try:
+                return __obj(*args, **kwargs)
+            except StopIteration:  # as Context.call words it
+                return __context.environment.undefined(
+                    "value was undefined because a callable raised a StopIteration exception"
+                )
+        return super().call(__context, __obj, *args, **kwargs)
+
+    def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
+        """A template's globals as one plain dict instead of Jinja's ChainMap over the environment's: every render
+        copies them into its context, and iterating a ChainMap was a tenth of a turn's rendering. The environment's
+        globals are never changed once the set is loaded (`load_prompt_set` adds filters only), so the snapshot
+        stays what the ChainMap would show."""
+        return {**self.globals, **(d or {})}
+
+    def get_template(
+        self, name: str | Template, parent: str | None = None, globals: MutableMapping[str, Any] | None = None
+    ) -> Template:
+        """Each `include`/`import` of a render looks its template up again; without reloading (`auto_reload` is
+        off) the answer never changes, so it is remembered by name without Jinja's locked LRU and weak references."""
+        if globals is not None or not isinstance(name, str):
+            return super().get_template(name, parent, globals)
+        key = (name, parent)
+        template = self._templates.get(key)
+        if template is None:
+            template = self._templates[key] = super().get_template(name, parent)
+        return template
 
 
 class PromptError(ValueError):

@@ -23,7 +23,7 @@ import openai
 from openai.types.chat import ChatCompletion
 
 from arena.llm.body import AnswerTooLarge, parse_body, read_bounded
-from arena.llm.direct import DirectPost, usable
+from arena.llm.direct import DirectPost, History, remember, usable
 from arena.llm.limits import limiter_for
 from arena.llm.modes import Completion, Mode
 from arena.llm.pool import direct, http_client
@@ -91,8 +91,27 @@ def _describe(exc: BaseException) -> tuple[str, int | None]:
     return f"{type(exc).__name__}: {exc}"[:500], None
 
 
+_FORMATS: dict[tuple[Mode, str, int], tuple[dict[str, Any], dict[str, Any]]] = {}  # (mode, name, id(schema))
+
+
 def request_format(mode: Mode, name: str, schema: dict[str, Any]) -> dict[str, Any]:
-    """The keyword arguments that carry the schema for `mode` (none for `prompt`)."""
+    """The keyword arguments that carry the schema for `mode` (none for `prompt`). A schema is one object per
+    answer shape (`answer_schema`, a seat's stable schema), so its format is built once, kept with the schema it
+    was built from, and its JSON encoded once (`direct.remember`): read them, never change them."""
+    key = (mode, name, id(schema))
+    found = _FORMATS.get(key)
+    if found is not None and found[0] is schema:
+        return found[1]
+    built = _request_format(mode, name, schema)
+    if len(_FORMATS) >= 4096:
+        _FORMATS.clear()
+    _FORMATS[key] = (schema, built)
+    for value in built.values():
+        remember(value)
+    return built
+
+
+def _request_format(mode: Mode, name: str, schema: dict[str, Any]) -> dict[str, Any]:
     if mode is Mode.JSON_SCHEMA:
         return {
             "response_format": {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}
@@ -180,6 +199,7 @@ class LLMClient:
         if client is None:
             client, self._direct = _SHARED.acquire(settings)
         self._client = client
+        self._history = History()  # this client's seat's messages as encoded for its previous call (direct path)
 
     async def close(self) -> None:
         if self._own:
@@ -225,7 +245,7 @@ class LLMClient:
         async def attempt() -> ChatCompletion | dict[str, Any]:
             started[0] = result.attempt_started = time.perf_counter()
             if self._direct is not None:  # a tournament worker: the same body and headers, without the SDK's layers
-                return await self._direct.post(body)
+                return await self._direct.post(body, self._history)
             # The SDK's documented low-level call for a prepared body: `chat.completions.create` would walk every
             # message of the growing conversation through its TypedDict transform on each call (milliseconds per
             # call late in a game); the body here is plain JSON already. Auth, errors and parsing are the SDK's.

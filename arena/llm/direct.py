@@ -22,8 +22,9 @@ import openai
 
 if TYPE_CHECKING:  # aiohttp comes with the `tournament` extra; a core install never builds a DirectPost
     import aiohttp
+    import yarl
 
-from arena.llm.body import parse_body, read_bounded
+from arena.llm.body import MAX_BODY_BYTES, parse_body, read_bounded
 from arena.llm.pool import MAX_CONNECTIONS
 
 
@@ -51,13 +52,105 @@ def _messages(messages: Any) -> str:
     return "[" + ",".join(parts) + "]"
 
 
-def dumps(body: dict[str, Any]) -> bytes:
+_REMEMBERED: dict[int, tuple[object, bytes]] = {}  # id -> (the value, its JSON as UTF-8)
+
+
+def remember(value: object) -> None:
+    """Encode `value` now and reuse the bytes whenever `dumps` meets this very object again (a request's format,
+    built once per answer shape: `client.request_format`). The caller never changes it afterwards."""
+    try:
+        encoded = _json(value).encode()
+    except (TypeError, ValueError, UnicodeEncodeError):  # not JSON: `dumps` raises it where it always did
+        return
+    if len(_REMEMBERED) >= 4096:
+        _REMEMBERED.clear()
+    _REMEMBERED[id(value)] = (value, encoded)
+
+
+def _encoded(value: object) -> bytes:
+    found = _REMEMBERED.get(id(value))
+    if found is not None and found[0] is value:
+        return found[1]
+    return _json(value).encode()
+
+
+def _plain(m: Any) -> bool:
+    """A `{role, content}` message of two strings, in that order (what a seat's conversation holds)."""
+    return (
+        type(m) is dict
+        and len(m) == 2
+        and next(iter(m)) == "role"
+        and type(m.get("role")) is str
+        and type(m.get("content")) is str
+    )
+
+
+class History:
+    """One seat's message list as JSON, kept between its calls. A seat's conversation only grows (each call sends
+    the messages of the previous one, then its answer and the new turn), so the UTF-8 encodings of the messages
+    already sent are kept and only the new ones are encoded: the same bytes as `_messages`, without a cache lookup
+    per message of an ever longer history on every call. Only plain `{role, content}` messages are kept, and one
+    counts as already sent only while it is the very same dict, still with exactly those two keys in that order
+    holding the very same objects; from the first that is not, the rest is encoded afresh."""
+
+    def __init__(self) -> None:
+        self._sent: list[tuple[dict[str, Any], object, object]] = []  # (message, its role, its content) as encoded
+        self._chunks: list[bytes] = []  # their encodings with the commas between them: [m1, b",", m2, ...]
+
+    def encode_into(self, messages: Any, out: list[bytes]) -> None:
+        """Append the JSON of `messages` to `out`, as chunks of bytes."""
+        if not isinstance(messages, list):
+            out.append(_json(messages).encode())
+            return
+        sent, chunks = self._sent, self._chunks
+        same = 0
+        for (message, role, content), m in zip(sent, messages, strict=False):  # checked plain when kept
+            if m is not message or len(m) != 2 or m.get("role") is not role or m.get("content") is not content:
+                break
+            if next(iter(m)) != "role":
+                break
+            same += 1
+        if same < len(sent):
+            del sent[same:]
+            del chunks[max(2 * same - 1, 0) :]
+        for index in range(same, len(messages)):
+            m = messages[index]
+            if not _plain(m):  # kept up to here; this one and the rest are encoded for this call only
+                out.append(b"[")
+                out.extend(chunks)
+                if chunks:
+                    out.append(b",")
+                out.append(_messages(messages[index:])[1:-1].encode())
+                out.append(b"]")
+                return
+            if chunks:
+                chunks.append(b",")
+            chunks.append(_json({"role": m["role"], "content": m["content"]}).encode())
+            sent.append((m, m["role"], m["content"]))
+        out.append(b"[")
+        out.extend(chunks)
+        out.append(b"]")
+
+
+def dumps(body: dict[str, Any], history: History | None = None) -> bytes:
     """The request body as the SDK encodes it (`openai._utils._json.openapi_dumps` for plain JSON data), byte for
-    byte. JSON with these separators is the concatenation of its parts' encodings, so the conversation so far is
-    encoded once per message (it was a tenth of the client's CPU, re-encoded on every call) and joined."""
-    return ("{" + ",".join(
-        f"{_json(key)}:{_messages(value) if key == 'messages' else _json(value)}" for key, value in body.items()
-    ) + "}").encode()  # fmt: skip
+    byte. JSON with these separators is the concatenation of its parts' encodings (and UTF-8 that of its parts'),
+    so the conversation so far is encoded once per message (it was a tenth of the client's CPU, re-encoded on
+    every call) and the body's bytes are joined once; with a seat's `history`, the messages it already sent are
+    not even looked up again."""
+    chunks: list[bytes] = []
+    for key, value in body.items():
+        chunks.append(b"," if chunks else b"{")
+        chunks.append(_json(key).encode())
+        chunks.append(b":")
+        if key != "messages":
+            chunks.append(_encoded(value))
+        elif history is not None:
+            history.encode_into(value, chunks)
+        else:
+            chunks.append(_messages(value).encode())
+    chunks.append(b"}" if chunks else b"{}")
+    return b"".join(chunks)
 
 
 class DirectPost:
@@ -73,25 +166,38 @@ class DirectPost:
         self.headers = headers
         self._timeout_s = timeout_s
         self._session: aiohttp.ClientSession | None = None
+        self._url: yarl.URL | None = None
 
     def _open(self) -> aiohttp.ClientSession:
         if self._session is None:
             import aiohttp
+            import yarl
 
             timeout = aiohttp.ClientTimeout(total=None, sock_connect=self._timeout_s, sock_read=self._timeout_s)
             connector = aiohttp.TCPConnector(limit=MAX_CONNECTIONS, limit_per_host=MAX_CONNECTIONS)
+            # the headers are the same on every request: the session's defaults (in the same order, ahead of
+            # aiohttp's own as before), so aiohttp does not rebuild them from a dict per request; the URL is parsed
+            # once for the same reason
             self._session = aiohttp.ClientSession(
-                connector=connector, timeout=timeout, skip_auto_headers=("User-Agent",)
+                connector=connector, timeout=timeout, skip_auto_headers=("User-Agent",), headers=self.headers
             )
+            self._url = yarl.URL(self.url)
         return self._session
 
-    async def post(self, body: dict[str, Any]) -> dict[str, Any]:
-        """One attempt: the parsed JSON body of a 2xx answer, or the SDK's exception for what went wrong."""
+    async def post(self, body: dict[str, Any], history: History | None = None) -> dict[str, Any]:
+        """One attempt: the parsed JSON body of a 2xx answer, or the SDK's exception for what went wrong. `history`:
+        the calling seat's encoder of its messages (`History`)."""
         import aiohttp
 
         try:
-            async with self._open().post(self.url, data=dumps(body), headers=self.headers) as response:
-                raw = await read_bounded(response.content.iter_any())  # AnswerTooLarge past the bound
+            session = self._open()
+            url = self._url if self._url is not None else self.url
+            async with session.post(url, data=dumps(body, history)) as response:
+                length = response.content_length
+                if length is not None and length <= MAX_BODY_BYTES and "Content-Encoding" not in response.headers:
+                    raw = await response.read()  # the length is the bound: aiohttp reads exactly that, in one piece
+                else:  # chunked or compressed: counted as it arrives, AnswerTooLarge past the bound
+                    raw = await read_bounded(response.content.iter_any())
                 status = response.status
                 reply_headers = list(response.headers.items())
         except TimeoutError as exc:  # aiohttp's socket timeouts are TimeoutErrors

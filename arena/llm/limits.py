@@ -16,8 +16,6 @@ import asyncio
 import math
 import time
 import weakref
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 DEFAULT_PAUSE_S = 1.0  # a 429 without Retry-After pauses the provider this long
@@ -97,22 +95,39 @@ class ProviderLimiter:
             if not math.isfinite(self.cap) and self.window >= 1024:
                 self.window = math.inf
 
-    @asynccontextmanager
-    async def slot(self) -> AsyncIterator[None]:
+    def slot(self) -> _Slot:
         """Hold one request slot; a 429 raised inside throttles the provider for everyone."""
-        await self._acquire()
+        return _Slot(self)
+
+    def _failed(self, exc: BaseException) -> None:
+        if getattr(exc, "status_code", None) == 429:  # openai.RateLimitError, without importing the SDK here
+            response = getattr(exc, "response", None)
+            headers = dict(response.headers) if response is not None else None
+            self.throttle(retry_after(headers))
+
+
+class _Slot:
+    """`ProviderLimiter.slot()`: a plain async context manager (one per request; a generator-based one cost a few
+    times as much). On leaving: a 429 throttles, any other exception passes, success widens the window; the slot is
+    released in every case."""
+
+    __slots__ = ("_limiter",)
+
+    def __init__(self, limiter: ProviderLimiter) -> None:
+        self._limiter = limiter
+
+    async def __aenter__(self) -> None:
+        await self._limiter._acquire()
+
+    async def __aexit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+        limiter = self._limiter
         try:
-            yield
-        except Exception as exc:
-            if getattr(exc, "status_code", None) == 429:  # openai.RateLimitError, without importing the SDK here
-                response = getattr(exc, "response", None)
-                headers = dict(response.headers) if response is not None else None
-                self.throttle(retry_after(headers))
-            raise
-        else:
-            self._success()
+            if exc is None:
+                limiter._success()
+            elif isinstance(exc, Exception):
+                limiter._failed(exc)
         finally:
-            await self._release()
+            await limiter._release()
 
 
 _SHARE = 1.0  # this process's share of each provider's limits (a pool of P worker processes: 1/P each)

@@ -60,8 +60,54 @@ class FieldSpec:
 _TARGET_KINDS = {Kind.BALLOT, Kind.SHOOT, Kind.DON_CHECK, Kind.MANIAC_KILL, Kind.HEAL, Kind.VISIT, Kind.SHERIFF}
 
 
+_SHAPES: dict[tuple[Any, ...], tuple[tuple[FieldSpec, ...], dict[str, Any]]] = {}  # per answer shape (below)
+
+
+def _shape(request: Request) -> tuple[Any, ...]:
+    """Everything the answer's fields and schema depend on (a turn asks for them three times, and a process's
+    games ask the same few shapes over and over)."""
+    return (
+        request.kind,
+        request.may_nominate,
+        request.nominate_options,
+        request.may_request_extra,
+        request.actions,
+        request.options,
+        request.allow_none,
+        request.max_targets,
+        request.may_set_order,
+        request.choices,
+    )
+
+
+def _fields_and_schema(request: Request) -> tuple[tuple[FieldSpec, ...], dict[str, Any]]:
+    try:
+        key = _shape(request)
+        found = _SHAPES.get(key)
+    except TypeError:  # a list where a tuple belongs (a hand-built Request): not remembered
+        key, found = None, None
+    if found is None:
+        fields = _answer_fields(request)
+        schema = {
+            "type": "object",
+            "properties": {f.name: f.schema() for f in fields},
+            "required": [f.name for f in fields],
+            "additionalProperties": False,
+        }
+        found = (tuple(fields), schema)
+        if key is not None:
+            if len(_SHAPES) >= 4096:
+                _SHAPES.clear()
+            _SHAPES[key] = found
+    return found
+
+
 def answer_fields(request: Request) -> list[FieldSpec]:
     """The fields of the answer to `request`, reasoning first."""
+    return list(_fields_and_schema(request)[0])
+
+
+def _answer_fields(request: Request) -> list[FieldSpec]:
     fields = [FieldSpec("reasoning", "string")]
     kind = request.kind
     if kind is Kind.SPEECH:
@@ -95,14 +141,9 @@ def schema_name(request: Request) -> str:
 
 
 def answer_schema(request: Request) -> dict[str, Any]:
-    """A JSON schema valid under OpenAI's strict mode: every field required, no extra fields."""
-    fields = answer_fields(request)
-    return {
-        "type": "object",
-        "properties": {f.name: f.schema() for f in fields},
-        "required": [f.name for f in fields],
-        "additionalProperties": False,
-    }
+    """A JSON schema valid under OpenAI's strict mode: every field required, no extra fields. The same object for
+    requests of the same shape: read it, never change it (requests carry it as it is)."""
+    return _fields_and_schema(request)[1]
 
 
 class ShapeError(ValueError):

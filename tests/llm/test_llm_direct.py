@@ -14,7 +14,7 @@ from aiohttp import web
 from openai.types.chat import ChatCompletion
 
 from arena.llm.client import ClientSettings, LLMClient, _completion
-from arena.llm.direct import DirectPost, dumps
+from arena.llm.direct import DirectPost, History, dumps
 from arena.llm.modes import Mode
 from arena.llm.pool import use_aiohttp
 from arena.llm.retry import RetryPolicy, is_transient, retry_after_seconds
@@ -160,3 +160,93 @@ def test_the_body_bytes_are_json_dumps_with_the_sdks_settings(body: dict[str, An
     expected = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
     assert dumps(body) == expected
     assert dumps(body) == expected  # again, from the remembered messages
+
+
+def _sdk(body: dict[str, Any]) -> bytes:
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+def test_a_seats_history_encodes_each_call_as_the_sdk_would() -> None:
+    """A growing conversation, then the cases the kept encoding must not be trusted for: a message replaced, a
+    message's content changed in place, a shorter list, messages that are not plain dicts, and no list at all."""
+    history = History()
+    messages: list[Any] = [{"role": "system", "content": "rules «ok» \u2028"}]
+    for turn in range(4):
+        messages.append({"role": "user", "content": f"turn {turn} \"q\""})
+        body = {"model": "m", "messages": list(messages), "max_tokens": 5}
+        assert dumps(body, history) == _sdk(body)
+        messages.append({"role": "assistant", "content": f"answer {turn}"})
+    messages[3] = {"role": "user", "content": "replaced"}
+    assert dumps({"messages": messages}, history) == _sdk({"messages": messages})
+    messages[1]["content"] = "changed in place"
+    assert dumps({"messages": messages}, history) == _sdk({"messages": messages})
+    messages[1]["role"] = messages[1].pop("role")  # the same objects, the keys in another order
+    assert dumps({"messages": messages}, history) == _sdk({"messages": messages})
+    messages[2]["name"] = "added in place"
+    assert dumps({"messages": messages}, history) == _sdk({"messages": messages})
+    assert dumps({"messages": messages[:2]}, history) == _sdk({"messages": messages[:2]})
+    odd: list[Any] = [*messages[:2], {"content": "order", "role": "user"}, {"role": "user", "content": None}, "x"]
+    assert dumps({"messages": odd}, history) == _sdk({"messages": odd})
+    assert dumps({"messages": odd}, history) == _sdk({"messages": odd})
+    assert dumps({"messages": []}, history) == _sdk({"messages": []})
+    assert dumps({"messages": "not a list"}, history) == _sdk({"messages": "not a list"})
+    assert dumps({"messages": messages}, history) == _sdk({"messages": messages})
+
+
+def test_a_remembered_format_is_sent_as_encoded_and_others_as_they_are() -> None:
+    from arena.llm.client import request_format
+    from arena.llm.modes import Mode
+
+    schema = {"type": "object", "properties": {"vote": {"type": "boolean"}}, "required": ["vote"]}
+    for mode in Mode:
+        fmt = request_format(mode, "vote_decision", schema)
+        assert request_format(mode, "vote_decision", schema) is fmt  # built once per schema object
+        body = {"model": "m", "messages": [], **fmt}
+        assert dumps(body) == _sdk(body)
+    other = {"response_format": {"type": "json_object"}, "messages": []}  # never remembered: encoded each time
+    assert dumps(other) == _sdk(other)
+    other["response_format"]["type"] = "text"
+    assert dumps(other) == _sdk(other)
+    bad = {"response_format": {"x": float("nan")}}
+    with pytest.raises(ValueError):
+        dumps(bad)
+
+
+@pytest.mark.parametrize("framing", ["length", "gzip", "chunked"])
+def test_the_direct_path_reads_an_answer_in_any_framing(framing: str) -> None:
+    """With a Content-Length (and no encoding) the body is read in one piece; compressed or chunked, it is counted
+    as it arrives (the bound applies to what it decompresses to): the same answer either way."""
+    body = json.dumps(ANSWER).encode()
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        if framing == "chunked":
+            streamed = web.StreamResponse(headers={"Content-Type": "application/json"})
+            streamed.enable_chunked_encoding()
+            await streamed.prepare(request)
+            await streamed.write(body[:20])
+            await streamed.write(body[20:])
+            await streamed.write_eof()
+            return streamed
+        response = web.Response(body=body, content_type="application/json")
+        if framing == "gzip":
+            response.enable_compression(web.ContentCoding.gzip)
+        return response
+
+    async def scenario() -> dict[str, Any]:
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", handler)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        client = openai.AsyncOpenAI(api_key="sk-test-key-123", base_url=f"http://127.0.0.1:{port}/v1", max_retries=0)
+        poster = DirectPost(client, 10.0)
+        try:
+            return await poster.post({"model": "m", "messages": []})
+        finally:
+            await poster.close()
+            await client.close()
+            await runner.cleanup()
+
+    assert asyncio.run(scenario()) == ANSWER
