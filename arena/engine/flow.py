@@ -6,9 +6,9 @@ to the driver in `game.py` and receives the answers. Voting lives in `voting.py`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from arena.engine.decisions import Decision, Request, SpeechKind, speech_request_record
+from arena.engine.decisions import Claim, Decision, Request, SpeechKind, speech_request_record
 from arena.engine.events import EventType, Phase, Vis
 from arena.engine.roles import Role
 from arena.engine.text import accept_text, cut_words
@@ -45,28 +45,26 @@ def run(g: Game) -> Flow:
         day += 1
 
 
-def speech_request(
-    g: Game, seat: int, kind: SpeechKind, seconds: int, may_nominate: bool = False, may_request_extra: bool = False
-) -> Request:
+def speech_request(g: Game, seat: int, kind: SpeechKind, seconds: int) -> Request:
+    """A speech turn with no nomination right and no extra word (`regular_speech` builds its own)."""
     words, chars = g.budget(seconds)
-    if not may_nominate:
-        return speech_request_record(seat, words, chars, kind, False, (), may_request_extra)
-    options = g.alive_seats if g.rules.nominations.self_allowed else tuple(s for s in g.alive_seats if s != seat)
-    return speech_request_record(seat, words, chars, kind, True, options, may_request_extra)
+    return speech_request_record(seat, words, chars, kind, False, (), False)
 
 
 _EMPTY = Decision()
 
 
-def say(g: Game, seat: int, decision: Decision | None, kind: SpeechKind, max_words: int, max_chars: int) -> None:
-    """Record a speech: cut it at the budget (R3.4) and give a foul for forbidden words (R9.7)."""
-    text = decision.text if decision is not None else ""
+def say(g: Game, seat: int, fields: dict[str, Any], kind: SpeechKind, max_words: int, max_chars: int) -> None:
+    """Record a speech: cut it at the budget (R3.4) and give a foul for forbidden words (R9.7). `fields`: the
+    decision's `__dict__`, read once per speech (each attribute read of a pydantic model goes through its
+    `__getattr__` hook, CPython's slow attribute path)."""
+    text: str = fields["text"]
     if kind is _NOMINATE_ONLY:  # R4.6: a few words to nominate, not a speech: cut without a word
         text = cut_words(text, max_words)
     text, cut = accept_text(g, seat, text, max_words, max_chars)
     if cut and g.rules.speech.overlong == "truncate_and_foul" and g.alive[seat]:
         g._foul(seat, "overlong_speech")
-    claim = decision.claim if decision is not None else None
+    claim: Claim | None = fields["claim"]
     if claim is None:
         g.emit(_SPEECH, seat=seat, text=text, value=kind._value_)
     else:  # a structured claim rides on the public speech event: roles=(role,), seats=checks, counts=1 black / 0 red
@@ -99,7 +97,7 @@ def one_speech(g: Game, seat: int, kind: SpeechKind, seconds: int) -> Flow:
     request = speech_request(g, seat, kind, seconds)
     answers: Answers = yield {seat: request}
     if seat in answers:  # R7.3: a seat removed while his turn was pending has left and says nothing
-        say(g, seat, answers[seat], kind, request.max_words, request.max_chars)
+        say(g, seat, answers[seat].__dict__, kind, request.max_words, request.max_chars)
 
 
 def last_words(g: Game, seats: list[int], seconds: int) -> Flow:
@@ -107,10 +105,12 @@ def last_words(g: Game, seats: list[int], seconds: int) -> Flow:
         yield from one_speech(g, seat, _LAST_WORD, seconds)
 
 
-def regular_speech(g: Game, seat: int, extras: list[int], nominations: bool, may_extra: bool, seconds: int) -> Flow:
+def regular_speech(
+    g: Game, seat: int, extras: list[int], nominations: bool, self_nominate: bool, may_extra: bool, seconds: int
+) -> Flow:
     """A day speech of `seconds` (`speech.regular_s`). `nominations`: today's speeches carry the right to nominate
-    (R4.*); `may_extra`: a raised hand for the extra word is possible (all read from the rules once a day by
-    `day_flow`)."""
+    (R4.*); `self_nominate`: a seat may nominate himself; `may_extra`: a raised hand for the extra word is possible
+    (all read from the rules once a day by `day_flow`)."""
     rules = g.rules
     kind = _REGULAR
     if seat in g.forfeit_pending:
@@ -120,16 +120,21 @@ def regular_speech(g: Game, seat: int, extras: list[int], nominations: bool, may
         else:
             g.emit(EventType.SPEECH_FORFEITED, seat=seat)
             kind, seconds = _NOMINATE_ONLY, rules.speech.nominate_only_s
-    may_nominate = nominations and seat not in g.nominators
-    request = speech_request(g, seat, kind, seconds, may_nominate, may_extra)
+    words, chars = g.budget(seconds)
+    if nominations and seat not in g.nominators:
+        options = g.alive_seats if self_nominate else tuple(s for s in g.alive_seats if s != seat)
+        request = speech_request_record(seat, words, chars, kind, True, options, may_extra)
+    else:
+        request = speech_request_record(seat, words, chars, kind, False, (), may_extra)
     answers = yield {seat: request}
     decision = answers.get(seat)
     if decision is None:
         return
-    say(g, seat, decision, kind, request.max_words, request.max_chars)
-    for target in decision.nominate:
+    fields = decision.__dict__  # read once (see `say`)
+    say(g, seat, fields, kind, request.max_words, request.max_chars)
+    for target in fields["nominate"]:
         _nominate(g, seat, target)
-    if decision.extra and g.alive[seat]:
+    if fields["extra"] and g.alive[seat]:
         g.emit(EventType.EXTRA_REQUESTED, seat=seat)
         extras.append(seat)
 
@@ -210,12 +215,15 @@ def day_flow(g: Game, day: int) -> Flow:
         return
     extras: list[int] = []
     rules = g.rules
-    nominations = rules.nominations.enabled and (day > 1 or rules.nominations.day1_allowed)
-    may_extra = rules.speech.extra_s > 0
-    seconds = rules.speech.regular_s
+    nominating = rules.nominations
+    nominations = nominating.enabled and (day > 1 or nominating.day1_allowed)
+    self_nominate = nominating.self_allowed
+    speech = rules.speech
+    may_extra = speech.extra_s > 0
+    seconds = speech.regular_s
     for seat in speakers:
         if g.alive[seat]:
-            yield from regular_speech(g, seat, extras, nominations, may_extra, seconds)
+            yield from regular_speech(g, seat, extras, nominations, self_nominate, may_extra, seconds)
     for seat in extras:
         if g.alive[seat]:
             yield from one_speech(g, seat, SpeechKind.EXTRA, g.rules.speech.extra_s)
