@@ -6,6 +6,7 @@ to the driver in `game.py` and receives the answers. Voting lives in `voting.py`
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import TYPE_CHECKING, Any
 
 from arena.engine.decisions import Claim, Decision, Request, SpeechKind, speech_request_record
@@ -151,6 +152,7 @@ def _nominate(g: Game, seat: int, target: int) -> None:
         g.emit(_REJECTED, seat=seat, target=target, value="already_nominated")
     else:
         g.nominees.append(target)
+        g.nominee_tuple = (*g.nominee_tuple, target)
         g.nominators.add(seat)
         g.emit(_NOMINATED, seat=seat, target=target)
 
@@ -186,8 +188,9 @@ def _morning(g: Game) -> Flow:
 def _next_opener(g: Game, day: int) -> int:
     if day == 1 or g.opener == 0:
         return g.rules.opener.day1
-    order = [((g.opener + i) % g.n) + 1 for i in range(g.n)]  # clockwise after the previous opener
-    return next(s for s in order if g.alive[s])
+    seats = g.alive_seats  # ascending: the first living seat clockwise after the previous opener
+    i = bisect_right(seats, g.opener)
+    return seats[i] if i < len(seats) else seats[0]
 
 
 def day_flow(g: Game, day: int) -> Flow:
@@ -197,6 +200,7 @@ def day_flow(g: Game, day: int) -> Flow:
     g.day = day
     g.phase = _DAY
     g.nominees = []
+    g.nominee_tuple = ()
     g.nominators = set()
     g.vote_settled = False
     g.leaving_today = set()

@@ -9,6 +9,7 @@ first), and takes the judge's out-of-band inputs: fouls and removals. No I/O, no
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from collections.abc import Callable
 from itertools import compress
 from typing import Any, Literal
@@ -63,8 +64,8 @@ class Game:
         "forfeit_pending", "foul_counts", "fouls", "idle_nights", "justified", "kill_order", "last_hidden",
         "leaving_today", "lost_vote", "lover_last_visit", "maniac_ally", "morning_deaths", "morning_lover_miss", "n",
         "night_heal", "night_last_words", "night_mafia_target", "night_maniac_target", "night_sheriff_target",
-        "nominators", "nominees", "opener", "pending_winner", "phase", "roles", "rules", "seat_roles", "seed",
-        "sheriff_shots", "speaking_night_last_word", "vote_settled", "winner"
+        "nominators", "nominee_tuple", "nominees", "opener", "pending_winner", "phase", "roles", "rules", "seat_roles",
+        "seed", "sheriff_shots", "speaking_night_last_word", "vote_settled", "winner"
     )  # fmt: skip
 
     def __init__(self, rules: RuleSet, seed: int = 0, roles: list[Role] | None = None) -> None:
@@ -101,6 +102,7 @@ class Game:
         # day state
         self.opener = 0
         self.nominees: list[int] = []
+        self.nominee_tuple: tuple[int, ...] = ()  # the same as a tuple, kept by the flow (every view hands it out)
         self.nominators: set[int] = set()
         self.vote_settled = False
         self.leaving_today: set[int] = set()
@@ -173,8 +175,9 @@ class Game:
 
     def clockwise_from(self, start: int) -> list[int]:
         """Living seats in speaking order, starting at `start` (or the first living seat after it)."""
-        order = [((start - 1 + i) % self.n) + 1 for i in range(self.n)]
-        return [s for s in order if self.alive[s]]
+        seats = self.alive_seats  # ascending: the ones from `start` on, then the ones before it
+        i = bisect_left(seats, start)
+        return [*seats[i:], *seats[:i]]
 
     def seat_of(self, role: Role) -> int:
         """The first seat dealt `role`, or 0."""

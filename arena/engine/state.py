@@ -39,6 +39,7 @@ class GameState(Protocol):
     # day state
     opener: int
     nominees: list[int]
+    nominee_tuple: tuple[int, ...]  # `nominees` as a tuple, for the views
     nominators: set[int]
     vote_settled: bool
     leaving_today: set[int]

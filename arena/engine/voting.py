@@ -80,12 +80,15 @@ def vote_round(g: Game, candidates: list[int], round_kind: str) -> TallyFlow:
     auto_last = v.mandatory and v.default == "last_candidate"
     self_vote = v.self_vote_allowed
     alive = g.alive
+    last = len(cands) - 1
+    # plain loops, no comprehensions: this runs for every nominee, and each comprehension is a new function and
+    # frame, and makes every variable it reads a cell for the whole round
     for i, c in enumerate(cands):
         if not remaining:
             break
         # §5.2: where self-votes are off, nobody is asked about (or defaulted to) himself; he may abstain
         askable = remaining if self_vote else [s for s in remaining if s != c]
-        if auto_last and i == len(cands) - 1:  # R5.7: whoever has not voted goes to the last nominee
+        if auto_last and i == last:  # R5.7: whoever has not voted goes to the last nominee
             for s in askable:
                 tally[c].append(s)
                 g.emit(_VOTE_CAST, seat=s, target=c, value="default")
@@ -93,15 +96,22 @@ def vote_round(g: Game, candidates: list[int], round_kind: str) -> TallyFlow:
             break
         if not askable:
             continue
-        answers = yield {s: vote_request_record(s, "nominee", c, cands, _NO) for s in askable}
-        if _cancelled(g):
+        batch: Batch = {}
+        for s in askable:
+            batch[s] = vote_request_record(s, "nominee", c, cands, _NO)
+        answers = yield batch
+        if g.day in g.cancelled_days:  # `_cancelled(g)`
             return None
         votes = tally[c]
+        still: list[int] = []
         for s in sorted(answers):
             if answers[s].vote and alive[s]:
                 votes.append(s)
                 g.emit(_VOTE_CAST, seat=s, target=c, value="yes")
-        remaining = [s for s in remaining if s not in votes and alive[s]]
+        for s in remaining:
+            if alive[s] and s not in votes:
+                still.append(s)
+        remaining = still
     for s in remaining:
         g.emit(_VOTE_CAST, seat=s, target=None, value="abstain")
     g.emit(_VOTES_COUNTED, seats=cands, counts=tuple(len(tally[c]) for c in cands))
