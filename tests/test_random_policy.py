@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from arena.engine import PRESETS, Game, load_rules
 from arena.engine.decisions import Decision, Kind
-from arena.players.random_policy import _below, _trusted, random_decision
+from arena.players.random_policy import _PHRASES, _VARIANTS, MAX_WORDS, _below, _trusted, random_decision, random_text
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 7, 8, 13, 16, 17, 100, 1001, 2**40 + 3])
@@ -85,3 +85,14 @@ def test_trusted_matches_the_validating_constructor(values: dict[str, object]) -
     assert repr(trusted) == repr(validated)
     with pytest.raises(ValidationError):  # still frozen
         trusted.text = "changed"  # type: ignore[misc]
+
+
+def test_random_text_draws_what_randrange_draws() -> None:
+    """`random_text` writes its two draws out for a plain generator: the same phrase and generator state as
+    `randrange`'s draws."""
+    for seed in range(40):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        for max_words in (1, 2, 3, 5, 7, 12, 13, 150):
+            n = min(max_words, MAX_WORDS) + 1
+            assert random_text(ours, max_words) == _PHRASES[theirs.randrange(n)][theirs.randrange(_VARIANTS)]
+        assert ours.getstate() == theirs.getstate()

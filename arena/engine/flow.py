@@ -25,17 +25,21 @@ _SPEECH, _NOMINATED, _REJECTED, _IGNORED = (
 )  # fmt: skip
 _REGULAR, _NOMINATE_ONLY, _LAST_WORD = SpeechKind.REGULAR, SpeechKind.NOMINATE_ONLY, SpeechKind.LAST_WORD
 _PHASE_STARTED, _MORNING, _DAY = EventType.PHASE_STARTED, EventType.MORNING, Phase.DAY
+# and the ones read once per game, at the deal
+_GAME_STARTED, _ROLES_DEALT, _ROLE_ASSIGNED, _BLACK_TEAM = (
+    EventType.GAME_STARTED, EventType.ROLES_DEALT, EventType.ROLE_ASSIGNED, EventType.BLACK_TEAM
+)  # fmt: skip
+_V_MODERATOR, _V_SEATS, _V_BLACK, _DON = Vis.MODERATOR, Vis.SEATS, Vis.BLACK, Role.DON
 
 
 def run(g: Game) -> Flow:
-    g.emit(EventType.GAME_STARTED, value=g.rules.name, count=g.n)
+    g.emit(_GAME_STARTED, value=g.rules.name, count=g.n)
     # `_value_` is `.value` without the enum property's call (once per seat per game)
-    g.emit(EventType.ROLES_DEALT, Vis.MODERATOR, roles=tuple(r._value_ for r in g.roles[1:]), value=g._deal_source)
-    assigned, private = EventType.ROLE_ASSIGNED, Vis.SEATS
+    g.emit(_ROLES_DEALT, _V_MODERATOR, roles=tuple(r._value_ for r in g.roles[1:]), value=g._deal_source)
     for s in g.seats():
-        g.emit(assigned, private, (s,), seat=s, value=g.roles[s]._value_)
-    don = g.seat_of(Role.DON) if g.rules.count(Role.DON) else 0
-    g.emit(EventType.BLACK_TEAM, Vis.BLACK, seats=g.black, target=don or None)
+        g.emit(_ROLE_ASSIGNED, _V_SEATS, (s,), seat=s, value=g.roles[s]._value_)
+    don = g.seat_of(_DON) if g.rules.count(_DON) else 0
+    g.emit(_BLACK_TEAM, _V_BLACK, seats=g.black, target=don or None)
     from arena.engine.night import night, night0
 
     yield from night0(g)

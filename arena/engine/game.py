@@ -33,6 +33,7 @@ _new_event = object.__new__
 _PUBLIC, _BLACK = Vis.PUBLIC, Vis.BLACK
 _MANIAC = Role.MANIAC
 _ELIMINATED = EventType.ELIMINATED
+_SETUP, _END, _CIVILIAN, _GAME_ENDED = Phase.SETUP, Phase.END, Role.CIVILIAN, EventType.GAME_ENDED
 _ROLE_ORDER = {role: i for i, role in enumerate(Role)}  # the deal's sort key: the roles in declaration order
 
 
@@ -76,11 +77,11 @@ class Game:
         self.last_hidden = -1  # seq of the newest event that is not public: a view after it need not filter
         self._inputs: list[tuple[str, int, Decision | None, str]] = []  # kept light; `inputs` builds the models
         self.day = 0
-        self.phase = Phase.SETUP
+        self.phase = _SETUP
         self.winner: Winner | None = None
         self.end_reason = ""
         self._deal_source = "fixed" if roles is not None else "seed"
-        self.roles: list[Role] = [Role.CIVILIAN, *self._deal(roles)]
+        self.roles: list[Role] = [_CIVILIAN, *self._deal(roles)]
         self.alive = [False] + [True] * self.n
         self._all_seats = range(self.n + 1)
         self.alive_seats: tuple[int, ...] = tuple(range(1, self.n + 1))
@@ -459,8 +460,8 @@ class Game:
     def finish(self, winner: Winner, reason: str) -> None:
         self.winner = winner
         self.end_reason = reason
-        self.phase = Phase.END
-        self.emit(EventType.GAME_ENDED, value=winner, text=reason)
+        self.phase = _END
+        self.emit(_GAME_ENDED, value=winner, text=reason)
         self._batch = {}
         self._answers = {}
         raise GameEnded

@@ -25,6 +25,9 @@ _DON, _SHERIFF, _MANIAC, _DOCTOR, _LOVER = Role.DON, Role.SHERIFF, Role.MANIAC, 
 _SEATS, _BLACK, _MODERATOR = Vis.SEATS, Vis.BLACK, Vis.MODERATOR
 _NIGHT, _SHOOT, _SHOT = Phase.NIGHT, Kind.SHOOT, EventType.SHOT
 _PHASE_STARTED, _MAFIA_RESULT = EventType.PHASE_STARTED, EventType.MAFIA_RESULT
+_K_SHERIFF, _K_DON_CHECK, _K_BLACK_MESSAGE = Kind.SHERIFF, Kind.DON_CHECK, Kind.BLACK_MESSAGE
+_E_SHERIFF_CHECK, _E_DON_CHECK, _E_BLACK_MESSAGE = EventType.SHERIFF_CHECK, EventType.DON_CHECK, EventType.BLACK_MESSAGE
+_KILL_ORDER, _WOKE_TO_BE_SEEN = EventType.KILL_ORDER, EventType.WOKE_TO_BE_SEEN
 
 
 _request = request_record  # Request(seat=..., kind=..., ...) by slot writes
@@ -63,7 +66,7 @@ def black_chat(g: Game, rounds: int, set_order: bool) -> Flow:
             may_order = set_order and rnd == 0 and s == senior and g.rules.night0.kill_order_length > 0
             request = _request(
                 s,
-                Kind.BLACK_MESSAGE,
+                _K_BLACK_MESSAGE,
                 max_words=words,
                 max_chars=chars,
                 may_set_order=may_order,
@@ -75,10 +78,10 @@ def black_chat(g: Game, rounds: int, set_order: bool) -> Flow:
             if decision is None:
                 continue
             text, _ = accept_text(g, s, decision.text, words, chars, _BLACK)
-            g.emit(EventType.BLACK_MESSAGE, _BLACK, seat=s, text=text)
+            g.emit(_E_BLACK_MESSAGE, _BLACK, seat=s, text=text)
             if may_order and decision.targets:
                 g.kill_order = tuple(decision.targets)
-                g.emit(EventType.KILL_ORDER, _BLACK, seat=s, seats=g.kill_order)
+                g.emit(_KILL_ORDER, _BLACK, seat=s, seats=g.kill_order)
 
 
 def night0(g: Game) -> Flow:
@@ -101,7 +104,7 @@ def night0(g: Game) -> Flow:
     for role in r.night0.wake_to_be_seen:
         seat = _living(g, role)
         if seat:
-            g.emit(EventType.WOKE_TO_BE_SEEN, _MODERATOR, seat=seat, value=role.value)
+            g.emit(_WOKE_TO_BE_SEEN, _MODERATOR, seat=seat, value=role._value_)
     yield from _abilities(g, 0, set(), None)
 
 
@@ -183,12 +186,12 @@ def _abilities(g: Game, night: int, blocked: set[int], shot_target: int | None) 
     doctor = _living(g, _DOCTOR) if night > 0 and r.doctor == "blind_heal" else 0
     if don and _checks_tonight(r.don_check_from_night, night):
         if r.shot_checker_still_checks or shot_target != don:
-            batch[don] = _request(don, Kind.DON_CHECK, options=others(don), allow_none=True)
+            batch[don] = _request(don, _K_DON_CHECK, options=others(don), allow_none=True)
     if sheriff and _checks_tonight(r.sheriff_check_from_night, night):
         if r.shot_checker_still_checks or shot_target != sheriff:
             shots_left = r.sheriff_max_shots == "unlimited" or g.sheriff_shots < r.sheriff_max_shots
             actions = ("check", "shoot") if r.sheriff_can_shoot and shots_left and night > 0 else ("check",)
-            batch[sheriff] = _request(sheriff, Kind.SHERIFF, options=others(sheriff), allow_none=True, actions=actions)
+            batch[sheriff] = _request(sheriff, _K_SHERIFF, options=others(sheriff), allow_none=True, actions=actions)
     if maniac:
         batch[maniac] = _request(maniac, Kind.MANIAC_KILL, options=others(maniac), allow_none=True)
     if doctor:
@@ -207,7 +210,7 @@ def _abilities(g: Game, night: int, blocked: set[int], shot_target: int | None) 
         target = _living_target(g, decision.target)
         if seat == don and target is not None:
             value = "sheriff" if g.roles[target] is _SHERIFF else "not_sheriff"
-            g.emit(EventType.DON_CHECK, _SEATS, (seat,), seat=seat, target=target, value=value)
+            g.emit(_E_DON_CHECK, _SEATS, (seat,), seat=seat, target=target, value=value)
         elif seat == sheriff and target is not None:
             if (decision.action or "check") == "shoot":
                 g.sheriff_shots += 1
@@ -215,7 +218,7 @@ def _abilities(g: Game, night: int, blocked: set[int], shot_target: int | None) 
                 g.emit(EventType.SHERIFF_SHOT, _SEATS, (seat,), seat=seat, target=target)
             else:
                 value = _sheriff_answer(g, target)
-                g.emit(EventType.SHERIFF_CHECK, _SEATS, (seat,), seat=seat, target=target, value=value)
+                g.emit(_E_SHERIFF_CHECK, _SEATS, (seat,), seat=seat, target=target, value=value)
         elif seat == maniac:
             g.night_maniac_target = target
             g.emit(EventType.MANIAC_KILL, _SEATS, (seat,), seat=seat, target=target)

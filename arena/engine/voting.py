@@ -24,7 +24,7 @@ _NO = Decision(vote=False)
 # Enum members read in every vote, bound once as globals: on Python 3.11 reading `EventType.VOTE_CAST` goes through
 # `EnumType.__getattr__`'s slow path, about ten times the cost of a global (3.12 dropped that hook).
 _VOTE_CAST, _VOTES_COUNTED, _VOTING_STARTED = EventType.VOTE_CAST, EventType.VOTES_COUNTED, EventType.VOTING_STARTED
-_LAST_WORD = SpeechKind.LAST_WORD
+_LAST_WORD, _TIE_SPEECH, _TIE = SpeechKind.LAST_WORD, SpeechKind.TIE, EventType.TIE
 
 
 def _voters(g: Game) -> list[int]:
@@ -232,7 +232,7 @@ def _justification(g: Game, leader: int, first_votes: int) -> Flow:
 def _tie(g: Game, tied: list[int]) -> Flow:
     """R6.1–R6.4, P14–P17: popil speeches, a re-vote among the tied, a new popil for a strict subset."""
     t = g.rules.ties
-    g.emit(EventType.TIE, seats=tuple(tied))
+    g.emit(_TIE, seats=tuple(tied))
     if t.max_tied_for_speeches != "any" and len(tied) > t.max_tied_for_speeches:
         _settle(g, "tie")
         return
@@ -245,7 +245,7 @@ def _tie(g: Game, tied: list[int]) -> Flow:
                 if s in g.justified:
                     continue
                 g.justified.add(s)
-            yield from g.speech(s, SpeechKind.TIE, g.rules.speech.tie_s)
+            yield from g.speech(s, _TIE_SPEECH, g.rules.speech.tie_s)
         if _cancelled(g):
             _abort(g)
             return

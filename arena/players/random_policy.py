@@ -26,6 +26,7 @@ WORDS: tuple[str, ...] = (
 
 MAX_WORDS = 12  # random speeches stay short: the engine's budgets are far larger, and speed matters here
 _VARIANTS = 16
+_VARIANT_BITS = _VARIANTS.bit_length()  # what `_below(rng, _VARIANTS)` draws with (randrange's own choice)
 # Built once: phrases of 0..MAX_WORDS words, several of each length (cheaper than joining words at every speech).
 _PHRASES: tuple[tuple[str, ...], ...] = tuple(
     tuple(" ".join(random.Random(n * 100 + v).choices(WORDS, k=n)) for v in range(_VARIANTS))
@@ -92,7 +93,19 @@ def random_text(rng: random.Random, max_words: int) -> str:
     if max_words <= 0:
         return ""
     # rng.randint(0, m) draws as rng.randrange(m + 1)
-    return _PHRASES[_below(rng, min(max_words, MAX_WORDS) + 1)][_below(rng, _VARIANTS)]
+    n = min(max_words, MAX_WORDS) + 1
+    if type(rng) is not _RANDOM:
+        return _PHRASES[_below(rng, n)][_below(rng, _VARIANTS)]
+    # both draws `_below`'s, written out (this runs at every speech, and a call costs more than the draw)
+    getrandbits = rng.getrandbits
+    k = n.bit_length()
+    length = getrandbits(k)
+    while length >= n:
+        length = getrandbits(k)
+    variant = getrandbits(_VARIANT_BITS)
+    while variant >= _VARIANTS:
+        variant = getrandbits(_VARIANT_BITS)
+    return _PHRASES[length][variant]
 
 
 def _pick(rng: random.Random, options: tuple[int, ...], allow_none: bool) -> int | None:
