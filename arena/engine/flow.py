@@ -163,7 +163,7 @@ def _nominate(g: Game, seat: int, target: int) -> None:
 
 def _morning(g: Game) -> Flow:
     """R3.1–R3.2, R8.8, P30: the announcement, cards, then the night victims' last words; then a decided win."""
-    style = g.rules.night.morning
+    style = g.night_rules.morning
     deaths = g.morning_deaths
     if deaths:
         value = "killed"
@@ -223,7 +223,7 @@ def day_flow(g: Game, day: int) -> Flow:
         return
     extras: list[int] = []
     rules = g.rules
-    nominating = rules.nominations
+    nominating = g.nominations_rules
     nominations = nominating.enabled and (day > 1 or nominating.day1_allowed)
     self_nominate = nominating.self_allowed
     speech = rules.speech

@@ -20,7 +20,7 @@ from arena.engine.decisions import Decision, IllegalDecision, Kind, Request, Spe
 from arena.engine.events import EVERY_SEAT, Event, EventType, Phase, Vis, audience_mask
 from arena.engine.flow import one_speech, run
 from arena.engine.roles import BLACK_ROLES, Role, Team, base_team
-from arena.engine.ruleset import RuleSet
+from arena.engine.ruleset import RuleSet, plain
 from arena.engine.state import Answers, Batch, Flow, Winner
 from arena.engine.validate import validate
 
@@ -57,20 +57,32 @@ class Game:
 
     # Slots, because the game has more attributes than CPython shares between instances' dicts (30): past that
     # every read of `g.alive`, `g.emit` and the rest takes the slow lookup, and the flow reads them at every step.
-    # A new attribute is listed here too.
+    # A new attribute is listed here too. `*_rules`: plain copies of the rules sections the phase machine reads
+    # (`ruleset.plain`).
     __slots__ = (
         "_all_seats", "_answers", "_batch", "_budgets", "_deal_source", "_default_fouls", "_first_seat", "_flow",
-        "_in_flow", "_inputs", "_notes", "alive", "alive_seats", "black", "cancelled_days", "day", "day1_vote_left",
-        "doctor_last_heal", "doctor_saved", "doctor_self_heals", "end_reason", "events", "forbidden_phrases",
-        "forfeit_pending", "foul_counts", "fouls", "idle_nights", "justified", "kill_order", "last_hidden",
-        "leaving_today", "lost_vote", "lover_last_visit", "maniac_ally", "morning_deaths", "morning_lover_miss", "n",
-        "night_heal", "night_last_words", "night_mafia_target", "night_maniac_target", "night_sheriff_target",
-        "nominators", "nominee_tuple", "nominees", "opener", "pending_winner", "phase", "roles", "rules", "seat_roles",
-        "seed", "sheriff_shots", "speaking_night_last_word", "vote_settled", "winner"
+        "_in_flow", "_inputs", "_notes", "alive", "alive_seats", "best_move_rules", "black", "cancelled_days", "day",
+        "day1_vote_left", "doctor_last_heal", "doctor_saved", "doctor_self_heals", "end_reason", "events",
+        "forbidden_phrases", "forfeit_pending", "foul_counts", "fouls", "idle_nights", "justified", "kill_order",
+        "last_hidden", "leaving_today", "lost_vote", "lover_last_visit", "maniac_ally", "morning_deaths",
+        "morning_lover_miss", "n", "night0_rules", "night_heal", "night_last_words", "night_mafia_target",
+        "night_maniac_target", "night_rules", "night_sheriff_target", "nominations_rules", "nominators",
+        "nominee_tuple", "nominees", "opener", "pending_winner", "phase", "probes_rules", "roles", "rules",
+        "seat_roles", "seed", "sheriff_shots", "speaking_night_last_word", "ties_rules", "vote_settled", "voting_rules",
+        "win_rules", "winner"
     )  # fmt: skip
 
     def __init__(self, rules: RuleSet, seed: int = 0, roles: list[Role] | None = None) -> None:
         self.rules = rules
+        # the sections the phase machine reads at every night, day and vote, copied once as plain attributes
+        self.night0_rules = plain(rules.night0)
+        self.night_rules = plain(rules.night)
+        self.nominations_rules = plain(rules.nominations)
+        self.voting_rules = plain(rules.voting)
+        self.ties_rules = plain(rules.ties)
+        self.win_rules = plain(rules.win)
+        self.best_move_rules = plain(rules.best_move)
+        self.probes_rules = plain(rules.probes)
         self.seed = seed
         self.n = rules.players
         self.events: list[Event] = []
@@ -432,7 +444,7 @@ class Game:
 
     def check_win(self) -> Winner | None:
         """R10 / P34–P37: who has won now, if anyone. The maniac is checked first (edge precedence)."""
-        win = self.rules.win
+        win = self.win_rules
         alive = self.living()
         if not alive:
             return "draw"

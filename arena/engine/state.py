@@ -13,7 +13,7 @@ from typing import Literal, Protocol
 from arena.engine.decisions import Decision, Request, SpeechKind
 from arena.engine.events import Event, EventType, Phase, Vis
 from arena.engine.roles import Role
-from arena.engine.ruleset import RuleSet
+from arena.engine.ruleset import BestMove, Night, Night0, Nominations, Probes, RuleSet, Ties, Voting, Win
 
 Batch = dict[int, Request]
 Answers = dict[int, Decision]
@@ -26,6 +26,15 @@ class GameState(Protocol):
 
     # the table
     rules: RuleSet
+    # plain copies of these sections of `rules`, taken at the start (`ruleset.plain`: read without pydantic's hook)
+    night0_rules: Night0
+    night_rules: Night
+    nominations_rules: Nominations
+    voting_rules: Voting
+    ties_rules: Ties
+    win_rules: Win
+    best_move_rules: BestMove
+    probes_rules: Probes
     n: int
     day: int
     phase: Phase

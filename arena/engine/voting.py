@@ -46,7 +46,7 @@ def _settle(g: Game, reason: str | None = None) -> None:
 
 
 def _ballot_request(g: Game, seat: int, candidates: tuple[int, ...]) -> Request:
-    v = g.rules.voting
+    v = g.voting_rules
     options = candidates if v.self_vote_allowed else tuple(c for c in candidates if c != seat)
     default = Decision(target=options[-1]) if v.default == "last_candidate" and options else Decision()
     return Request(
@@ -59,7 +59,7 @@ def _ballot_request(g: Game, seat: int, candidates: tuple[int, ...]) -> Request:
 
 def vote_round(g: Game, candidates: list[int], round_kind: str) -> TallyFlow:
     """One vote over `candidates` (R5.5–R5.10): per nominee with running counts, or one secret ballot each."""
-    v = g.rules.voting
+    v = g.voting_rules
     cands = tuple(candidates)
     g.emit(_VOTING_STARTED, seats=cands, value=round_kind)
     tally: Tally = {c: [] for c in cands}
@@ -141,7 +141,7 @@ def leave(g: Game, seats: list[int], how: str) -> Flow:
         g.eliminate(s, how)
     winner = g.check_win()
     g.pending_winner = winner
-    if winner is None or g.rules.win.game_end_last_word:
+    if winner is None or g.win_rules.game_end_last_word:
         for s in seats:
             yield from g.speech(s, _LAST_WORD, g.rules.speech.last_word_voted_s)
     if winner is not None:
@@ -154,15 +154,14 @@ def _leaders(candidates: list[int], tally: Tally) -> tuple[list[int], int]:
 
 
 def day_vote(g: Game) -> Flow:
-    rules = g.rules
     if _cancelled(g):
         _abort(g)
         return
-    candidates = [c for c in g.nominees if g.alive[c]] if rules.nominations.enabled else g.living()
+    candidates = [c for c in g.nominees if g.alive[c]] if g.nominations_rules.enabled else g.living()
     if not candidates:
         _settle(g, "no_nominees")
         return
-    if rules.nominations.enabled and len(candidates) == 1:
+    if g.nominations_rules.enabled and len(candidates) == 1:
         yield from _single_nominee(g, candidates[0])
         return
     tally = yield from vote_round(g, candidates, "main")
@@ -175,9 +174,9 @@ def day_vote(g: Game) -> Flow:
         return
     if len(leaders) == 1:
         cast = sum(len(v) for v in tally.values())
-        if rules.voting.majority == "more_than_half_of_votes_cast" and top * 2 <= cast:
+        if g.voting_rules.majority == "more_than_half_of_votes_cast" and top * 2 <= cast:
             _settle(g, "no_majority")
-        elif rules.ties.leader_justification:
+        elif g.ties_rules.leader_justification:
             yield from _justification(g, leaders[0], top)
         else:
             yield from leave(g, leaders, "voted")
@@ -187,7 +186,7 @@ def day_vote(g: Game) -> Flow:
 
 def _single_nominee(g: Game, nominee: int) -> Flow:
     """R5.3, R5.4, P12: Day 1 no vote; later days he leaves; aurora needs more than half of the living."""
-    v = g.rules.voting
+    v = g.voting_rules
     mode = v.single_nominee_day1 if g.day == 1 else v.single_nominee_later
     if mode == "no_vote":
         _settle(g, "single_nominee")
@@ -209,7 +208,7 @@ def _single_nominee(g: Game, nominee: int) -> Flow:
 
 def _justification(g: Game, leader: int, first_votes: int) -> Flow:
     """P18 (club): a sole leader justifies, then a yes/no re-vote; fewer votes acquit him, once per game."""
-    if g.rules.ties.one_justification_per_game and leader in g.justified:
+    if g.ties_rules.one_justification_per_game and leader in g.justified:
         yield from leave(g, [leader], "voted")
         return
     g.justified.add(leader)
@@ -231,7 +230,7 @@ def _justification(g: Game, leader: int, first_votes: int) -> Flow:
 
 def _tie(g: Game, tied: list[int]) -> Flow:
     """R6.1–R6.4, P14–P17: popil speeches, a re-vote among the tied, a new popil for a strict subset."""
-    t = g.rules.ties
+    t = g.ties_rules
     g.emit(_TIE, seats=tuple(tied))
     if t.max_tied_for_speeches != "any" and len(tied) > t.max_tied_for_speeches:
         _settle(g, "tie")
@@ -269,7 +268,7 @@ def _tie(g: Game, tied: list[int]) -> Flow:
 
 def _repeated_tie(g: Game, tied: list[int]) -> Flow:
     """R6.5–R6.6, P16: the lift vote (yes > living/2) unless the preset forbids it here."""
-    t = g.rules.ties
+    t = g.ties_rules
     if t.repeat == "nobody":
         _settle(g, "repeated_tie")
         return
