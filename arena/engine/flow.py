@@ -83,7 +83,8 @@ def _forbidden_content(g: Game, seat: int, text: str) -> None:
     if not text or not g.alive[seat]:
         return
     low = text.lower()
-    for phrase in g.forbidden_phrases:
+    # a phrase with a character outside ASCII cannot be in an all-ASCII text
+    for phrase in g.ascii_phrases if low.isascii() else g.forbidden_phrases:
         if phrase in low:
             mode = g.rules.fouls.forbidden_content  # read on a match only: this runs at every speech
             if mode == "off":

@@ -61,15 +61,15 @@ class Game:
     # (`ruleset.plain`).
     __slots__ = (
         "_all_seats", "_answers", "_batch", "_budgets", "_deal_source", "_default_fouls", "_first_seat", "_flow",
-        "_in_flow", "_inputs", "_notes", "alive", "alive_seats", "best_move_rules", "black", "cancelled_days", "day",
-        "day1_vote_left", "doctor_last_heal", "doctor_saved", "doctor_self_heals", "end_reason", "events",
-        "forbidden_phrases", "forfeit_pending", "foul_counts", "fouls", "idle_nights", "justified", "kill_order",
-        "last_hidden", "leaving_today", "lost_vote", "lover_last_visit", "maniac_ally", "morning_deaths",
-        "morning_lover_miss", "n", "night0_rules", "night_heal", "night_last_words", "night_mafia_target",
-        "night_maniac_target", "night_rules", "night_sheriff_target", "nominations_rules", "nominators",
-        "nominee_tuple", "nominees", "opener", "pending_winner", "phase", "probes_rules", "roles", "rules",
-        "seat_roles", "seed", "sheriff_shots", "speaking_night_last_word", "ties_rules", "vote_settled", "voting_rules",
-        "win_rules", "winner"
+        "_in_flow", "_inputs", "_notes", "alive", "alive_seats", "ascii_phrases", "best_move_rules", "black",
+        "cancelled_days", "day", "day1_vote_left", "doctor_last_heal", "doctor_saved", "doctor_self_heals",
+        "end_reason", "events", "forbidden_phrases", "forfeit_pending", "foul_counts", "fouls", "idle_nights",
+        "justified", "kill_order", "last_hidden", "leaving_today", "lost_vote", "lover_last_visit", "maniac_ally",
+        "morning_deaths", "morning_lover_miss", "n", "night0_rules", "night_heal", "night_last_words",
+        "night_mafia_target", "night_maniac_target", "night_rules", "night_sheriff_target", "nominations_rules",
+        "nominators", "nominee_tuple", "nominees", "opener", "pending_winner", "phase", "probes_rules", "roles",
+        "rules", "seat_roles", "seed", "sheriff_shots", "speaking_night_last_word", "ties_rules", "vote_settled",
+        "voting_rules", "win_rules", "winner"
     )  # fmt: skip
 
     def __init__(self, rules: RuleSet, seed: int = 0, roles: list[Role] | None = None) -> None:
@@ -107,6 +107,8 @@ class Game:
         self._budgets: dict[int, tuple[int, int]] = {}  # speech budget by seconds: words, characters (rules frozen)
         # every language's forbidden phrases in the rules' order, flat (read at every speech)
         self.forbidden_phrases: tuple[str, ...] = tuple(p for ps in rules.forbidden_words.values() for p in ps)
+        # the ones an all-ASCII text can contain (most speeches are ASCII: the others are not looked for in them)
+        self.ascii_phrases = tuple(p for p in self.forbidden_phrases if p.isascii())
         # per seat, fixed at the deal: role, team, black teammates (every view reads them)
         self.seat_roles: list[tuple[Role, Team, tuple[int, ...]]] = [
             (r, base_team(r), tuple(b for b in self.black if b != s) if r in BLACK_ROLES else ())

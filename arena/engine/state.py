@@ -42,6 +42,7 @@ class GameState(Protocol):
     alive: list[bool]
     alive_seats: tuple[int, ...]
     forbidden_phrases: tuple[str, ...]
+    ascii_phrases: tuple[str, ...]  # those of forbidden_phrases that are all ASCII
     black: tuple[int, ...]
     maniac_ally: bool
     _deal_source: str
