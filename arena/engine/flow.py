@@ -11,8 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 from arena.engine.decisions import Claim, Decision, Request, SpeechKind, speech_request_record
 from arena.engine.events import EventType, Phase, Vis
+from arena.engine.night import night, night0
+from arena.engine.probes import daily_probes
 from arena.engine.roles import Role
 from arena.engine.text import accept_text, cut_words
+from arena.engine.voting import day_vote
 
 if TYPE_CHECKING:
     from arena.engine.state import Answers, Flow
@@ -40,8 +43,6 @@ def run(g: Game) -> Flow:
         g.emit(_ROLE_ASSIGNED, _V_SEATS, (s,), seat=s, value=g.roles[s]._value_)
     don = g.seat_of(_DON) if g.rules.count(_DON) else 0
     g.emit(_BLACK_TEAM, _V_BLACK, seats=g.black, target=don or None)
-    from arena.engine.night import night, night0
-
     yield from night0(g)
     day = 1
     while True:
@@ -199,9 +200,6 @@ def _next_opener(g: Game, day: int) -> int:
 
 
 def day_flow(g: Game, day: int) -> Flow:
-    from arena.engine.probes import daily_probes
-    from arena.engine.voting import day_vote
-
     g.day = day
     g.phase = _DAY
     g.nominees = []
