@@ -67,9 +67,11 @@ def say(g: Game, seat: int, fields: dict[str, Any], kind: SpeechKind, max_words:
     text: str = fields["text"]
     if kind is _NOMINATE_ONLY:  # R4.6: a few words to nominate, not a speech: cut without a word
         text = cut_words(text, max_words)
-    text, cut = accept_text(g, seat, text, max_words, max_chars)
-    if cut and g.rules.speech.overlong == "truncate_and_foul" and g.alive[seat]:
-        g._foul(seat, "overlong_speech")
+    length = len(text)
+    if length > max_words or length > max_chars:  # else within both caps by its length alone: no call needed
+        text, cut = accept_text(g, seat, text, max_words, max_chars)
+        if cut and g.rules.speech.overlong == "truncate_and_foul" and g.alive[seat]:
+            g._foul(seat, "overlong_speech")
     claim: Claim | None = fields["claim"]
     if claim is None:
         g.emit(_SPEECH, seat=seat, text=text, value=kind._value_)
