@@ -79,24 +79,22 @@ def say(g: Game, seat: int, fields: dict[str, Any], kind: SpeechKind, max_words:
         checks = (*((s, 1) for s in claim.black), *((s, 0) for s in claim.red))
         g.emit(_SPEECH, seat=seat, text=text, value=kind._value_, roles=(claim.role,),
                seats=tuple(s for s, _ in checks), counts=tuple(c for _, c in checks))  # fmt: skip
-    _forbidden_content(g, seat, text)
+    if text and g.alive[seat]:  # R9.7, looked for here rather than in a call: this runs at every speech
+        low = text.lower()
+        # a phrase with a character outside ASCII cannot be in an all-ASCII text
+        for phrase in g.ascii_phrases if low.isascii() else g.forbidden_phrases:
+            if phrase in low:
+                _forbidden_content(g, seat)
+                break
 
 
-def _forbidden_content(g: Game, seat: int, text: str) -> None:
-    if not text or not g.alive[seat]:
-        return
-    low = text.lower()
-    # a phrase with a character outside ASCII cannot be in an all-ASCII text
-    for phrase in g.ascii_phrases if low.isascii() else g.forbidden_phrases:
-        if phrase in low:
-            mode = g.rules.fouls.forbidden_content  # read on a match only: this runs at every speech
-            if mode == "off":
-                return
-            if mode == "removal":
-                g._remove(seat, "forbidden_content")
-            else:
-                g._foul(seat, "forbidden_content")
-            return
+def _forbidden_content(g: Game, seat: int) -> None:
+    """R9.7: a forbidden phrase was said: a foul, a removal or nothing, as the rules say."""
+    mode = g.rules.fouls.forbidden_content  # read on a match only
+    if mode == "removal":
+        g._remove(seat, "forbidden_content")
+    elif mode != "off":
+        g._foul(seat, "forbidden_content")
 
 
 def one_speech(g: Game, seat: int, kind: SpeechKind, seconds: int) -> Flow:
@@ -115,21 +113,28 @@ def last_words(g: Game, seats: list[int], seconds: int) -> Flow:
 
 
 def regular_speech(
-    g: Game, seat: int, extras: list[int], nominations: bool, self_nominate: bool, may_extra: bool, seconds: int
+    g: Game,
+    seat: int,
+    extras: list[int],
+    nominations: bool,
+    self_nominate: bool,
+    may_extra: bool,
+    budget: tuple[int, int],
 ) -> Flow:
-    """A day speech of `seconds` (`speech.regular_s`). `nominations`: today's speeches carry the right to nominate
-    (R4.*); `self_nominate`: a seat may nominate himself; `may_extra`: a raised hand for the extra word is possible
-    (all read from the rules once a day by `day_flow`)."""
-    rules = g.rules
+    """A day speech of `budget` (words, characters: `g.budget(speech.regular_s)`). `nominations`: today's speeches
+    carry the right to nominate (R4.*); `self_nominate`: a seat may nominate himself; `may_extra`: a raised hand for
+    the extra word is possible (all read from the rules once a day by `day_flow`)."""
     kind = _REGULAR
     if seat in g.forfeit_pending:
+        rules = g.rules
         g.forfeit_pending.discard(seat)
         if len(g.living()) <= rules.fouls.short_speech_if_alive_le:
             kind, seconds = SpeechKind.SHORT, rules.speech.short_speech_s
         else:
             g.emit(EventType.SPEECH_FORFEITED, seat=seat)
             kind, seconds = _NOMINATE_ONLY, rules.speech.nominate_only_s
-    words, chars = g.budget(seconds)
+        budget = g.budget(seconds)
+    words, chars = budget
     if nominations and seat not in g.nominators:
         options = g.alive_seats if self_nominate else tuple(s for s in g.alive_seats if s != seat)
         request = speech_request_record(seat, words, chars, kind, True, options, may_extra)
@@ -229,10 +234,10 @@ def day_flow(g: Game, day: int) -> Flow:
     self_nominate = nominating.self_allowed
     speech = rules.speech
     may_extra = speech.extra_s > 0
-    seconds = speech.regular_s
+    budget = g.budget(speech.regular_s)
     for seat in speakers:
         if g.alive[seat]:
-            yield from regular_speech(g, seat, extras, nominations, self_nominate, may_extra, seconds)
+            yield from regular_speech(g, seat, extras, nominations, self_nominate, may_extra, budget)
     for seat in extras:
         if g.alive[seat]:
             yield from one_speech(g, seat, SpeechKind.EXTRA, g.rules.speech.extra_s)
