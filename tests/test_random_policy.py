@@ -10,8 +10,18 @@ import pytest
 from pydantic import ValidationError
 
 from arena.engine import PRESETS, Game, load_rules
-from arena.engine.decisions import Decision, Kind
-from arena.players.random_policy import _PHRASES, _VARIANTS, MAX_WORDS, _below, _trusted, random_decision, random_text
+from arena.engine.decisions import Decision, Kind, Request
+from arena.players.random_policy import (
+    _PHRASES,
+    _VARIANTS,
+    MAX_WORDS,
+    _below,
+    _plain_speech,
+    _speech,
+    _trusted,
+    random_decision,
+    random_text,
+)
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 7, 8, 13, 16, 17, 100, 1001, 2**40 + 3])
@@ -96,3 +106,21 @@ def test_random_text_draws_what_randrange_draws() -> None:
             n = min(max_words, MAX_WORDS) + 1
             assert random_text(ours, max_words) == _PHRASES[theirs.randrange(n)][theirs.randrange(_VARIANTS)]
         assert ours.getstate() == theirs.getstate()
+
+
+def test_plain_speech_draws_what_the_generic_speech_draws() -> None:
+    """`_plain_speech` (a plain generator, the draws written out) gives `_speech`'s decision and generator state."""
+    shapes = [
+        {"max_words": 150, "may_nominate": True, "nominate_options": (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)},
+        {"max_words": 25, "may_nominate": True, "nominate_options": (2, 5, 7), "may_request_extra": True},
+        {"max_words": 3, "may_nominate": False, "nominate_options": ()},
+        {"max_words": 0, "may_nominate": True, "nominate_options": (4,), "may_request_extra": True},
+        {"max_words": 12, "may_nominate": True, "nominate_options": ()},
+    ]
+    for seed in range(60):
+        for shape in shapes:
+            request = Request(seat=1, kind=Kind.SPEECH, **shape)  # type: ignore[arg-type]
+            ours, theirs = random.Random(seed), _Counting(seed)
+            for _ in range(5):
+                assert _plain_speech(ours, request) == _speech(theirs, request)
+            assert ours.getstate() == theirs.getstate()

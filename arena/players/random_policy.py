@@ -137,12 +137,50 @@ def _speech(rng: random.Random, request: Request) -> Decision:
     return _said(text, nominate, extra)
 
 
+def _plain_speech(rng: random.Random, request: Request) -> Decision:
+    """`_speech` for a plain `random.Random`, with `random_text`'s and `_below`'s draws written out: the same draws
+    in the same order (checked against `_speech` with another generator in tests/test_random_policy.py). A speech is
+    two decisions in five, and a call costs more than a draw."""
+    getrandbits = rng.getrandbits
+    text = ""
+    max_words = request.max_words
+    if max_words > 0:
+        n = min(max_words, MAX_WORDS) + 1
+        k = n.bit_length()
+        length = getrandbits(k)
+        while length >= n:
+            length = getrandbits(k)
+        variant = getrandbits(_VARIANT_BITS)
+        while variant >= _VARIANTS:
+            variant = getrandbits(_VARIANT_BITS)
+        text = _PHRASES[length][variant]
+    nominate: tuple[int, ...] = ()
+    options = request.nominate_options
+    if request.may_nominate and options and rng.random() < 0.5:
+        n = len(options)
+        k = n.bit_length()
+        first = getrandbits(k)
+        while first >= n:
+            first = getrandbits(k)
+        if rng.random() < 0.1:  # now and then a second name in the same speech (rejected or ignored, not an error)
+            second = getrandbits(k)
+            while second >= n:
+                second = getrandbits(k)
+            nominate = (options[first], options[second])
+        else:
+            nominate = (options[first],)
+    extra = request.may_request_extra and rng.random() < 0.3
+    if not text and not nominate and not extra:
+        return _NO_DECISION
+    return _said(text, nominate, extra)
+
+
 def random_decision(rng: random.Random, request: Request) -> Decision:
     """A decision drawn at random from what `request` allows. Every draw comes from `rng`, so a seeded `rng` gives
     the same decisions for the same requests."""
     kind = request.kind
     if kind is _SPEECH:
-        return _speech(rng, request)
+        return _plain_speech(rng, request) if type(rng) is _RANDOM else _speech(rng, request)
     if kind is _VOTE:
         return _VOTE_YES if rng.random() < 0.5 else _VOTE_NO
     if kind is _SHERIFF:
