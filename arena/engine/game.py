@@ -67,7 +67,7 @@ class Game:
         "justified", "kill_order", "last_hidden", "leaving_today", "lost_vote", "lover_last_visit", "maniac_ally",
         "morning_deaths", "morning_lover_miss", "n", "night0_rules", "night_heal", "night_last_words",
         "night_mafia_target", "night_maniac_target", "night_rules", "night_sheriff_target", "nominations_rules",
-        "nominators", "nominee_tuple", "nominees", "opener", "pending_winner", "phase", "probes_rules", "roles",
+        "nominators", "nominee_tuple", "nominees", "opener", "over", "pending_winner", "phase", "probes_rules", "roles",
         "rules", "seat_roles", "seed", "sheriff_shots", "speaking_night_last_word", "ties_rules", "vote_settled",
         "voting_rules", "win_rules", "winner"
     )  # fmt: skip
@@ -91,6 +91,7 @@ class Game:
         self.day = 0
         self.phase = _SETUP
         self.winner: Winner | None = None
+        self.over = False  # `winner is not None`, kept by `finish` (a plain attribute: every driver polls it)
         self.end_reason = ""
         self._deal_source = "fixed" if roles is not None else "seed"
         self.roles: list[Role] = [_CIVILIAN, *self._deal(roles)]
@@ -215,10 +216,6 @@ class Game:
             words = speech.words(seconds)
             budget = self._budgets[seconds] = (words, speech.chars(words))
         return budget
-
-    @property
-    def over(self) -> bool:
-        return self.winner is not None
 
     def pending(self) -> list[Request]:
         """The requests still waiting for an answer, in seat order."""
@@ -473,6 +470,7 @@ class Game:
 
     def finish(self, winner: Winner, reason: str) -> None:
         self.winner = winner
+        self.over = True
         self.end_reason = reason
         self.phase = _END
         self.emit(_GAME_ENDED, value=winner, text=reason)
