@@ -37,6 +37,19 @@ _SETUP, _END, _CIVILIAN, _GAME_ENDED = Phase.SETUP, Phase.END, Role.CIVILIAN, Ev
 _ROLE_ORDER = {role: i for i, role in enumerate(Role)}  # the deal's sort key: the roles in declaration order
 
 
+def shuffle(pool: list[Role], seed: int) -> None:
+    """`random.Random(seed).shuffle(pool)` with its draws written out (`Random._randbelow_with_getrandbits`): the
+    same order from the same seed (checked in tests/test_engine_deal.py), without a Python call per draw."""
+    getrandbits = random.Random(seed).getrandbits
+    for i in reversed(range(1, len(pool))):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        pool[i], pool[j] = pool[j], pool[i]
+
+
 class GameEnded(Exception):
     """Raised inside the flow when the game is decided; caught by the driver."""
 
@@ -162,7 +175,7 @@ class Game:
             return list(roles)
         pool = [role for role, count in self.rules.roles.items() for _ in range(count)]
         pool.sort(key=_ROLE_ORDER.__getitem__)  # the deal depends on the seed only, not on dict order
-        random.Random(self.seed).shuffle(pool)
+        shuffle(pool, self.seed)
         return pool
 
     def reset_night(self) -> None:
