@@ -98,6 +98,7 @@ def validate(game: Game, request: Request, decision: Decision) -> Decision:
     kind = request.kind
     # The fields read once as a dict: every attribute read of a pydantic model goes through BaseModel.__getattr__'s
     # hook (CPython's slow attribute path, about 20 times a slot's cost), and a speech reads five of them here.
+    # (The probe's check still takes the decision: it is rare.)
     fields = decision.__dict__
     if kind is _SPEECH:
         _check_speech(game, request, fields)
@@ -106,24 +107,25 @@ def validate(game: Game, request: Request, decision: Decision) -> Decision:
             raise IllegalDecision("vote_required", f"answer yes or no on seat {request.candidate}")
     elif kind in _TARGETED:
         if kind is _SHERIFF:
-            action = decision.action or "check"
+            action = fields["action"] or "check"
             if action not in request.actions:
                 raise IllegalDecision("illegal_action", f"choose one of {list(request.actions)}, not {action!r}")
-        _check_target(game, request, decision.target)
+        _check_target(game, request, fields["target"])
     elif kind is _BEST_MOVE or kind is _BLACK_MESSAGE:
-        if decision.targets and kind is _BLACK_MESSAGE and not request.may_set_order:
+        targets: tuple[int, ...] = fields["targets"]
+        if targets and kind is _BLACK_MESSAGE and not request.may_set_order:
             raise IllegalDecision("no_kill_order", "only the don sets the kill order, on the first night")
-        if len(decision.targets) > request.max_targets:
+        if len(targets) > request.max_targets:
             raise IllegalDecision("too_many", f"name at most {request.max_targets} seats")
-        if len(set(decision.targets)) != len(decision.targets) and kind is _BEST_MOVE:
+        if len(set(targets)) != len(targets) and kind is _BEST_MOVE:
             raise IllegalDecision("duplicate", "name each seat once")
-        for target in decision.targets:
+        for target in targets:
             if target not in request.options or not game.alive[target]:
                 raise _why_not(game, request, target)
     elif kind is _PROBE:
         _check_probe(request, decision)
     elif kind is _CHOOSE_SIDE:
-        if decision.action not in request.choices:
+        if fields["action"] not in request.choices:
             raise IllegalDecision("illegal_choice", f"choose one of {list(request.choices)}")
     if not fields["reasoning"]:  # most decisions: no reasoning to cut
         return decision
