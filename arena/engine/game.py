@@ -30,7 +30,7 @@ __all__ = ["Answers", "Batch", "Flow", "Game", "GameEnded", "Input", "Winner"]
 _new_event = object.__new__
 # Enum members read on every event or decision, bound once as globals: on Python 3.11 reading `Vis.PUBLIC` goes
 # through `EnumType.__getattr__`'s slow path, about ten times the cost of a global (3.12 dropped that hook).
-_PUBLIC, _BLACK = Vis.PUBLIC, Vis.BLACK
+_PUBLIC, _BLACK, _SEATS = Vis.PUBLIC, Vis.BLACK, Vis.SEATS
 _MANIAC = Role.MANIAC
 _ELIMINATED = EventType.ELIMINATED
 _SETUP, _END, _CIVILIAN, _GAME_ENDED = Phase.SETUP, Phase.END, Role.CIVILIAN, EventType.GAME_ENDED
@@ -281,6 +281,10 @@ class Game:
         if vis is _PUBLIC:
             event.to = to
             event.mask = EVERY_SEAT  # type: ignore[misc]  # the slot is _Audience's
+        elif vis is _SEATS and len(to) == 1:  # most private events: one seat's (`audience_mask`'s result)
+            event.to = to
+            event.mask = 1 << to[0]  # type: ignore[misc]
+            self.last_hidden = event.seq
         else:
             if vis is _BLACK:
                 to = self.black
@@ -457,7 +461,7 @@ class Game:
     def check_win(self) -> Winner | None:
         """R10 / P34–P37: who has won now, if anyone. The maniac is checked first (edge precedence)."""
         win = self.win_rules
-        alive = self.living()
+        alive = self.alive_seats
         if not alive:
             return "draw"
         # one pass: black seats (an allied maniac counts as black) and whether a free maniac lives
