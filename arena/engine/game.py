@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from bisect import bisect_left
 from collections.abc import Callable
-from itertools import compress
+from itertools import chain, compress, repeat
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -35,6 +35,7 @@ _MANIAC = Role.MANIAC
 _ELIMINATED = EventType.ELIMINATED
 _SETUP, _END, _CIVILIAN, _GAME_ENDED = Phase.SETUP, Phase.END, Role.CIVILIAN, EventType.GAME_ENDED
 _ROLE_ORDER = {role: i for i, role in enumerate(Role)}  # the deal's sort key: the roles in declaration order
+_TEAM_OF = {role: base_team(role) for role in Role}
 
 
 def shuffle(pool: list[Role], seed: int) -> None:
@@ -113,21 +114,23 @@ class Game:
         self.alive_seats: tuple[int, ...] = tuple(range(1, self.n + 1))
         self.fouls = [0] * (self.n + 1)
         self.foul_counts: tuple[int, ...] = (0,) * self.n  # fouls[1:] as a tuple, kept by _foul (read by every view)
-        self.black: tuple[int, ...] = tuple(s for s in self.seats() if self.roles[s] in BLACK_ROLES)
+        # (built with C-level iterators: a game starts once per game, and these ran as Python loops)
+        self.black: tuple[int, ...] = tuple(compress(self._all_seats, map(BLACK_ROLES.__contains__, self.roles)))
         self._first_seat: dict[Role, int] = {}  # the first seat dealt each role (seat_of, read every night)
         for s in reversed(self.seats()):
             self._first_seat[self.roles[s]] = s
         self.maniac_ally = rules.maniac_side == "mafia_ally"
         self._budgets: dict[int, tuple[int, int]] = {}  # speech budget by seconds: words, characters (rules frozen)
         # every language's forbidden phrases in the rules' order, flat (read at every speech)
-        self.forbidden_phrases: tuple[str, ...] = tuple(p for ps in rules.forbidden_words.values() for p in ps)
+        self.forbidden_phrases: tuple[str, ...] = tuple(chain.from_iterable(rules.forbidden_words.values()))
         # the ones an all-ASCII text can contain (most speeches are ASCII: the others are not looked for in them)
-        self.ascii_phrases = tuple(p for p in self.forbidden_phrases if p.isascii())
+        self.ascii_phrases = tuple(filter(str.isascii, self.forbidden_phrases))
         # per seat, fixed at the deal: role, team, black teammates (every view reads them)
-        self.seat_roles: list[tuple[Role, Team, tuple[int, ...]]] = [
-            (r, base_team(r), tuple(b for b in self.black if b != s) if r in BLACK_ROLES else ())
-            for s, r in enumerate(self.roles)
-        ]
+        self.seat_roles: list[tuple[Role, Team, tuple[int, ...]]] = list(
+            zip(self.roles, map(_TEAM_OF.__getitem__, self.roles), repeat(()))
+        )
+        for s in self.black:
+            self.seat_roles[s] = (self.roles[s], _TEAM_OF[self.roles[s]], tuple(b for b in self.black if b != s))
         # day state
         self.opener = 0
         self.nominees: list[int] = []
