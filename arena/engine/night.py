@@ -177,8 +177,12 @@ def _abilities(g: Game, night: int, blocked: set[int], shot_target: int | None) 
     r = g.night_rules
     batch: dict[int, Request] = {}
 
+    living = g.alive_seats
+
     def others(seat: int) -> tuple[int, ...]:
-        return tuple(s for s in g.living() if s != seat)
+        """The living seats but `seat`: the living tuple with him cut out (it is sorted)."""
+        i = living.index(seat)
+        return living[:i] + living[i + 1 :]
 
     don = _living(g, _DON)
     sheriff = _living(g, _SHERIFF)

@@ -101,7 +101,8 @@ def validate(game: Game, request: Request, decision: Decision) -> Decision:
     # (The probe's check still takes the decision: it is rare.)
     fields = decision.__dict__
     if kind is _SPEECH:
-        _check_speech(game, request, fields)
+        if fields["nominate"] or fields["extra"] or fields["claim"] is not None:  # else nothing to check
+            _check_speech(game, request, fields)
     elif kind is _VOTE:
         if fields["vote"] is None:
             raise IllegalDecision("vote_required", f"answer yes or no on seat {request.candidate}")

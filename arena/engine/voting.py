@@ -28,7 +28,8 @@ _LAST_WORD, _TIE_SPEECH, _TIE = SpeechKind.LAST_WORD, SpeechKind.TIE, EventType.
 
 
 def _voters(g: Game) -> list[int]:
-    return [s for s in g.living() if s not in g.lost_vote]
+    lost = g.lost_vote
+    return [s for s in g.alive_seats if s not in lost] if lost else list(g.alive_seats)
 
 
 def _cancelled(g: Game) -> bool:
@@ -75,7 +76,7 @@ def vote_round(g: Game, candidates: list[int], round_kind: str) -> TallyFlow:
                 g.emit(_VOTE_CAST, seat=s, target=target, value="yes")
             elif g.alive[s]:
                 g.emit(_VOTE_CAST, seat=s, target=None, value="abstain")
-        g.emit(_VOTES_COUNTED, seats=cands, counts=tuple(len(tally[c]) for c in cands))
+        g.emit(_VOTES_COUNTED, seats=cands, counts=tuple(map(len, map(tally.__getitem__, cands))))
         return tally
     auto_last = v.mandatory and v.default == "last_candidate"
     self_vote = v.self_vote_allowed
@@ -114,7 +115,7 @@ def vote_round(g: Game, candidates: list[int], round_kind: str) -> TallyFlow:
         remaining = still
     for s in remaining:
         g.emit(_VOTE_CAST, seat=s, target=None, value="abstain")
-    g.emit(_VOTES_COUNTED, seats=cands, counts=tuple(len(tally[c]) for c in cands))
+    g.emit(_VOTES_COUNTED, seats=cands, counts=tuple(map(len, map(tally.__getitem__, cands))))
     return tally
 
 
