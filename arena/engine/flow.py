@@ -6,12 +6,16 @@ to the driver in `game.py` and receives the answers. Voting lives in `voting.py`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from bisect import bisect_right
+from typing import TYPE_CHECKING, Any
 
-from arena.engine.decisions import Decision, Request, SpeechKind, speech_request_record
+from arena.engine.decisions import Claim, Decision, Request, SpeechKind, speech_request_record
 from arena.engine.events import EventType, Phase, Vis
+from arena.engine.night import night, night0
+from arena.engine.probes import daily_probes
 from arena.engine.roles import Role
 from arena.engine.text import accept_text, cut_words
+from arena.engine.voting import day_vote
 
 if TYPE_CHECKING:
     from arena.engine.state import Answers, Flow
@@ -24,19 +28,21 @@ _SPEECH, _NOMINATED, _REJECTED, _IGNORED = (
 )  # fmt: skip
 _REGULAR, _NOMINATE_ONLY, _LAST_WORD = SpeechKind.REGULAR, SpeechKind.NOMINATE_ONLY, SpeechKind.LAST_WORD
 _PHASE_STARTED, _MORNING, _DAY = EventType.PHASE_STARTED, EventType.MORNING, Phase.DAY
+# and the ones read once per game, at the deal
+_GAME_STARTED, _ROLES_DEALT, _ROLE_ASSIGNED, _BLACK_TEAM = (
+    EventType.GAME_STARTED, EventType.ROLES_DEALT, EventType.ROLE_ASSIGNED, EventType.BLACK_TEAM
+)  # fmt: skip
+_V_MODERATOR, _V_SEATS, _V_BLACK, _DON = Vis.MODERATOR, Vis.SEATS, Vis.BLACK, Role.DON
 
 
 def run(g: Game) -> Flow:
-    g.emit(EventType.GAME_STARTED, value=g.rules.name, count=g.n)
+    g.emit(_GAME_STARTED, value=g.rules.name, count=g.n)
     # `_value_` is `.value` without the enum property's call (once per seat per game)
-    g.emit(EventType.ROLES_DEALT, Vis.MODERATOR, roles=tuple(r._value_ for r in g.roles[1:]), value=g._deal_source)
-    assigned, private = EventType.ROLE_ASSIGNED, Vis.SEATS
+    g.emit(_ROLES_DEALT, _V_MODERATOR, roles=tuple(r._value_ for r in g.roles[1:]), value=g._deal_source)
     for s in g.seats():
-        g.emit(assigned, private, (s,), seat=s, value=g.roles[s]._value_)
-    don = g.seat_of(Role.DON) if g.rules.count(Role.DON) else 0
-    g.emit(EventType.BLACK_TEAM, Vis.BLACK, seats=g.black, target=don or None)
-    from arena.engine.night import night, night0
-
+        g.emit(_ROLE_ASSIGNED, _V_SEATS, (s,), seat=s, value=g.roles[s]._value_)
+    don = g.seat_of(_DON) if g.rules.count(_DON) else 0
+    g.emit(_BLACK_TEAM, _V_BLACK, seats=g.black, target=don or None)
     yield from night0(g)
     day = 1
     while True:
@@ -45,51 +51,50 @@ def run(g: Game) -> Flow:
         day += 1
 
 
-def speech_request(
-    g: Game, seat: int, kind: SpeechKind, seconds: int, may_nominate: bool = False, may_request_extra: bool = False
-) -> Request:
+def speech_request(g: Game, seat: int, kind: SpeechKind, seconds: int) -> Request:
+    """A speech turn with no nomination right and no extra word (`regular_speech` builds its own)."""
     words, chars = g.budget(seconds)
-    if not may_nominate:
-        return speech_request_record(seat, words, chars, kind, False, (), may_request_extra)
-    options = g.alive_seats if g.rules.nominations.self_allowed else tuple(s for s in g.alive_seats if s != seat)
-    return speech_request_record(seat, words, chars, kind, True, options, may_request_extra)
+    return speech_request_record(seat, words, chars, kind, False, (), False)
 
 
 _EMPTY = Decision()
 
 
-def say(g: Game, seat: int, decision: Decision | None, kind: SpeechKind, max_words: int, max_chars: int) -> None:
-    """Record a speech: cut it at the budget (R3.4) and give a foul for forbidden words (R9.7)."""
-    text = decision.text if decision is not None else ""
+def say(g: Game, seat: int, fields: dict[str, Any], kind: SpeechKind, max_words: int, max_chars: int) -> None:
+    """Record a speech: cut it at the budget (R3.4) and give a foul for forbidden words (R9.7). `fields`: the
+    decision's `__dict__`, read once per speech (each attribute read of a pydantic model goes through its
+    `__getattr__` hook, CPython's slow attribute path)."""
+    text: str = fields["text"]
     if kind is _NOMINATE_ONLY:  # R4.6: a few words to nominate, not a speech: cut without a word
         text = cut_words(text, max_words)
-    text, cut = accept_text(g, seat, text, max_words, max_chars)
-    if cut and g.rules.speech.overlong == "truncate_and_foul" and g.alive[seat]:
-        g._foul(seat, "overlong_speech")
-    claim = decision.claim if decision is not None else None
+    length = len(text)
+    if length > max_words or length > max_chars:  # else within both caps by its length alone: no call needed
+        text, cut = accept_text(g, seat, text, max_words, max_chars)
+        if cut and g.rules.speech.overlong == "truncate_and_foul" and g.alive[seat]:
+            g._foul(seat, "overlong_speech")
+    claim: Claim | None = fields["claim"]
     if claim is None:
         g.emit(_SPEECH, seat=seat, text=text, value=kind._value_)
     else:  # a structured claim rides on the public speech event: roles=(role,), seats=checks, counts=1 black / 0 red
         checks = (*((s, 1) for s in claim.black), *((s, 0) for s in claim.red))
         g.emit(_SPEECH, seat=seat, text=text, value=kind._value_, roles=(claim.role,),
                seats=tuple(s for s, _ in checks), counts=tuple(c for _, c in checks))  # fmt: skip
-    _forbidden_content(g, seat, text)
+    if text and g.alive[seat]:  # R9.7, looked for here rather than in a call: this runs at every speech
+        low = text.lower()
+        # a phrase with a character outside ASCII cannot be in an all-ASCII text
+        for phrase in g.ascii_phrases if low.isascii() else g.forbidden_phrases:
+            if phrase in low:
+                _forbidden_content(g, seat)
+                break
 
 
-def _forbidden_content(g: Game, seat: int, text: str) -> None:
-    if not text or not g.alive[seat]:
-        return
-    low = text.lower()
-    for phrase in g.forbidden_phrases:
-        if phrase in low:
-            mode = g.rules.fouls.forbidden_content  # read on a match only: this runs at every speech
-            if mode == "off":
-                return
-            if mode == "removal":
-                g._remove(seat, "forbidden_content")
-            else:
-                g._foul(seat, "forbidden_content")
-            return
+def _forbidden_content(g: Game, seat: int) -> None:
+    """R9.7: a forbidden phrase was said: a foul, a removal or nothing, as the rules say."""
+    mode = g.rules.fouls.forbidden_content  # read on a match only
+    if mode == "removal":
+        g._remove(seat, "forbidden_content")
+    elif mode != "off":
+        g._foul(seat, "forbidden_content")
 
 
 def one_speech(g: Game, seat: int, kind: SpeechKind, seconds: int) -> Flow:
@@ -99,7 +104,7 @@ def one_speech(g: Game, seat: int, kind: SpeechKind, seconds: int) -> Flow:
     request = speech_request(g, seat, kind, seconds)
     answers: Answers = yield {seat: request}
     if seat in answers:  # R7.3: a seat removed while his turn was pending has left and says nothing
-        say(g, seat, answers[seat], kind, request.max_words, request.max_chars)
+        say(g, seat, answers[seat].__dict__, kind, request.max_words, request.max_chars)
 
 
 def last_words(g: Game, seats: list[int], seconds: int) -> Flow:
@@ -107,29 +112,43 @@ def last_words(g: Game, seats: list[int], seconds: int) -> Flow:
         yield from one_speech(g, seat, _LAST_WORD, seconds)
 
 
-def regular_speech(g: Game, seat: int, extras: list[int], nominations: bool, may_extra: bool, seconds: int) -> Flow:
-    """A day speech of `seconds` (`speech.regular_s`). `nominations`: today's speeches carry the right to nominate
-    (R4.*); `may_extra`: a raised hand for the extra word is possible (all read from the rules once a day by
-    `day_flow`)."""
-    rules = g.rules
+def regular_speech(
+    g: Game,
+    seat: int,
+    extras: list[int],
+    nominations: bool,
+    self_nominate: bool,
+    may_extra: bool,
+    budget: tuple[int, int],
+) -> Flow:
+    """A day speech of `budget` (words, characters: `g.budget(speech.regular_s)`). `nominations`: today's speeches
+    carry the right to nominate (R4.*); `self_nominate`: a seat may nominate himself; `may_extra`: a raised hand for
+    the extra word is possible (all read from the rules once a day by `day_flow`)."""
     kind = _REGULAR
     if seat in g.forfeit_pending:
+        rules = g.rules
         g.forfeit_pending.discard(seat)
         if len(g.living()) <= rules.fouls.short_speech_if_alive_le:
             kind, seconds = SpeechKind.SHORT, rules.speech.short_speech_s
         else:
             g.emit(EventType.SPEECH_FORFEITED, seat=seat)
             kind, seconds = _NOMINATE_ONLY, rules.speech.nominate_only_s
-    may_nominate = nominations and seat not in g.nominators
-    request = speech_request(g, seat, kind, seconds, may_nominate, may_extra)
+        budget = g.budget(seconds)
+    words, chars = budget
+    if nominations and seat not in g.nominators:
+        options = g.alive_seats if self_nominate else tuple(s for s in g.alive_seats if s != seat)
+        request = speech_request_record(seat, words, chars, kind, True, options, may_extra)
+    else:
+        request = speech_request_record(seat, words, chars, kind, False, (), may_extra)
     answers = yield {seat: request}
     decision = answers.get(seat)
     if decision is None:
         return
-    say(g, seat, decision, kind, request.max_words, request.max_chars)
-    for target in decision.nominate:
+    fields = decision.__dict__  # read once (see `say`)
+    say(g, seat, fields, kind, request.max_words, request.max_chars)
+    for target in fields["nominate"]:
         _nominate(g, seat, target)
-    if decision.extra and g.alive[seat]:
+    if fields["extra"] and g.alive[seat]:
         g.emit(EventType.EXTRA_REQUESTED, seat=seat)
         extras.append(seat)
 
@@ -146,13 +165,14 @@ def _nominate(g: Game, seat: int, target: int) -> None:
         g.emit(_REJECTED, seat=seat, target=target, value="already_nominated")
     else:
         g.nominees.append(target)
+        g.nominee_tuple = (*g.nominee_tuple, target)
         g.nominators.add(seat)
         g.emit(_NOMINATED, seat=seat, target=target)
 
 
 def _morning(g: Game) -> Flow:
     """R3.1–R3.2, R8.8, P30: the announcement, cards, then the night victims' last words; then a decided win."""
-    style = g.rules.night.morning
+    style = g.night_rules.morning
     deaths = g.morning_deaths
     if deaths:
         value = "killed"
@@ -181,17 +201,16 @@ def _morning(g: Game) -> Flow:
 def _next_opener(g: Game, day: int) -> int:
     if day == 1 or g.opener == 0:
         return g.rules.opener.day1
-    order = [((g.opener + i) % g.n) + 1 for i in range(g.n)]  # clockwise after the previous opener
-    return next(s for s in order if g.alive[s])
+    seats = g.alive_seats  # ascending: the first living seat clockwise after the previous opener
+    i = bisect_right(seats, g.opener)
+    return seats[i] if i < len(seats) else seats[0]
 
 
 def day_flow(g: Game, day: int) -> Flow:
-    from arena.engine.probes import daily_probes
-    from arena.engine.voting import day_vote
-
     g.day = day
     g.phase = _DAY
     g.nominees = []
+    g.nominee_tuple = ()
     g.nominators = set()
     g.vote_settled = False
     g.leaving_today = set()
@@ -210,12 +229,15 @@ def day_flow(g: Game, day: int) -> Flow:
         return
     extras: list[int] = []
     rules = g.rules
-    nominations = rules.nominations.enabled and (day > 1 or rules.nominations.day1_allowed)
-    may_extra = rules.speech.extra_s > 0
-    seconds = rules.speech.regular_s
+    nominating = g.nominations_rules
+    nominations = nominating.enabled and (day > 1 or nominating.day1_allowed)
+    self_nominate = nominating.self_allowed
+    speech = rules.speech
+    may_extra = speech.extra_s > 0
+    budget = g.budget(speech.regular_s)
     for seat in speakers:
         if g.alive[seat]:
-            yield from regular_speech(g, seat, extras, nominations, may_extra, seconds)
+            yield from regular_speech(g, seat, extras, nominations, self_nominate, may_extra, budget)
     for seat in extras:
         if g.alive[seat]:
             yield from one_speech(g, seat, SpeechKind.EXTRA, g.rules.speech.extra_s)

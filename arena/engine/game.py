@@ -9,8 +9,9 @@ first), and takes the judge's out-of-band inputs: fouls and removals. No I/O, no
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from collections.abc import Callable
-from itertools import compress
+from itertools import chain, compress, repeat
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -19,7 +20,7 @@ from arena.engine.decisions import Decision, IllegalDecision, Kind, Request, Spe
 from arena.engine.events import EVERY_SEAT, Event, EventType, Phase, Vis, audience_mask
 from arena.engine.flow import one_speech, run
 from arena.engine.roles import BLACK_ROLES, Role, Team, base_team
-from arena.engine.ruleset import RuleSet
+from arena.engine.ruleset import RuleSet, plain
 from arena.engine.state import Answers, Batch, Flow, Winner
 from arena.engine.validate import validate
 
@@ -29,10 +30,25 @@ __all__ = ["Answers", "Batch", "Flow", "Game", "GameEnded", "Input", "Winner"]
 _new_event = object.__new__
 # Enum members read on every event or decision, bound once as globals: on Python 3.11 reading `Vis.PUBLIC` goes
 # through `EnumType.__getattr__`'s slow path, about ten times the cost of a global (3.12 dropped that hook).
-_PUBLIC, _BLACK = Vis.PUBLIC, Vis.BLACK
+_PUBLIC, _BLACK, _SEATS = Vis.PUBLIC, Vis.BLACK, Vis.SEATS
 _MANIAC = Role.MANIAC
 _ELIMINATED = EventType.ELIMINATED
+_SETUP, _END, _CIVILIAN, _GAME_ENDED = Phase.SETUP, Phase.END, Role.CIVILIAN, EventType.GAME_ENDED
 _ROLE_ORDER = {role: i for i, role in enumerate(Role)}  # the deal's sort key: the roles in declaration order
+_TEAM_OF = {role: base_team(role) for role in Role}
+
+
+def shuffle(pool: list[Role], seed: int) -> None:
+    """`random.Random(seed).shuffle(pool)` with its draws written out (`Random._randbelow_with_getrandbits`): the
+    same order from the same seed (checked in tests/test_engine_deal.py), without a Python call per draw."""
+    getrandbits = random.Random(seed).getrandbits
+    for i in reversed(range(1, len(pool))):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        pool[i], pool[j] = pool[j], pool[i]
 
 
 class GameEnded(Exception):
@@ -55,52 +71,70 @@ class Game:
 
     # Slots, because the game has more attributes than CPython shares between instances' dicts (30): past that
     # every read of `g.alive`, `g.emit` and the rest takes the slow lookup, and the flow reads them at every step.
-    # A new attribute is listed here too.
+    # A new attribute is listed here too. `*_rules`: plain copies of the rules sections the phase machine reads
+    # (`ruleset.plain`).
     __slots__ = (
         "_all_seats", "_answers", "_batch", "_budgets", "_deal_source", "_default_fouls", "_first_seat", "_flow",
-        "_in_flow", "_inputs", "_notes", "alive", "alive_seats", "black", "cancelled_days", "day", "day1_vote_left",
-        "doctor_last_heal", "doctor_saved", "doctor_self_heals", "end_reason", "events", "forbidden_phrases",
-        "forfeit_pending", "foul_counts", "fouls", "idle_nights", "justified", "kill_order", "last_hidden",
-        "leaving_today", "lost_vote", "lover_last_visit", "maniac_ally", "morning_deaths", "morning_lover_miss", "n",
-        "night_heal", "night_last_words", "night_mafia_target", "night_maniac_target", "night_sheriff_target",
-        "nominators", "nominees", "opener", "pending_winner", "phase", "roles", "rules", "seat_roles", "seed",
-        "sheriff_shots", "speaking_night_last_word", "vote_settled", "winner"
+        "_in_flow", "_inputs", "_notes", "alive", "alive_seats", "ascii_phrases", "best_move_rules", "black",
+        "cancelled_days", "day", "day1_vote_left", "doctor_last_heal", "doctor_saved", "doctor_self_heals",
+        "end_reason", "events", "forbidden_phrases", "forfeit_pending", "foul_counts", "fouls", "idle_nights",
+        "justified", "kill_order", "last_hidden", "leaving_today", "lost_vote", "lover_last_visit", "maniac_ally",
+        "morning_deaths", "morning_lover_miss", "n", "night0_rules", "night_heal", "night_last_words",
+        "night_mafia_target", "night_maniac_target", "night_rules", "night_sheriff_target", "nominations_rules",
+        "nominators", "nominee_tuple", "nominees", "opener", "over", "pending_winner", "phase", "probes_rules", "roles",
+        "rules", "seat_roles", "seed", "sheriff_shots", "speaking_night_last_word", "ties_rules", "vote_settled",
+        "voting_rules", "win_rules", "winner"
     )  # fmt: skip
 
     def __init__(self, rules: RuleSet, seed: int = 0, roles: list[Role] | None = None) -> None:
         self.rules = rules
+        # the sections the phase machine reads at every night, day and vote, copied once as plain attributes
+        self.night0_rules = plain(rules.night0)
+        self.night_rules = plain(rules.night)
+        self.nominations_rules = plain(rules.nominations)
+        self.voting_rules = plain(rules.voting)
+        self.ties_rules = plain(rules.ties)
+        self.win_rules = plain(rules.win)
+        self.best_move_rules = plain(rules.best_move)
+        self.probes_rules = plain(rules.probes)
         self.seed = seed
         self.n = rules.players
         self.events: list[Event] = []
         self.last_hidden = -1  # seq of the newest event that is not public: a view after it need not filter
         self._inputs: list[tuple[str, int, Decision | None, str]] = []  # kept light; `inputs` builds the models
         self.day = 0
-        self.phase = Phase.SETUP
+        self.phase = _SETUP
         self.winner: Winner | None = None
+        self.over = False  # `winner is not None`, kept by `finish` (a plain attribute: every driver polls it)
         self.end_reason = ""
         self._deal_source = "fixed" if roles is not None else "seed"
-        self.roles: list[Role] = [Role.CIVILIAN, *self._deal(roles)]
+        self.roles: list[Role] = [_CIVILIAN, *self._deal(roles)]
         self.alive = [False] + [True] * self.n
         self._all_seats = range(self.n + 1)
         self.alive_seats: tuple[int, ...] = tuple(range(1, self.n + 1))
         self.fouls = [0] * (self.n + 1)
         self.foul_counts: tuple[int, ...] = (0,) * self.n  # fouls[1:] as a tuple, kept by _foul (read by every view)
-        self.black: tuple[int, ...] = tuple(s for s in self.seats() if self.roles[s] in BLACK_ROLES)
+        # (built with C-level iterators: a game starts once per game, and these ran as Python loops)
+        self.black: tuple[int, ...] = tuple(compress(self._all_seats, map(BLACK_ROLES.__contains__, self.roles)))
         self._first_seat: dict[Role, int] = {}  # the first seat dealt each role (seat_of, read every night)
         for s in reversed(self.seats()):
             self._first_seat[self.roles[s]] = s
         self.maniac_ally = rules.maniac_side == "mafia_ally"
         self._budgets: dict[int, tuple[int, int]] = {}  # speech budget by seconds: words, characters (rules frozen)
         # every language's forbidden phrases in the rules' order, flat (read at every speech)
-        self.forbidden_phrases: tuple[str, ...] = tuple(p for ps in rules.forbidden_words.values() for p in ps)
+        self.forbidden_phrases: tuple[str, ...] = tuple(chain.from_iterable(rules.forbidden_words.values()))
+        # the ones an all-ASCII text can contain (most speeches are ASCII: the others are not looked for in them)
+        self.ascii_phrases = tuple(filter(str.isascii, self.forbidden_phrases))
         # per seat, fixed at the deal: role, team, black teammates (every view reads them)
-        self.seat_roles: list[tuple[Role, Team, tuple[int, ...]]] = [
-            (r, base_team(r), tuple(b for b in self.black if b != s) if r in BLACK_ROLES else ())
-            for s, r in enumerate(self.roles)
-        ]
+        self.seat_roles: list[tuple[Role, Team, tuple[int, ...]]] = list(
+            zip(self.roles, map(_TEAM_OF.__getitem__, self.roles), repeat(()))
+        )
+        for s in self.black:
+            self.seat_roles[s] = (self.roles[s], _TEAM_OF[self.roles[s]], tuple(b for b in self.black if b != s))
         # day state
         self.opener = 0
         self.nominees: list[int] = []
+        self.nominee_tuple: tuple[int, ...] = ()  # the same as a tuple, kept by the flow (every view hands it out)
         self.nominators: set[int] = set()
         self.vote_settled = False
         self.leaving_today: set[int] = set()
@@ -144,7 +178,7 @@ class Game:
             return list(roles)
         pool = [role for role, count in self.rules.roles.items() for _ in range(count)]
         pool.sort(key=_ROLE_ORDER.__getitem__)  # the deal depends on the seed only, not on dict order
-        random.Random(self.seed).shuffle(pool)
+        shuffle(pool, self.seed)
         return pool
 
     def reset_night(self) -> None:
@@ -173,8 +207,9 @@ class Game:
 
     def clockwise_from(self, start: int) -> list[int]:
         """Living seats in speaking order, starting at `start` (or the first living seat after it)."""
-        order = [((start - 1 + i) % self.n) + 1 for i in range(self.n)]
-        return [s for s in order if self.alive[s]]
+        seats = self.alive_seats  # ascending: the ones from `start` on, then the ones before it
+        i = bisect_left(seats, start)
+        return [*seats[i:], *seats[:i]]
 
     def seat_of(self, role: Role) -> int:
         """The first seat dealt `role`, or 0."""
@@ -197,10 +232,6 @@ class Game:
             words = speech.words(seconds)
             budget = self._budgets[seconds] = (words, speech.chars(words))
         return budget
-
-    @property
-    def over(self) -> bool:
-        return self.winner is not None
 
     def pending(self) -> list[Request]:
         """The requests still waiting for an answer, in seat order."""
@@ -253,6 +284,10 @@ class Game:
         if vis is _PUBLIC:
             event.to = to
             event.mask = EVERY_SEAT  # type: ignore[misc]  # the slot is _Audience's
+        elif vis is _SEATS and len(to) == 1:  # most private events: one seat's (`audience_mask`'s result)
+            event.to = to
+            event.mask = 1 << to[0]  # type: ignore[misc]
+            self.last_hidden = event.seq
         else:
             if vis is _BLACK:
                 to = self.black
@@ -428,8 +463,8 @@ class Game:
 
     def check_win(self) -> Winner | None:
         """R10 / P34–P37: who has won now, if anyone. The maniac is checked first (edge precedence)."""
-        win = self.rules.win
-        alive = self.living()
+        win = self.win_rules
+        alive = self.alive_seats
         if not alive:
             return "draw"
         # one pass: black seats (an allied maniac counts as black) and whether a free maniac lives
@@ -455,9 +490,10 @@ class Game:
 
     def finish(self, winner: Winner, reason: str) -> None:
         self.winner = winner
+        self.over = True
         self.end_reason = reason
-        self.phase = Phase.END
-        self.emit(EventType.GAME_ENDED, value=winner, text=reason)
+        self.phase = _END
+        self.emit(_GAME_ENDED, value=winner, text=reason)
         self._batch = {}
         self._answers = {}
         raise GameEnded

@@ -25,6 +25,9 @@ _DON, _SHERIFF, _MANIAC, _DOCTOR, _LOVER = Role.DON, Role.SHERIFF, Role.MANIAC, 
 _SEATS, _BLACK, _MODERATOR = Vis.SEATS, Vis.BLACK, Vis.MODERATOR
 _NIGHT, _SHOOT, _SHOT = Phase.NIGHT, Kind.SHOOT, EventType.SHOT
 _PHASE_STARTED, _MAFIA_RESULT = EventType.PHASE_STARTED, EventType.MAFIA_RESULT
+_K_SHERIFF, _K_DON_CHECK, _K_BLACK_MESSAGE = Kind.SHERIFF, Kind.DON_CHECK, Kind.BLACK_MESSAGE
+_E_SHERIFF_CHECK, _E_DON_CHECK, _E_BLACK_MESSAGE = EventType.SHERIFF_CHECK, EventType.DON_CHECK, EventType.BLACK_MESSAGE
+_KILL_ORDER, _WOKE_TO_BE_SEEN = EventType.KILL_ORDER, EventType.WOKE_TO_BE_SEEN
 
 
 _request = request_record  # Request(seat=..., kind=..., ...) by slot writes
@@ -55,19 +58,19 @@ def black_chat(g: Game, rounds: int, set_order: bool) -> Flow:
     """R2.2 / P23: a bounded exchange of black-only messages, the don first; on Night 0 he sets the kill order."""
     senior = _senior_black(g)
     order = [senior] + [s for s in g.black if s != senior]
-    words, chars = g.budget(g.rules.night0.message_s)
+    words, chars = g.budget(g.night0_rules.message_s)
     for rnd in range(max(rounds, 1 if set_order else 0)):
         for s in order:
             if not g.alive[s] or (rounds == 0 and s != senior):
                 continue
-            may_order = set_order and rnd == 0 and s == senior and g.rules.night0.kill_order_length > 0
+            may_order = set_order and rnd == 0 and s == senior and g.night0_rules.kill_order_length > 0
             request = _request(
                 s,
-                Kind.BLACK_MESSAGE,
+                _K_BLACK_MESSAGE,
                 max_words=words,
                 max_chars=chars,
                 may_set_order=may_order,
-                max_targets=g.rules.night0.kill_order_length if may_order else 0,
+                max_targets=g.night0_rules.kill_order_length if may_order else 0,
                 options=tuple(x for x in g.living() if x != s) if may_order else (),
             )
             answers = yield {s: request}
@@ -75,10 +78,10 @@ def black_chat(g: Game, rounds: int, set_order: bool) -> Flow:
             if decision is None:
                 continue
             text, _ = accept_text(g, s, decision.text, words, chars, _BLACK)
-            g.emit(EventType.BLACK_MESSAGE, _BLACK, seat=s, text=text)
+            g.emit(_E_BLACK_MESSAGE, _BLACK, seat=s, text=text)
             if may_order and decision.targets:
                 g.kill_order = tuple(decision.targets)
-                g.emit(EventType.KILL_ORDER, _BLACK, seat=s, seats=g.kill_order)
+                g.emit(_KILL_ORDER, _BLACK, seat=s, seats=g.kill_order)
 
 
 def night0(g: Game) -> Flow:
@@ -96,18 +99,18 @@ def night0(g: Game) -> Flow:
         if chosen is not None:  # a maniac removed while choosing has left (R7.3)
             g.maniac_ally = chosen.action == "mafia_ally"
             g.emit(EventType.SIDE_CHOSEN, _SEATS, (maniac,), seat=maniac, value=choices[g.maniac_ally])
-    if r.night0.black_meeting:
-        yield from black_chat(g, r.night0.black_meeting_rounds, r.night0.don_sets_order)
-    for role in r.night0.wake_to_be_seen:
+    if g.night0_rules.black_meeting:
+        yield from black_chat(g, g.night0_rules.black_meeting_rounds, g.night0_rules.don_sets_order)
+    for role in g.night0_rules.wake_to_be_seen:
         seat = _living(g, role)
         if seat:
-            g.emit(EventType.WOKE_TO_BE_SEEN, _MODERATOR, seat=seat, value=role.value)
+            g.emit(_WOKE_TO_BE_SEEN, _MODERATOR, seat=seat, value=role._value_)
     yield from _abilities(g, 0, set(), None)
 
 
 def _shot_request(g: Game, seat: int, may_miss: bool) -> Request:
     living = g.alive_seats
-    options = living if g.rules.night.mafia_targets != "non_mafia" else tuple(s for s in living if not g.is_black(s))
+    options = living if g.night_rules.mafia_targets != "non_mafia" else tuple(s for s in living if not g.is_black(s))
     default = _NONE
     if not may_miss:
         planned = [s for s in g.kill_order if s in options]
@@ -117,7 +120,7 @@ def _shot_request(g: Game, seat: int, may_miss: bool) -> Request:
 
 def _mafia_shot(g: Game) -> Flow:
     """R8.2 / P22: unanimous and blind, unanimous with eyes open, the don decides, or consensus with his tiebreak."""
-    mode = g.rules.night.mafia_kill
+    mode = g.night_rules.mafia_kill
     senior = _senior_black(g)
     shooters = [senior] if mode == "don_decides" else [s for s in g.black if g.alive[s]]
     if not shooters:
@@ -147,7 +150,7 @@ def _mafia_shot(g: Game) -> Flow:
 
 def _sheriff_answer(g: Game, target: int) -> str:
     role = g.roles[target]
-    night = g.rules.night
+    night = g.night_rules
     if night.sheriff_answer == "is_don":
         return "yes" if role is _DON else "no"
     black = g.is_black(target) or (role is _MANIAC and night.maniac_reads_black)
@@ -157,7 +160,7 @@ def _sheriff_answer(g: Game, target: int) -> str:
 
 
 def _heal_options(g: Game, doctor: int) -> tuple[int, ...]:
-    night = g.rules.night
+    night = g.night_rules
     out = []
     for s in g.living():
         if night.doctor_no_repeat_target and s == g.doctor_last_heal:
@@ -171,11 +174,15 @@ def _heal_options(g: Game, doctor: int) -> tuple[int, ...]:
 
 def _abilities(g: Game, night: int, blocked: set[int], shot_target: int | None) -> Flow:
     """R8.3–R8.6 and §3: the don's and sheriff's checks, the maniac's kill and the blind heal, all at once."""
-    r = g.rules.night
+    r = g.night_rules
     batch: dict[int, Request] = {}
 
+    living = g.alive_seats
+
     def others(seat: int) -> tuple[int, ...]:
-        return tuple(s for s in g.living() if s != seat)
+        """The living seats but `seat`: the living tuple with him cut out (it is sorted)."""
+        i = living.index(seat)
+        return living[:i] + living[i + 1 :]
 
     don = _living(g, _DON)
     sheriff = _living(g, _SHERIFF)
@@ -183,12 +190,12 @@ def _abilities(g: Game, night: int, blocked: set[int], shot_target: int | None) 
     doctor = _living(g, _DOCTOR) if night > 0 and r.doctor == "blind_heal" else 0
     if don and _checks_tonight(r.don_check_from_night, night):
         if r.shot_checker_still_checks or shot_target != don:
-            batch[don] = _request(don, Kind.DON_CHECK, options=others(don), allow_none=True)
+            batch[don] = _request(don, _K_DON_CHECK, options=others(don), allow_none=True)
     if sheriff and _checks_tonight(r.sheriff_check_from_night, night):
         if r.shot_checker_still_checks or shot_target != sheriff:
             shots_left = r.sheriff_max_shots == "unlimited" or g.sheriff_shots < r.sheriff_max_shots
             actions = ("check", "shoot") if r.sheriff_can_shoot and shots_left and night > 0 else ("check",)
-            batch[sheriff] = _request(sheriff, Kind.SHERIFF, options=others(sheriff), allow_none=True, actions=actions)
+            batch[sheriff] = _request(sheriff, _K_SHERIFF, options=others(sheriff), allow_none=True, actions=actions)
     if maniac:
         batch[maniac] = _request(maniac, Kind.MANIAC_KILL, options=others(maniac), allow_none=True)
     if doctor:
@@ -207,7 +214,7 @@ def _abilities(g: Game, night: int, blocked: set[int], shot_target: int | None) 
         target = _living_target(g, decision.target)
         if seat == don and target is not None:
             value = "sheriff" if g.roles[target] is _SHERIFF else "not_sheriff"
-            g.emit(EventType.DON_CHECK, _SEATS, (seat,), seat=seat, target=target, value=value)
+            g.emit(_E_DON_CHECK, _SEATS, (seat,), seat=seat, target=target, value=value)
         elif seat == sheriff and target is not None:
             if (decision.action or "check") == "shoot":
                 g.sheriff_shots += 1
@@ -215,7 +222,7 @@ def _abilities(g: Game, night: int, blocked: set[int], shot_target: int | None) 
                 g.emit(EventType.SHERIFF_SHOT, _SEATS, (seat,), seat=seat, target=target)
             else:
                 value = _sheriff_answer(g, target)
-                g.emit(EventType.SHERIFF_CHECK, _SEATS, (seat,), seat=seat, target=target, value=value)
+                g.emit(_E_SHERIFF_CHECK, _SEATS, (seat,), seat=seat, target=target, value=value)
         elif seat == maniac:
             g.night_maniac_target = target
             g.emit(EventType.MANIAC_KILL, _SEATS, (seat,), seat=seat, target=target)
@@ -231,7 +238,7 @@ def _stretchers(g: Game, victims: list[int]) -> Flow:
         return
     options = tuple(victims)
     attackers: tuple[str, ...] = ()
-    if g.rules.night.doctor_sees_attackers:  # §5.5: who put each victim on the stretchers
+    if g.night_rules.doctor_sees_attackers:  # §5.5: who put each victim on the stretchers
         named = (
             ("mafia", g.night_mafia_target),
             ("maniac", g.night_maniac_target),
@@ -250,9 +257,9 @@ def _stretchers(g: Game, victims: list[int]) -> Flow:
         g.emit(EventType.SAVE_RESULT, _MODERATOR, target=None)
         return
     pick = decision.target if decision.target is not None else victims[0]
-    once = g.rules.night.doctor_once_per_player
+    once = g.night_rules.doctor_once_per_player
     eligible = [v for v in victims if not (once and v in g.doctor_saved)]
-    if g.rules.night.doctor_transfer_order == "ascending_seat":
+    if g.night_rules.doctor_transfer_order == "ascending_seat":
         eligible.sort()
     saved = pick if pick in eligible else next((v for v in eligible if v != pick), None)
     g.emit(
@@ -282,7 +289,6 @@ def _silent(g: Game, seat: int) -> bool:
 
 
 def night(g: Game, k: int) -> Flow:
-    r = g.rules
     g.day = k
     g.phase = _NIGHT
     g.emit(_PHASE_STARTED, value="night")
@@ -292,10 +298,11 @@ def night(g: Game, k: int) -> Flow:
     void = False
     lover = _living(g, _LOVER)
     if lover:
+        nr = g.night_rules
         options = tuple(
             s
             for s in g.living()
-            if (s != lover or r.night.lover_self_visit) and (r.night.lover_repeat_visit or s != g.lover_last_visit)
+            if (s != lover or nr.lover_self_visit) and (nr.lover_repeat_visit or s != g.lover_last_visit)
         )
         answers = yield {lover: _request(lover, Kind.VISIT, options=options, allow_none=True)}
         if lover in answers:  # a lover removed before her visit has left and visits nobody (R7.3)
@@ -304,20 +311,20 @@ def night(g: Game, k: int) -> Flow:
             g.emit(EventType.VISIT, _SEATS, (lover,), seat=lover, target=visit)
             if visit is not None:
                 blocked.add(visit)
-                void = g.is_black(visit) and r.night.lover_voids_mafia_kill
-    if r.night.black_channel_every_night:
+                void = g.is_black(visit) and g.night_rules.lover_voids_mafia_kill
+    if g.night_rules.black_channel_every_night:
         yield from black_chat(g, 1, False)
     yield from _mafia_shot(g)
     miss_reason = "lover" if void else ("agreed" if g.night_mafia_target is not None else "disagreed")
     if void:
         g.night_mafia_target = None
     g.emit(_MAFIA_RESULT, _MODERATOR, target=g.night_mafia_target, value=miss_reason)
-    if g.night_mafia_target is None and r.night.miss_announced_at_night and not void:
+    if g.night_mafia_target is None and g.night_rules.miss_announced_at_night and not void:
         g.emit(EventType.MAFIA_MISS_ANNOUNCED, value="disagreed")
     yield from _abilities(g, k, blocked, g.night_mafia_target)
     attacks = [t for t in (g.night_mafia_target, g.night_maniac_target, g.night_sheriff_target) if t is not None]
     victims = [v for v in dict.fromkeys(attacks) if g.alive[v]]  # R7.3: a seat removed tonight is not killed too
-    if r.night.doctor == "sees_victims":
+    if g.night_rules.doctor == "sees_victims":
         yield from _stretchers(g, victims)
     elif g.night_heal is not None:
         heal = g.night_heal
@@ -325,9 +332,9 @@ def night(g: Game, k: int) -> Flow:
         g.doctor_last_heal = heal
         if heal == doctor:
             g.doctor_self_heals += 1
-    elif r.night.doctor == "blind_heal":
+    elif g.night_rules.doctor == "blind_heal":
         g.doctor_last_heal = 0  # no heal (or blocked) tonight: it does not count for the limits
-    overwhelmed = not r.night.heal_stops_all_attackers and attacks.count(g.night_heal or 0) > 1  # §5.5 ⚠
+    overwhelmed = not g.night_rules.heal_stops_all_attackers and attacks.count(g.night_heal or 0) > 1  # §5.5 ⚠
     deaths = sorted(v for v in victims if (v != g.night_heal or overwhelmed) and g.alive[v])
     yield from _best_move(g, k, deaths)
     deaths = [s for s in deaths if g.alive[s]]  # R7.3: a victim the judge removed during the best move has left
@@ -336,18 +343,18 @@ def night(g: Game, k: int) -> Flow:
     left = bool(deaths) or len(g.living()) < living_at_dusk  # R10.4: a removal tonight is someone leaving too
     g.idle_nights = 0 if left else g.idle_nights + 1
     g.morning_deaths = deaths
-    g.morning_lover_miss = void and r.night.morning == "deaths_plus_lover_miss"
+    g.morning_lover_miss = void and g.night_rules.morning == "deaths_plus_lover_miss"
     g.night_last_words = [s for s in deaths if not _silent(g, s)]
     winner = g.check_win() if deaths else None
     if winner is not None:
         g.pending_winner = winner
-    elif not left and g.idle_nights >= r.win.draw_after_idle_rounds:
+    elif not left and g.idle_nights >= g.win_rules.draw_after_idle_rounds:
         g.finish("draw", f"{g.idle_nights} nights and the days between passed with nobody leaving")
 
 
 def _best_move(g: Game, k: int, deaths: list[int]) -> Flow:
     """R8.7: only the Night-1 victim of the mafia names up to three seats, unless two left on Day 1."""
-    bm = g.rules.best_move
+    bm = g.best_move_rules
     victim = g.night_mafia_target
     if not bm.enabled or k != 1 or victim is None or victim not in deaths:
         return

@@ -13,7 +13,7 @@ from typing import Literal, Protocol
 from arena.engine.decisions import Decision, Request, SpeechKind
 from arena.engine.events import Event, EventType, Phase, Vis
 from arena.engine.roles import Role
-from arena.engine.ruleset import RuleSet
+from arena.engine.ruleset import BestMove, Night, Night0, Nominations, Probes, RuleSet, Ties, Voting, Win
 
 Batch = dict[int, Request]
 Answers = dict[int, Decision]
@@ -26,6 +26,15 @@ class GameState(Protocol):
 
     # the table
     rules: RuleSet
+    # plain copies of these sections of `rules`, taken at the start (`ruleset.plain`: read without pydantic's hook)
+    night0_rules: Night0
+    night_rules: Night
+    nominations_rules: Nominations
+    voting_rules: Voting
+    ties_rules: Ties
+    win_rules: Win
+    best_move_rules: BestMove
+    probes_rules: Probes
     n: int
     day: int
     phase: Phase
@@ -33,12 +42,14 @@ class GameState(Protocol):
     alive: list[bool]
     alive_seats: tuple[int, ...]
     forbidden_phrases: tuple[str, ...]
+    ascii_phrases: tuple[str, ...]  # those of forbidden_phrases that are all ASCII
     black: tuple[int, ...]
     maniac_ally: bool
     _deal_source: str
     # day state
     opener: int
     nominees: list[int]
+    nominee_tuple: tuple[int, ...]  # `nominees` as a tuple, for the views
     nominators: set[int]
     vote_settled: bool
     leaving_today: set[int]
@@ -66,9 +77,9 @@ class GameState(Protocol):
     night_sheriff_target: int | None
     night_heal: int | None
 
+    over: bool  # the game is decided (`winner is not None`)
+
     # queries
-    @property
-    def over(self) -> bool: ...
     def seats(self) -> range: ...
     def living(self) -> list[int]: ...
     def clockwise_from(self, start: int) -> list[int]: ...

@@ -6,9 +6,9 @@ Callers never re-check rules; the orchestrator re-asks with `IllegalDecision.rea
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from arena.engine.decisions import Decision, IllegalDecision, Kind, Request
+from arena.engine.decisions import Claim, Decision, IllegalDecision, Kind, Request
 from arena.engine.roles import Role
 from arena.engine.text import with_reasoning_capped
 
@@ -59,19 +59,21 @@ def _check_target(game: Game, request: Request, target: int | None) -> None:
         raise _why_not(game, request, target)
 
 
-def _check_speech(game: Game, request: Request, decision: Decision) -> None:
-    if decision.nominate and not request.may_nominate:
+def _check_speech(game: Game, request: Request, fields: dict[str, Any]) -> None:
+    """`fields`: the decision's `__dict__` (see `validate`)."""
+    nominate: tuple[int, ...] = fields["nominate"]
+    if nominate and not request.may_nominate:
         raise IllegalDecision("no_nomination_right", "this turn carries no right to nominate")
-    for target in decision.nominate:
+    for target in nominate:
         if not 1 <= target <= game.n:
             raise IllegalDecision("no_such_seat", f"there is no seat {target}; seats are 1 to {game.n}")
         if not game.alive[target]:
             raise IllegalDecision("dead_target", f"seat {target} is not alive and cannot be nominated")
         if target == request.seat and not game.rules.nominations.self_allowed:
             raise IllegalDecision("self_nomination", "you cannot nominate yourself")
-    if decision.extra and not request.may_request_extra:
+    if fields["extra"] and not request.may_request_extra:
         raise IllegalDecision("no_extra", "there is no extra word to ask for in this turn")
-    claim = decision.claim
+    claim: Claim | None = fields["claim"]
     if claim is not None:
         if claim.role not in _ROLE_NAMES:
             raise IllegalDecision("bad_claim", f"claim a role from {sorted(_ROLE_NAMES)}, not {claim.role!r}")
@@ -94,32 +96,38 @@ def validate(game: Game, request: Request, decision: Decision) -> Decision:
     """Return the decision if it is legal for `request` (its reasoning cut to the cap); raise IllegalDecision
     otherwise."""
     kind = request.kind
+    # The fields read once as a dict: every attribute read of a pydantic model goes through BaseModel.__getattr__'s
+    # hook (CPython's slow attribute path, about 20 times a slot's cost), and a speech reads five of them here.
+    # (The probe's check still takes the decision: it is rare.)
+    fields = decision.__dict__
     if kind is _SPEECH:
-        _check_speech(game, request, decision)
+        if fields["nominate"] or fields["extra"] or fields["claim"] is not None:  # else nothing to check
+            _check_speech(game, request, fields)
     elif kind is _VOTE:
-        if decision.vote is None:
+        if fields["vote"] is None:
             raise IllegalDecision("vote_required", f"answer yes or no on seat {request.candidate}")
     elif kind in _TARGETED:
         if kind is _SHERIFF:
-            action = decision.action or "check"
+            action = fields["action"] or "check"
             if action not in request.actions:
                 raise IllegalDecision("illegal_action", f"choose one of {list(request.actions)}, not {action!r}")
-        _check_target(game, request, decision.target)
+        _check_target(game, request, fields["target"])
     elif kind is _BEST_MOVE or kind is _BLACK_MESSAGE:
-        if decision.targets and kind is _BLACK_MESSAGE and not request.may_set_order:
+        targets: tuple[int, ...] = fields["targets"]
+        if targets and kind is _BLACK_MESSAGE and not request.may_set_order:
             raise IllegalDecision("no_kill_order", "only the don sets the kill order, on the first night")
-        if len(decision.targets) > request.max_targets:
+        if len(targets) > request.max_targets:
             raise IllegalDecision("too_many", f"name at most {request.max_targets} seats")
-        if len(set(decision.targets)) != len(decision.targets) and kind is _BEST_MOVE:
+        if len(set(targets)) != len(targets) and kind is _BEST_MOVE:
             raise IllegalDecision("duplicate", "name each seat once")
-        for target in decision.targets:
+        for target in targets:
             if target not in request.options or not game.alive[target]:
                 raise _why_not(game, request, target)
     elif kind is _PROBE:
         _check_probe(request, decision)
     elif kind is _CHOOSE_SIDE:
-        if decision.action not in request.choices:
+        if fields["action"] not in request.choices:
             raise IllegalDecision("illegal_choice", f"choose one of {list(request.choices)}")
-    if not decision.reasoning:  # most decisions: no reasoning to cut
+    if not fields["reasoning"]:  # most decisions: no reasoning to cut
         return decision
     return with_reasoning_capped(game.rules.speech, decision)  # what is accepted is what is stored

@@ -24,11 +24,12 @@ _NO = Decision(vote=False)
 # Enum members read in every vote, bound once as globals: on Python 3.11 reading `EventType.VOTE_CAST` goes through
 # `EnumType.__getattr__`'s slow path, about ten times the cost of a global (3.12 dropped that hook).
 _VOTE_CAST, _VOTES_COUNTED, _VOTING_STARTED = EventType.VOTE_CAST, EventType.VOTES_COUNTED, EventType.VOTING_STARTED
-_LAST_WORD = SpeechKind.LAST_WORD
+_LAST_WORD, _TIE_SPEECH, _TIE = SpeechKind.LAST_WORD, SpeechKind.TIE, EventType.TIE
 
 
 def _voters(g: Game) -> list[int]:
-    return [s for s in g.living() if s not in g.lost_vote]
+    lost = g.lost_vote
+    return [s for s in g.alive_seats if s not in lost] if lost else list(g.alive_seats)
 
 
 def _cancelled(g: Game) -> bool:
@@ -46,7 +47,7 @@ def _settle(g: Game, reason: str | None = None) -> None:
 
 
 def _ballot_request(g: Game, seat: int, candidates: tuple[int, ...]) -> Request:
-    v = g.rules.voting
+    v = g.voting_rules
     options = candidates if v.self_vote_allowed else tuple(c for c in candidates if c != seat)
     default = Decision(target=options[-1]) if v.default == "last_candidate" and options else Decision()
     return Request(
@@ -59,7 +60,7 @@ def _ballot_request(g: Game, seat: int, candidates: tuple[int, ...]) -> Request:
 
 def vote_round(g: Game, candidates: list[int], round_kind: str) -> TallyFlow:
     """One vote over `candidates` (R5.5–R5.10): per nominee with running counts, or one secret ballot each."""
-    v = g.rules.voting
+    v = g.voting_rules
     cands = tuple(candidates)
     g.emit(_VOTING_STARTED, seats=cands, value=round_kind)
     tally: Tally = {c: [] for c in cands}
@@ -75,17 +76,20 @@ def vote_round(g: Game, candidates: list[int], round_kind: str) -> TallyFlow:
                 g.emit(_VOTE_CAST, seat=s, target=target, value="yes")
             elif g.alive[s]:
                 g.emit(_VOTE_CAST, seat=s, target=None, value="abstain")
-        g.emit(_VOTES_COUNTED, seats=cands, counts=tuple(len(tally[c]) for c in cands))
+        g.emit(_VOTES_COUNTED, seats=cands, counts=tuple(map(len, map(tally.__getitem__, cands))))
         return tally
     auto_last = v.mandatory and v.default == "last_candidate"
     self_vote = v.self_vote_allowed
     alive = g.alive
+    last = len(cands) - 1
+    # plain loops, no comprehensions: this runs for every nominee, and each comprehension is a new function and
+    # frame, and makes every variable it reads a cell for the whole round
     for i, c in enumerate(cands):
         if not remaining:
             break
         # §5.2: where self-votes are off, nobody is asked about (or defaulted to) himself; he may abstain
         askable = remaining if self_vote else [s for s in remaining if s != c]
-        if auto_last and i == len(cands) - 1:  # R5.7: whoever has not voted goes to the last nominee
+        if auto_last and i == last:  # R5.7: whoever has not voted goes to the last nominee
             for s in askable:
                 tally[c].append(s)
                 g.emit(_VOTE_CAST, seat=s, target=c, value="default")
@@ -93,18 +97,25 @@ def vote_round(g: Game, candidates: list[int], round_kind: str) -> TallyFlow:
             break
         if not askable:
             continue
-        answers = yield {s: vote_request_record(s, "nominee", c, cands, _NO) for s in askable}
-        if _cancelled(g):
+        batch: Batch = {}
+        for s in askable:
+            batch[s] = vote_request_record(s, "nominee", c, cands, _NO)
+        answers = yield batch
+        if g.day in g.cancelled_days:  # `_cancelled(g)`
             return None
         votes = tally[c]
+        still: list[int] = []
         for s in sorted(answers):
             if answers[s].vote and alive[s]:
                 votes.append(s)
                 g.emit(_VOTE_CAST, seat=s, target=c, value="yes")
-        remaining = [s for s in remaining if s not in votes and alive[s]]
+        for s in remaining:
+            if alive[s] and s not in votes:
+                still.append(s)
+        remaining = still
     for s in remaining:
         g.emit(_VOTE_CAST, seat=s, target=None, value="abstain")
-    g.emit(_VOTES_COUNTED, seats=cands, counts=tuple(len(tally[c]) for c in cands))
+    g.emit(_VOTES_COUNTED, seats=cands, counts=tuple(map(len, map(tally.__getitem__, cands))))
     return tally
 
 
@@ -131,7 +142,7 @@ def leave(g: Game, seats: list[int], how: str) -> Flow:
         g.eliminate(s, how)
     winner = g.check_win()
     g.pending_winner = winner
-    if winner is None or g.rules.win.game_end_last_word:
+    if winner is None or g.win_rules.game_end_last_word:
         for s in seats:
             yield from g.speech(s, _LAST_WORD, g.rules.speech.last_word_voted_s)
     if winner is not None:
@@ -144,15 +155,14 @@ def _leaders(candidates: list[int], tally: Tally) -> tuple[list[int], int]:
 
 
 def day_vote(g: Game) -> Flow:
-    rules = g.rules
     if _cancelled(g):
         _abort(g)
         return
-    candidates = [c for c in g.nominees if g.alive[c]] if rules.nominations.enabled else g.living()
+    candidates = [c for c in g.nominees if g.alive[c]] if g.nominations_rules.enabled else g.living()
     if not candidates:
         _settle(g, "no_nominees")
         return
-    if rules.nominations.enabled and len(candidates) == 1:
+    if g.nominations_rules.enabled and len(candidates) == 1:
         yield from _single_nominee(g, candidates[0])
         return
     tally = yield from vote_round(g, candidates, "main")
@@ -165,9 +175,9 @@ def day_vote(g: Game) -> Flow:
         return
     if len(leaders) == 1:
         cast = sum(len(v) for v in tally.values())
-        if rules.voting.majority == "more_than_half_of_votes_cast" and top * 2 <= cast:
+        if g.voting_rules.majority == "more_than_half_of_votes_cast" and top * 2 <= cast:
             _settle(g, "no_majority")
-        elif rules.ties.leader_justification:
+        elif g.ties_rules.leader_justification:
             yield from _justification(g, leaders[0], top)
         else:
             yield from leave(g, leaders, "voted")
@@ -177,7 +187,7 @@ def day_vote(g: Game) -> Flow:
 
 def _single_nominee(g: Game, nominee: int) -> Flow:
     """R5.3, R5.4, P12: Day 1 no vote; later days he leaves; aurora needs more than half of the living."""
-    v = g.rules.voting
+    v = g.voting_rules
     mode = v.single_nominee_day1 if g.day == 1 else v.single_nominee_later
     if mode == "no_vote":
         _settle(g, "single_nominee")
@@ -199,7 +209,7 @@ def _single_nominee(g: Game, nominee: int) -> Flow:
 
 def _justification(g: Game, leader: int, first_votes: int) -> Flow:
     """P18 (club): a sole leader justifies, then a yes/no re-vote; fewer votes acquit him, once per game."""
-    if g.rules.ties.one_justification_per_game and leader in g.justified:
+    if g.ties_rules.one_justification_per_game and leader in g.justified:
         yield from leave(g, [leader], "voted")
         return
     g.justified.add(leader)
@@ -221,8 +231,8 @@ def _justification(g: Game, leader: int, first_votes: int) -> Flow:
 
 def _tie(g: Game, tied: list[int]) -> Flow:
     """R6.1–R6.4, P14–P17: popil speeches, a re-vote among the tied, a new popil for a strict subset."""
-    t = g.rules.ties
-    g.emit(EventType.TIE, seats=tuple(tied))
+    t = g.ties_rules
+    g.emit(_TIE, seats=tuple(tied))
     if t.max_tied_for_speeches != "any" and len(tied) > t.max_tied_for_speeches:
         _settle(g, "tie")
         return
@@ -235,7 +245,7 @@ def _tie(g: Game, tied: list[int]) -> Flow:
                 if s in g.justified:
                     continue
                 g.justified.add(s)
-            yield from g.speech(s, SpeechKind.TIE, g.rules.speech.tie_s)
+            yield from g.speech(s, _TIE_SPEECH, g.rules.speech.tie_s)
         if _cancelled(g):
             _abort(g)
             return
@@ -259,7 +269,7 @@ def _tie(g: Game, tied: list[int]) -> Flow:
 
 def _repeated_tie(g: Game, tied: list[int]) -> Flow:
     """R6.5–R6.6, P16: the lift vote (yes > living/2) unless the preset forbids it here."""
-    t = g.rules.ties
+    t = g.ties_rules
     if t.repeat == "nobody":
         _settle(g, "repeated_tie")
         return
