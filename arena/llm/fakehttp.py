@@ -1,12 +1,13 @@
 """The stand-in server's HTTP/1.1 transport: one asyncio event loop, h11 for the protocol, no thread per connection.
 
-A 64-game vote round opens hundreds of connections at once; a thread each (and a `time.sleep` each for the latency)
-cost the stand-in more CPU than the answers. Here every connection is an `asyncio.Protocol` on one loop, h11 parses
-and frames the messages (keep-alive, Content-Length and chunked bodies), and a reply leaves at its due time through
-`loop.call_at`, counted from the request's arrival. A streamed (chunked) reply is written as the client reads it,
-and dropped when the client hangs up. The listening socket is bound at construction (a taken port fails at once)
-with a large backlog, so that a burst of connections is not dropped. What to answer is the handler's job
-(`arena/llm/fakeserver.py`); it runs on the loop, so it needs no lock.
+A 64-game vote round opens hundreds of connections at once; a thread each (and a `time.sleep` each for the latency) cost
+the stand-in more CPU than the answers. Here every connection is an `asyncio.Protocol` on one loop, h11 parses and
+frames the messages (keep-alive, Content-Length and chunked bodies), and a reply leaves at its due time through
+`loop.call_at`, counted from the request's arrival: the loop turn that read its bytes, before any parsing (the bytes are
+parsed in a callback of their own, so a burst read in one turn is stamped as it came, not behind its own work). A
+streamed (chunked) reply is written as the client reads it, and dropped when the client hangs up. The listening socket
+is bound at construction (a taken port fails at once) with a large backlog, so that a burst of connections is not
+dropped. What to answer is the handler's job (`arena/llm/fakeserver.py`); it runs on the loop, so it needs no lock.
 """
 
 from __future__ import annotations
@@ -68,6 +69,9 @@ class _Connection(asyncio.Protocol):
         self.stream: Iterator[bytes] | None = None  # the chunks of a streamed reply still to write
         self.paused = False  # the transport's write buffer is full: wait for resume_writing
         self.bodiless = False
+        self.queued: list[bytes] = []  # bytes received, not yet parsed (`data_received` only notes them)
+        self.seen = 0.0  # the loop's clock when the queued bytes came in
+        self.parsing_seen = 0.0  # the same for the bytes h11 is parsing now
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -87,6 +91,21 @@ class _Connection(asyncio.Protocol):
         self.transport = None
 
     def data_received(self, data: bytes) -> None:
+        # Only noted here, parsed in a callback of its own: a burst of requests readable at once is stamped as it
+        # arrived, not after the parsing and answering of every request read before it in the same loop turn
+        # (a real provider reads them in parallel; the stand-in's own CPU is not the latency it stands for).
+        if not self.queued:
+            self.seen = self.loop.time()
+            self.loop.call_soon(self._ingest)
+        self.queued.append(data)
+
+    def _ingest(self) -> None:
+        if not self.queued or self.transport is None:
+            self.queued = []
+            return
+        data = self.queued[0] if len(self.queued) == 1 else b"".join(self.queued)
+        self.queued = []
+        self.parsing_seen = self.seen
         try:
             self.h11.receive_data(data)
         except h11.RemoteProtocolError:  # data after the peer said it closed
@@ -95,10 +114,18 @@ class _Connection(asyncio.Protocol):
         self._next()
 
     def eof_received(self) -> bool:
-        with contextlib.suppress(h11.RemoteProtocolError):
-            self.h11.receive_data(b"")
+        if self.queued:  # after the bytes still to parse; the write side stays open until then
+            self.loop.call_soon(self._eof, True)
+            return True
+        self._eof(False)
         # keep the write side open for a reply still due; close it otherwise
         return self.pending is not None or self.stream is not None
+
+    def _eof(self, deferred: bool) -> None:
+        with contextlib.suppress(h11.RemoteProtocolError):
+            self.h11.receive_data(b"")
+        if deferred and self.pending is None and self.stream is None:
+            self.close()
 
     def pause_writing(self) -> None:
         self.paused = True
@@ -125,7 +152,7 @@ class _Connection(asyncio.Protocol):
                 self.body.append(event.data)  # type: ignore[union-attr]
             elif kind is h11.Request:
                 self.head = event  # type: ignore[assignment]
-                self.arrived = self.loop.time()
+                self.arrived = self.parsing_seen
                 self.body = []
                 if conn.they_are_waiting_for_100_continue:
                     self._write(conn.send(h11.InformationalResponse(status_code=100, headers=[])))
