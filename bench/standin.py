@@ -23,13 +23,13 @@ import asyncio
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import psutil
+from standin_process import start_standin, stop_standin  # the bench directory is not a package
 
 from arena.tournament.executors import LocalExecutor
 from arena.tournament.model import load_tournament
@@ -38,19 +38,7 @@ from arena.tournament.schedule import make_schedule
 
 
 def _server(latency: float, record: Path | None = None) -> tuple[subprocess.Popen[str], str]:
-    extra = ["--record", str(record)] if record else []
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena.llm.fakeserver", "--port", "0", "--latency", str(latency), *extra],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdout is not None
-    return process, process.stdout.readline().strip()
-
-
-def _stop(process: subprocess.Popen[str]) -> None:
-    process.terminate()
-    process.wait(timeout=10)
+    return start_standin(latency, *(["--record", str(record)] if record else []))
 
 
 def record(games: int, out: Path) -> list[bytes]:
@@ -76,7 +64,7 @@ def record(games: int, out: Path) -> list[bytes]:
             options = RunOptions(out=folder / "out", jobs=games, progress=False)
             run_tournament(t, plans, specs, lambda: executor, options)
     finally:
-        _stop(process)
+        stop_standin(process)
     return load_bodies(out)
 
 
@@ -169,7 +157,7 @@ def main() -> None:
                 time.sleep(0.5)  # its imports are done before the clock starts
                 r = measure(base_url, process.pid, bodies, args.concurrency)
             finally:
-                _stop(process)
+                stop_standin(process)
         if args.json:
             print(json.dumps(r), flush=True)
         else:

@@ -44,7 +44,6 @@ import json
 import math
 import os
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -52,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 import psutil
+from standin_process import start_standin, stop_standin  # the bench directory is not a package
 
 from arena.tournament.cost import calibrate, estimate, relative_se
 from arena.tournament.executors import DEFAULT_STAGGER_S, LocalExecutor
@@ -66,13 +66,7 @@ PRICES = "price_input_per_m = 1.0\nprice_cached_per_m = 0.25\nprice_output_per_m
 
 def _server(latency: float, salt: str = "") -> tuple[subprocess.Popen[str], str]:
     vary = ["--salt", salt, "--vary"] if salt else []  # the cost check: a sampling model's answers
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena.llm.fakeserver", "--port", "0", "--latency", str(latency), *vary],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdout is not None
-    return process, process.stdout.readline().strip()
+    return start_standin(latency, *vary)
 
 
 def _tournament(folder: Path, base_url: str, games: int, seed: int) -> Path:
@@ -251,8 +245,7 @@ def cost_check(folder: Path, games: int, calibration: int, processes: int, salt:
         options = RunOptions(out=folder / "cost", jobs=games, progress=False)
         state = run_tournament(t, plans, specs, lambda: LocalExecutor(count, math.ceil(games / count)), options)
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        stop_standin(process)
     measured = state.spent
     done = [r for r in state.results.values() if r.status == "complete"]
     return {
@@ -307,8 +300,7 @@ def main() -> None:
                     costs.append(cost_check(Path(tmp) / f"cost{run}", args.cost_games, args.calibration_games,
                                             args.processes, f"run-{run}"))  # fmt: skip
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        stop_standin(process)
     if args.json:
         return
     load = os.getloadavg()[0]
