@@ -1,5 +1,6 @@
 """`arena play` takes the tournament's direct HTTP path (`arena/llm/direct.py`) when aiohttp is installed, and the
-SDK's path with ARENA_HTTP_POOL=httpx; either way the clients are made and closed on the game's own event loop.
+SDK's path with ARENA_HTTP_POOL=httpx (or =aiohttp, the SDK on aiohttp's pool); either way the clients are made
+and closed on the game's own event loop.
 
 Each game runs in a child process, with ResourceWarnings made errors and asyncio's debug mode on, so an aiohttp
 session left open ("Unclosed client session") or used from another loop ("attached to a different loop") shows on
@@ -69,7 +70,7 @@ def _posts(stderr: str) -> int:
     return int(lines[0].removeprefix("direct posts: "))
 
 
-@pytest.mark.parametrize("pool", [None, "httpx"])
+@pytest.mark.parametrize("pool", [None, "httpx", "aiohttp"])
 def test_play_takes_the_direct_path_unless_told_otherwise(tmp_path: Path, pool: str | None) -> None:
     with FakeServer() as server:
         command = _command(tmp_path, server.base_url, "--seat", "all=local", "--seat", "3=bot:random")
@@ -83,11 +84,11 @@ def test_play_takes_the_direct_path_unless_told_otherwise(tmp_path: Path, pool: 
     assert not [c for c in transcript.calls if c.error], "a call failed"
     assert 3 not in {c.seat for c in transcript.calls} and len(transcript.calls) > 50
     assert requests == len(transcript.calls) + 1  # every call, plus the preflight probe (on its own loop, the SDK)
-    # the direct path carried every call of the game, or none of them with ARENA_HTTP_POOL=httpx
+    # the direct path carried every call of the game, or none of them with ARENA_HTTP_POOL=httpx or =aiohttp (the SDK)
     assert _posts(done.stderr) == (len(transcript.calls) if pool is None else 0)
 
 
-def test_ctrl_c_mid_game_closes_the_direct_sessions_and_stays_resumable(tmp_path: Path) -> None:
+def test_ctrl_c_mid_game_closes_the_direct_sessions_and_resume_finishes_on_the_direct_path(tmp_path: Path) -> None:
     with FakeServer(latency_s=0.05) as server:
         command = _command(tmp_path, server.base_url, "--seat", "all=local")
         child = subprocess.Popen(command, env=_env(None), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -103,9 +104,17 @@ def test_ctrl_c_mid_game_closes_the_direct_sessions_and_stays_resumable(tmp_path
             if child.poll() is None:
                 child.kill()
                 child.wait()
-    assert child.returncode == 130, stderr
-    assert "interrupted; the game is saved. Continue it with: arena resume" in stderr
-    assert not [word for word in TROUBLE if word in stderr], stderr
-    assert _posts(stderr) >= 5
-    (path,) = sorted((tmp_path / "out").glob("*.jsonl"))
-    assert load(path).status == "started"  # resumable: `arena resume` continues it
+        assert child.returncode == 130, stderr
+        assert "interrupted; the game is saved. Continue it with: arena resume" in stderr
+        assert not [word for word in TROUBLE if word in stderr], stderr
+        assert _posts(stderr) >= 5
+        (path,) = sorted((tmp_path / "out").glob("*.jsonl"))
+        assert load(path).status == "started"
+        before = len(load(path).calls)
+        resume = [*command[:5], "resume", str(path), "--quiet", "--agents-dir", str(tmp_path / "agents")]
+        done = subprocess.run(resume, env=_env(None), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert not [word for word in TROUBLE if word in done.stderr], done.stderr
+    transcript = load(path)
+    assert transcript.status == "complete"
+    assert _posts(done.stderr) == len(transcript.calls) - before > 0  # the resumed part went the direct path
