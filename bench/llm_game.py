@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from arena.agents import AgentSpec
 from arena.engine import Game, Observation, Request, load_rules
+from arena.llm.pool import use_aiohttp
 from arena.llm.preflight import preflight
 from arena.orchestrator import RunStats, run_game
 from arena.players.base import Answer, Player
@@ -100,6 +101,7 @@ async def _one_game(base_url: str, seed: int, mode: str, schema: str) -> GameFig
         prompt_cache_key=True,
     )
     await preflight({1: spec})  # as `arena play` does before a game: the probe call also warms the HTTP stack
+    use_aiohttp()  # as `arena play` does at the start of its game's loop: the direct path if aiohttp is installed
     log: list[tuple[int, int, int, int, int]] = []
     players: dict[int, Player] = {
         s: Tap(build_llm_player(spec, s, rules=rules, lang="en"), log) for s in range(1, rules.players + 1)

@@ -11,7 +11,7 @@ import contextlib
 import random
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -220,8 +220,10 @@ def _drive(
     stats: RunStats,
     humans: list[int],
     human_timeout: float | None = None,
+    llm: bool = False,
 ) -> None:
-    """Run the game with the live view; Ctrl-C leaves the transcript resumable, an internal error closes it."""
+    """Run the game with the live view; Ctrl-C leaves the transcript resumable, an internal error closes it. The
+    players are closed on the game's loop, where their HTTP clients were made (`llm`: some seat calls a model)."""
     path = writer.path
     timeouts = dict.fromkeys(humans, human_timeout or HUMAN_TIMEOUT)
     printer = EventPrinter(console, game.rules)
@@ -238,15 +240,19 @@ def _drive(
     try:
         with live if live is not None else contextlib.nullcontext():
             asyncio.run(
-                run_game(
-                    game,
+                _game(
+                    run_game(
+                        game,
+                        players,
+                        writer,
+                        timeout_s=timeout,
+                        max_reasks=max_reasks,
+                        on_event=on_event,
+                        timeouts=timeouts,
+                        stats=stats,
+                    ),
                     players,
-                    writer,
-                    timeout_s=timeout,
-                    max_reasks=max_reasks,
-                    on_event=on_event,
-                    timeouts=timeouts,
-                    stats=stats,
+                    llm,
                 )
             )
         printer.flush_votes()
@@ -265,9 +271,22 @@ def _drive(
         writer.abort(f"{type(exc).__name__}: {exc}")
         writer.close()
         fail(f"the game stopped on an internal error ({type(exc).__name__}: {exc}); transcript: {path}", 1)
-    finally:
-        asyncio.run(_close(players))
     writer.close()
+
+
+async def _game(play: Coroutine[object, object, Game], players: Mapping[int, Player], llm: bool) -> None:
+    """Play on this loop, then close the players on it. A model seat's HTTP client is made at its first call, on
+    this loop (`LLMClient`): with aiohttp installed, the plain-JSON path the tournament workers use (`use_aiohttp`),
+    whose session belongs to this loop and is closed here, also after Ctrl-C (the game's task is cancelled)."""
+    try:
+        if llm:
+            from arena.llm.pool import use_aiohttp
+
+            use_aiohttp()  # ARENA_HTTP_POOL=httpx (or no aiohttp) keeps the SDK's own path
+        await play
+    finally:
+        play.close()  # not started if use_aiohttp failed: no "never awaited" warning
+        await _close(players)
 
 
 async def _close(players: Mapping[int, Player]) -> None:
@@ -485,6 +504,7 @@ def _play_out(
         stats=stats,
         humans=humans,
         human_timeout=human_timeout,
+        llm=any(spec.kind == "llm" for spec in seats.values()),
     )
     _report(game, stats, writer.path, console, quiet)
 

@@ -196,15 +196,22 @@ class LLMClient:
         self.settings = settings
         self._own = client is None
         self._direct: DirectPost | None = None
-        if client is None:
-            client, self._direct = _SHARED.acquire(settings)
         self._client = client
+        if client is None and _loop_id():  # built outside a loop (`arena play`): acquired at first use, on its loop
+            self._acquire()
         self._history = History()  # this client's seat's messages as encoded for its previous call (direct path)
+
+    def _acquire(self) -> openai.AsyncOpenAI:
+        """The shared client of the running loop (`_SharedClients`), acquired once: a pool belongs to one loop."""
+        if self._client is None:
+            self._client, self._direct = _SHARED.acquire(self.settings)
+        return self._client
 
     async def close(self) -> None:
         if self._own:
             self._own = False
-            await _SHARED.release(self._client)
+            if self._client is not None:
+                await _SHARED.release(self._client)
 
     def body(
         self, messages: list[dict[str, Any]], *, mode: Mode, name: str, schema: dict[str, Any], max_tokens: int
@@ -242,6 +249,8 @@ class LLMClient:
             usage = Usage.from_error(exc)
             result.failures.append(TransportFailure(f"{text}; retrying in {wait:.2f}s", latency, status, usage))
 
+        client = self._client if self._client is not None else self._acquire()
+
         async def attempt() -> ChatCompletion | dict[str, Any]:
             started[0] = result.attempt_started = time.perf_counter()
             if self._direct is not None:  # a tournament worker: the same body and headers, without the SDK's layers
@@ -251,7 +260,7 @@ class LLMClient:
             # call late in a game); the body here is plain JSON already. Auth, errors and parsing are the SDK's.
             # The body is left unread (`stream`, cast to the HTTP response) so that it is read with a bound (body.py).
             stream: bool = True  # a plain bool: the SDK's overload that returns the cast type
-            response = await self._client.post("/chat/completions", body=body, cast_to=httpx2.Response, stream=stream)
+            response = await client.post("/chat/completions", body=body, cast_to=httpx2.Response, stream=stream)
             try:
                 raw = await read_bounded(response.aiter_bytes())
             except httpx2.TimeoutException as exc:

@@ -8,12 +8,17 @@ with its key), to the same URL; the answer is the JSON body as a dict. Failures 
 error is built by the SDK client from the response (so `retry.py`, `limits.py` and `describe_error` read it
 unchanged), a timeout is `APITimeoutError`, a lost connection `APIConnectionError`, a body that is not JSON a
 `json.JSONDecodeError`, as through the SDK, and a body is read with the same bound (`body.py`). Only plain API-key
-clients take this path (`usable`).
+clients take this path (`usable`). A proxy is taken from the environment as the SDK's httpx takes it (HTTP(S)_PROXY,
+ALL_PROXY, NO_PROXY, via `urllib.request`), never with aiohttp's `trust_env`, which would also read ~/.netrc
+credentials into the API host's Authorization header.
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import urllib.parse
+import urllib.request
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -29,8 +34,40 @@ from arena.llm.pool import MAX_CONNECTIONS
 
 
 def usable(client: openai.AsyncOpenAI) -> bool:
-    """True for a client whose requests this path can send as the SDK would: a static key, no custom auth hooks."""
-    return getattr(client, "_provider_runtime", None) is None and getattr(client, "_api_key_provider", None) is None
+    """True for a client whose requests this path can send as the SDK would: a static key, no custom auth hooks,
+    and no proxy but an HTTP(S) one (aiohttp speaks no SOCKS)."""
+    if getattr(client, "_provider_runtime", None) is not None or getattr(client, "_api_key_provider", None) is not None:
+        return False
+    proxy = proxy_for(str(client.base_url))
+    return proxy is None or urllib.parse.urlsplit(proxy).scheme in ("http", "https")
+
+
+def proxy_for(url: str) -> str | None:
+    """The proxy the environment names for `url` (its scheme's, else ALL_PROXY), or None if NO_PROXY covers its
+    host: what httpx, under the SDK, would use."""
+    parts = urllib.parse.urlsplit(url)
+    proxies = urllib.request.getproxies()
+    proxy = proxies.get(parts.scheme) or proxies.get("all")
+    if not proxy:
+        return None
+    host = parts.netloc.rpartition("@")[2]
+    if host and urllib.request.proxy_bypass(host):
+        return None
+    return proxy if "://" in proxy else f"http://{proxy}"  # `host:port` means an HTTP proxy, as in httpx
+
+
+def _proxy_parts(proxy: str | None) -> tuple[str | None, dict[str, str] | None]:
+    """The proxy URL without credentials, and the Proxy-Authorization header its credentials make (as httpx does)."""
+    if proxy is None:
+        return None, None
+    parts = urllib.parse.urlsplit(proxy)
+    if parts.username is None:
+        return proxy, None
+    user = urllib.parse.unquote(parts.username)
+    password = urllib.parse.unquote(parts.password or "")
+    token = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+    bare = parts._replace(netloc=parts.netloc.rpartition("@")[2])
+    return urllib.parse.urlunsplit(bare), {"Proxy-Authorization": f"Basic {token}"}
 
 
 def _json(value: Any) -> str:
@@ -165,6 +202,7 @@ class DirectPost:
         headers["x-stainless-retry-count"] = "0"  # the SDK's own retries are off (client.py): it always sends 0
         self.headers = headers
         self._timeout_s = timeout_s
+        self._proxy, self._proxy_headers = _proxy_parts(proxy_for(self.url))  # read once, as the SDK's client does
         self._session: aiohttp.ClientSession | None = None
         self._url: yarl.URL | None = None
 
@@ -192,7 +230,9 @@ class DirectPost:
         try:
             session = self._open()
             url = self._url if self._url is not None else self.url
-            async with session.post(url, data=dumps(body, history)) as response:
+            async with session.post(
+                url, data=dumps(body, history), proxy=self._proxy, proxy_headers=self._proxy_headers
+            ) as response:
                 length = response.content_length
                 if length is not None and length <= MAX_BODY_BYTES and "Content-Encoding" not in response.headers:
                     raw = await response.read()  # the length is the bound: aiohttp reads exactly that, in one piece

@@ -8,8 +8,8 @@ connector keeps idle connections in a per-host queue (constant work per request)
 `DefaultAioHttpClient` (extra `openai[aiohttp]`). A tournament worker switches it on for its event loop with
 `use_aiohttp()`, and then goes one step further by default: the calls skip the SDK's request machinery and are sent
 as plain JSON POSTs on an aiohttp session (`direct.py`). ARENA_HTTP_POOL=aiohttp keeps the SDK over aiohttp's pool,
-=httpx the SDK's own pool, for comparisons. A single game (`arena play`) keeps the SDK default, as do the
-recorded-cassette tests.
+=httpx the SDK's own pool, for comparisons. A single game (`arena play`, `arena resume`) switches it on at the start
+of its game's loop as well; the recorded-cassette tests keep the SDK default.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def http_client(timeout_s: float) -> Any | None:
     try:
         if asyncio.get_running_loop() not in _ENABLED:
             return None
-    except RuntimeError:  # no loop running: a client built before the game's loop starts (`arena play`)
+    except RuntimeError:  # no loop running
         return None
     import httpx2
     from openai import DefaultAioHttpClient
