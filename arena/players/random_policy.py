@@ -12,6 +12,7 @@ Dependency-free (the standard library and the engine's own types) so a bot can b
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -96,8 +97,12 @@ def random_text(rng: random.Random, max_words: int) -> str:
     n = min(max_words, MAX_WORDS) + 1
     if type(rng) is not _RANDOM:
         return _PHRASES[_below(rng, n)][_below(rng, _VARIANTS)]
-    # both draws `_below`'s, written out (this runs at every speech, and a call costs more than the draw)
-    getrandbits = rng.getrandbits
+    return _plain_text(rng.getrandbits, n)
+
+
+def _plain_text(getrandbits: Callable[[int], int], n: int) -> str:
+    """`random_text`'s two draws for a plain `random.Random`, `_below`'s written out (this runs at every speech, and
+    a call costs more than the draw): a phrase of 0..n-1 words, one of its variants."""
     k = n.bit_length()
     length = getrandbits(k)
     while length >= n:
@@ -142,18 +147,8 @@ def _plain_speech(rng: random.Random, request: Request) -> Decision:
     in the same order (checked against `_speech` with another generator in tests/test_random_policy.py). A speech is
     two decisions in five, and a call costs more than a draw."""
     getrandbits = rng.getrandbits
-    text = ""
     max_words = request.max_words
-    if max_words > 0:
-        n = min(max_words, MAX_WORDS) + 1
-        k = n.bit_length()
-        length = getrandbits(k)
-        while length >= n:
-            length = getrandbits(k)
-        variant = getrandbits(_VARIANT_BITS)
-        while variant >= _VARIANTS:
-            variant = getrandbits(_VARIANT_BITS)
-        text = _PHRASES[length][variant]
+    text = _plain_text(getrandbits, min(max_words, MAX_WORDS) + 1) if max_words > 0 else ""
     nominate: tuple[int, ...] = ()
     options = request.nominate_options
     if request.may_nominate and options and rng.random() < 0.5:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import openai
@@ -116,18 +117,23 @@ def test_reading_a_body_as_a_dict_equals_reading_the_sdks_model(body: dict[str, 
     assert _completion(body, 3.0, mode) == _completion(ChatCompletion.construct(**body), 3.0, mode)
 
 
+async def _serve(handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> tuple[web.AppRunner, int]:
+    """An aiohttp app on a free port of 127.0.0.1 answering POST /v1/chat/completions with `handler`."""
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", handler)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    return runner, site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+
 def test_a_429_raises_the_sdks_rate_limit_error_with_the_servers_headers() -> None:
     async def scenario() -> BaseException:
         async def handler(request: web.Request) -> web.Response:
             return web.json_response({"error": {"message": "slow down"}}, status=429, headers={"retry-after-ms": "250"})
 
-        app = web.Application()
-        app.router.add_post("/v1/chat/completions", handler)
-        runner = web.AppRunner(app)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        runner, port = await _serve(handler)
         sdk = openai.AsyncOpenAI(api_key="k", base_url=f"http://127.0.0.1:{port}/v1", max_retries=0)
         poster = DirectPost(sdk, 10.0)
         try:
@@ -233,13 +239,7 @@ def test_the_direct_path_reads_an_answer_in_any_framing(framing: str) -> None:
         return response
 
     async def scenario() -> dict[str, Any]:
-        app = web.Application()
-        app.router.add_post("/v1/chat/completions", handler)
-        runner = web.AppRunner(app)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        runner, port = await _serve(handler)
         client = openai.AsyncOpenAI(api_key="sk-test-key-123", base_url=f"http://127.0.0.1:{port}/v1", max_retries=0)
         poster = DirectPost(client, 10.0)
         try:
