@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import httpx2
 import openai
 
-if TYPE_CHECKING:  # aiohttp comes with the `tournament` extra; a core install never builds a DirectPost
+if TYPE_CHECKING:  # aiohttp is imported when the first DirectPost opens its session, never by a bot game
     import aiohttp
     import yarl
 
