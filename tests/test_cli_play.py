@@ -6,11 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
+from forgery import rechain
 from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.cli.play import SeatSpecError, parse_seat_specs
-from arena.transcript import GENESIS, chain_hash, load
+from arena.transcript import load
 
 
 def _run(*args: str) -> tuple[int, str]:
@@ -118,17 +119,6 @@ def test_an_unknown_language_is_a_usage_error(tmp_path: Path) -> None:
     assert code == 2 and "Traceback" not in output
 
 
-def _rechain(lines: list[str]) -> list[str]:
-    out, previous = [], GENESIS
-    for line in lines:
-        data = json.loads(line)
-        data.pop("hash", None)
-        previous = chain_hash(previous, data)
-        data["hash"] = previous
-        out.append(json.dumps(data, ensure_ascii=False) + "\n")
-    return out
-
-
 def test_verify_reports_the_first_mismatch(tmp_path: Path) -> None:
     _, _, path = _play(tmp_path, "--seed", "3", "--quiet")
     assert path is not None
@@ -140,7 +130,7 @@ def test_verify_reports_the_first_mismatch(tmp_path: Path) -> None:
     path.write_text("".join(lines), encoding="utf-8")
     code, output = _run("verify", str(path))
     assert code == 1 and f"line {index + 1} does not match its hash" in output
-    lines = _rechain(lines)  # a forger who recomputes the chain is caught by the replay
+    lines = rechain(lines)  # a forger who recomputes the chain is caught by the replay
     path.write_text("".join(lines), encoding="utf-8")
     code, output = _run("verify", str(path))
     assert code == 1

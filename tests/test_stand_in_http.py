@@ -77,6 +77,19 @@ def test_keep_alive_and_pipelined_requests_are_answered_in_order() -> None:
     assert again[0] == 200 and server.stats.requests == 2
 
 
+def test_a_request_followed_at_once_by_the_clients_eof_is_answered_then_closed() -> None:
+    """A client that sends its requests and closes its write side at once still gets every answer, when due, and
+    then the connection closes (the write side is kept open while a reply is pending)."""
+    with FakeServer(latency_s=0.05) as server, _connect(server) as sock:
+        sock.sendall(_post() + _post())  # two pipelined requests, then the write side closed
+        sock.shutdown(socket.SHUT_WR)
+        buffer = bytearray()
+        first, second = _read_response(sock, buffer), _read_response(sock, buffer)
+        tail = sock.recv(65536)
+    assert first[0] == second[0] == 200 and server.stats.requests == 2
+    assert tail == b"" and not buffer  # closed after the answers, nothing more sent
+
+
 def test_a_chunked_request_body_gets_the_answer_its_plain_twin_gets() -> None:
     parts = (BODY[:10], BODY[10:77], BODY[77:])
     chunked = b"".join(b"%x\r\n%s\r\n" % (len(part), part) for part in parts) + b"0\r\n\r\n"

@@ -8,6 +8,7 @@ import stat
 from pathlib import Path
 
 import pytest
+from forgery import rechain
 
 from arena.agents import BUILTIN, AgentSpec
 from arena.engine import Game, RuleSet, load_rules
@@ -15,27 +16,13 @@ from arena.orchestrator import RunStats, counters_from_inputs, run_game
 from arena.players.base import Player
 from arena.players.factory import build_player
 from arena.transcript import (
-    GENESIS,
     TranscriptError,
     TranscriptWriter,
-    chain_hash,
     default_path,
     load,
     make_header,
     verify,
 )
-
-
-def _rechain(lines: list[str]) -> list[str]:
-    """Recompute every line's hash, as a forger would: the replay and call checks must still catch the edit."""
-    out, previous = [], GENESIS
-    for line in lines:
-        data = json.loads(line)
-        data.pop("hash", None)
-        previous = chain_hash(previous, data)
-        data["hash"] = previous
-        out.append(json.dumps(data, ensure_ascii=False) + "\n")
-    return out
 
 
 def _seats(rules: RuleSet, agent: str = "bot:heuristic") -> dict[int, AgentSpec]:
@@ -139,7 +126,7 @@ def test_verify_passes_and_finds_the_first_tampered_event(tmp_path: Path) -> Non
     path.write_text("".join(lines), encoding="utf-8")
     verdict = verify(load(path))
     assert not verdict.ok and f"line {index + 1} does not match its hash" in verdict.message
-    path.write_text("".join(_rechain(lines)), encoding="utf-8")
+    path.write_text("".join(rechain(lines)), encoding="utf-8")
     verdict = verify(load(path))
     assert not verdict.ok and verdict.seq == record["seq"]
     assert f"event seq {record['seq']} (speech) differs: text" in verdict.message
@@ -152,7 +139,7 @@ def test_verify_reports_a_refused_input(tmp_path: Path) -> None:
     record = json.loads(lines[index])
     record["seat"] = 99
     lines[index] = json.dumps(record) + "\n"
-    path.write_text("".join(_rechain(lines)), encoding="utf-8")
+    path.write_text("".join(rechain(lines)), encoding="utf-8")
     verdict = verify(load(path))
     assert not verdict.ok and "input 0" in verdict.message
 

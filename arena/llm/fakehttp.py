@@ -114,7 +114,8 @@ class _Connection(asyncio.Protocol):
         self._next()
 
     def eof_received(self) -> bool:
-        if self.queued:  # after the bytes still to parse; the write side stays open until then
+        if self.queued:  # after the bytes still to parse (asyncio's selector loop never gets here: it parses them a
+            # turn before it reads the EOF; another loop may read both in one turn); the write side stays open till then
             self.loop.call_soon(self._eof, True)
             return True
         self._eof(False)

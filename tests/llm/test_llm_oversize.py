@@ -12,7 +12,7 @@ from llmkit import FAST, llm_player, llm_spec, play
 
 from arena.agents import AgentError
 from arena.engine import load_rules
-from arena.llm.client import ClientSettings, LLMClient
+from arena.llm.client import CallResult, ClientSettings, LLMClient
 from arena.llm.fakeserver import FakeServer, FaultPlan
 from arena.llm.modes import ANSWER_KEPT_BYTES, MAX_ANSWER_BYTES, Mode
 from arena.llm.pool import use_aiohttp
@@ -28,16 +28,21 @@ async def _one_call(base_url: str, direct: bool) -> LLMClient:
     return client
 
 
-@pytest.mark.parametrize("direct", [False, True])
-async def test_an_oversize_body_is_cut_and_marked_not_read_whole(direct: bool) -> None:
-    with FakeServer(plan=FaultPlan().add("huge_body", "*", 1)) as server:
+async def _ask_once(fault: str, direct: bool) -> CallResult:
+    """One call against a stand-in whose first answer is `fault`, on the SDK's path or the direct one."""
+    with FakeServer(plan=FaultPlan().add(fault, "*", 1)) as server:
         client = await _one_call(server.base_url, direct)
         try:
-            result = await client.complete([{"role": "user", "content": "hi"}], mode=Mode.PROMPT, name="x",
-                                           schema={}, max_tokens=8)  # fmt: skip
+            return await client.complete([{"role": "user", "content": "hi"}], mode=Mode.PROMPT, name="x",
+                                         schema={}, max_tokens=8)  # fmt: skip
         finally:
             await client.close()
             use_aiohttp(False)
+
+
+@pytest.mark.parametrize("direct", [False, True])
+async def test_an_oversize_body_is_cut_and_marked_not_read_whole(direct: bool) -> None:
+    result = await _ask_once("huge_body", direct)
     completion = result.completion
     assert completion is not None and result.final_error is None and not result.failures  # not retried
     assert completion.oversize > MAX_ANSWER_BYTES
@@ -47,14 +52,7 @@ async def test_an_oversize_body_is_cut_and_marked_not_read_whole(direct: bool) -
 
 @pytest.mark.parametrize("direct", [False, True])
 async def test_a_deeply_nested_body_is_a_malformed_body(direct: bool) -> None:
-    with FakeServer(plan=FaultPlan().add("nested_body", "*", 1)) as server:
-        client = await _one_call(server.base_url, direct)
-        try:
-            result = await client.complete([{"role": "user", "content": "hi"}], mode=Mode.PROMPT, name="x",
-                                           schema={}, max_tokens=8)  # fmt: skip
-        finally:
-            await client.close()
-            use_aiohttp(False)
+    result = await _ask_once("nested_body", direct)
     assert result.completion is not None  # retried (a malformed body is transient), then answered
     assert "malformed response body" in result.failures[0].error and "nested too deeply" in result.failures[0].error
 
