@@ -519,7 +519,6 @@ class Game:
         if take is not None:
             try:
                 self._flush_notes(seat)
-                self._flush_default_fouls(seat)
                 decision = self._answers.get(seat)  # gone if that foul removed him
                 if decision is not None:
                     take(decision)
@@ -531,11 +530,9 @@ class Game:
 
     def _resolve(self) -> None:
         answers = self._answers
-        if self._notes:
-            self._flush_notes()
-        if self._default_fouls:
+        if self._notes or self._default_fouls:
             try:
-                self._flush_default_fouls()
+                self._flush_notes()
             except GameEnded:
                 self._close()
                 return
@@ -546,32 +543,21 @@ class Game:
             if not alive[seat]:  # rare: keep only the living and the departing who still speak
                 answers = {s: d for s, d in answers.items() if alive[s] or self._may_speak_dead(s)}
                 break
-        # `_advance(answers)`, written out: this runs once per batch
-        flow = self._flow
-        assert flow is not None
-        self._in_flow = True
-        try:
-            self._batch = flow.send(answers)
-        except (GameEnded, StopIteration):  # StopIteration: never, the flow loops until a win or a draw
-            self._flow = None
-        finally:
-            self._in_flow = False
+        self._advance(answers)
 
     def _may_speak_dead(self, seat: int) -> bool:
         # the departing speak after leaving: last words and the best move
         return seat in self.leaving_today or seat in self.night_last_words or seat in self.morning_deaths
 
     def _flush_notes(self, only: int = 0) -> None:
-        """The batch's re-asks and defaults as events, in seat order (`only`: that seat's alone)."""
-        notes = [n for n in self._notes if n[0] == only] if only else self._notes
-        self._notes = [n for n in self._notes if n[0] != only] if only else []
-        for seat, type_, reason in sorted(notes, key=lambda n: n[0]):
+        """The batch's re-asks and defaults as events, then R9.7's fouls for its defaulted decisions, each in seat
+        order (`only`: that seat's alone)."""
+        notes = sorted((n for n in self._notes if n[0] == only or not only), key=lambda n: n[0])
+        fouls = sorted(s for s in self._default_fouls if s == only or not only)
+        self._notes = [n for n in self._notes if only and n[0] != only]
+        self._default_fouls = [s for s in self._default_fouls if only and s != only]
+        for seat, type_, reason in notes:
             self.emit(type_, Vis.SEATS, (seat,), seat=seat, value=reason)
-
-    def _flush_default_fouls(self, only: int = 0) -> None:
-        """R9.7: the fouls for the batch's defaulted decisions, in seat order (`only`: that seat's alone)."""
-        fouls = [s for s in self._default_fouls if s == only] if only else sorted(self._default_fouls)
-        self._default_fouls = [s for s in self._default_fouls if s != only] if only else []
         for seat in fouls:
             if self.alive[seat]:
                 self._foul(seat, "illegal_action")
