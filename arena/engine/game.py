@@ -519,7 +519,7 @@ class Game:
         if take is not None:
             try:
                 self._flush_notes(seat)
-                decision = self._answers.get(seat)  # gone if that foul removed him
+                decision = self._answers.get(seat)  # gone if the foul for his default removed him
                 if decision is not None:
                     take(decision)
             except GameEnded:

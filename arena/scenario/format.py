@@ -78,7 +78,10 @@ def is_phase_key(key: object) -> bool:
 # ----- moments: when the judge acts, and which speech a text belongs to -------------------------------------------
 
 SEAT_MOMENTS = ("speech", "intro", "extra", "tie speech", "last word")
-PLAIN_MOMENTS = ("start", "vote", "lift", "acquittal", "threshold", "side", "meeting", "visit", "shot", "checks")
+PLAIN_MOMENTS = (
+    "start", "vote", "lift", "acquittal", "threshold", "side", "meeting", "visit", "shot", "checks", "don check",
+    "sheriff check",
+)  # fmt: skip
 _ALIASES = {"popil": "tie speech", "justification": "tie speech", "defence": "tie speech", "actions": "checks"}
 _SEAT_RE = re.compile(
     r"^(speech|intro|extra|tie speech|popil|justification|defence|last word)\s+(?:of\s+)?(?:seat\s+)?#?(\d+)$"
@@ -132,8 +135,8 @@ def parse_moment(text: object) -> Moment:
         return Moment(raw)
     raise ValueError(
         f"{text!r} is not a moment; use start, speech N, intro N, extra N, tie speech N, last word N, vote, "
-        "vote on N, revote [K] [on N], lift, acquittal, threshold, side, meeting, visit, shot, checks, doctor "
-        "or best move"
+        "vote on N, revote [K] [on N], lift, acquittal, threshold, side, meeting, visit, shot, checks, don check, "
+        "sheriff check, doctor or best move"
     )
 
 
