@@ -1308,7 +1308,8 @@ def test_defaulted_then_removed_gets_no_note() -> None:
 
 
 # seeds of the 10,000-games-per-preset fuzz (bench/fuzz.py) that broke an invariant once, each fixed in the engine
-FUZZ_SEEDS = [("fiim", 1004575)] + [("club", s) for s in (1000395, 1004020, 1004633, 1005462, 1007460, 1008160)]
+FUZZ_SEEDS = [("fiim", s) for s in (1004575, 1006584, 1007823, 1008748)]
+FUZZ_SEEDS += [("club", s) for s in (1000395, 1004020, 1004633, 1005462, 1007460, 1008160)]
 
 
 @pytest.mark.parametrize(("preset", "seed"), FUZZ_SEEDS)

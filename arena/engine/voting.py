@@ -91,14 +91,10 @@ def vote_round(g: Game, candidates: list[int], round_kind: str) -> TallyFlow:
             break
         if not alive[c]:  # R9.5, R7.3: removed while a decided vote stands; he is called no more
             continue
+        if auto_last and not any(alive[x] for x in cands[i + 1 :]):
+            break  # R5.7: the last nominee is not called: the rest go to him (below)
         # §5.2: where self-votes are off, nobody is asked about (or defaulted to) himself; he may abstain
         askable = remaining if self_vote else [s for s in remaining if s != c]
-        if auto_last and not any(alive[x] for x in cands[i + 1 :]):  # R5.7: the rest go to the last nominee called
-            for s in askable:
-                tally[c].append(s)
-                g.emit(_VOTE_CAST, seat=s, target=c, value="default")
-            remaining = [s for s in remaining if s not in tally[c]]
-            break
         if not askable:
             continue
         batch: Batch = {}
@@ -121,6 +117,13 @@ def vote_round(g: Game, candidates: list[int], round_kind: str) -> TallyFlow:
         remaining = still
         if decides and called and not g.vote_decided:
             g.vote_decided = _decided(g, tally, called, len(remaining))
+    living = [c for c in cands if alive[c]]
+    if auto_last and remaining and living:  # R5.7: whoever has not voted goes to the last nominee (left)
+        last = living[-1]
+        for s in remaining if self_vote else [s for s in remaining if s != last]:
+            tally[last].append(s)
+            g.emit(_VOTE_CAST, seat=s, target=last, value="default")
+        remaining = [s for s in remaining if s not in tally[last]]
     for s in remaining:
         g.emit(_VOTE_CAST, seat=s, target=None, value="abstain")
     g.emit(_VOTES_COUNTED, seats=cands, counts=tuple(map(len, map(tally.__getitem__, cands))))
