@@ -1,7 +1,30 @@
-"""The JSONL transcript of a game (being split into parts by job; every public name is re-exported here)."""
+"""The JSONL transcript: the one record of a game (review, replay, verify, resume, golden files).
 
+Line 1 is a header (format, version, rules, seed, seats). Every later line is one record, tagged by `kind`:
+`event` (an engine event), `input` (an engine input: what replay feeds back), `call` (a model call), `resume` (where
+`arena resume` went on) and, last, `end`. Lines are written and flushed one at a time, so a crash loses at most the
+line being written; the reader reports such a torn last line, and resume drops it. Since version 2 every line
+carries `hash`, a link of a hash chain that the end record seals (and, with a key, signs). `docs/transcripts.md`
+documents the format; `docs/security.md` the threat model.
+
+| module | job |
+|---|---|
+| `records.py` | the records (header, end, resume, counters, totals), the loaded `Transcript`, the limits |
+| `chain.py` | the hash chain: canonical JSON, a line's hash, the end record's signature, checking one link |
+| `writer.py` | a new game's header, `TranscriptWriter` (create or append, never overwrite; one flushed line a record) |
+| `reader.py` | `load`, `parse`, `read_stream`: the file read as a stream with bounds, every link checked |
+| `verify.py` | `verify`: the chain, the signature, then a replay of every input and every model call's answer |
+
+Imports run one way: `records` <- `chain` <- `writer`, `reader` <- `verify`. The package may import the engine,
+`arena.players.base` (call records, the failure prefixes), `arena.agents` and `arena.trust` (seat specs, redaction),
+and, inside `verify` only, `arena.llm.extract` and `arena.llm.schema` (a call's answer read as the seat read it);
+never the orchestrator, a player, a renderer or the command line. Every public name is re-exported here, so
+`from arena.transcript import load, verify` is the way to use it.
+"""
+
+from arena.transcript.chain import canonical, chain_hash, check_link, sign_key_from_env, signature
+from arena.transcript.reader import DuplicateKey, load, parse, read_stream
 from arena.transcript.records import (
-    CUT_MARK,
     FORMAT,
     GENESIS,
     MAX_FILE_BYTES,
@@ -9,10 +32,8 @@ from arena.transcript.records import (
     MIB,
     VERSION,
     Chain,
-    DuplicateKey,
     End,
     Header,
-    Outcome,
     Resume,
     SeatCounters,
     SeatEntry,
@@ -20,22 +41,17 @@ from arena.transcript.records import (
     Status,
     Transcript,
     TranscriptError,
-    TranscriptWriter,
-    Verdict,
     call_totals,
-    canonical,
-    chain_hash,
+)
+from arena.transcript.verify import Outcome, Verdict, verify
+from arena.transcript.writer import (
+    CUT_MARK,
+    TranscriptWriter,
     default_path,
-    load,
     make_header,
     new_game_id,
     package_version,
-    parse,
-    read_stream,
-    sign_key_from_env,
-    signature,
     utc_now,
-    verify,
 )
 
 __all__ = [
@@ -63,6 +79,7 @@ __all__ = [
     "call_totals",
     "canonical",
     "chain_hash",
+    "check_link",
     "default_path",
     "load",
     "make_header",
