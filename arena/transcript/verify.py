@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from arena.engine import Event, Game, IllegalDecision, Input
+from arena.players.base import ERROR_PREFIX, TIMEOUT_PREFIX
 from arena.transcript.chain import signature
 from arena.transcript.records import SeatEntry, Transcript
 
@@ -54,8 +55,6 @@ class _CallCheck:
     """
 
     def __init__(self, transcript: Transcript) -> None:
-        from arena.orchestrator import ERROR_PREFIX, TIMEOUT_PREFIX  # late: the orchestrator imports this module
-
         self.failures = (ERROR_PREFIX, TIMEOUT_PREFIX)
         self.calls = transcript.calls
         self.positions = transcript.call_positions
