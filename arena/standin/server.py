@@ -14,8 +14,8 @@ schema name (e.g. the 3rd `vote_decision`) gets a 429 with Retry-After, a 500, a
 broken body, malformed JSON, the wrong schema, an illegal target, a refusal, an empty or cut-off answer, or a speech
 far over its word limit.
 
-The transport is `fakehttp.py`: one asyncio event loop (in a daemon thread for the in-process server of the tests,
-the main thread's for `python -m arena.llm.fakeserver` and `arena stand-in`), HTTP/1.1 by h11, bound to 127.0.0.1,
+The transport is `transport.py`: one asyncio event loop (in a daemon thread for the in-process server of the tests,
+the main thread's for `python -m arena.standin` and `arena stand-in`), HTTP/1.1 by h11, bound to 127.0.0.1,
 each answer sent `latency` after its request arrived. A tournament bench sends thousands of requests a second, and
 this process shares the machine's cores with the client: request bodies are read with jiter, and the metering keeps
 what it can between requests (a message's tokens, a schema's tokens, what two conversations share, which is fixed
@@ -41,7 +41,7 @@ from typing import IO, Any
 
 import jiter
 
-from arena.llm.fakehttp import HttpRequest, HttpServer, Reply
+from arena.standin.transport import HttpRequest, HttpServer, Reply
 
 FAULTS = (
     "rate_limit",  # 429 with Retry-After (and retry-after-ms)
@@ -687,7 +687,7 @@ class FakeServer:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """`python -m arena.llm.fakeserver [--port 8765] [--latency 0.1]`: serve until interrupted."""
+    """`python -m arena.standin [--port 8765] [--latency 0.1]`: serve until interrupted."""
     import argparse
 
     parser = argparse.ArgumentParser(description="A local OpenAI-compatible server that plays legal Mafia decisions.")
