@@ -83,7 +83,8 @@ def register(app: typer.Typer) -> None:
         try:
             import uvicorn
 
-            from arena.web.app import MAX_MESSAGE, create_app
+            from arena.web.app import create_app
+            from arena.web.guard import MAX_MESSAGE
             from arena.web.server import ServeConfig, Server, TableError, admin_links, links
         except ImportError as exc:
             fail(f"arena serve needs the web extra (pip install -e '.[web]'): {exc}")
