@@ -19,7 +19,8 @@ from typing import Any
 
 from arena.engine import MODERATOR, Game, Input
 from arena.players.base import ModelCall
-from arena.render.story import Line, Note, Story, VoteRound, build_story, input_anchors
+from arena.render.notes import Note, input_anchors
+from arena.render.story import Line, Story, VoteRound, build_story
 
 
 def _vote_json(round_: VoteRound) -> dict[str, Any]:
