@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from arena.agents import AgentError, resolve_agent
 from arena.cli import app
-from arena.cli.play import failure_line
+from arena.cli.game import failure_line
 from arena.engine import Event, EventType, Game, Kind, Phase, RulesError, Vis, load_rules, view
 from arena.live import EventPrinter
 from arena.players.base import ModelCall
