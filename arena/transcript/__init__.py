@@ -9,20 +9,22 @@ documents the format; `docs/security.md` the threat model.
 
 | module | job |
 |---|---|
-| `records.py` | the records (header, end, resume, counters, totals), the loaded `Transcript`, the limits |
+| `counters.py` | what a game counted per seat: its discipline and its model calls' totals |
+| `records.py` | the header, end and resume records, the loaded `Transcript` (it rebuilds its game), the limits |
 | `chain.py` | the hash chain: canonical JSON, a line's hash, the end record's signature, checking one link |
 | `writer.py` | a new game's header, `TranscriptWriter` (create or append, never overwrite; one flushed line a record) |
 | `reader.py` | `load`, `parse`, `read_stream`: the file read as a stream with bounds, every link checked |
 | `verify.py` | `verify`: the chain, the signature, then a replay of every input and every model call's answer |
 
-Imports run one way: `records` <- `chain` <- `writer`, `reader` <- `verify`. The package may import the engine,
-`arena.players.base` (call records, the failure prefixes), `arena.agents` and `arena.trust` (seat specs, redaction),
-and, inside `verify` only, `arena.llm.extract` and `arena.llm.schema` (a call's answer read as the seat read it);
-never the orchestrator, a player, a renderer or the command line. Every public name is re-exported here, so
-`from arena.transcript import load, verify` is the way to use it.
+Imports run one way: `counters` <- `records` <- `chain` <- `writer`, `reader` <- `verify`. The package may import
+the engine, `arena.players.base` (call records, the failure prefixes), `arena.agents` and `arena.trust` (seat specs,
+redaction), and, inside `verify` only, `arena.llm.extract` and `arena.llm.schema` (a call's answer read as the seat
+read it); never the orchestrator, a player, a renderer or the command line. Every public name is re-exported here,
+so `from arena.transcript import load, verify` is the way to use it.
 """
 
 from arena.transcript.chain import canonical, chain_hash, check_link, sign_key_from_env, signature
+from arena.transcript.counters import SeatCounters, SeatTotals, call_totals
 from arena.transcript.reader import DuplicateKey, load, parse, read_stream
 from arena.transcript.records import (
     FORMAT,
@@ -35,13 +37,10 @@ from arena.transcript.records import (
     End,
     Header,
     Resume,
-    SeatCounters,
     SeatEntry,
-    SeatTotals,
     Status,
     Transcript,
     TranscriptError,
-    call_totals,
 )
 from arena.transcript.verify import Outcome, Verdict, verify
 from arena.transcript.writer import (

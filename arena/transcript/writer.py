@@ -25,18 +25,16 @@ from arena.engine import Event, Game, Input, Role, RuleSet
 from arena.engine.record import PlainRecord
 from arena.players.base import ModelCall
 from arena.transcript.chain import chain_hash, signature
+from arena.transcript.counters import SeatCounters, SeatTotals, call_totals
 from arena.transcript.records import (
     GENESIS,
     MAX_LINE_BYTES,
     End,
     Header,
     Resume,
-    SeatCounters,
     SeatEntry,
-    SeatTotals,
     Transcript,
     TranscriptError,
-    call_totals,
 )
 from arena.trust import redacted
 
