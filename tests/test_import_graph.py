@@ -1,7 +1,9 @@
 """No import circle anywhere in `arena`: the graph of every module's imports of every other, read from the source
 (`tests/import_graph.py` says what counts: every import wherever it stands, at the top, inside a function or under
 `if TYPE_CHECKING:`, and the packages a dotted import runs on the way), has no cycle. A function-level import that
-dodges a cycle at run time is a cycle all the same, and fails here."""
+dodges a cycle at run time is a cycle all the same, and fails here. And each room imports only what its `__init__`
+docstring says it may (`ROOMS`, `ONLY_FROM`): the engine nothing but `arena.safe_read`, the stand-in nothing of
+`arena`, the seat contract only the engine, nothing but the command line the command line or the web app."""
 
 from __future__ import annotations
 
@@ -101,3 +103,63 @@ def test_arena_has_no_import_cycle() -> None:
     assert "arena.llm.schema" in graph["arena.transcript.verify"]  # a function-level import is an edge
     cycle = find_cycle(graph)
     assert cycle is None, "import cycle in arena: " + describe(cycle or [], graph)
+
+
+# What a room may import, as its `__init__` says: (room, the rooms outside it that it may import, or None for any;
+# the rooms it must never import). A room is a module or package, and everything below it.
+ROOMS: list[tuple[str, tuple[str, ...] | None, tuple[str, ...]]] = [
+    ("arena.engine", ("arena.safe_read",), ()),
+    ("arena.human", ("arena.engine",), ()),
+    ("arena.players.base", ("arena.engine",), ()),
+    ("arena.standin", (), ()),
+    ("arena.scenario", ("arena.engine", "arena.safe_read"), ()),
+    (
+        "arena.transcript",
+        ("arena.engine", "arena.players.base", "arena.agents", "arena.trust", "arena.llm.extract", "arena.llm.schema"),
+        (),
+    ),
+    ("arena.render", None, ("arena.cli", "arena.web", "arena.orchestrator", "arena.llm", "arena.tournament")),
+    ("arena.llm", None, ("arena.standin", "arena.orchestrator", "arena.cli", "arena.web", "arena.tournament")),
+    ("arena.tournament", None, ("arena.cli", "arena.web")),
+]
+ONLY_FROM = {"arena.cli": ("arena.cli",), "arena.web": ("arena.web", "arena.cli")}  # room -> who may import it
+
+
+def _in(module: str, room: str) -> bool:
+    return module == room or module.startswith(room + ".")
+
+
+def _outside(graph: dict[str, dict[str, object]], room: str) -> dict[str, set[str]]:
+    """What the room's modules import outside it (and outside `arena` itself, which only holds the version)."""
+    out: dict[str, set[str]] = {}
+    for module, edges in graph.items():
+        if _in(module, room):
+            for target in edges:
+                if not _in(target, room) and target != "arena":
+                    out.setdefault(target, set()).add(module)
+    return out
+
+
+def test_each_room_imports_only_what_its_init_says() -> None:
+    graph = import_graph(ROOT, "arena")
+    problems = []
+    for room, allowed, never in ROOMS:
+        assert any(_in(m, room) for m in graph), f"no module {room}: update ROOMS"
+        for target, importers in sorted(_outside(graph, room).items()):
+            # a package on the way to an allowed module runs too (`arena.players` for `arena.players.base`)
+            outside = allowed is not None and not any(_in(target, a) or _in(a, target) for a in allowed)
+            bad = outside or any(_in(target, n) for n in never)
+            if bad:
+                problems.append(f"{room} imports {target} ({', '.join(sorted(importers))})")
+    for room, importers_allowed in ONLY_FROM.items():
+        for module, edges in graph.items():
+            if any(_in(t, room) for t in edges) and not any(_in(module, a) for a in importers_allowed):
+                problems.append(f"{module} imports {room}, which only {', '.join(importers_allowed)} may")
+    assert not problems, "imports its room's __init__ does not allow:\n  " + "\n  ".join(problems)
+
+
+def test_the_room_check_sees_a_forbidden_import(tmp_path: Path) -> None:
+    root = _package(
+        tmp_path, {"pkg/__init__.py": "", "pkg/low.py": "def f():\n    import pkg.high\n", "pkg/high.py": ""}
+    )
+    assert _outside(import_graph(root, "pkg"), "pkg.low") == {"pkg.high": {"pkg.low"}}
