@@ -484,6 +484,8 @@ class Tracker:
         tomorrow's, unless he is the one today's hands already send out."""
         if self.phase != "day":
             return 0 if seat in self.night_deaths() else self.day + 1
+        if self.day in self.cancel_due:  # today's vote is cancelled already: nothing more is
+            return 0
         decided = self.decided()
         if decided == seat:
             return 0
