@@ -133,6 +133,11 @@ def needed_keys(specs: Iterable[AgentSpec]) -> dict[str, str]:
     return keys
 
 
+def task_key() -> str:
+    """A new batch's Dask key: random, never derived from the tournament, so nobody can claim it first."""
+    return f"arena-{secrets.token_hex(16)}"
+
+
 def _has_models(task: GameTask) -> bool:
     return any(seat.get("kind") in ("llm", "langchain") for seat in task.seats.values())
 
@@ -248,7 +253,7 @@ class DaskExecutor:
 
         sent = [task if self.shared else dataclasses.replace(task, path=None) for task in games]
         batch = Batch(sent, self.plans if models else {}, self.topic)
-        key = f"arena-{secrets.token_hex(16)}"  # never derived from the tournament: nobody can claim it first
+        key = task_key()
         future = self.client.submit(play_batch if models else play_batch_in_thread, batch, key=key, pure=False)
         self.futures[future] = games
         if self.restartable:

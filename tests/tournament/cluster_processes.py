@@ -38,7 +38,9 @@ class Cluster:
         return Client(self.address, security=security_from(self.certs), timeout=20, **options)
 
     def log_text(self) -> str:
-        return "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-4000:]}" for p in sorted(self.logs.glob("*.log")))
+        return "\n".join(
+            f"--- {p.name}\n{p.read_text(errors='replace')[-4000:]}" for p in sorted(self.logs.glob("*.log"))
+        )
 
 
 def worker_env() -> dict[str, str]:
@@ -66,10 +68,23 @@ def running_cluster(folder: Path, workers: int = 2, nthreads: int = 16) -> Itera
     tls = ["--tls-ca-file", str(certs / CERT), "--tls-cert", str(certs / CERT), "--tls-key", str(certs / KEY)]
     with (logs / "scheduler.log").open("wb") as log:
         scheduler = subprocess.Popen(
-            [*dask, "scheduler", *tls, "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-             "--dashboard-address", "127.0.0.1:0",
-             "--scheduler-file", str(address_file)],  # fmt: skip
-            stdout=log, stderr=subprocess.STDOUT, env=worker_env(),
+            [
+                *dask,
+                "scheduler",
+                *tls,
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-dashboard",
+                "--dashboard-address",
+                "127.0.0.1:0",
+                "--scheduler-file",
+                str(address_file),
+            ],  # fmt: skip
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=worker_env(),
         )
     cluster = Cluster("", certs, scheduler, logs=logs)
     try:
@@ -84,10 +99,27 @@ def running_cluster(folder: Path, workers: int = 2, nthreads: int = 16) -> Itera
             with (logs / f"worker{n}.log").open("wb") as log:
                 cluster.workers.append(
                     subprocess.Popen(
-                        [*dask, "worker", cluster.address, *tls, "--host", "127.0.0.1", "--nthreads", str(nthreads),
-                         "--no-nanny", "--no-dashboard", "--dashboard-address", "127.0.0.1:0", "--name", f"w{n}",
-                         "--memory-limit", "0"],  # fmt: skip
-                        stdout=log, stderr=subprocess.STDOUT, env=worker_env(),
+                        [
+                            *dask,
+                            "worker",
+                            cluster.address,
+                            *tls,
+                            "--host",
+                            "127.0.0.1",
+                            "--nthreads",
+                            str(nthreads),
+                            "--no-nanny",
+                            "--no-dashboard",
+                            "--dashboard-address",
+                            "127.0.0.1:0",
+                            "--name",
+                            f"w{n}",
+                            "--memory-limit",
+                            "0",
+                        ],  # fmt: skip
+                        stdout=log,
+                        stderr=subprocess.STDOUT,
+                        env=worker_env(),
                     )
                 )
         client = cluster.client()
