@@ -68,24 +68,10 @@ def running_cluster(folder: Path, workers: int = 2, nthreads: int = 16) -> Itera
     tls = ["--tls-ca-file", str(certs / CERT), "--tls-cert", str(certs / CERT), "--tls-key", str(certs / KEY)]
     with (logs / "scheduler.log").open("wb") as log:
         scheduler = subprocess.Popen(
-            [
-                *dask,
-                "scheduler",
-                *tls,
-                "--host",
-                "127.0.0.1",
-                "--port",
-                "0",
-                "--no-dashboard",
-                "--dashboard-address",
-                "127.0.0.1:0",
-                "--scheduler-file",
-                str(address_file),
-            ],  # fmt: skip
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            env=worker_env(),
-        )
+            [*dask, "scheduler", *tls, "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+             "--dashboard-address", "127.0.0.1:0", "--scheduler-file", str(address_file)],
+            stdout=log, stderr=subprocess.STDOUT, env=worker_env(),
+        )  # fmt: skip
     cluster = Cluster("", certs, scheduler, logs=logs)
     try:
         _wait_for(address_file, "the scheduler", cluster)
@@ -99,29 +85,12 @@ def running_cluster(folder: Path, workers: int = 2, nthreads: int = 16) -> Itera
             with (logs / f"worker{n}.log").open("wb") as log:
                 cluster.workers.append(
                     subprocess.Popen(
-                        [
-                            *dask,
-                            "worker",
-                            cluster.address,
-                            *tls,
-                            "--host",
-                            "127.0.0.1",
-                            "--nthreads",
-                            str(nthreads),
-                            "--no-nanny",
-                            "--no-dashboard",
-                            "--dashboard-address",
-                            "127.0.0.1:0",
-                            "--name",
-                            f"w{n}",
-                            "--memory-limit",
-                            "0",
-                        ],  # fmt: skip
-                        stdout=log,
-                        stderr=subprocess.STDOUT,
-                        env=worker_env(),
+                        [*dask, "worker", cluster.address, *tls, "--host", "127.0.0.1", "--nthreads", str(nthreads),
+                         "--no-nanny", "--no-dashboard", "--dashboard-address", "127.0.0.1:0", "--name", f"w{n}",
+                         "--memory-limit", "0"],
+                        stdout=log, stderr=subprocess.STDOUT, env=worker_env(),
                     )
-                )
+                )  # fmt: skip
         client = cluster.client()
         try:
             client.wait_for_workers(workers, timeout=START_TIMEOUT_S)

@@ -44,17 +44,10 @@ def _post(url: str, body: dict[str, object]) -> str:
 
 
 def test_the_stand_in_varies_a_repeated_request_only_when_asked() -> None:
-    schema = {
-        "type": "object",
-        "properties": {"target": {"type": "integer", "enum": list(range(1, 11))}, "reasoning": {"type": "string"}},
-        "required": ["reasoning", "target"],
-        "additionalProperties": False,
-    }
-    body = {
-        "model": "m",
-        "messages": [{"role": "user", "content": "vote"}],
-        "response_format": {"type": "json_schema", "json_schema": {"name": "vote_decision", "schema": schema}},
-    }
+    schema = {"type": "object", "properties": {"target": {"type": "integer", "enum": list(range(1, 11))},
+              "reasoning": {"type": "string"}}, "required": ["reasoning", "target"], "additionalProperties": False}
+    body = {"model": "m", "messages": [{"role": "user", "content": "vote"}],
+            "response_format": {"type": "json_schema", "json_schema": {"name": "vote_decision", "schema": schema}}}
     with FakeServer() as fixed, FakeServer(vary=True) as varied, FakeServer(vary=True, salt="s") as salted:
         same = [_post(fixed.base_url, body) for _ in range(6)]
         draws = [_post(varied.base_url, body) for _ in range(6)]

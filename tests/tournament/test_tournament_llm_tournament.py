@@ -32,7 +32,9 @@ def server() -> Iterator[FakeServer]:
 def _setup(tmp_path: Path, base_url: str, games: int, extra: str = "") -> Path:
     agents = tmp_path / "agents"
     agents.mkdir()
-    (agents / "fake.toml").write_text(f'kind = "llm"\nmodel = "fake-model"\nbase_url = "{base_url}"\n{PRICES}{extra}')
+    (agents / "fake.toml").write_text(
+        f'kind = "llm"\nmodel = "fake-model"\nbase_url = "{base_url}"\n{PRICES}{extra}'
+    )
     spec = tmp_path / "t.toml"
     spec.write_text(
         f'name = "llm"\ngames = {games}\nseed = 5\nfiller = "bot:heuristic"\n'
