@@ -156,7 +156,9 @@ def _open(task: GameTask, rules: RuleSet, seats: dict[int, AgentSpec]) -> tuple[
             if recorded != replayed:
                 raise TranscriptError(f"{path}: event seq {recorded.seq} disagrees with the replay")
         stats = RunStats(counters=counters_from_inputs(transcript.inputs))
-        return game, TranscriptWriter.append_to(transcript), stats, True
+        writer = TranscriptWriter.append_to(transcript)
+        writer.resumed(seats)  # where this process took over, as `arena resume` marks it
+        return game, writer, stats, True
     header = make_header(rules, task.seed, seats, lang=task.lang, roles=roles, game_id=task.game_id, note=task.note)
     game = Game(rules, task.seed, roles=roles)
     if path is None:
