@@ -3,7 +3,8 @@
 
 What the driver trusts and what it does not (docs/tournaments.md, "Running on a cluster"):
 
-- Every connection is mutual TLS (`tls.py`): only a process holding the cluster's key can connect. A member can
+- Every connection is mutual TLS (`tls.py`): only a process holding the cluster's key can connect; a local
+  cluster (`dask_local.py`) is bound to 127.0.0.1 with a certificate made for the run. A member can
   run any code on the scheduler and the workers, so the cluster's members are trusted as much as this machine.
 - Task keys are random (`arena-` and 128 bits), never derived from the tournament, so nobody can submit a task
   under a game's key before the driver does and have the driver take its answer.
@@ -41,7 +42,7 @@ from arena.tournament.dask_limits import ProviderPlan, cluster_limits
 from arena.tournament.executors import Message
 from arena.tournament.play import GameResult, GameTask
 from arena.tournament.received import Refused, accept
-from arena.tournament.tls import ClusterError, check_address, security_from, temporary_security
+from arena.tournament.tls import ClusterError, check_address, security_from
 
 DESERIALIZERS = ["msgpack", "error"]  # never "pickle" (nor "dask", whose headers are pickled): plain data only
 ATTEMPTS = 3  # a game refused, or whose task erred, is played again under a new key; then it failed
@@ -65,19 +66,15 @@ def connect(
     scheduler: str | None, tls: Path | None, *, workers: int, threads: int, hide: Iterable[str] = ()
 ) -> Connection:
     """A client of the cluster at `scheduler` (TLS with the credentials in `tls`), or, without one, of a new local
-    cluster of `workers` processes of `threads` task slots each, bound to 127.0.0.1, with a certificate that lives
-    in memory only. The variables named in `hide` are blanked in the local workers' environment (their keys come
-    from the key plugin)."""
+    cluster (`dask_local.py`) of `workers` processes of `threads` task slots each on 127.0.0.1, whose certificate
+    is made for this run; the variables named in `hide` (the model keys) are not in its workers' environment."""
     dd = _distributed()
-    Client, LocalCluster = dd.Client, dd.LocalCluster
     if scheduler is None:
-        security = temporary_security()
-        cluster = LocalCluster(n_workers=max(workers, 1), threads_per_worker=max(threads, 1), processes=True,
-                               host="127.0.0.1", protocol="tls", security=security,
-                               dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0",
-                               env={name: "" for name in hide})  # fmt: skip (HTTP status pages: loopback too)
+        from arena.tournament.dask_local import LocalProcesses
+
+        cluster = LocalProcesses(max(workers, 1), max(threads, 1), hide=hide)
         try:
-            client = Client(cluster, security=security, deserializers=DESERIALIZERS)
+            client = cluster.client(deserializers=DESERIALIZERS)
         except BaseException:
             cluster.close()
             raise
@@ -87,7 +84,7 @@ def connect(
         raise ClusterError(f"--tls: connecting to {scheduler} needs the cluster's credentials folder (--tls DIR)")
     security = security_from(tls)
     try:
-        client = Client(scheduler, security=security, deserializers=DESERIALIZERS, timeout=CONNECT_TIMEOUT_S)
+        client = dd.Client(scheduler, security=security, deserializers=DESERIALIZERS, timeout=CONNECT_TIMEOUT_S)
     except OSError as exc:
         raise ClusterError(f"--scheduler: cannot connect to {scheduler}: {exc}") from None
     return Connection(client)
