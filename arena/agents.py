@@ -107,7 +107,7 @@ BUILTIN = {
 }
 
 
-# keys handed to this process in memory by a tournament driver (a Dask worker: arena/tournament/dask_keys.py),
+# keys handed to this process in memory by a tournament driver (a Dask worker: arena/tournament/dask_worker.py),
 # by variable name; they are looked up before the environment and never written into it
 _HANDED: dict[str, str] = {}
 

@@ -47,20 +47,22 @@ def provider_key(spec: AgentSpec) -> str:
 
 
 def cluster_limits(specs: Iterable[AgentSpec], run: str) -> dict[str, ProviderPlan]:
-    """Per provider with limits: the tightest `max_concurrent_requests` and `requests_per_minute` of its specs, as
-    semaphores named for the run `run`."""
+    """Per provider of the model seats: the tightest `max_concurrent_requests` and `requests_per_minute` of its
+    specs, as semaphores named for the run `run` (none without limits: then only its 429s are shared)."""
     caps: dict[str, int] = {}
     rates: dict[str, float] = {}
+    providers: set[str] = set()
     for spec in specs:
         if spec.kind != "llm":
             continue
         key = provider_key(spec)
+        providers.add(key)
         if spec.max_concurrent_requests:
             caps[key] = min(caps.get(key, spec.max_concurrent_requests), spec.max_concurrent_requests)
         if spec.requests_per_minute:
             rates[key] = min(rates.get(key, spec.requests_per_minute), spec.requests_per_minute)
     plans: dict[str, ProviderPlan] = {}
-    for key in sorted(caps.keys() | rates.keys()):
+    for key in sorted(providers):  # every provider: a 429 pauses it on every worker, limits or not
         tag = hashlib.sha256(key.encode()).hexdigest()[:12]
         rpm = rates.get(key)
         leases = max(1, math.floor(rpm / 60)) if rpm else 0

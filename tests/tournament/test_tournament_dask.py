@@ -171,3 +171,36 @@ def test_a_plain_or_credential_less_scheduler_is_one_error_line(tmp_path: Path, 
     spec.write_text(BOTS)
     code, output = invoke(str(spec), "--out", str(tmp_path / "o"), "--executor", "dask", *args)
     assert code == 2 and output.startswith("error: ") and says in output and output.count("\n") == 1, output
+
+
+async def _throttles(provider: str) -> tuple[int, int]:
+    """On a worker's loop: its limiter of `provider`'s 429s, its own and the other workers' (`remote`)."""
+    from arena.llm.limits import limiters
+
+    limiter = limiters().get(provider)
+    return (0, 0) if limiter is None else (limiter.stats.throttles, limiter.stats.remote_throttles)
+
+
+def test_a_429_slows_the_provider_on_every_worker(
+    tmp_path: Path, cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.llm.fakeserver import FaultPlan
+
+    monkeypatch.setenv(KEY_VAR, KEY)
+    plan = FaultPlan().add("rate_limit", "*", 200)  # one 429, well into the run
+    with FakeServer(plan=plan) as server:
+        spec, agents = _llm(tmp_path, server.base_url, 4)
+        code, output = invoke(str(spec), "--agents-dir", str(agents), "--out", str(tmp_path / "o"),
+                              *on_cluster(cluster), "--jobs", "4", "--games-per-task", "1")  # fmt: skip
+        assert code == 0, output + cluster.log_text()
+        assert [fault for fault, _, _ in server.stats.injected] == ["rate_limit"]
+        client = cluster.client()
+        try:
+            seen = list(client.run(_throttles, server.base_url).values())
+        finally:
+            client.close()
+    own = [throttles - remote for throttles, remote in seen]
+    assert sorted(own) == [0, 1], seen  # one worker got the 429 ...
+    assert [remote for (_, remote), mine in zip(seen, own, strict=True) if not mine] == [1], seen  # ... both paused
+    data = json.loads((tmp_path / "o" / "tournament.json").read_text())
+    assert data["done"] == 4 and data["errors"] == 0  # the refused call was retried
