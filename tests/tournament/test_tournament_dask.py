@@ -187,7 +187,7 @@ def test_a_429_slows_the_provider_on_every_worker(
     from arena.llm.fakeserver import FaultPlan
 
     monkeypatch.setenv(KEY_VAR, KEY)
-    plan = FaultPlan().add("rate_limit", "*", 200)  # one 429, well into the run
+    plan = FaultPlan().add("rate_limit", "*", 40)  # one 429, well into the run (4 games: about 120 calls)
     with FakeServer(plan=plan) as server:
         spec, agents = _llm(tmp_path, server.base_url, 4)
         code, output = invoke(str(spec), "--agents-dir", str(agents), "--out", str(tmp_path / "o"),
