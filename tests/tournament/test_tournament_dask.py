@@ -18,7 +18,7 @@ from cluster_processes import Cluster, running_cluster
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.llm.fakeserver import FakeServer
+from arena.standin import FakeServer
 
 distributed = pytest.importorskip("distributed")
 
@@ -173,34 +173,66 @@ def test_a_plain_or_credential_less_scheduler_is_one_error_line(tmp_path: Path, 
     assert code == 2 and output.startswith("error: ") and says in output and output.count("\n") == 1, output
 
 
-async def _throttles(provider: str) -> tuple[int, int]:
-    """On a worker's loop: its limiter of `provider`'s 429s, its own and the other workers' (`remote`)."""
+async def _throttles(provider: str) -> tuple[int, int] | None:
+    """On a worker's loop: its limiter of `provider`'s 429s, its own and the other workers' (None: it sent none)."""
     from arena.llm.limits import limiters
 
     limiter = limiters().get(provider)
-    return (0, 0) if limiter is None else (limiter.stats.throttles, limiter.stats.remote_throttles)
+    return None if limiter is None else (limiter.stats.throttles, limiter.stats.remote_throttles)
+
+
+_throttles.__module__ = "__main__"  # sent by value (cloudpickle): the workers cannot import this test module
+
+
+def _limiters(cluster: Cluster, provider: str) -> list[tuple[int, int]]:
+    client = cluster.client()
+    try:
+        seen = list(client.run(_throttles, provider).values())
+    finally:
+        client.close()
+    assert None not in seen, f"a worker played no game: {seen}"
+    return [s for s in seen if s is not None]
 
 
 def test_a_429_slows_the_provider_on_every_worker(
     tmp_path: Path, cluster: Cluster, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from arena.llm.fakeserver import FaultPlan
+    from arena.standin import FaultPlan
 
     monkeypatch.setenv(KEY_VAR, KEY)
-    plan = FaultPlan().add("rate_limit", "*", 40)  # one 429, well into the run (4 games: about 120 calls)
+    plan = FaultPlan().add("rate_limit", "*", 60)  # one 429, well into the run (8 games: about 240 calls)
     with FakeServer(plan=plan) as server:
-        spec, agents = _llm(tmp_path, server.base_url, 4)
+        spec, agents = _llm(tmp_path, server.base_url, 8)
         code, output = invoke(str(spec), "--agents-dir", str(agents), "--out", str(tmp_path / "o"),
-                              *on_cluster(cluster), "--jobs", "4", "--games-per-task", "1")  # fmt: skip
+                              *on_cluster(cluster), "--jobs", "8", "--games-per-task", "1")  # fmt: skip
         assert code == 0, output + cluster.log_text()
         assert [fault for fault, _, _ in server.stats.injected] == ["rate_limit"]
-        client = cluster.client()
-        try:
-            seen = list(client.run(_throttles, server.base_url).values())
-        finally:
-            client.close()
-    own = [throttles - remote for throttles, remote in seen]
-    assert sorted(own) == [0, 1], seen  # one worker got the 429 ...
-    assert [remote for (_, remote), mine in zip(seen, own, strict=True) if not mine] == [1], seen  # ... both paused
+    seen = _limiters(cluster, server.base_url)
+    assert sorted(throttles - remote for throttles, remote in seen) == [0, 1], seen  # one worker got the 429 ...
+    assert sorted(remote for _, remote in seen) == [0, 1], seen  # ... and the other paused for it too
     data = json.loads((tmp_path / "o" / "tournament.json").read_text())
-    assert data["done"] == 4 and data["errors"] == 0  # the refused call was retried
+    assert data["done"] == 8 and data["errors"] == 0  # the refused call was retried
+
+
+def test_a_provider_limit_holds_across_the_cluster(
+    tmp_path: Path, cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """8 games on two workers would send dozens of requests at once (a vote round alone is several per game); with
+    `max_concurrent_requests = 3` the stand-in never holds more than 3, and it does hold 3."""
+    monkeypatch.setenv(KEY_VAR, KEY)
+    with FakeServer(latency_s=0.05) as server:
+        spec, agents = _llm(tmp_path, server.base_url, 8, extra="max_concurrent_requests = 3\n")
+        code, output = invoke(str(spec), "--agents-dir", str(agents), "--out", str(tmp_path / "o"),
+                              *on_cluster(cluster), "--jobs", "8", "--games-per-task", "1")  # fmt: skip
+        assert code == 0, output + cluster.log_text()
+        peak = server.stats.peak_in_flight
+    assert peak == 3
+    data = json.loads((tmp_path / "o" / "tournament.json").read_text())
+    assert data["done"] == 8 and data["errors"] == 0
+    assert len(_limiters(cluster, server.base_url)) == 2  # both workers played: the cap held across them
+    client = cluster.client()
+    try:  # and the run's semaphores were closed at its end
+        left = client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.extensions["semaphores"].max_leases))
+    finally:
+        client.close()
+    assert not [name for name in left if "concurrent" in name], left
