@@ -1,5 +1,6 @@
 """Tournaments: many games of a pool of configurations, balanced by side, role and seat, run concurrently on one
-machine (a process pool) or a Dask cluster (mutual TLS only), resumable, with a cost estimate and a budget cap (`arena tournament`).
+machine (a process pool) or a Dask cluster (mutual TLS only), resumable, with a cost estimate and a budget cap
+(`arena tournament`).
 
 | module | job |
 |---|---|
