@@ -168,6 +168,11 @@ class DaskExecutor:
         self._slots = (0.0, 1)
         self._index: dict[str, list[int]] = {}
         self._index_dirty = False
+        if any(spec.kind in ("llm", "langchain") for spec in specs):
+            from arena.tournament.dask_worker import warm
+
+            with contextlib.suppress(Exception):  # a worker that fails here fails its first batch, with a reason
+                self.client.run(warm)
         self.plugin = f"arena-keys-{self.run}"
         keys = needed_keys(specs)
         if keys:

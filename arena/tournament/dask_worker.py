@@ -72,10 +72,20 @@ def _prepare() -> None:
     if id(loop) in _PREPARED:
         return
     use_aiohttp()
-    with contextlib.suppress(ImportError):  # the LLM stack's import before the first game, not in it
-        import arena.players.llm  # noqa: F401
+    warm()  # at once if `warm` ran already
     tune_gc()
     _PREPARED.add(id(loop))
+
+
+def warm() -> None:
+    """Import the LLM stack and compile the default prompt set now (`Client.run` on every worker before the first
+    batch): a worker's start-up then does not fall into its first games."""
+    with contextlib.suppress(ImportError):
+        import arena.players.llm  # noqa: F401
+    with contextlib.suppress(Exception):  # a custom prompt set compiles in its first game
+        from arena.prompts import load_prompt_set
+
+        load_prompt_set()
 
 
 async def play_batch(batch: Batch) -> list[dict[str, Any]]:
