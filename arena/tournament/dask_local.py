@@ -111,7 +111,7 @@ class LocalProcesses:
                 process.terminate()
         for process in processes:
             try:
-                process.wait(timeout=20)
+                process.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()

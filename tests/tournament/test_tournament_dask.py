@@ -142,21 +142,26 @@ def test_llm_tournament_on_a_real_cluster_equals_the_local_executor(
     assert _handed(cluster) == [[], []]  # the workers forgot it when the run ended
 
 
-def test_without_a_scheduler_a_local_cluster_runs_with_tls_on_loopback(tmp_path: Path) -> None:
-    from arena.tournament.dask_executor import connect
+def test_without_a_scheduler_a_local_cluster_runs_with_tls_on_loopback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.tournament import dask_executor
 
-    connection = connect(None, None, workers=1, threads=2)
-    try:
-        address = connection.client.scheduler.address
-        workers = list(connection.client.nthreads())
-    finally:
-        connection.client.close()
-        connection.cluster.close()
-    assert address.startswith("tls://127.0.0.1:") and all(w.startswith("tls://127.0.0.1:") for w in workers)
+    seen: list[str] = []
+    connect = dask_executor.connect
+
+    def watched(*args: Any, **options: Any) -> dask_executor.Connection:
+        connection = connect(*args, **options)
+        client = connection.client
+        seen.extend([client.scheduler.address, *client.nthreads()])
+        return connection
+
+    monkeypatch.setattr(dask_executor, "connect", watched)
     spec = tmp_path / "t.toml"
     spec.write_text(BOTS)
     code, output = invoke(str(spec), "--out", str(tmp_path / "o"), "--executor", "dask", "--processes", "1")
     assert code == 0 and "12/12 games complete" in output, output
+    assert len(seen) == 2 and all(address.startswith("tls://127.0.0.1:") for address in seen), seen
 
 
 @pytest.mark.parametrize(
