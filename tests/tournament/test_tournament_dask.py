@@ -75,13 +75,20 @@ def assert_same_games(local: Path, remote: Path, count: int) -> None:
     assert [g["winner"] for g in a["games"]] == [g["winner"] for g in b["games"]]
 
 
-@pytest.mark.parametrize("shared", [False, True], ids=["streamed", "shared-folder"])
-def test_bots_on_a_real_cluster_equal_the_local_executor(tmp_path: Path, cluster: Cluster, shared: bool) -> None:
+def bots_locally(tmp_path: Path) -> tuple[Path, Path]:
+    """The bots tournament file, and its folder as the local executor plays it."""
     spec = tmp_path / "t.toml"
     spec.write_text(BOTS)
-    local, remote = tmp_path / "local", tmp_path / "dask"
+    local = tmp_path / "local"
     code, output = invoke(str(spec), "--out", str(local), "--processes", "0")
     assert code == 0, output
+    return spec, local
+
+
+@pytest.mark.parametrize("shared", [False, True], ids=["streamed", "shared-folder"])
+def test_bots_on_a_real_cluster_equal_the_local_executor(tmp_path: Path, cluster: Cluster, shared: bool) -> None:
+    spec, local = bots_locally(tmp_path)
+    remote = tmp_path / "dask"
     code, output = invoke(str(spec), "--out", str(remote), *on_cluster(cluster), "--jobs", "6",
                           *(["--shared-out"] if shared else []))  # fmt: skip
     assert code == 0, output + cluster.log_text()

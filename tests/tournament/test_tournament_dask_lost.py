@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 from cluster_processes import Cluster, running_cluster
-from test_tournament_dask import BOTS, invoke, on_cluster, stable
+from test_tournament_dask import bots_locally, invoke, on_cluster, stable
 
 from arena.transcript import load, verify
 
@@ -36,15 +36,6 @@ WAIT_S = 60
 def cluster(tmp_path: Path) -> Iterator[Cluster]:
     with running_cluster(tmp_path / "cluster", nthreads=8) as running:
         yield running
-
-
-def _local(tmp_path: Path) -> tuple[Path, Path]:
-    spec = tmp_path / "t.toml"
-    spec.write_text(BOTS)
-    local = tmp_path / "local"
-    code, output = invoke(str(spec), "--out", str(local), "--processes", "0")
-    assert code == 0, output
-    return spec, local
 
 
 def _busy_worker(client: distributed.Client) -> int | None:
@@ -100,7 +91,7 @@ def _check(local: Path, remote: Path, *, identical: bool) -> dict[str, object]:
 
 @pytest.mark.parametrize("shared", [False, True], ids=["streamed", "shared-folder"])
 def test_a_worker_killed_mid_run_loses_no_game(tmp_path: Path, cluster: Cluster, shared: bool) -> None:
-    spec, local = _local(tmp_path)
+    spec, local = bots_locally(tmp_path)
     killed: list[int] = []
 
     def kill(index: int) -> None:
@@ -120,7 +111,7 @@ def test_a_worker_killed_mid_run_loses_no_game(tmp_path: Path, cluster: Cluster,
 
 
 def test_a_restarted_driver_adopts_the_games_still_running(tmp_path: Path, cluster: Cluster) -> None:
-    spec, local = _local(tmp_path)
+    spec, local = bots_locally(tmp_path)
     remote = tmp_path / "dask"
     command = [sys.executable, "-m", "arena.cli", "tournament", str(spec), "--out", str(remote), *on_cluster(cluster),
                "--jobs", "12", "--delay", "0.05", "--no-progress"]  # fmt: skip

@@ -21,7 +21,7 @@ from pathlib import Path
 import attack_payloads
 import pytest
 from cluster_processes import Cluster, running_cluster
-from test_tournament_dask import BOTS, invoke, on_cluster
+from test_tournament_dask import bots_locally, invoke, on_cluster
 
 from arena.tournament.model import load_tournament
 from arena.tournament.play import GameResult
@@ -61,15 +61,6 @@ def _standings(out: Path) -> list[object]:
     return list(json.loads((out / "tournament.json").read_text())["standings"])
 
 
-def _local(tmp_path: Path) -> tuple[Path, Path]:
-    spec = tmp_path / "t.toml"
-    spec.write_text(BOTS)
-    local = tmp_path / "local"
-    code, output = invoke(str(spec), "--out", str(local), "--processes", "0")
-    assert code == 0, output
-    return spec, local
-
-
 def _marker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, str]:
     """A file the payload creates if it runs in the driver (only the driver has ARENA_TEST_DRIVER set)."""
     marker = tmp_path / "pwned"
@@ -80,7 +71,7 @@ def _marker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, str]
 def test_pre_submitted_task_keys_are_never_taken(
     tmp_path: Path, cluster: Cluster, attacker: distributed.Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    spec, local = _local(tmp_path)
+    spec, local = bots_locally(tmp_path)
     marker, command = _marker(tmp_path, monkeypatch)
     fingerprint = load_tournament(spec).fingerprint
     planted = []
@@ -106,7 +97,7 @@ def test_planted_answers_under_the_drivers_own_keys_are_refused(
 ) -> None:
     from arena.tournament import dask_executor
 
-    spec, local = _local(tmp_path)
+    spec, local = bots_locally(tmp_path)
     marker, command = _marker(tmp_path, monkeypatch)
     genuine = (local / "game-0002.jsonl").read_text().splitlines(keepends=True)
     end = json.loads(genuine[-1])
