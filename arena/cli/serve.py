@@ -62,7 +62,10 @@ def register(app: typer.Typer) -> None:
         ] = "127.0.0.1",
         port: Annotated[int, typer.Option(help="Port to listen on.", min=1, max=65535)] = 8000,
         out: Annotated[Path, typer.Option("--out", help="Directory for the transcripts.")] = Path("transcripts"),
-        agents_dir: Annotated[Path, typer.Option(help="Where agent definitions live.")] = Path("agents"),
+        agents_dir: Annotated[
+            Path | None,
+            typer.Option(help="A folder of agent definitions searched first (then ./agents, the user folder, ...)."),
+        ] = None,
         human_timeout: Annotated[
             float, typer.Option(help="Seconds a human seat has for one decision before the rule's default.", min=1)
         ] = 120.0,
@@ -84,6 +87,7 @@ def register(app: typer.Typer) -> None:
             import uvicorn
 
             from arena.web.app import MAX_MESSAGE, create_app
+            from arena.web.http import DeadlineH11Protocol
             from arena.web.server import ServeConfig, Server, TableError, admin_links, links
         except ImportError as exc:
             fail(f"arena serve needs the web extra (pip install -e '.[web]'): {exc}")
@@ -156,8 +160,9 @@ def register(app: typer.Typer) -> None:
 
         web = create_app(server)
         web.router.lifespan_context = lifespan
-        config_uv = uvicorn.Config(
-            web, host=host, port=port, ws_max_size=MAX_MESSAGE, log_level="warning", lifespan="on"
-        )
+        config_uv = uvicorn.Config(  # every request must arrive whole within a deadline (slowloris)
+            web, host=host, port=port, ws_max_size=MAX_MESSAGE, log_level="warning", lifespan="on",
+            http=DeadlineH11Protocol,
+        )  # fmt: skip
         with contextlib.suppress(KeyboardInterrupt):
             uvicorn.Server(config_uv).run()
