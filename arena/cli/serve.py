@@ -81,13 +81,16 @@ def register(app: typer.Typer) -> None:
         ] = None,
         replay: Annotated[list[Path] | None, typer.Option(help="A saved transcript to offer as a replay.")] = None,
         sign_key_env: SignKeyEnv = None,
+        request_timeout: Annotated[
+            float | None, typer.Option(help="Seconds a client has to send a whole request (default 10).", min=0.1)
+        ] = None,
     ) -> None:
         """Serve tables in the browser: each human seat gets a secret link; bots and models play the other seats."""
         try:
             import uvicorn
 
             from arena.web.app import MAX_MESSAGE, create_app
-            from arena.web.http import DeadlineH11Protocol
+            from arena.web.http import REQUEST_DEADLINE_S, with_deadline
             from arena.web.server import ServeConfig, Server, TableError, admin_links, links
         except ImportError as exc:
             fail(f"arena serve needs the web extra (pip install -e '.[web]'): {exc}")
@@ -162,7 +165,7 @@ def register(app: typer.Typer) -> None:
         web.router.lifespan_context = lifespan
         config_uv = uvicorn.Config(  # every request must arrive whole within a deadline (slowloris)
             web, host=host, port=port, ws_max_size=MAX_MESSAGE, log_level="warning", lifespan="on",
-            http=DeadlineH11Protocol,
+            http=with_deadline(request_timeout or REQUEST_DEADLINE_S),
         )  # fmt: skip
         with contextlib.suppress(KeyboardInterrupt):
             uvicorn.Server(config_uv).run()

@@ -58,3 +58,8 @@ class DeadlineH11Protocol(H11Protocol):
         self._deadline = None
         if not self.transport.is_closing():
             self.transport.close()
+
+
+def with_deadline(seconds: float) -> type[DeadlineH11Protocol]:
+    """The protocol class with another deadline (`arena serve --request-timeout`)."""
+    return type("DeadlineH11Protocol", (DeadlineH11Protocol,), {"deadline_s": seconds})
