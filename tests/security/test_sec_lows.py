@@ -79,7 +79,7 @@ def test_a_tournament_name_never_reaches_the_terminal_raw(tmp_path: Path, name: 
 def test_a_tournament_reads_rules_only_from_its_own_folder(tmp_path: Path) -> None:
     secret = tmp_path / "shadow.yaml"
     secret.write_text("root: $6$s3cr3t-hash$abcdef:19000:0:99999:7:::\n", encoding="utf-8")
-    for ref in (f'"{secret}"', '"../shadow.yaml"'):
+    for ref in (f'"{secret}"', f'"../{secret.name}"'):  # absolute, and out of the folder
         path = _tournament(tmp_path / "t", name='"x"', rules_file=ref)
         code, out, err = cli("tournament", str(path), "--dry-run")
         assert code == 2 and "rules.file" in err and "inside the tournament file's folder" in err
