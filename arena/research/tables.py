@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 from typing import Any, TextIO
 
 from arena.engine import Game
-from arena.orchestrator import ERROR_PREFIX, TIMEOUT_PREFIX
+from arena.players.base import ERROR_PREFIX, TIMEOUT_PREFIX
 from arena.research.corpus import MAFIA, TOWN, GameData
 from arena.research.metrics import Counts, GameMetrics, rates
 
