@@ -23,6 +23,7 @@ from arena import __version__
 from arena.agents import AgentSpec
 from arena.engine import Event, Game, Input, Role, RuleSet
 from arena.engine.record import PlainRecord
+from arena.engine.text import scrubbed
 from arena.players.base import ModelCall
 from arena.transcript.chain import chain_hash, signature
 from arena.transcript.counters import SeatCounters, SeatTotals, call_totals
@@ -297,7 +298,7 @@ class TranscriptWriter:
 
     def abort(self, error: str) -> None:
         """Close a game that an internal error stopped (an engine bug): it stays verifiable, not resumable."""
-        record = End(status="aborted", error=error, finished_at=self._clock(), **self._totals_fields({}))
+        record = End(status="aborted", error=scrubbed(error), finished_at=self._clock(), **self._totals_fields({}))
         self._write(_line("end", record), seal=True)
 
     def close(self) -> None:

@@ -121,6 +121,14 @@ def test_half_sent_requests_are_dropped_at_the_deadline(tmp_path: Path) -> None:
         assert proc.stdout is not None
         while not proc.stdout.readline().startswith("replays: "):
             assert proc.poll() is None, "the server did not start"
+        deadline = time.monotonic() + 30  # the links are printed at start-up, just before the socket listens
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port)).close()
+                break
+            except ConnectionRefusedError:
+                assert time.monotonic() < deadline, "the server does not listen"
+                time.sleep(0.05)
         slow = []
         for _ in range(50):  # slowloris: a request line and one header, then a byte now and then
             sock = socket.create_connection(("127.0.0.1", port))
