@@ -11,8 +11,8 @@ writer of the package goes through here, and the rules are the same everywhere:
   name) and renamed over the old one inside the opened folder, so a link planted at the name, even between a check
   and the write, is replaced and never followed, and a crash leaves the old file or the new one, never half of one;
   a name that already holds a link or a folder is refused with one clear message;
-- a file that must be new (a transcript) is created with `O_EXCL | O_NOFOLLOW`; a file continued (a resumed
-  transcript) is opened with `O_NOFOLLOW`.
+- a file continued (a resumed transcript) is opened with `O_NOFOLLOW`; a new transcript is created with
+  `O_CREAT | O_EXCL | O_NOFOLLOW` by its writer, in the folder the user names.
 
 POSIX only (the `dir_fd` calls), like the rest of the package's file handling.
 """
@@ -31,7 +31,7 @@ from types import TracebackType
 from typing import IO, BinaryIO, TextIO
 
 _NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
-PRIVATE = 0o600  # transcripts and god views: private reasoning, every role
+PRIVATE = 0o600  # god views (like transcripts): private reasoning, every role
 SHARED = 0o666  # an ordinary file: the user's umask decides
 
 
@@ -148,12 +148,6 @@ class Folder:
             handle.write(data.encode("utf-8") if isinstance(data, str) else data)
         return self.path / name
 
-    def create(self, name: str, *, mode: int = PRIVATE) -> IO[str]:
-        """A new file `name` for writing text (exclusive: an existing file or link is an error, FileExistsError)."""
-        _plain_name(name)
-        fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, mode, dir_fd=self.fd)
-        return os.fdopen(fd, "w", encoding="utf-8", newline="\n")
-
 
 def _plain_name(name: str) -> None:
     if not name or name in (".", "..") or "/" in name or "\0" in name:
@@ -165,13 +159,6 @@ def write_file(path: Path, data: str | bytes, *, mode: int = SHARED) -> Path:
     path = Path(path)
     with Folder(path.parent) as folder:
         return folder.write(path.name, data, mode=mode)
-
-
-def create_new(path: Path, *, mode: int = PRIVATE) -> IO[str]:
-    """A new text file (exclusive, mode 0600 by default): FileExistsError if anything, a link too, is at `path`."""
-    path = Path(path)
-    with Folder(path.parent) as folder:
-        return folder.create(path.name, mode=mode)
 
 
 def open_append(path: Path, *, truncate_at: int | None = None) -> IO[str]:

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 from seckit import cli
 
-from arena import safe_write
 from arena.research.corpus import load_folder
 from arena.research.selfplay import play_balanced
 from arena.safe_write import Folder, UnsafePath, write_file
@@ -153,6 +152,20 @@ def test_a_folder_that_is_a_link_is_refused_by_every_writer(tmp_path: Path, vict
     link.symlink_to(victim.parent, target_is_directory=True)
     with pytest.raises(UnsafePath, match="symbolic link"):
         write_file(link / "x.txt", "x")
-    with pytest.raises(UnsafePath, match="symbolic link"):
-        safe_write.create_new(link / "x.jsonl")
+    with pytest.raises(UnsafePath, match="symbolic link"), Folder(link) as folder:
+        folder.write("x.csv", "x")
     assert sorted(p.name for p in victim.parent.iterdir()) == [".bashrc"]
+
+
+def test_resume_never_appends_through_a_link(tmp_path: Path) -> None:
+    lines = GOLDEN.read_text(encoding="utf-8").splitlines(keepends=True)[:60]  # a game cut mid-way
+    real = tmp_path / "elsewhere" / "game.jsonl"
+    real.parent.mkdir()
+    real.write_text("".join(lines), encoding="utf-8")
+    before = real.read_bytes()
+    link = tmp_path / "game.jsonl"
+    link.symlink_to(real)
+    code, _, err = cli("resume", str(link), "--quiet")
+    assert code == 2 and "symbolic link" in err and real.read_bytes() == before
+    code, _, err = cli("resume", str(real), "--quiet")  # the file itself, named: continued
+    assert code == 0, err
