@@ -1,8 +1,9 @@
 """Time `arena.llm.extract.extract_object` on crafted answers of growing size (issue 16, item 5).
 
-Prints, per crafted shape and size, the best of `--repeats` wall times of one extraction with `truncated=True` (every
-salvage step runs), and the ratio to the previous size: a linear search shows ratios near the size ratio (4), a
-quadratic one near 16. The 250,000-brace answer took 40 s before the search was made linear.
+Prints, per crafted shape (the tests' `CRAFTED`, tests/security/test_sec_linear_json.py) and size, the best of
+`--repeats` wall times of one extraction with `truncated=True` (every salvage step runs), and the ratio to the
+previous size: a linear search shows ratios near the size ratio (4), a quadratic one near 16. The 250,000-brace
+answer took 40 s before the search was made linear.
 
     python bench/extract.py                      # sizes 62,500 to 1,000,000 characters
     python bench/extract.py --sizes 250000 --repeats 5
@@ -12,19 +13,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import sys
 import time
-from collections.abc import Callable
+from pathlib import Path
 
 from arena.llm.extract import NoJSON, extract_object
 
-SHAPES: dict[str, Callable[[int], str]] = {
-    "braces": lambda n: "{" * n,
-    "nested keys": lambda n: '{"a":' * (n // 5),
-    "prose braces, then an object": lambda n: "{x} " * (n // 4) + '{"vote": true}',
-    "fences": lambda n: "```" * (n // 3),
-    "think tags": lambda n: "<think>" * (n // 7),
-    "an open array": lambda n: '{"a": [' + "0," * (n // 2),
-}
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "security"))
+from test_sec_linear_json import CRAFTED  # the crafted answers the tests count the decoder's work on
 
 
 def best(text: str, repeats: int) -> float:
@@ -43,7 +39,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     print(f"{'shape':<30} {'characters':>12} {'seconds':>9} {'ratio':>6}")
-    for name, make in SHAPES.items():
+    for name, make in CRAFTED.items():
         previous = None
         for size in args.sizes:
             seconds = best(make(size), args.repeats)
