@@ -23,6 +23,7 @@ from arena.players.base import Player
 from arena.players.delayed import DelayedPlayer
 from arena.players.factory import build_player
 from arena.transcript import SeatTotals, Transcript, TranscriptError, TranscriptWriter, load, make_header
+from arena.transcript.figures import figures_problem
 
 
 @dataclass(frozen=True)
@@ -64,12 +65,12 @@ class GameResult:
 
 
 def _game_total(transcript: Transcript) -> dict[str, float]:
-    end = transcript.end
-    if end is not None and end.total is not None:
-        return asdict(end.total)
+    """The game's totals summed from its call records and inputs: the end record's own totals decide no money
+    (a forged `total.cost_usd = -1000000` would lift `--budget`)."""
     total = SeatTotals()
     for call in transcript.calls:
         total.add_call(call)
+    total.defaults = sum(1 for item in transcript.inputs if item.op == "default")
     return asdict(total)
 
 
@@ -92,6 +93,9 @@ def differences(transcript: Transcript, task: GameTask) -> list[str]:
         out.append(f"hash chain broken ({transcript.chain_error})")
     elif transcript.chain != "ok":
         out.append("no hash chain to check (a version-1 file)")
+    problem = figures_problem(transcript)
+    if problem:
+        out.append(f"tampered figures ({problem})")
     header = transcript.header
     if header.game_id != task.game_id:
         out.append(f"game id {header.game_id!r}, planned {task.game_id!r}")
