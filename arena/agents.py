@@ -49,7 +49,11 @@ class AgentSpec(BaseModel):
     price_input_per_m: float = Field(0.0, ge=0)
     price_cached_per_m: float = Field(0.0, ge=0)
     price_output_per_m: float = Field(0.0, ge=0)
-    timeout_s: float = Field(60.0, gt=0)  # per HTTP attempt
+    timeout_s: float = Field(60.0, gt=0)  # a deadline per HTTP attempt, headers and body together
+    # the context budget in tokens (prompt and answer); unset: llama.cpp's per-slot n_ctx where the server reports
+    # it (filled in by preflight), else no budget. A conversation about to pass it is compacted (compaction.py)
+    context_tokens: int | None = Field(None, ge=256, exclude_if=lambda value: value is None)
+    free: bool = Field(False, exclude_if=lambda value: not value)  # a local server: calls cost $0, not "unknown"
     retries: int = Field(4, ge=0, le=10)  # transport retries per call (429, 5xx, timeouts, connection errors)
     extra_body: dict[str, Any] = Field(default_factory=dict)  # provider-specific request fields
     # `stable`: one schema per game and seat on every request (provider prompt caches put it before the messages);

@@ -24,6 +24,7 @@ from openai.types.chat import ChatCompletion
 
 from arena.llm.body import AnswerTooLarge, parse_body, read_bounded
 from arena.llm.direct import DirectPost, History, remember, usable
+from arena.llm.errors import Overflow, overflow_of, refused
 from arena.llm.limits import limiter_for
 from arena.llm.modes import Completion, Mode
 from arena.llm.pool import direct, http_client
@@ -39,6 +40,12 @@ class TransportFailure:
     latency_ms: float
     status: int | None = None
     usage: Usage = field(default_factory=Usage)  # tokens the failed attempt's body still reported, if any
+    overflow: Overflow | None = None  # the server said the prompt does not fit its context (errors.py)
+
+    @property
+    def refused(self) -> bool:
+        """A status the same request would get again (400, 401, 403, 404, 413, 422): never retried or re-asked."""
+        return refused(self.status)
 
 
 @dataclass(slots=True)
@@ -89,6 +96,13 @@ def _describe(exc: BaseException) -> tuple[str, int | None]:
         hint = f" (Retry-After: {retry_after})" if retry_after else ""
         return f"HTTP {exc.status_code}{hint}: {exc.message}"[:500], exc.status_code
     return f"{type(exc).__name__}: {exc}"[:500], None
+
+
+def overflow_in(exc: BaseException) -> Overflow | None:
+    """The context overflow a failed attempt reports (errors.py), or None."""
+    if not isinstance(exc, openai.APIStatusError):
+        return None
+    return overflow_of(exc.status_code, getattr(exc, "body", None), exc.message)
 
 
 _FORMATS: dict[tuple[Mode, str, int], tuple[dict[str, Any], dict[str, Any]]] = {}  # (mode, name, id(schema))
@@ -252,7 +266,16 @@ class LLMClient:
         client = self._client if self._client is not None else self._acquire()
 
         async def attempt() -> ChatCompletion | dict[str, Any]:
+            # `timeout_s` is a deadline per attempt, headers and body together: the transports' own timeouts are
+            # per read, so a server that drips a byte now and then would hold an attempt for as long as it likes
             started[0] = result.attempt_started = time.perf_counter()
+            try:
+                async with asyncio.timeout(s.timeout_s):
+                    return await one_attempt()
+            except TimeoutError as exc:
+                raise openai.APITimeoutError(request=httpx2.Request("POST", str(client.base_url))) from exc
+
+        async def one_attempt() -> ChatCompletion | dict[str, Any]:
             if self._direct is not None:  # a tournament worker: the same body and headers, without the SDK's layers
                 return await self._direct.post(body, self._history)
             # The SDK's documented low-level call for a prepared body: `chat.completions.create` would walk every
@@ -287,7 +310,7 @@ class LLMClient:
         except (openai.OpenAIError, json.JSONDecodeError) as exc:
             text, status = describe_error(exc, s.api_key)
             latency = (time.perf_counter() - started[0]) * 1000
-            result.final_error = TransportFailure(text, latency, status, Usage.from_error(exc))
+            result.final_error = TransportFailure(text, latency, status, Usage.from_error(exc), overflow_in(exc))
             return result
         latency = (time.perf_counter() - started[0]) * 1000
         result.completion = _completion(response, latency, mode)
@@ -317,6 +340,7 @@ def _completion(response: ChatCompletion | dict[str, Any], latency_ms: float, mo
         model=model,
         usage=usage,
         latency_ms=latency_ms,
+        timings=timings_of((getattr(response, "model_extra", None) or {}).get("timings")),
     )
 
 
@@ -344,4 +368,18 @@ def _completion_of_body(body: dict[str, Any], latency_ms: float, mode: Mode) -> 
         model=str(_field(body, "model") or ""),
         usage=Usage.from_body(body),
         latency_ms=latency_ms,
+        timings=timings_of(_field(body, "timings")),
     )
+
+
+_TIMINGS = ("cache_n", "prompt_n", "prompt_ms", "predicted_n", "predicted_ms")  # llama.cpp's `timings` we keep
+
+
+def timings_of(value: Any) -> dict[str, float] | None:
+    """The figures of llama.cpp's `timings` object worth keeping in a call record (numbers only, known keys)."""
+    if not isinstance(value, dict):
+        return None
+    kept = {
+        k: float(v) for k in _TIMINGS if isinstance(v := value.get(k), (int, float)) and not isinstance(v, bool)
+    }
+    return kept or None
