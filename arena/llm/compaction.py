@@ -22,13 +22,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.engine import Event, EventType, Observation
+from arena.engine import Event, EventType
 
 Message = dict[str, object]
 
-# measured on this game's English prompts with llama.cpp's Gemma 3 tokenizer: about 3.3 characters per token
-# (Russian about 2.9); the estimate uses a lower figure, so it errs on the side of compacting early
-CHARS_PER_TOKEN = {"en": 3.0, "ru": 2.5}
+# measured on this game's English prompts with llama.cpp's Gemma 3 tokenizer: 3.4 characters per token on a first
+# turn, falling to 2.9 as the log (seat numbers, brackets) grows; the estimate uses a lower figure, so it errs on the
+# side of compacting early (Russian text takes about twice the tokens per word)
+CHARS_PER_TOKEN = {"en": 2.5, "ru": 1.8}
 PER_MESSAGE = 6  # the chat template's turn markers, per message
 KEEP_SHARE = 0.25  # the recent exchanges kept verbatim: at most this share of the budget
 TARGET_SHARE = 0.6  # a compacted request (with its answer budget) aims at this share of the budget
@@ -59,7 +60,7 @@ class Budget:
     def of(cls, context_tokens: int | None, lang: str) -> Budget | None:
         if not context_tokens:
             return None
-        return cls(context_tokens, CHARS_PER_TOKEN.get(lang, 2.5))
+        return cls(context_tokens, CHARS_PER_TOKEN.get(lang, 1.8))
 
     def tokens(self, messages: Sequence[Message]) -> int:
         """The estimated prompt size of `messages` (rounded up)."""
@@ -91,7 +92,3 @@ def kept_exchanges(
         kept += 1
     return kept
 
-
-def status_of(obs: Observation) -> tuple[int, ...]:
-    """What the summary's last line states (kept for tests): the living seats."""
-    return obs.alive

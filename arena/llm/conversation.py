@@ -191,6 +191,8 @@ class Conversation:
         if not force and budget.fits([*self.messages, turn.user], max_tokens):
             return turn
         target = int(budget.context_tokens * TARGET_SHARE) - max_tokens
+        if force:  # the server's window is smaller than the budget says: at most half of what it refused
+            target = min(target, budget.tokens([*self.messages, turn.user]) // 2)
         head_room = target - budget.tokens([self.messages[0], turn.user])
         keep = min(kept_exchanges([(u, a) for u, a, _ in self.exchanges], budget, head_room // 2),
                    len(self.exchanges) - 1)  # fmt: skip

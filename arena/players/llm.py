@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 
 from arena.agents import AgentError, AgentSpec, api_key_for
 from arena.engine import Observation, Request, RuleSet
@@ -144,5 +145,10 @@ def build_llm_player(spec: AgentSpec, seat: int, *, rules: RuleSet, lang: str = 
     conversation = Conversation(prompts, rules, seat, Mode(spec.structured), spec.persona, spec.schema_style)
     conversation.budget = Budget.of(spec.context_tokens, language)
     prices = Prices(spec.price_input_per_m, spec.price_cached_per_m, spec.price_output_per_m)
-    client = LLMClient(client_settings(spec, seat))
+    settings = client_settings(spec, seat)
+    if spec.server_slots is not None and spec.server_slots >= rules.players:
+        # llama.cpp: a slot per seat, so each seat's prefix stays cached in its own slot (fewer slots than seats
+        # share them by prompt similarity, and the server's RAM cache keeps the rest)
+        settings = replace(settings, extra_body={**settings.extra_body, "id_slot": seat - 1})
+    client = LLMClient(settings)
     return LLMPlayer(seat, client, conversation, prices=prices, base_tokens=spec.max_tokens, lang=language)
