@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from arena.engine import Event, EventType, Observation, Request, RuleSet
-from arena.llm.compaction import TARGET_SHARE, Budget, kept_exchanges, summary_events
+from arena.llm.compaction import CHARS_PER_TOKEN, TARGET_SHARE, Budget, kept_exchanges, summary_events
 from arena.llm.injection import flags as injection_flags
 from arena.llm.modes import Mode
 from arena.llm.schema import (
@@ -186,6 +186,8 @@ class Conversation:
         budget, or if `force` (the server said the prompt did not fit). Deterministic: the same conversation and
         turn give the same messages (compaction.py)."""
         budget = self.budget
+        if budget is None and force:  # no budget, but the server said no: compact to half of what it refused
+            budget = Budget(1 << 30, CHARS_PER_TOKEN.get(self.prompts.lang, 1.8))
         if budget is None or not self.exchanges:
             return turn
         if not force and budget.fits([*self.messages, turn.user], max_tokens):
