@@ -54,6 +54,8 @@ class AgentSpec(BaseModel):
     # it (filled in by preflight), else no budget. A conversation about to pass it is compacted (compaction.py)
     context_tokens: int | None = Field(None, ge=256, exclude_if=lambda value: value is None)
     free: bool = Field(False, exclude_if=lambda value: not value)  # a local server: calls cost $0, not "unknown"
+    # llama.cpp: send `json_schema` as a grammar with no free whitespace (arena/llm/grammar.py), not response_format
+    grammar: bool = Field(False, exclude_if=lambda value: not value)
     # filled by preflight from llama.cpp's /props: its slots; with one per seat, each seat is pinned to its own
     server_slots: int | None = Field(None, ge=1, exclude_if=lambda value: value is None)
     retries: int = Field(4, ge=0, le=10)  # transport retries per call (429, 5xx, timeouts, connection errors)

@@ -25,6 +25,7 @@ from openai.types.chat import ChatCompletion
 from arena.llm.body import AnswerTooLarge, parse_body, read_bounded
 from arena.llm.direct import DirectPost, History, remember, usable
 from arena.llm.errors import Overflow, overflow_of, refused
+from arena.llm.grammar import compact_grammar
 from arena.llm.limits import limiter_for
 from arena.llm.modes import Completion, Mode
 from arena.llm.pool import direct, http_client
@@ -105,18 +106,23 @@ def overflow_in(exc: BaseException) -> Overflow | None:
     return overflow_of(exc.status_code, getattr(exc, "body", None), exc.message)
 
 
-_FORMATS: dict[tuple[Mode, str, int], tuple[dict[str, Any], dict[str, Any]]] = {}  # (mode, name, id(schema))
+_FORMATS: dict[tuple[Mode, str, int, bool], tuple[dict[str, Any], dict[str, Any]]] = {}  # (mode, name, id, grammar)
 
 
-def request_format(mode: Mode, name: str, schema: dict[str, Any]) -> dict[str, Any]:
+def request_format(mode: Mode, name: str, schema: dict[str, Any], grammar: bool = False) -> dict[str, Any]:
     """The keyword arguments that carry the schema for `mode` (none for `prompt`). A schema is one object per
     answer shape (`answer_schema`, a seat's stable schema), so its format is built once, kept with the schema it
-    was built from, and its JSON encoded once (`direct.remember`): read them, never change them."""
-    key = (mode, name, id(schema))
+    was built from, and its JSON encoded once (`direct.remember`): read them, never change them. `grammar` (llama.cpp,
+    `json_schema` mode): the schema as a grammar with no free whitespace (`grammar.py`) instead of `response_format`."""
+    key = (mode, name, id(schema), grammar)
     found = _FORMATS.get(key)
     if found is not None and found[0] is schema:
         return found[1]
     built = _request_format(mode, name, schema)
+    if grammar and mode is Mode.JSON_SCHEMA:
+        compact = compact_grammar(schema)
+        if compact is not None:
+            built = {"grammar": compact}
     if len(_FORMATS) >= 4096:
         _FORMATS.clear()
     _FORMATS[key] = (schema, built)
@@ -150,6 +156,7 @@ class ClientSettings:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     max_concurrent: int | None = None  # per provider, shared by every game on the loop (limits.py)
     requests_per_minute: float | None = None
+    grammar: bool = False  # llama.cpp: `json_schema` as a compact grammar (grammar.py)
 
 
 _PoolKey = tuple[str | None, str | None, float, int]
@@ -235,7 +242,7 @@ class LLMClient:
         body: dict[str, Any] = {"model": s.model, "messages": messages, s.max_tokens_param: max_tokens}
         if s.temperature is not None:
             body["temperature"] = s.temperature
-        body.update(request_format(mode, name, schema))
+        body.update(request_format(mode, name, schema, s.grammar))
         body.update(s.extra_body)
         return body
 

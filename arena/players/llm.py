@@ -130,6 +130,7 @@ def client_settings(spec: AgentSpec, seat: int | None = None) -> ClientSettings:
         retry=RetryPolicy(attempts=spec.retries + 1),
         max_concurrent=spec.max_concurrent_requests,
         requests_per_minute=spec.requests_per_minute,
+        grammar=spec.grammar,
     )
 
 
