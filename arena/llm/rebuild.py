@@ -150,3 +150,32 @@ def _would_be_sent(
         turn = conversation.fit(turn, observation, max_tokens, force=force)
     changed = transcript.header.prompt_set_hash not in (None, prompts.hash)
     return SeatPrompt(conversation.request_messages(turn), False, target, None, changed)
+
+
+def check_compactions(transcript: Transcript) -> tuple[list[str], list[str]]:
+    """Rebuild every compacted call of `transcript` and compare it with the messages recorded as sent.
+
+    Returns (problems, notes): a problem is a compacted call whose recorded messages the rebuild does not give (the
+    record was altered, or the compaction was not the deterministic one); a note says why a call was not checked
+    (its prompt set is not one shipped here, or the set changed since the game: the rebuild would differ anyway)."""
+    problems: list[str] = []
+    notes: list[str] = []
+    compacted = [i for i, c in enumerate(transcript.calls) if c.compaction]
+    if not compacted:
+        return problems, notes
+    positions = transcript.call_positions
+    events_after = events_after_inputs(transcript)
+    full = expand(transcript.calls)
+    for index in compacted:
+        call = transcript.calls[index]
+        point = events_after[min(positions[index], len(transcript.inputs))] - 1
+        try:
+            rebuilt = seat_prompt(transcript, call.seat, point, rebuild=True)
+        except ValueError as exc:  # an untrusted prompt set: not rebuilt
+            notes.append(f"compacted call {index} (seat {call.seat}) not rebuilt: {exc}")
+            continue
+        if rebuilt.prompt_set_changed:
+            notes.append(f"compacted call {index} (seat {call.seat}) not checked: the prompt set changed since")
+        elif rebuilt.messages != full[index]:
+            problems.append(f"compacted call {index} (seat {call.seat}): the recorded messages are not the rebuild's")
+    return problems, notes

@@ -8,12 +8,16 @@ Every seat of a 10-seat game is an LLM seat against the local stand-in with a bu
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 
 import pytest
 from llmkit import llm_player, llm_spec, play
 from test_llm_leaks import _check_seat
+from typer.testing import CliRunner
 
+from arena.cli import app
 from arena.engine import Game, load_rules
 from arena.llm.budget import max_tokens_for
 from arena.llm.compaction import Budget
@@ -22,6 +26,9 @@ from arena.llm.rebuild import events_after_inputs, seat_prompt
 from arena.llm.records import expand
 from arena.players.base import Player
 from arena.transcript import load
+
+sys.path.insert(0, str(Path(__file__).parents[1]))
+from forgery import rechain
 
 BUDGET = 4096
 
@@ -78,6 +85,24 @@ async def test_compacted_game_fits_rebuilds_and_leaks_nothing(
     for seat in range(1, 11):
         mine = [full[i] for i, c in enumerate(transcript.calls) if c.seat == seat]
         _check_seat(game, seat, mine, "en")
+    _verify_rebuilds_compactions(path)
+
+
+def _verify_rebuilds_compactions(path: Path) -> None:
+    """`arena verify` rebuilds every compacted prompt: 0 as recorded, 1 once a summary line is forged."""
+    runner = CliRunner()
+    assert runner.invoke(app, ["verify", str(path)]).exit_code == 0
+    lines = path.read_text().splitlines()
+    index = next(i for i, line in enumerate(lines) if '"compaction":"budget"' in line)
+    record = json.loads(lines[index])
+    for message in record["messages"]:
+        if "Your notes of the game so far" in message["content"]:
+            message["content"] = message["content"].replace("Your notes of the game so far", "Your notes (forged)")
+    lines[index] = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    forged = path.with_name("forged.jsonl")
+    forged.write_text("".join(rechain(lines)), encoding="utf-8")
+    result = runner.invoke(app, ["verify", str(forged)])
+    assert result.exit_code == 1 and "the recorded messages are not the rebuild's" in result.output, result.output
 
 
 def test_budget_estimate_is_deterministic_and_conservative() -> None:
