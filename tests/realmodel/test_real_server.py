@@ -114,3 +114,20 @@ async def test_runaway_output_is_bounded(real_server: LocalServer) -> None:
 def test_the_server_reports_its_window_per_slot(real_server: LocalServer) -> None:
     props = httpx.get(real_server.base_url.removesuffix("/v1") + "/props", timeout=10).json()
     assert props["default_generation_settings"]["n_ctx"] == 4096 and props["total_slots"] == 4
+
+
+@pytest.mark.parametrize("schema", ["per_request", "stable"])
+async def test_the_compact_grammar_gives_compact_json(real_server: LocalServer, schema: str) -> None:
+    """`grammar = true`: llama.cpp takes our GBNF instead of its own schema grammar, and the answer has no
+    whitespace outside its strings (nothing for a weak model to loop on)."""
+    rules = load_rules("fiim")
+    game, request = drive_to(rules, 7, VOTE_LIKE)
+    spec = local_spec(real_server.base_url, schema=schema, grammar=True)
+    player = build_llm_player(spec, request.seat, rules=rules)
+    try:
+        answer = await player.decide(view(game, request.seat), request)
+    finally:
+        await player.close()
+    call = answer.calls[-1]
+    assert call.parsed is not None and call.error is None
+    assert call.raw == json.dumps(json.loads(call.raw), ensure_ascii=False, separators=(",", ":"))
