@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 from aiohttp import web
-from llmkit import llm_player, llm_spec, play
+from llmkit import llm_player, llm_spec, play, serve_app
 
 from arena.agents import resolve_agent
 from arena.engine import load_rules
@@ -90,13 +90,7 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 async def _serve(handler: Handler) -> tuple[web.AppRunner, str]:
-    app = web.Application()
-    app.router.add_post("/v1/chat/completions", handler)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    runner, port = await serve_app(handler)
     return runner, f"http://127.0.0.1:{port}/v1"
 
 
