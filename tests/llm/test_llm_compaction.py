@@ -21,10 +21,10 @@ from arena.cli import app
 from arena.engine import Game, load_rules
 from arena.llm.budget import max_tokens_for
 from arena.llm.compaction import Budget
-from arena.llm.fakeserver import FakeServer
 from arena.llm.rebuild import events_after_inputs, seat_prompt
 from arena.llm.records import expand
 from arena.players.base import Player
+from arena.standin import FakeServer
 from arena.transcript import load
 
 sys.path.insert(0, str(Path(__file__).parents[1]))

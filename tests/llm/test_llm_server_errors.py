@@ -30,9 +30,9 @@ from arena.agents import resolve_agent
 from arena.engine import load_rules
 from arena.llm.compaction import Budget
 from arena.llm.errors import overflow_of
-from arena.llm.fakeserver import valid_answer
 from arena.players.base import Player
 from arena.players.factory import build_player
+from arena.standin import valid_answer
 from arena.transcript import load
 
 LLAMA_OVERFLOW = {
