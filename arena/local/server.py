@@ -10,9 +10,12 @@ CPU (the default `-march=native` build on a VM that reports AVX-512 or AMX): the
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import shutil
 import signal
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -94,7 +97,9 @@ class LocalServer:
 
     def start(self) -> None:
         out = open(self.log, "ab") if self.log is not None else subprocess.DEVNULL  # noqa: SIM115 - kept open
-        self.process = subprocess.Popen(self.command(), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            self.command(), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent
+        )
 
     def wait_ready(self, timeout_s: float = 300.0) -> None:
         """Until GET /health answers 200 (503 while the model loads); LocalModelError if the process dies."""
@@ -140,6 +145,14 @@ class LocalServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: on Linux, SIGTERM when the process that started it dies (even by SIGKILL), so a
+    killed `arena local-model` or test run never leaves a server holding its port and the CPU."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError):
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def died(code: int, log: Path | None = None) -> str:
