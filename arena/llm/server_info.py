@@ -9,10 +9,13 @@ each; any failure means "not said".
 
 from __future__ import annotations
 
+import asyncio
+import json
+import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
-import httpx2
+from arena.llm.body import MAX_BODY_BYTES
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,25 +33,29 @@ def _positive(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
-async def server_info(base_url: str, timeout_s: float = 5.0) -> ServerInfo:
+def _get_json(url: str, timeout_s: float) -> Any:
+    """GET `url` and parse its JSON body; None for any failure. No proxy (the server is the user's own)."""
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(url, timeout=timeout_s) as response:
+            return json.loads(response.read(MAX_BODY_BYTES)) if response.status == 200 else None
+    except (OSError, ValueError):  # refused, 404, timeout, not JSON
+        return None
+
+
+def server_info_now(base_url: str, timeout_s: float = 5.0) -> ServerInfo:
     """The window per slot and the slots `base_url`'s server reports; empty where it reports nothing."""
-    async with httpx2.AsyncClient(timeout=timeout_s, trust_env=False) as client:
-        try:
-            response = await client.get(f"{_root(base_url)}/props")
-            if response.status_code == 200:
-                body = response.json()
-                settings = body.get("default_generation_settings") if isinstance(body, dict) else None
-                n_ctx = _positive(settings.get("n_ctx")) if isinstance(settings, dict) else None
-                if n_ctx is not None:
-                    return ServerInfo(n_ctx, _positive(body.get("total_slots")))
-        except (httpx2.HTTPError, ValueError):
-            pass
-        try:
-            response = await client.get(f"{base_url.rstrip('/')}/models")
-            data = response.json().get("data") if response.status_code == 200 else None
-            meta = data[0].get("meta") if isinstance(data, list) and data and isinstance(data[0], dict) else None
-            if isinstance(meta, dict):
-                return ServerInfo(_positive(meta.get("n_ctx")))
-        except (httpx2.HTTPError, ValueError, AttributeError):
-            pass
-    return ServerInfo()
+    body = _get_json(f"{_root(base_url)}/props", timeout_s)
+    settings = body.get("default_generation_settings") if isinstance(body, dict) else None
+    n_ctx = _positive(settings.get("n_ctx")) if isinstance(settings, dict) else None
+    if n_ctx is not None:
+        return ServerInfo(n_ctx, _positive(body.get("total_slots")) if isinstance(body, dict) else None)
+    body = _get_json(f"{base_url.rstrip('/')}/models", timeout_s)
+    data = body.get("data") if isinstance(body, dict) else None
+    meta = data[0].get("meta") if isinstance(data, list) and data and isinstance(data[0], dict) else None
+    return ServerInfo(_positive(meta.get("n_ctx"))) if isinstance(meta, dict) else ServerInfo()
+
+
+async def server_info(base_url: str, timeout_s: float = 5.0) -> ServerInfo:
+    """`server_info_now` in a thread: two small GETs, off the event loop (no TLS context is built for them)."""
+    return await asyncio.to_thread(server_info_now, base_url, timeout_s)

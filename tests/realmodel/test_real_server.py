@@ -18,6 +18,7 @@ from realkit import drive_to, local_spec
 from arena.engine import Kind, load_rules, view
 from arena.llm.budget import max_tokens_for
 from arena.llm.seat import NoUsableAnswer
+from arena.llm.server_info import ServerInfo, server_info_now
 from arena.local.server import LocalServer
 from arena.players.llm import build_llm_player
 
@@ -114,6 +115,7 @@ async def test_runaway_output_is_bounded(real_server: LocalServer) -> None:
 def test_the_server_reports_its_window_per_slot(real_server: LocalServer) -> None:
     props = httpx.get(real_server.base_url.removesuffix("/v1") + "/props", timeout=10).json()
     assert props["default_generation_settings"]["n_ctx"] == 4096 and props["total_slots"] == 4
+    assert server_info_now(real_server.base_url) == ServerInfo(4096, 4)  # what preflight reads
 
 
 @pytest.mark.parametrize("schema", ["per_request", "stable"])
