@@ -19,7 +19,7 @@ from arena.llm.budget import max_tokens_for
 from arena.llm.compaction import Budget
 from arena.llm.conversation import Conversation, Message
 from arena.llm.modes import Mode
-from arena.llm.records import expand
+from arena.llm.records import Expansion
 from arena.llm.seat import TRANSPORT
 from arena.players.base import ModelCall
 from arena.prompts import load_prompt_set
@@ -82,19 +82,19 @@ def seat_prompt(
     if len(positions) != len(transcript.calls):
         raise ValueError(f"{len(positions)} call positions for {len(transcript.calls)} calls")
     events_after = events_after_inputs(transcript)
-    full = expand(transcript.calls)
+    full = Expansion(transcript.calls)  # one record's messages at a time: never every record's at once
     mine = [i for i, c in enumerate(transcript.calls) if c.seat == seat]
     shown = {i: events_after[min(positions[i], len(transcript.inputs))] for i in mine}
     if at is None and mine and not rebuild:
         last = mine[-1]
-        return SeatPrompt(full[last], True, shown[last], last)
+        return SeatPrompt(full.messages(last), True, shown[last], last)
     count = len(transcript.inputs)
     if at is not None:
         count = next((k for k, n in enumerate(events_after) if n > at), count)
     target = events_after[count]
     here = [i for i in mine if shown[i] == target]
     if here and not rebuild:
-        return SeatPrompt(full[here[-1]], True, target, here[-1])
+        return SeatPrompt(full.messages(here[-1]), True, target, here[-1])
     earlier = [i for i in mine if shown[i] < target]
     force = bool(here) and transcript.calls[here[-1]].compaction == "overflow"  # the server's word, recorded
     return _would_be_sent(
@@ -108,7 +108,7 @@ def _would_be_sent(
     count: int,
     target: int,
     earlier: list[int],
-    full: list[list[Message]],
+    full: Expansion,
     shown: dict[int, int],
     prompt_set: str | None,
     prompt_folders: list[Path],
@@ -132,7 +132,7 @@ def _would_be_sent(
     observation = view(game, seat)
     if answered:
         base = answered[-1]
-        history = full[base] + Conversation.answer_messages(transcript.calls[base].raw)
+        history = full.messages(base) + Conversation.answer_messages(transcript.calls[base].raw)
         cursor = shown[base]
         # where each exchange of the history began: the event count at the seat's previous answered call
         pairs = (len(history) - 1) // 2
@@ -165,7 +165,7 @@ def check_compactions(transcript: Transcript) -> tuple[list[str], list[str]]:
         return problems, notes
     positions = transcript.call_positions
     events_after = events_after_inputs(transcript)
-    full = expand(transcript.calls)
+    full = Expansion(transcript.calls)
     for index in compacted:
         call = transcript.calls[index]
         point = events_after[min(positions[index], len(transcript.inputs))] - 1
@@ -176,6 +176,6 @@ def check_compactions(transcript: Transcript) -> tuple[list[str], list[str]]:
             continue
         if rebuilt.prompt_set_changed:
             notes.append(f"compacted call {index} (seat {call.seat}) not checked: the prompt set changed since")
-        elif rebuilt.messages != full[index]:
+        elif rebuilt.messages != full.messages(index):
             problems.append(f"compacted call {index} (seat {call.seat}): the recorded messages are not the rebuild's")
     return problems, notes

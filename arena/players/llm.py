@@ -63,7 +63,8 @@ class LLMPlayer(ConversationSeat):
             messages = conversation.request_messages(fitted)
             result, attempt = await self._call(messages, request, fitted, max_tokens, attempt, compaction)
             if result.completion is not None:
-                return self.conclude(fitted, messages, request, result.completion, attempt, max_tokens, compaction)
+                completion = result.completion
+                return await self.conclude(fitted, messages, request, completion, attempt, max_tokens, compaction)
             final = result.final_error
             error = final.error if final is not None else "no completion"
             usage = final.usage if final is not None else Usage()
