@@ -9,37 +9,85 @@ seats of one game has one town game there, not seven trials.
   baseline being every seat's win rate in that role under that rule set. It is the public Mafia reports' score: 0 is
   the field's average in the same roles, so a configuration dealt mafia more often is not flattered by it.
 - **Roles**: per configuration, the side's win rate in each role; and a test, per configuration and side, of
-  whether the special role (sheriff, don) wins more or less often than the plain one (civilian, mafia). Under the
-  ratings model a configuration's skill weighs the same in every seat of its side, so a difference says its skill
-  differs by role. Holm's method controls the family.
-- **Seats**: per seat position, the mean of (won − the side's baseline), Holm-controlled.
+  whether the special role (sheriff, don) wins more or less often than the plain one (civilian, mafia), over the
+  games in which it held one and not the other. Under the ratings model a configuration's skill weighs the same in
+  every seat of its side, so a difference says its skill differs by role. Holm's method controls the family.
+- **Seats**: per seat position, the mean of (won − the role's baseline), Holm-controlled.
+
+The records are turned into arrays once (`Table`), so a 1,000-game folder is a handful of array operations.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy import stats
 
 from arena.research.corpus import MAFIA, TOWN
-from arena.research.intervals import (
-    Array,
-    Interval,
-    cluster_ids,
-    holm,
-    proportion,
-    proportion_difference,
-    t_quantile,
-)
+from arena.research.intervals import Array, Interval, cluster_ids, holm, proportion, proportion_difference, t_quantile
 from arena.research.records import Record, deal_keys
 
 PLAIN_ROLE = {TOWN: "civilian", MAFIA: "mafia"}
+SIDES = (TOWN, MAFIA, "maniac")
+Ints = NDArray[np.int64]
 
 
-def clusters_of(records: Sequence[Record]) -> np.ndarray:
+@dataclass
+class Table:
+    """A list of records as arrays: games × seats (−1 where a game has fewer seats than the widest)."""
+
+    configs: list[str]
+    roles: list[str]
+    rules: list[str]
+    config: Ints  # games × seats: index into `configs`
+    role: Ints  # index into `roles`
+    side: Ints  # 0 town, 1 mafia, 2 maniac, −1 no seat
+    rules_of: Ints  # per game
+    won: Array  # games × 3: the town, the mafia, the maniac won
+    clusters: Ints  # per game: the deal
+
+    @property
+    def games(self) -> int:
+        return len(self.rules_of)
+
+    def seat_won(self) -> Array:
+        """games × seats: 1 where that seat's side won."""
+        side = np.where(self.side >= 0, self.side, 0)
+        out = np.take_along_axis(self.won, side, axis=1)
+        return np.asarray(np.where(self.side >= 0, out, 0.0), dtype=np.float64)
+
+
+def table(records: Sequence[Record] | Table) -> Table:
+    if isinstance(records, Table):
+        return records
+    configs = sorted({c for r in records for c in r.configs})
+    roles = sorted({x for r in records for x in r.roles})
+    rules = sorted({r.rules for r in records})
+    width = max((len(r.roles) for r in records), default=0)
+    n = len(records)
+    c_index = {c: i for i, c in enumerate(configs)}
+    r_index = {x: i for i, x in enumerate(roles)}
+    config = np.full((n, width), -1, dtype=np.int64)
+    role = np.full((n, width), -1, dtype=np.int64)
+    side = np.full((n, width), -1, dtype=np.int64)
+    won = np.zeros((n, 3))
+    side_index = {TOWN: 0, MAFIA: 1, None: 2}
+    for g, r in enumerate(records):
+        for i, (c, x) in enumerate(zip(r.configs, r.roles, strict=True)):
+            config[g, i] = c_index[c]
+            role[g, i] = r_index[x]
+            side[g, i] = side_index[r.side(i)]
+        for j, name in enumerate(SIDES):
+            won[g, j] = float(r.winner == name)
+    rules_of = np.asarray([rules.index(r.rules) for r in records], dtype=np.int64)
+    return Table(configs, roles, rules, config, role, side, rules_of, won, cluster_ids(deal_keys(records)))
+
+
+def clusters_of(records: Sequence[Record]) -> Ints:
     return cluster_ids(deal_keys(records))
 
 
@@ -53,45 +101,41 @@ class SideRate:
     rate: Interval
 
 
-def win_rates(records: Sequence[Record]) -> list[SideRate]:
+def win_rates(records: Sequence[Record] | Table) -> list[SideRate]:
     """Per configuration and side: the share of its games on that side that the side won (one trial per game)."""
-    clusters = clusters_of(records)
-    cells: dict[tuple[str, str], list[tuple[int, float, bool]]] = {}
-    for g, r in enumerate(records):
-        held = {(c, r.side(i)) for i, c in enumerate(r.configs) if r.side(i) in (TOWN, MAFIA)}
-        for config, side in held:
-            assert side is not None
-            cells.setdefault((config, side), []).append((g, float(r.won(side)), not r.two_sided))
+    t = table(records)
+    decided = t.won[:, 0] + t.won[:, 1]
     out = []
-    for (config, side), rows in sorted(cells.items()):
-        games = [g for g, _, _ in rows]
-        wins = np.asarray([w for _, w, _ in rows])
-        iv = proportion(wins, np.ones(len(rows)), clusters[games])
-        out.append(SideRate(config, side, len(rows), int(wins.sum()), sum(1 for *_, d in rows if d), iv))
-    return out
+    for j, config in enumerate(t.configs):
+        for s, side in enumerate((TOWN, MAFIA)):
+            held = np.any((t.config == j) & (t.side == s), axis=1)
+            if not held.any():
+                continue
+            wins = t.won[held, s]
+            iv = proportion(wins, np.ones(int(held.sum())), t.clusters[held])
+            out.append(SideRate(config, side, int(held.sum()), int(wins.sum()), int(np.sum(decided[held] == 0)), iv))
+    return sorted(out, key=lambda x: (x.config, x.side))
 
 
-def town_rates(records: Sequence[Record]) -> dict[str, Interval]:
+def town_rates(records: Sequence[Record] | Table) -> dict[str, Interval]:
     """Per rule set: the share of its games the town won (draws and maniac wins not won), counted per game."""
-    clusters = clusters_of(records)
+    t = table(records)
     out = {}
-    for rules in sorted({r.rules for r in records}):
-        pick = np.asarray([r.rules == rules for r in records])
-        won = np.asarray([float(r.won(TOWN)) for r in records])
-        out[rules] = proportion(won[pick], np.ones(int(pick.sum())), clusters[pick])
+    for i, rules in enumerate(t.rules):
+        pick = t.rules_of == i
+        out[rules] = proportion(t.won[pick, 0], np.ones(int(pick.sum())), t.clusters[pick])
     return out
 
 
-def _baselines(records: Sequence[Record]) -> dict[tuple[str, str], float]:
-    """Every seat's win rate per (rules, role): the role's baseline."""
-    won: dict[tuple[str, str], list[float]] = {}
-    for r in records:
-        for i, role in enumerate(r.roles):
-            side = r.side(i) or "maniac"
-            cell = won.setdefault((r.rules, role), [0.0, 0.0])
-            cell[0] += float(r.won(side))
-            cell[1] += 1.0
-    return {k: v[0] / v[1] for k, v in won.items()}
+def _baseline_keys(t: Table) -> tuple[Ints, Array]:
+    """Per seat, its (rules, role) key (−1: no seat); per key, every such seat's win rate (the role's baseline)."""
+    n_roles = len(t.roles)
+    key = np.where(t.role >= 0, t.rules_of[:, None] * n_roles + t.role, -1)
+    won = t.seat_won()
+    size = len(t.rules) * n_roles
+    seats = np.bincount(key[key >= 0], minlength=size).astype(np.float64)
+    wins = np.bincount(key[key >= 0], weights=won[key >= 0], minlength=size)
+    return key, np.divide(wins, seats, out=np.zeros(size), where=seats > 0)
 
 
 @dataclass
@@ -102,55 +146,49 @@ class Score:
     p: float = math.nan  # two-sided p-value of a zero score
 
 
-def scores_by(records: Sequence[Record], key: Callable[[Record, int], str | None]) -> list[Score]:
-    """Per group (`key(record, seat index)`; None leaves the seat out): the mean over its seat-games of (won − the
-    baseline of the role held), with a cluster-robust interval that carries the baselines' own uncertainty
-    (linearised: the baselines are estimated from the same games)."""
-    if not records:
+def scores_by(records: Sequence[Record] | Table, groups: Ints, names: Sequence[str]) -> list[Score]:
+    """Per group (`groups`: games × seats, an index into `names`, −1 to leave a seat out): the mean over its
+    seat-games of (won − the baseline of the role held), with a cluster-robust interval that carries the baselines'
+    own uncertainty (linearised: the baselines are estimated from the same games)."""
+    t = table(records)
+    if t.games == 0:
         return []
-    base = _baselines(records)
-    clusters = clusters_of(records)
-    n_clusters = int(clusters.max()) + 1
-    keys = sorted(base)
-    key_index = {k: i for i, k in enumerate(keys)}
-    role_n = np.zeros((n_clusters, len(keys)))  # per cluster and role key: seats, and wins
-    role_s = np.zeros((n_clusters, len(keys)))
-    per: dict[str, dict[str, Array]] = {}  # per group: seats and residual sum per cluster, seats per role key
-    for g, r in enumerate(records):
-        c = clusters[g]
-        for i, role in enumerate(r.roles):
-            side = r.side(i) or "maniac"
-            k = key_index[(r.rules, role)]
-            won = float(r.won(side))
-            role_n[c, k] += 1
-            role_s[c, k] += won
-            group = key(r, i)
-            if group is None:
-                continue
-            cell = per.setdefault(group, {"n": np.zeros(n_clusters), "res": np.zeros(n_clusters),
-                                          "nr": np.zeros(len(keys))})  # fmt: skip
-            cell["n"][c] += 1
-            cell["res"][c] += won - base[(r.rules, role)]
-            cell["nr"][k] += 1
-    b = np.asarray([base[k] for k in keys])
+    key, base = _baseline_keys(t)
+    won = t.seat_won()
+    seat = key >= 0
+    residual = np.where(seat, won - base[np.where(seat, key, 0)], 0.0)
+    n_clusters = int(t.clusters.max()) + 1
+    size = len(base)
+    cluster_seat = np.broadcast_to(t.clusters[:, None], key.shape)
+    flat = cluster_seat[seat] * size + key[seat]
+    role_n = np.bincount(flat, minlength=n_clusters * size).reshape(n_clusters, size).astype(np.float64)
+    role_s = np.bincount(flat, weights=won[seat], minlength=n_clusters * size).reshape(n_clusters, size)
+    role_dev = role_s - role_n * base  # per cluster and key: Σ (won − baseline)
     total_n = role_n.sum(axis=0)
     q = t_quantile(n_clusters)
     out = []
-    for group, cell in per.items():
-        n_x = float(cell["n"].sum())
-        score = float(cell["res"].sum()) / n_x
-        u = (cell["res"] - score * cell["n"] - (role_s - role_n * b) @ (cell["nr"] / total_n)) / n_x
+    for j, name in enumerate(names):
+        mine = seat & (groups == j)
+        if not mine.any():
+            continue
+        n_c = np.bincount(cluster_seat[mine], minlength=n_clusters).astype(np.float64)
+        res_c = np.bincount(cluster_seat[mine], weights=residual[mine], minlength=n_clusters)
+        per_key = np.bincount(key[mine], minlength=size).astype(np.float64)
+        n_x = float(n_c.sum())
+        score = float(res_c.sum()) / n_x
+        share = np.divide(per_key, total_n, out=np.zeros(size), where=total_n > 0)
+        u = (res_c - score * n_c - role_dev @ share) / n_x
         se = math.sqrt(n_clusters / (n_clusters - 1) * float(np.sum(u * u))) if n_clusters > 1 else math.inf
-        used = int(np.sum(cell["n"] > 0))
         p = float(2 * stats.t.sf(abs(score) / se, n_clusters - 1)) if 0 < se < math.inf else math.nan
-        out.append(Score(group, int(n_x), Interval(score, score - q * se, score + q * se, n_x, used), p))
+        iv = Interval(score, score - q * se, score + q * se, n_x, int(np.sum(n_c > 0)))
+        out.append(Score(name, int(n_x), iv, p))
     return out
 
 
-def outcome_scores(records: Sequence[Record]) -> list[Score]:
+def outcome_scores(records: Sequence[Record] | Table) -> list[Score]:
     """Each configuration's outcome score, best first."""
-    scores = scores_by(records, lambda r, i: r.configs[i])
-    return sorted(scores, key=lambda s: -s.score.value)
+    t = table(records)
+    return sorted(scores_by(t, t.config, t.configs), key=lambda s: -s.score.value)
 
 
 @dataclass
@@ -178,7 +216,7 @@ class RoleTest:
 class RolesAndSeats:
     rates: list[RoleRate]
     tests: list[RoleTest]
-    seats: list[tuple[int, Interval]]  # seat position -> mean of (won − the side's baseline)
+    seats: list[tuple[int, Interval]]  # seat position -> mean of (won − the role's baseline)
     seat_rejected: list[bool]
     separable: bool  # False when no configuration ever held a special role apart from the plain one
 
@@ -191,53 +229,48 @@ class RolesAndSeats:
         return [seat for (seat, _), bad in zip(self.seats, self.seat_rejected, strict=True) if bad]
 
 
-def roles_and_seats(records: Sequence[Record]) -> RolesAndSeats:
-    clusters = clusters_of(records)
-    n = len(records)
-    # per config and role: per game, held (0/1) and won (0/1), one trial per game
-    held: dict[tuple[str, str], tuple[Array, Array]] = {}
-    for g, r in enumerate(records):
-        for i, (config, role) in enumerate(zip(r.configs, r.roles, strict=True)):
-            side = r.side(i)
-            if side not in (TOWN, MAFIA):
-                continue
-            h, w = held.setdefault((config, role), (np.zeros(n), np.zeros(n)))
-            h[g] = 1.0
-            w[g] = float(r.won(side))
+def _role_sides(t: Table) -> dict[int, int]:
+    out: dict[int, int] = {}
+    for r in range(len(t.roles)):
+        sides = t.side[t.role == r]
+        if len(sides) and sides[0] in (0, 1):
+            out[r] = int(sides[0])
+    return out
+
+
+def roles_and_seats(records: Sequence[Record] | Table) -> RolesAndSeats:
+    t = table(records)
+    role_side = _role_sides(t)
+    held = {(j, r): np.any((t.config == j) & (t.role == r), axis=1)
+            for j in range(len(t.configs)) for r in role_side}  # fmt: skip
     rates = []
-    side_of_role: dict[str, str] = {}
-    for r in records:
-        for i, role in enumerate(r.roles):
-            s = r.side(i)
-            if s is not None:
-                side_of_role[role] = s
-    for (config, role), (h, w) in sorted(held.items()):
-        games = h > 0
-        rates.append(RoleRate(config, role, side_of_role[role], proportion(w[games], h[games], clusters[games])))
+    for (j, r), games in held.items():
+        if games.any():
+            s = role_side[r]
+            iv = proportion(t.won[games, s], np.ones(int(games.sum())), t.clusters[games])
+            rates.append(RoleRate(t.configs[j], t.roles[r], (TOWN, MAFIA)[s], iv))
+    rates.sort(key=lambda x: (x.config, x.role))
     tests = []
     separable = False
-    for (config, role), (h, w) in sorted(held.items()):
-        side = side_of_role[role]
-        plain = PLAIN_ROLE.get(side)
-        if plain is None or role == plain or (config, plain) not in held:
+    for (j, r), games in sorted(held.items(), key=lambda kv: (t.configs[kv[0][0]], t.roles[kv[0][1]])):
+        s = role_side[r]
+        plain = PLAIN_ROLE[(TOWN, MAFIA)[s]]
+        if t.roles[r] == plain or plain not in t.roles:
             continue
-        hp, wp = held[(config, plain)]
-        only_special = (h > 0) & (hp == 0)
-        only_plain = (hp > 0) & (h == 0)
+        plain_games = held[(j, t.roles.index(plain))]
+        only_special = games & ~plain_games
+        only_plain = plain_games & ~games
         if not only_special.any() or not only_plain.any():
             continue  # the configuration holds both roles in every game (it fills the side): nothing to compare
         separable = True
-        diff, p = proportion_difference(w * only_special, only_special.astype(float), wp * only_plain,
-                                        only_plain.astype(float), clusters)  # fmt: skip
-        tests.append(RoleTest(config, side, role, plain, diff, p))
-    for t, bad in zip(tests, holm([t.p for t in tests]), strict=True):
-        t.rejected = bad
-    seats, seat_p = _seat_effects(records)
-    return RolesAndSeats(rates, tests, seats, holm(seat_p), separable)
-
-
-def _seat_effects(records: Sequence[Record]) -> tuple[list[tuple[int, Interval]], list[float]]:
-    """Per seat position: the mean over games of (its side won − the role's baseline)."""
-    scores = scores_by(records, lambda r, i: str(i + 1) if r.side(i) in (TOWN, MAFIA) else None)
-    ordered = sorted(scores, key=lambda s: int(s.group))
-    return [(int(s.group), s.score) for s in ordered], [s.p for s in ordered]
+        won = t.won[:, s]
+        diff, p = proportion_difference(won * only_special, only_special.astype(float), won * only_plain,
+                                        only_plain.astype(float), t.clusters)  # fmt: skip
+        tests.append(RoleTest(t.configs[j], (TOWN, MAFIA)[s], t.roles[r], plain, diff, p))
+    for test, bad in zip(tests, holm([x.p for x in tests]), strict=True):
+        test.rejected = bad
+    positions = np.where(t.side >= 0, np.arange(t.side.shape[1])[None, :], -1)
+    positions = np.where(t.side == 2, -1, positions)  # the maniac's seat has no side baseline to beat
+    scores = scores_by(t, positions, [str(i + 1) for i in range(t.side.shape[1])])
+    seats = [(int(x.group), x.score) for x in scores]
+    return RolesAndSeats(rates, tests, seats, holm([x.p for x in scores]), separable)

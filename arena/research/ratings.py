@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 from scipy.special import expit
-from threadpoolctl import threadpool_limits
+from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
 from arena.research.identify import COMBINED, MAFIA, TOWN, Design, Identification, Quantity, design, identify
 from arena.research.intervals import Interval, cluster_ids, cluster_weights

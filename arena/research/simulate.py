@@ -34,7 +34,7 @@ from arena.engine import RuleSet, load_rules
 from arena.research.corpus import MAFIA, TOWN, side_of
 from arena.research.identify import COMBINED
 from arena.research.intervals import Interval
-from arena.research.outcomes import PLAIN_ROLE, roles_and_seats, scores_by, town_rates, win_rates
+from arena.research.outcomes import PLAIN_ROLE, Table, roles_and_seats, scores_by, table, town_rates, win_rates
 from arena.research.ratings import Fit, fit
 from arena.research.records import Record, matches
 
@@ -195,73 +195,65 @@ def draw(world: World, seatings: Sequence[Seating], rng: np.random.Generator) ->
 
 
 # ----- truths of every printed quantity -------------------------------------------------------------------------
-def _p_side(drawn: Drawn, g: int, side: str) -> float:
-    return float(drawn.p_town[g] if side == TOWN else drawn.p_mafia[g] if side == MAFIA else 0.0)
+def _p_sides(t: Table, drawn: Drawn) -> Array:
+    """games × 3: the true marginal chance that the town, the mafia, the maniac wins."""
+    return np.stack([drawn.p_town, drawn.p_mafia, np.zeros(len(drawn.p_town))], axis=1)
 
 
-def true_win_rates(drawn: Drawn) -> dict[tuple[str, str], float]:
-    cells: dict[tuple[str, str], list[float]] = {}
-    for g, r in enumerate(drawn.records):
-        held = {(c, r.side(i)) for i, c in enumerate(r.configs) if r.side(i) in (TOWN, MAFIA)}
-        for config, side in held:
-            assert side is not None
-            cells.setdefault((config, side), []).append(_p_side(drawn, g, side))
-    return {k: float(np.mean(v)) for k, v in cells.items()}
+def _p_seat(t: Table, p: Array) -> Array:
+    side = np.where(t.side >= 0, t.side, 0)
+    return np.asarray(np.where(t.side >= 0, np.take_along_axis(p, side, axis=1), 0.0), dtype=np.float64)
 
 
-def true_scores(drawn: Drawn, key: Callable[[Record, int], str | None]) -> dict[str, float]:
+def true_win_rates(t: Table, drawn: Drawn) -> dict[tuple[str, str], float]:
+    p = _p_sides(t, drawn)
+    out = {}
+    for j, config in enumerate(t.configs):
+        for s, side in enumerate((TOWN, MAFIA)):
+            held = np.any((t.config == j) & (t.side == s), axis=1)
+            if held.any():
+                out[(config, side)] = float(p[held, s].mean())
+    return out
+
+
+def true_scores(t: Table, drawn: Drawn, groups: NDArray[np.int64], names: Sequence[str]) -> dict[str, float]:
     """The outcome score with every result replaced by its probability (the estimator's plug-in target)."""
-    base_sum: dict[str, float] = {}
-    base_n: dict[str, float] = {}
-    for g, r in enumerate(drawn.records):
-        for i, role in enumerate(r.roles):
-            base_sum[role] = base_sum.get(role, 0.0) + _p_side(drawn, g, r.side(i) or "maniac")
-            base_n[role] = base_n.get(role, 0.0) + 1
-    res: dict[str, list[float]] = {}
-    for g, r in enumerate(drawn.records):
-        for i, role in enumerate(r.roles):
-            group = key(r, i)
-            if group is not None:
-                p = _p_side(drawn, g, r.side(i) or "maniac")
-                res.setdefault(group, []).append(p - base_sum[role] / base_n[role])
-    return {k: float(np.mean(v)) for k, v in res.items()}
+    p = _p_seat(t, _p_sides(t, drawn))
+    key = np.where(t.role >= 0, t.rules_of[:, None] * len(t.roles) + t.role, -1)
+    seat = key >= 0
+    size = len(t.rules) * len(t.roles)
+    base = np.bincount(key[seat], weights=p[seat], minlength=size) / np.maximum(
+        np.bincount(key[seat], minlength=size), 1
+    )
+    out = {}
+    for j, name in enumerate(names):
+        mine = seat & (groups == j)
+        if mine.any():
+            out[name] = float(np.mean(p[mine] - base[key[mine]]))
+    return out
 
 
-def true_role_rates(drawn: Drawn) -> dict[tuple[str, str], float]:
-    cells: dict[tuple[str, str], list[float]] = {}
-    for g, r in enumerate(drawn.records):
-        seen = set()
-        for i, (config, role) in enumerate(zip(r.configs, r.roles, strict=True)):
-            side = r.side(i)
-            if side in (TOWN, MAFIA) and (config, role) not in seen:
-                seen.add((config, role))
-                cells.setdefault((config, role), []).append(_p_side(drawn, g, side))
-    return {k: float(np.mean(v)) for k, v in cells.items()}
-
-
-def true_role_differences(drawn: Drawn) -> dict[tuple[str, str], float]:
-    """Per (config, special role): mean P(win) in the games it held the role but not the plain one, minus the
-    games it held the plain role but not the special one."""
-    special: dict[tuple[str, str], list[float]] = {}
-    plain: dict[tuple[str, str], list[float]] = {}
-    for g, r in enumerate(drawn.records):
-        held: dict[str, set[str]] = {}
-        for i, (config, role) in enumerate(zip(r.configs, r.roles, strict=True)):
-            if r.side(i) in (TOWN, MAFIA):
-                held.setdefault(config, set()).add(role)
-        for config, roles in held.items():
-            for role in roles:
-                side = side_of(role)
-                assert side is not None
-                base = PLAIN_ROLE[side]
-                if role != base and base not in roles:
-                    special.setdefault((config, role), []).append(_p_side(drawn, g, side))
-            for side, base in PLAIN_ROLE.items():
-                if base in roles:
-                    for other in {x for x in _slots(RULES) if side_of(x) == side and x != base}:
-                        if other not in roles:
-                            plain.setdefault((config, other), []).append(_p_side(drawn, g, side))
-    return {k: float(np.mean(v) - np.mean(plain[k])) for k, v in special.items() if plain.get(k)}
+def true_roles(t: Table, drawn: Drawn) -> tuple[dict[tuple[str, str], float], dict[tuple[str, str], float]]:
+    """Per (config, role): the side's mean chance in the games it held the role; and per (config, special role):
+    that over the games it held the special role and not the plain one, minus the reverse."""
+    p = _p_sides(t, drawn)
+    rates: dict[tuple[str, str], float] = {}
+    diffs: dict[tuple[str, str], float] = {}
+    sides = {r: int(t.side[t.role == r][0]) for r in range(len(t.roles)) if np.any(t.role == r)}
+    for j, config in enumerate(t.configs):
+        held = {r: np.any((t.config == j) & (t.role == r), axis=1) for r in sides if sides[r] in (0, 1)}
+        for r, games in held.items():
+            if games.any():
+                rates[(config, t.roles[r])] = float(p[games, sides[r]].mean())
+        for r, games in held.items():
+            plain = PLAIN_ROLE[(TOWN, MAFIA)[sides[r]]]
+            if t.roles[r] == plain or plain not in t.roles or t.roles.index(plain) not in held:
+                continue
+            other = held[t.roles.index(plain)]
+            a, b = games & ~other, other & ~games
+            if a.any() and b.any():
+                diffs[(config, t.roles[r])] = float(p[a, sides[r]].mean() - p[b, sides[r]].mean())
+    return rates, diffs
 
 
 # ----- one simulated tournament, checked ------------------------------------------------------------------------
@@ -300,8 +292,8 @@ class Tally:
             self.covered[k] = self.covered.get(k, 0) + v
         for k, v in other.checked.items():
             self.checked[k] = self.checked.get(k, 0) + v
-        for k, (c, n) in other.per_item.items():
-            cell = self.per_item.setdefault(k, [0, 0])
+        for item, (c, n) in other.per_item.items():
+            cell = self.per_item.setdefault(item, [0, 0])
             cell[0] += c
             cell[1] += n
         self.marked += other.marked
@@ -338,23 +330,24 @@ def check(world: World, drawn: Drawn, f: Fit | None, tally: Tally) -> None:
             )  # fmt: skip
             tally.add("pairs (joint)", "all", Interval(1.0, 0.5, 1.5), 1.0 if joint else 0.0)
             tally.marked += any(c.better is not None for c in f.comparisons)
-    for rules, iv in town_rates(drawn.records).items():
+    t = table(drawn.records)
+    for rules, iv in town_rates(t).items():
         tally.add("town rate", rules, iv, float(np.mean(drawn.p_town)))
-    truth = true_win_rates(drawn)
-    for w in win_rates(drawn.records):
+    truth = true_win_rates(t, drawn)
+    for w in win_rates(t):
         tally.add("win rate", f"{w.config}:{w.side}", w.rate, truth[(w.config, w.side)])
-    scores = true_scores(drawn, lambda r, i: r.configs[i])
-    for s in scores_by(drawn.records, lambda r, i: r.configs[i]):
-        tally.add("score", s.group, s.score, scores[s.group])
-    diag = roles_and_seats(drawn.records)
-    role_truth = true_role_rates(drawn)
+    scores = true_scores(t, drawn, t.config, t.configs)
+    for sc in scores_by(t, t.config, t.configs):
+        tally.add("score", sc.group, sc.score, scores[sc.group])
+    diag = roles_and_seats(t)
+    role_truth, diff_truth = true_roles(t, drawn)
     for rr in diag.rates:
         tally.add("role rate", f"{rr.config}:{rr.role}", rr.rate, role_truth[(rr.config, rr.role)])
-    diff_truth = true_role_differences(drawn)
-    for t in diag.tests:
-        if (t.config, t.role) in diff_truth:
-            tally.add("role diff", f"{t.config}:{t.role}", t.difference, diff_truth[(t.config, t.role)])
-    seat_truth = true_scores(drawn, lambda r, i: str(i + 1) if r.side(i) in (TOWN, MAFIA) else None)
+    for test in diag.tests:
+        if (test.config, test.role) in diff_truth:
+            tally.add("role diff", f"{test.config}:{test.role}", test.difference, diff_truth[(test.config, test.role)])
+    positions = np.where((t.side >= 0) & (t.side != 2), np.arange(t.side.shape[1])[None, :], -1)
+    seat_truth = true_scores(t, drawn, positions, [str(i + 1) for i in range(t.side.shape[1])])
     for seat, iv in diag.seats:
         tally.add("seat", str(seat), iv, seat_truth[str(seat)])
     tally.role_marked += bool(diag.roles_differ)
@@ -434,7 +427,7 @@ def metric_run(games: int, sims: int, *, replays: int = 1, kind: str = "proporti
         trials = 1 + rng.poisson(8 if kind == "proportion" else 20, games)
         if kind == "proportion":
             num = rng.binomial(trials, p).astype(np.float64)
-            iv = proportion(num, trials, deals)
+            iv = proportion(num, trials.astype(np.float64), deals)
         else:  # each probability's score is 2p·U: mean p, spread like a squared error
             num = np.asarray([float(np.sum(2 * pi * rng.random(t))) for pi, t in zip(p, trials, strict=True)])
             iv = ratio(num, trials.astype(np.float64), deals)

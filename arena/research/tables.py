@@ -44,6 +44,7 @@ DECISION_COLUMNS = [
     "day",
     "phase",
     "kind",
+    "options",
     "outcome",
     "reasks",
     "timeouts",
@@ -172,6 +173,7 @@ def decision_rows(g: GameData) -> list[Row]:
                     "day": game.day,
                     "phase": game.phase.value,
                     "kind": request.kind.value if request is not None else "",
+                    "options": len(request.options) if request is not None else 0,
                     "outcome": item.op,
                     "reasks": p.reasks,
                     "timeouts": p.timeouts,
@@ -186,6 +188,20 @@ def decision_rows(g: GameData) -> list[Row]:
             pending.pop(item.seat, None)
         game.replay([item])
     return out
+
+
+LEGAL, REASKED, INVALID, TRANSPORT = "legal", "reasked", "invalid", "transport"
+
+
+def decision_outcome(row: Row) -> str:
+    """How a settled decision went: `transport` (an attempt was lost to a timeout or a connection error: not the
+    model's doing), `invalid` (the model never gave a legal answer and the rule's default was applied), `reasked`
+    (legal after a refused answer) or `legal` (the first answer was legal)."""
+    if int(row["timeouts"]) or int(row["errors"]):
+        return TRANSPORT
+    if row["outcome"] == "default":
+        return INVALID
+    return REASKED if int(row["reasks"]) else LEGAL
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet reads a cell starting so as a formula
