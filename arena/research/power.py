@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from arena.engine import RuleSet
 from arena.research.identify import COMBINED, MAFIA, TOWN, Identification, design, identify
 from arena.research.ratings import PRIOR_SD, SIDE_PRIOR_SD
 from arena.research.records import Match
@@ -151,6 +152,23 @@ def describe(p: Power, detect: float | None = None, plans_for: Callable[[int], P
                     n = max(1, math.ceil(n * (again.difference / detect) ** 2))
             lines.append(f"  {_label(d)}: {n} games")
     return lines
+
+
+def schedule_power(labels: Sequence[str], filler: str, rules: RuleSet, games: int, seed: int, kind: str) -> Power:
+    """The power of the tournament schedule `arena/tournament/schedule.py` builds for these inputs."""
+    from arena.tournament.schedule import make_schedule
+
+    plans = make_schedule(labels, filler, rules, games, seed, kind=kind)
+    seatings = [(p.labels, [r.value for r in p.roles]) for p in plans]
+    return power(seatings_to_matches(seatings, rules.name), labels)
+
+
+def schedule_lines(
+    labels: Sequence[str], filler: str, rules: RuleSet, games: int, seed: int, kind: str, detect: float | None
+) -> list[str]:
+    """What `arena tournament --dry-run` (and `--detect D`) prints about the schedule's statistics."""
+    p = schedule_power(labels, filler, rules, games, seed, kind)
+    return describe(p, detect, lambda n: schedule_power(labels, filler, rules, n, seed, kind))
 
 
 def _label(d: Detectable) -> str:

@@ -24,11 +24,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy import stats
 from scipy.special import expit
 from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
 from arena.research.identify import COMBINED, MAFIA, TOWN, Design, Identification, Quantity, design, identify
-from arena.research.intervals import Interval, cluster_ids, cluster_weights
+from arena.research.intervals import Interval, cluster_ids, cluster_weights, t_quantile
 from arena.research.records import Match, deal_keys
 
 Array = NDArray[np.float64]
@@ -162,11 +163,24 @@ class Fit:
         return sorted(self.design.configs, key=key)
 
 
+def stretch(clusters: int) -> float:
+    """The small-sample correction of a cluster bootstrap: its variance runs (C − 1)/C low, and with few clusters a
+    t quantile on C − 1 degrees of freedom is due instead of the normal one (1.075 at 25 deals, 1.01 at 200)."""
+    if clusters < 2:
+        return 1.0
+    z = float(stats.norm.ppf(0.5 + LEVEL / 2))
+    return math.sqrt(clusters / (clusters - 1)) * t_quantile(clusters, LEVEL) / z
+
+
 def _interval(value: float, draws: Array, n: float, clusters: int) -> tuple[Interval, float]:
+    """The bootstrap percentile interval, stretched about the estimate by `stretch`."""
     if len(draws) < 2:
         return Interval(value, value, value, n, clusters), 0.0
     low, high = np.percentile(draws, [50 * (1 - LEVEL), 50 * (1 + LEVEL)])
-    return Interval(value, float(low), float(high), n, clusters), float(np.std(draws, ddof=1))
+    f = stretch(clusters)
+    return Interval(value, value - f * (value - float(low)), value + f * (float(high) - value), n, clusters), float(
+        np.std(draws, ddof=1)
+    )
 
 
 def _games_behind(d: Design, q: Quantity) -> float:
@@ -229,8 +243,9 @@ def compare(f: Fit, level: float = LEVEL) -> tuple[list[Comparison], float]:
     t = np.abs(draws[:, ok] - diffs[ok]) / se[ok]
     q = float(np.quantile(np.max(t, axis=1), level)) if ok.any() else math.nan
     out = []
+    widen = stretch(f.clusters)
     for j, (kind, a, b, _) in enumerate(pairs):
-        half = q * float(se[j]) if ok[j] else 0.0
+        half = widen * q * float(se[j]) if ok[j] else 0.0
         iv = Interval(float(diffs[j]), float(diffs[j]) - half, float(diffs[j]) + half, 0.0, f.clusters)
         out.append(Comparison(kind, a, b, iv, float(se[j])))
     return out, q
