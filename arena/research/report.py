@@ -101,9 +101,9 @@ def _design_lines(r: Report) -> list[str]:
     ident = r.rating.identification
     lines = [f"Design rank {ident.rank} of {ident.columns} columns (a side term per rule set, a town and a mafia "
              f"skill per configuration) over {len(ident.design.y)} two-sided games."]  # fmt: skip
-    lines += ["", *(f"- {s.config}: {s.describe()}" for s in ident.configs)]
+    lines += ["", *(f"- {md_text(s.config)}: {s.describe()}" for s in ident.configs)]
     for rules, q in ident.side.items():
-        lines.append(f"- side term h[{rules}]: " + ("identified" if q is not None else "not identified"))
+        lines.append(f"- side term h[{md_text(rules)}]: " + ("identified" if q is not None else "not identified"))
     weights = ident.combination_weights()
     if weights:
         w = weights[0]

@@ -15,10 +15,11 @@ The process (`World`) departs from the fitted model in every way a methods revie
   sides (`sides`), seats drawn at random (`mixed`), unequal shares of games (`unbalanced`) and deals replayed four
   times (`repeated`), as the self-play folders are.
 
-The truth of each printed quantity is the world's own value: the centred skills (or the identified combination
-with the weight the design gives, applied to the true skills), the side term, and for every rate the expected value
-over the same games (each game's true marginal win probability in place of its result), so a win rate's target is
-what the configuration would win on average in the games it was scheduled to play.
+The truth of a rating is what the model estimates under this process (`pseudo_true`: the fit to every game's true
+marginal win chance in place of its result); coverage of the world's own skills is counted beside it, with how much
+the misspecification shrinks them. For every rate the truth is its expected value over the same games (each game's
+true marginal win chance in place of its result), so a win rate's target is what the configuration would win on
+average in the games it was scheduled to play.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from arena.research.corpus import MAFIA, TOWN, side_of
 from arena.research.identify import COMBINED
 from arena.research.intervals import Interval
 from arena.research.outcomes import PLAIN_ROLE, Table, roles_and_seats, scores_by, table, town_rates, win_rates
-from arena.research.ratings import Fit, fit
+from arena.research.ratings import Fit, fit, penalised_fit
 from arena.research.records import Record, matches
 
 Array = NDArray[np.float64]
@@ -269,6 +270,7 @@ class Tally:
     seat_marked: int = 0
     runs: int = 0
     unidentified_printed: int = 0  # must stay 0: a number printed for a quantity the design does not identify
+    shrink: list[float] = field(default_factory=list)  # pseudo-true over world skill, for |world skill| > 0.2
 
     def add(self, kind: str, item: str, interval: Interval, truth: float) -> None:
         if not math.isfinite(interval.low) or not math.isfinite(interval.high):
@@ -301,9 +303,22 @@ class Tally:
         self.seat_marked += other.seat_marked
         self.runs += other.runs
         self.unidentified_printed += other.unidentified_printed
+        self.shrink += other.shrink
 
 
-KINDS = ("skill", "side", "pairs (joint)", "town rate", "win rate", "score", "role rate", "role diff", "seat")
+KINDS = ("skill", "side", "pairs (joint)", "town rate", "win rate", "score", "role rate", "role diff", "seat",
+         "skill vs world")
+
+
+def pseudo_true(f: Fit, drawn: Drawn, draw: float) -> Array:
+    """What the ratings model estimates under this process and this design (White's pseudo-true parameter): the
+    fit to each game's true marginal chance in place of its result, with no prior. Role weights, seat effects
+    and noise make it differ from the world's own skills (noise shrinks every logit coefficient by about
+    1/√(1 + 0.35σ²)); `check` counts coverage of both."""
+    p = np.asarray([drawn.p_town[g] / (1 - draw) for g, r in enumerate(drawn.records) if r.two_sided])
+    d = f.design
+    flat = np.full(d.columns, 1e4)
+    return np.asarray(penalised_fit(d.x, p, np.ones((1, len(p))), flat, f.theta)[0], dtype=np.float64)
 
 
 def check(world: World, drawn: Drawn, f: Fit | None, tally: Tally) -> None:
@@ -311,9 +326,15 @@ def check(world: World, drawn: Drawn, f: Fit | None, tally: Tally) -> None:
     tally.runs += 1
     if f is not None:
         d = f.design
-        theta = world.theta(d.configs, d.rules)
+        world_theta = world.theta(d.configs, d.rules)
+        theta = pseudo_true(f, drawn, world.draw)
         for (config, kind), e in f.estimates.items():
-            tally.add("skill", f"{config}:{kind}", e.interval, float(e.quantity.coef @ theta))
+            target = float(e.quantity.coef @ theta)
+            tally.add("skill", f"{config}:{kind}", e.interval, target)
+            generating = float(e.quantity.coef @ world_theta)
+            tally.add("skill vs world", f"{config}:{kind}", e.interval, generating)
+            if abs(generating) > 0.2:
+                tally.shrink.append(target / generating)
         for ident in f.identification.configs:  # nothing unidentified may carry a number
             for kind, q in (("town", ident.town), ("mafia", ident.mafia), (COMBINED, ident.combined)):
                 if q is None and f.estimate(ident.config, kind) is not None:
