@@ -84,10 +84,10 @@ def equal(sims: int, boot: int, jobs: int) -> None:
 
 
 def _power_cell(args: tuple[str, int, int, int, int]) -> tuple[str, int, int, str, float, int, int]:
+    import numpy as np
+
     from arena.research.power import power, seatings_to_matches
     from arena.research.simulate import SCHEDULES, power_run
-
-    import numpy as np
 
     schedule, k, games, sims, boot = args
     labels = [f"c{i}" for i in range(k)]

@@ -27,12 +27,12 @@ from inspect_ai.scorer import SampleScore, Score
 from arena.engine import Game, Kind, Request, Role, load_rules
 from arena.inspect_task import METRICS, InspectSeat, evaluated_seats, mafia, pooled, seat_list
 from arena.llm.conversation import Conversation
-from arena.llm.fakeserver import FakeServer, valid_answer
 from arena.llm.modes import Mode
 from arena.llm.seat import ConversationSeat
-from arena.orchestrator import ERROR_PREFIX
+from arena.players.base import ERROR_PREFIX
 from arena.prompts import load_prompt_set
 from arena.research import tables
+from arena.standin import FakeServer, valid_answer
 from arena.transcript import load, verify
 
 ROOT = Path(__file__).resolve().parents[1]

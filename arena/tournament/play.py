@@ -20,6 +20,7 @@ from arena.agents import AgentSpec
 from arena.engine import Game, Role, RuleSet
 from arena.orchestrator import RunStats, counters_from_inputs, run_game
 from arena.players.base import Player
+from arena.players.delayed import DelayedPlayer
 from arena.players.factory import build_player
 from arena.transcript import SeatTotals, Transcript, TranscriptError, TranscriptWriter, load, make_header
 
@@ -139,8 +140,6 @@ def check_existing(transcript: Transcript, task: GameTask) -> None:
 def _players(task: GameTask, rules: RuleSet, seats: dict[int, AgentSpec]) -> dict[int, Player]:
     players = {s: build_player(spec, s, seed=task.seed, rules=rules, lang=task.lang) for s, spec in seats.items()}
     if task.delay > 0:
-        from arena.cli.play import DelayedPlayer
-
         return {seat: DelayedPlayer(player, task.delay) for seat, player in players.items()}
     return players
 
