@@ -225,12 +225,15 @@ def identify(d: Design) -> Identification:
     return out
 
 
+def statements(ident: Identification) -> list[str]:
+    """What is identified, one line per configuration and per rule set's side term."""
+    lines = [f"{s.config}: {s.describe()}" for s in ident.configs]
+    lines += [f"side term h[{rules}]: {'identified' if q is not None else 'not identified'}"
+              for rules, q in ident.side.items()]  # fmt: skip
+    return lines
+
+
 def summary(ident: Identification) -> list[str]:
     """Plain sentences: the rank, and what is identified for each configuration."""
-    d = ident.design
-    lines = [f"design rank {ident.rank} of {ident.columns} columns ({len(d.y)} two-sided games)."]
-    for s in ident.configs:
-        lines.append(f"{s.config}: {s.describe()}")
-    for rules, q in ident.side.items():
-        lines.append(f"side term h[{rules}]: {'identified' if q is not None else 'not identified'}")
-    return lines
+    return [f"design rank {ident.rank} of {ident.columns} columns ({len(ident.design.y)} two-sided games).",
+            *statements(ident)]  # fmt: skip

@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import matplotlib
 
@@ -18,16 +17,9 @@ from matplotlib.figure import Figure
 
 from arena.research.identify import COMBINED, MAFIA, TOWN
 from arena.research.intervals import Interval
-from arena.research.summary import MetricRow, Report
+from arena.research.summary import MetricRow, Plot, Report
 
 CALIBRATION_BINS = 10
-
-
-@dataclass
-class Plot:
-    name: str
-    title: str
-    png: bytes
 
 
 def _png(fig: Figure) -> bytes:

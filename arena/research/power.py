@@ -20,7 +20,7 @@ import numpy as np
 from scipy import stats
 
 from arena.engine import RuleSet
-from arena.research.identify import COMBINED, MAFIA, TOWN, Identification, design, identify
+from arena.research.identify import COMBINED, MAFIA, TOWN, Identification, design, identify, statements
 from arena.research.ratings import PRIOR_SD, SIDE_PRIOR_SD
 from arena.research.records import Match
 
@@ -120,10 +120,7 @@ def describe(p: Power, detect: float | None = None, plans_for: Callable[[int], P
     schedule of that length when `plans_for` can build it)."""
     ident = p.identification
     lines = [f"What this schedule identifies ({p.games} games; design rank {ident.rank} of {ident.columns}):"]
-    for s in ident.configs:
-        lines.append(f"  {s.config}: {s.describe()}")
-    for rules, q in ident.side.items():
-        lines.append(f"  side term h[{rules}]: {'identified' if q is not None else 'not identified'}")
+    lines += [f"  {line}" for line in statements(ident)]
     if not ident.separable:
         weights = ident.combination_weights()
         if weights:

@@ -12,7 +12,6 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -33,12 +32,18 @@ from arena.research.outcomes import (
 from arena.research.ratings import Fit, fit
 from arena.research.records import Record, from_games, matches
 
-if TYPE_CHECKING:
-    from arena.research.plots import Plot
-
 
 class ReportError(ValueError):
     """A folder that cannot be reported on (no finished games); the message says why."""
+
+
+@dataclass
+class Plot:
+    """A drawn figure (`plots.py` draws them): its file name, its title and the PNG bytes."""
+
+    name: str
+    title: str
+    png: bytes
 
 
 @dataclass
