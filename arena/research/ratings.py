@@ -122,10 +122,14 @@ class Comparison:
     b: str
     interval: Interval
     se: float
+    sparse: bool = False  # either estimate rests on too few games: shown, never judged
 
     @property
     def better(self) -> str | None:
-        """The configuration marked better under the simultaneous control, or None."""
+        """The configuration marked better under the simultaneous control, or None (also when sparse: with a
+        handful of games a one-sided record looks certain in every resample, and the bootstrap cannot see it)."""
+        if self.sparse:
+            return None
         if self.interval.low > 0:
             return self.a
         if self.interval.high < 0:
@@ -184,10 +188,10 @@ def _interval(value: float, draws: Array, n: float, clusters: int) -> tuple[Inte
 
 
 def _games_behind(d: Design, q: Quantity) -> float:
-    """Games whose row moves the quantity: those where a configuration it involves sat."""
-    involved = np.abs(q.coef[d.n_rules :]) > 1e-12
-    cols = np.flatnonzero(np.concatenate([np.zeros(d.n_rules, dtype=bool), involved]))
-    return float(np.sum(np.any(d.x[:, cols] != 0, axis=1))) if len(cols) else float(len(d.y))
+    """Games in which the quantity's configuration sat on the side (or sides) the quantity is about."""
+    j = d.configs.index(q.config)
+    cols = {TOWN: [d.town_column(j)], MAFIA: [d.mafia_column(j)]}.get(q.kind, [d.town_column(j), d.mafia_column(j)])
+    return float(np.sum(np.any(d.x[:, cols] != 0, axis=1)))
 
 
 def fit(games: Sequence[Match], *, boot: int = 200, seed: int = 0) -> Fit:
@@ -225,14 +229,15 @@ def fit(games: Sequence[Match], *, boot: int = 200, seed: int = 0) -> Fit:
 def compare(f: Fit, level: float = LEVEL) -> tuple[list[Comparison], float]:
     """Every pairwise difference of a reported quantity (town, mafia, combined) with simultaneous intervals: the
     bootstrap max-|t| method, d ± q·se with q the `level` quantile of max over pairs of |d* − d| / se."""
-    pairs: list[tuple[str, str, str, Array]] = []
+    pairs: list[tuple[str, str, str, Array, bool]] = []
     configs = f.design.configs
     for kind in (TOWN, MAFIA, COMBINED):
         for i, a in enumerate(configs):
             for b in configs[i + 1 :]:
                 ea, eb = f.estimate(a, kind), f.estimate(b, kind)
                 if ea is not None and eb is not None:
-                    pairs.append((kind, a, b, ea.quantity.coef - eb.quantity.coef))
+                    sparse = ea.interval.sparse or eb.interval.sparse
+                    pairs.append((kind, a, b, ea.quantity.coef - eb.quantity.coef, sparse))
     if not pairs or len(f.samples) < 2:
         return [], math.nan
     coefs = np.stack([p[3] for p in pairs], axis=1)
@@ -244,10 +249,10 @@ def compare(f: Fit, level: float = LEVEL) -> tuple[list[Comparison], float]:
     q = float(np.quantile(np.max(t, axis=1), level)) if ok.any() else math.nan
     out = []
     widen = stretch(f.clusters)
-    for j, (kind, a, b, _) in enumerate(pairs):
+    for j, (kind, a, b, _, sparse) in enumerate(pairs):
         half = widen * q * float(se[j]) if ok[j] else 0.0
         iv = Interval(float(diffs[j]), float(diffs[j]) - half, float(diffs[j]) + half, 0.0, f.clusters)
-        out.append(Comparison(kind, a, b, iv, float(se[j])))
+        out.append(Comparison(kind, a, b, iv, float(se[j]), sparse))
     return out, q
 
 

@@ -22,6 +22,7 @@ from arena.research.corpus import TAMPERED
 from arena.research.identify import COMBINED, MAFIA, TOWN, ConfigStatus
 from arena.research.intervals import SPARSE_CLUSTERS, SPARSE_N, Interval
 from arena.research.plots import plots
+from arena.research.ratings import Comparison
 from arena.research.summary import MetricRow, Report, ReportError
 from arena.research.summary import build as summarise
 
@@ -87,7 +88,7 @@ def _cell(status: ConfigStatus, kind: str, r: Report) -> str:
     assert r.rating is not None
     e = r.rating.estimate(status.config, kind)
     if e is not None:
-        return _iv(e.interval, 2, signed=True)
+        return _iv(e.interval, 2, signed=True) + (" sparse" if e.interval.sparse else "")
     played = {TOWN: status.played_town, MAFIA: status.played_mafia}
     if kind in played and not played[kind]:
         return "not played"
@@ -137,7 +138,8 @@ def _ratings_lines(r: Report) -> list[str]:
                                                           "not identified"))  # fmt: skip
     lines += ["", (f"Side-aware Bradley–Terry (docs/ratings.md): only what the design identifies; 95 % intervals "
                    f"from a block bootstrap ({r.boot} resamples of {f.clusters} deals; the games of a deal move "
-                   "together). Skills are centred over the configurations that played the side.")]  # fmt: skip
+                   "together). Skills are centred over the configurations that played the side. `sparse`: fewer "
+                   f"than {SPARSE_CLUSTERS} deals or {SPARSE_N} games behind the estimate.")]  # fmt: skip
     return lines
 
 
@@ -146,18 +148,27 @@ def _comparison_lines(r: Report) -> list[str]:
     f = r.rating
     if not f.comparisons:
         return ["No pairwise difference is identified (or too few games to bootstrap one)."]
-    rows = [[c.kind, f"{c.a} − {c.b}", _iv(c.interval, 2, signed=True),
-             f"{c.better} better" if c.better else "no difference established"] for c in f.comparisons]  # fmt: skip
+    rows = [[c.kind, f"{c.a} − {c.b}", _iv(c.interval, 2, signed=True), _verdict(c)] for c in f.comparisons]
     marked = [c for c in f.comparisons if c.better]
     lines = [(f"{len(f.comparisons)} pairwise differences, each with a **simultaneous** 95 % interval (bootstrap "
               f"max-|t| over all of them, critical value {f.critical:.2f} instead of 1.96): the chance that any "
-              "interval misses its true difference, and so of any false \"better\", is at most 5 %.")]  # fmt: skip
+              "interval misses its true difference, and so of any false \"better\", is at most 5 %. A difference "
+              f"involving a sparse estimate (fewer than {SPARSE_CLUSTERS} deals or {SPARSE_N} games behind it) is "
+              "shown, not judged.")]  # fmt: skip
     if marked:
         lines += ["", "Better than, at that level: " + "; ".join(
             f"{md_text(c.better)} over {md_text(c.b if c.better == c.a else c.a)} ({c.kind})" for c in marked) + "."]
     else:
         lines += ["", "No configuration is better than another at that level."]
     return [*lines, "", *_table(["quantity", "difference", "simultaneous 95 %", "verdict"], rows)]
+
+
+def _verdict(c: Comparison) -> str:
+    if c.better:
+        return f"{c.better} better"
+    if c.sparse:
+        return "sparse: not judged"
+    return "no difference established"
 
 
 def _outcome_lines(r: Report) -> list[str]:
