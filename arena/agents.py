@@ -5,6 +5,11 @@ A name is looked up by `find_agent`, the one lookup every command uses: the `--a
 `./agents`, then the user's folder (`~/.config/mafia-arena/agents`, or under `$XDG_CONFIG_HOME`), then the examples
 shipped with the package. The first folder holding `NAME.toml` wins. A name is a name, never a path.
 
+Your folders decide where a key goes, not a folder that came with someone else's files: `./agents` is whatever the
+working directory holds (a shared tournament folder may ship one), so a definition found there that would send a
+key, or import code (a LangChain factory), is refused with a message saying how to vouch for it (`--agents-dir`
+names a folder as yours; the user folder and the package's examples are yours). Keyless definitions there work.
+
 A definition is checked completely when it is resolved, before any game starts: unknown or ill-typed fields, an
 `llm` agent without a model, a base URL that is not http(s), a key pasted where the *name* of its environment
 variable belongs, and a key variable that is not set all fail with a message naming the file and the field. An
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -49,7 +55,15 @@ class AgentSpec(BaseModel):
     price_input_per_m: float = Field(0.0, ge=0)
     price_cached_per_m: float = Field(0.0, ge=0)
     price_output_per_m: float = Field(0.0, ge=0)
-    timeout_s: float = Field(60.0, gt=0)  # per HTTP attempt
+    timeout_s: float = Field(60.0, gt=0)  # a deadline per HTTP attempt, headers and body together
+    # the context budget in tokens (prompt and answer); unset: llama.cpp's per-slot n_ctx where the server reports
+    # it (filled in by preflight), else no budget. A conversation about to pass it is compacted (compaction.py)
+    context_tokens: int | None = Field(None, ge=256, exclude_if=lambda value: value is None)
+    free: bool = Field(False, exclude_if=lambda value: not value)  # a local server: calls cost $0, not "unknown"
+    # llama.cpp: send `json_schema` as a grammar with no free whitespace (arena/llm/grammar.py), not response_format
+    grammar: bool = Field(False, exclude_if=lambda value: not value)
+    # filled by preflight from llama.cpp's /props: its slots; with one per seat, each seat is pinned to its own
+    server_slots: int | None = Field(None, ge=1, exclude_if=lambda value: value is None)
     retries: int = Field(4, ge=0, le=10)  # transport retries per call (429, 5xx, timeouts, connection errors)
     extra_body: dict[str, Any] = Field(default_factory=dict)  # provider-specific request fields
     # `stable`: one schema per game and seat on every request (provider prompt caches put it before the messages);
@@ -106,20 +120,37 @@ BUILTIN = {
 }
 
 
+# keys handed to this process in memory by a tournament driver (a Dask worker: arena/tournament/dask_worker.py),
+# by variable name; they are looked up before the environment and never written into it
+_HANDED: dict[str, str] = {}
+
+
+def hand_keys(keys: dict[str, str]) -> None:
+    """Hold `keys` (variable name -> key) in this process's memory for `api_key_for`."""
+    _HANDED.update(keys)
+
+
+def withdraw_keys(names: Iterable[str]) -> None:
+    for name in names:
+        _HANDED.pop(name, None)
+
+
 def api_key_for(spec: AgentSpec) -> str | None:
-    """The key an `llm` agent sends, read from the environment now.
+    """The key an `llm` agent sends, read now: a key handed to this process (`hand_keys`), else the environment.
 
     With `api_key_env` set, that variable must hold the key. Without it, an agent with its own `base_url` (a local
     server) sends a placeholder, never a key meant for another provider; an agent without one leaves the key to the
     SDK, which reads OPENAI_API_KEY (and OPENAI_BASE_URL) as it always does.
     """
     if spec.api_key_env:
-        key = os.environ.get(spec.api_key_env)
+        key = _HANDED.get(spec.api_key_env) or os.environ.get(spec.api_key_env)
         if not key:
             raise AgentError(f"agent {spec.name}: the environment variable {spec.api_key_env} (api_key_env) is not set")
         return key
     if spec.base_url:
         return NO_KEY
+    if _HANDED.get("OPENAI_API_KEY"):
+        return _HANDED["OPENAI_API_KEY"]
     if not os.environ.get("OPENAI_API_KEY"):
         raise AgentError(
             f"agent {spec.name}: no api_key_env and no base_url, so the OpenAI SDK needs OPENAI_API_KEY, "
@@ -156,10 +187,13 @@ def _fields_message(exc: ValidationError, source: str) -> str:
 
 @dataclass(frozen=True)
 class AgentFolder:
-    """One place agent definitions are looked up, with how the user would name it."""
+    """One place agent definitions are looked up, with how the user would name it. `trusted`: the user vouched for
+    it (named it with --agents-dir, or it is the user folder or the package's examples), so its definitions may
+    send keys; `./agents` alone is not, since the working directory may be a folder from someone else."""
 
     where: str  # e.g. "--agents-dir", "./agents", "user folder", "package examples"
     path: Path
+    trusted: bool = True
 
 
 @dataclass(frozen=True)
@@ -170,6 +204,7 @@ class AgentFile:
     path: Path
     where: str
     shadowed_by: str | None = None
+    trusted: bool = True
 
 
 def user_agents_dir() -> Path:
@@ -182,7 +217,7 @@ def agent_folders(agents_dir: Path | None = None) -> list[AgentFolder]:
     """The folders searched for `NAME.toml`, first match wins; the same folder reached twice is listed once."""
     candidates = [
         *([AgentFolder("--agents-dir", agents_dir)] if agents_dir is not None else []),
-        AgentFolder("./agents", Path("agents")),
+        AgentFolder("./agents", Path("agents"), trusted=False),
         AgentFolder("user folder", user_agents_dir()),
         AgentFolder("package examples", example_agents_root()),
     ]
@@ -191,7 +226,7 @@ def agent_folders(agents_dir: Path | None = None) -> list[AgentFolder]:
         key = folder.path.resolve()
         if key in folders:  # e.g. ./agents in a checkout is the examples folder too: say so once
             first = folders[key]
-            folders[key] = AgentFolder(f"{first.where} = {folder.where}", first.path)
+            folders[key] = AgentFolder(f"{first.where} = {folder.where}", first.path, first.trusted or folder.trusted)
         else:
             folders[key] = folder
     return list(folders.values())
@@ -212,7 +247,7 @@ def find_agent(name: str, agents_dir: Path | None = None) -> AgentFile | None:
     for folder in agent_folders(agents_dir):
         path = folder.path / f"{name}.toml"
         if path.is_file():
-            return AgentFile(name, path, folder.where)
+            return AgentFile(name, path, folder.where, trusted=folder.trusted)
     return None
 
 
@@ -227,7 +262,7 @@ def list_agents(agents_dir: Path | None = None) -> list[AgentFile]:
             name = path.stem
             if not AGENT_NAME.match(name):
                 continue
-            found.append(AgentFile(name, path, folder.where, first.get(name)))
+            found.append(AgentFile(name, path, folder.where, first.get(name), trusted=folder.trusted))
             first.setdefault(name, folder.where)
     return found
 
@@ -242,13 +277,22 @@ def resolve_agent(text: str, agents_dir: Path | None = None, *, check_env: bool 
     if text in BUILTIN:
         return BUILTIN[text]
     if text.startswith("openai:") and len(text) > len("openai:"):
-        model = text.split(":", 1)[1]
-        spec = AgentSpec(name=text, kind="llm", model=model, api_key_env="OPENAI_API_KEY")
+        spec = _openai_with(text.split(":", 1)[1], text, agents_dir)
     else:
         spec = _load_file(text, agents_dir)
     if check_env:
         check_ready(spec)
     return spec
+
+
+def _openai_with(model: str, name: str, agents_dir: Path | None) -> AgentSpec:
+    """`openai:MODEL`: the `openai` definition (found as any name is) with another model. Its prices are the file's
+    model's, so another model's are unknown (cost shown as unknown; `--budget` refuses it) until a file gives them."""
+    base = _load_file("openai", agents_dir)
+    update: dict[str, Any] = {"name": name, "model": model}
+    if model != base.model:
+        update.update(price_input_per_m=0.0, price_cached_per_m=0.0, price_output_per_m=0.0)
+    return base.model_copy(update=update)
 
 
 def _load_file(name: str, agents_dir: Path | None) -> AgentSpec:
@@ -257,7 +301,37 @@ def _load_file(name: str, agents_dir: Path | None) -> AgentSpec:
         known = sorted({*BUILTIN, "openai:MODEL", *(a.name for a in list_agents(agents_dir))})
         searched = ", ".join(str(f.path) for f in agent_folders(agents_dir))
         raise AgentError(f"unknown agent {name!r}: no {name}.toml in {searched}; known: {', '.join(known)}")
-    return load_agent_file(found.path, name)
+    spec = load_agent_file(found.path, name)
+    risk = needs_trust(spec)
+    if risk is not None and not found.trusted:
+        raise AgentError(
+            f"agent {name!r} ({found.path}) was found in {found.where}, the working directory's folder, and it "
+            f"{risk}. A folder you did not name may have come with someone else's files, so it never decides where "
+            f"your key goes or what code runs. If the file is yours, name its folder: --agents-dir "
+            f"{found.path.parent}, or move it to {user_agents_dir()}"
+        )
+    return spec
+
+
+def key_variable(spec: AgentSpec) -> str | None:
+    """The variable whose key an `llm` seat sends: its api_key_env, or OPENAI_API_KEY, which the SDK reads itself
+    when a spec names neither a variable nor a server."""
+    if spec.kind != "llm":
+        return spec.api_key_env
+    if spec.api_key_env is None and spec.base_url is None:
+        return "OPENAI_API_KEY"
+    return spec.api_key_env
+
+
+def needs_trust(spec: AgentSpec) -> str | None:
+    """What a definition does that only a folder the user vouches for may decide (a key sent, code imported), or
+    None for a keyless server or a bot."""
+    if spec.kind == "langchain":
+        return f"imports and runs langchain_factory {spec.langchain_factory!r}"
+    variable = key_variable(spec)
+    if variable is not None:
+        return f"would send the key in {variable} to {spec.base_url or 'the OpenAI API (or OPENAI_BASE_URL)'}"
+    return None
 
 
 def load_agent_file(path: Path, name: str | None = None) -> AgentSpec:
@@ -275,3 +349,17 @@ def load_agent_file(path: Path, name: str | None = None) -> AgentSpec:
         return AgentSpec.model_validate(data)
     except ValidationError as exc:
         raise AgentError(_fields_message(exc, str(path))) from None
+
+
+def priced(spec: AgentSpec) -> bool:
+    """False for a model agent whose cost is unknown: no price set, and not marked `free` (a local server). Its
+    cost is shown as unknown, never as $0, and `arena tournament --budget` refuses to start with it."""
+    if spec.kind not in ("llm", "langchain"):
+        return True
+    prices = (spec.price_input_per_m, spec.price_cached_per_m, spec.price_output_per_m)
+    return spec.free or any(p > 0 for p in prices)
+
+
+def unpriced(specs: Iterable[tuple[str, AgentSpec]]) -> list[str]:
+    """The labels of the (label, spec) pairs whose cost is unknown (`priced`)."""
+    return [label for label, spec in specs if not priced(spec)]

@@ -106,7 +106,7 @@ class InspectSeat(ConversationSeat):
             ),
             latency_ms=(time.perf_counter() - started) * 1000,
         )
-        return self.conclude(turn, messages, request, completion, 1, max_tokens)
+        return await self.conclude(turn, messages, request, completion, 1, max_tokens)
 
 
 def offline_token_counts(model: Model) -> None:

@@ -115,7 +115,17 @@ ROOMS: list[tuple[str, tuple[str, ...] | None, tuple[str, ...]]] = [
     ("arena.scenario", ("arena.engine", "arena.safe_read"), ()),
     (
         "arena.transcript",
-        ("arena.engine", "arena.players.base", "arena.agents", "arena.trust", "arena.llm.extract", "arena.llm.schema"),
+        (
+            "arena.engine",
+            "arena.players.base",
+            "arena.agents",
+            "arena.trust",
+            "arena.safe_write",
+            "arena.llm.extract",
+            "arena.llm.schema",
+            "arena.llm.modes",
+            "arena.llm.records",
+        ),
         (),
     ),
     ("arena.render", None, ("arena.cli", "arena.web", "arena.orchestrator", "arena.llm", "arena.tournament")),

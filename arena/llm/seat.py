@@ -9,6 +9,7 @@ Decision, which the orchestrator re-asks with the message. Records of an attempt
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from arena.engine import Request
@@ -23,6 +24,7 @@ from arena.players.base import ERROR_PREFIX, Answer, ModelCall, Player, PlayerEr
 OWN_PREFIX = f"{ERROR_PREFIX} NoUsableAnswer: "  # how the orchestrator words our own failure on the re-ask
 TRANSPORT = "transport: "  # the error prefix of an attempt that got no answer at all
 _NONE = Usage()
+OFF_LOOP_CHARS = 16 * 1024  # a longer answer is read in a worker thread: the loop keeps serving (arena serve)
 
 
 class NoUsableAnswer(PlayerError):
@@ -55,12 +57,20 @@ class ConversationSeat(Player):
         )
 
     def record_failure(
-        self, messages: list[Message], request: Request, attempt: int, error: str, latency_ms: float, usage: Usage
+        self,
+        messages: list[Message],
+        request: Request,
+        attempt: int,
+        error: str,
+        latency_ms: float,
+        usage: Usage,
+        compaction: str | None = None,
     ) -> None:
         """Record an attempt that got no answer, with any tokens its error body still reported."""
         self.record(
             messages,
             request,
+            compaction=compaction,
             attempt=attempt,
             error=f"{TRANSPORT}{error}",
             latency_ms=latency_ms,
@@ -78,9 +88,15 @@ class ConversationSeat(Player):
         latency_ms: float,
         attempt: int,
         usage: Usage = _NONE,
+        *,
+        refused: bool = False,
+        compaction: str | None = None,
     ) -> NoUsableAnswer:
-        """Record an attempt that got no answer; return the exception to raise."""
-        self.record_failure(messages, request, attempt, error, latency_ms, usage)
+        """Record an attempt that got no answer; return the exception to raise. A request the server `refused`
+        (400, 401, 403, 404, 413, 422) is said to be refused, and is final: a re-ask would be refused again."""
+        self.record_failure(messages, request, attempt, error, latency_ms, usage, compaction)
+        if refused:
+            return NoUsableAnswer(f"the server refused the request: {error}", self.handover(), final=True)
         return NoUsableAnswer(f"the model could not be reached: {error}", self.handover())
 
     def abandon(self, messages: list[Message], request: Request, attempt: int, started: float) -> None:
@@ -96,7 +112,7 @@ class ConversationSeat(Player):
     def abandoned_calls(self) -> list[ModelCall]:
         return self.handover()
 
-    def conclude(
+    async def conclude(
         self,
         turn: Turn,
         messages: list[Message],
@@ -104,6 +120,7 @@ class ConversationSeat(Player):
         completion: Completion,
         attempt: int,
         max_tokens: int,
+        compaction: str | None = None,
     ) -> Answer:
         """Record the answer, keep it in the conversation, and return its Decision (or raise NoUsableAnswer)."""
         completion = capped(completion)  # an oversize answer keeps only its head, here and in the record
@@ -120,10 +137,15 @@ class ConversationSeat(Player):
             "completion_tokens": usage.completion_tokens,
             "cached_tokens": usage.cached_tokens,
             "cost_usd": self.prices.cost(usage),
+            "timings": completion.timings,
+            "compaction": compaction,
         }
         answer = self.conversation.answer_messages(raw)
         try:
-            reading = read_completion(completion, request, max_tokens, stable=turn.stable)
+            if len(completion.raw) > OFF_LOOP_CHARS:  # linear, but a 256 KiB answer still takes milliseconds
+                reading = await asyncio.to_thread(read_completion, completion, request, max_tokens, stable=turn.stable)
+            else:
+                reading = read_completion(completion, request, max_tokens, stable=turn.stable)
         except UnusableAnswer as exc:
             self.record(messages, request, error=f"unusable: {exc}", **common)
             self.conversation.commit(turn, answer)  # the model sees its own bad answer before the re-ask

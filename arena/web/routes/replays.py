@@ -4,6 +4,7 @@ game that has not ended has no replay (its god view would tell its secrets)."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
@@ -24,7 +25,7 @@ def add_routes(app: FastAPI, site: Site) -> None:
     server, config, page, lang_of, admin_or_404 = site.server, site.config, site.page, site.lang_of, site.admin_or_404
     replay_cache: dict[str, tuple[float, Any]] = {}
 
-    def replay_transcript(name: str) -> Any:
+    async def replay_transcript(name: str) -> Any:
         path = server.replay_path(name) if _NAME.match(name) else None
         if path is None:
             raise HTTPException(status_code=404, detail="no such transcript")
@@ -33,7 +34,7 @@ def add_routes(app: FastAPI, site: Site) -> None:
         if cached is not None and cached[0] == mtime:
             return cached[1]
         try:
-            transcript = load(path)
+            transcript = await asyncio.to_thread(load, path)  # a big file is read off the loop: tables keep playing
         except TranscriptError as exc:
             raise HTTPException(status_code=400, detail=str(exc)) from None
         if transcript.chain == "broken":  # an edited file is not shown as the game that was played
@@ -56,7 +57,7 @@ def add_routes(app: FastAPI, site: Site) -> None:
     @app.get("/replay/{token}/{name}", response_class=HTMLResponse)
     async def replay_page(token: str, name: str, request: Request) -> HTMLResponse:
         admin_or_404(token)
-        transcript = replay_transcript(name)
+        transcript = await replay_transcript(name)
         lang = lang_of(request, transcript.header.lang)
         boot = {
             "mode": "replay",
@@ -73,7 +74,7 @@ def add_routes(app: FastAPI, site: Site) -> None:
         token: str, name: str, request: Request, seat: int = MODERATOR, step: int = -1
     ) -> JSONResponse:
         admin_or_404(token)
-        transcript = replay_transcript(name)
+        transcript = await replay_transcript(name)
         inputs = transcript.inputs
         if step < 0 or step > len(inputs):
             step = len(inputs)
