@@ -6,8 +6,12 @@ Each sample is one game. The evaluated model plays the chosen seats (`seats`: `a
 in even samples and one black seat in odd ones, the same deal twice; or a comma list of seat numbers), every other
 seat is the `field` (a bot, or an agent definition from `agents/`). The model is reached through Inspect's
 `get_model().generate` with the same prompts and strict answer schema an arena LLM seat gets, and its answers go
-through the same engine checks, re-asks and defaults. Scores: the win rate per side, the invalid-action rate
-(re-asks, timeouts and errors per decision of the evaluated seats) and the Brier score of its daily belief probes.
+through the same engine checks, re-asks and defaults. Scores, each with its standard error (clustered by deal): the
+win rate per side and the draw rate apart; the invalid-action rate (the share, in [0, 1], of the decisions the model
+was reached for that it never answered legally) and the first-answer invalid rate; transport failures (timeouts,
+connection errors) apart; the Brier score and rank AUC of its daily belief probes, a probe it did not answer scored
+as the worst answer, and the share it answered. With `--model mockllm/model` it runs offline (token counts are
+estimated locally instead of by tiktoken, which would download its encoding).
 Each game's arena transcript is written beside Inspect's log (`<log dir>/arena-transcripts/`, or `transcripts`),
 and its path is kept in the sample's metadata.
 """

@@ -137,7 +137,8 @@ def describe(p: Power, detect: float | None = None, plans_for: Callable[[int], P
         f"comparisons, q = {p.critical:.2f}):"
     )
     for d in p.detectable:
-        lines.append(f"  {_label(d)}: {d.difference:.2f} (standard error {d.se:.3f}, {d.pairs} pairs)")
+        over = "its one pair" if d.pairs == 1 else f"the median of its {d.pairs} pairs"
+        lines.append(f"  {_label(d)}: {d.difference:.2f} (standard error {d.se:.3f}, {over}; the filler left out)")
     if detect is not None:
         lines.append(f"Games needed to detect a difference of {detect:g} with 80 % power:")
         needed = p.games_for(detect)
