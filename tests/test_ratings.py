@@ -190,3 +190,18 @@ def test_selfplay_folders_record_their_repeated_deals(tmp_path: Path) -> None:
     play_balanced(tmp_path, 8)
     records = from_games(load_folder(tmp_path).games)
     assert len({r.deal for r in records}) == 2  # 8 games, 2 deals
+
+
+def test_a_sparse_estimate_is_compared_without_an_interval_and_outside_the_family() -> None:
+    """Whole sides among three configurations, one of which played only 4 games: its differences are printed
+    without an interval and never judged, and the simultaneous critical value is that of the other pairs alone."""
+    rng = np.random.default_rng(3)
+    games = [Match("fiim", (a,) * 7, (b,) * 3, bool(rng.random() < 0.4)) for a in "xy" for b in "xy" for _ in range(40)]
+    games += [Match("fiim", ("z",) * 7, ("x",) * 3, False), Match("fiim", ("x",) * 7, ("z",) * 3, True)] * 2
+    f = fit(games, boot=200, seed=1)
+    sparse = [c for c in f.comparisons if "z" in (c.a, c.b)]
+    assert sparse and all(c.sparse and math.isnan(c.interval.low) and c.better is None for c in sparse)
+    judged = [c for c in f.comparisons if not c.sparse]
+    assert judged and all(math.isfinite(c.interval.low) and c.interval.low < c.interval.high for c in judged)
+    alone = fit([g for g in games if "z" not in (*g.town, *g.mafia)], boot=200, seed=1)
+    assert f.critical == pytest.approx(alone.critical, rel=0.15)  # z's wild resamples do not stretch the others

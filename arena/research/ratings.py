@@ -122,12 +122,11 @@ class Comparison:
     b: str
     interval: Interval
     se: float
-    sparse: bool = False  # either estimate rests on too few games: shown, never judged
+    sparse: bool = False  # either estimate rests on too few games: no interval, never judged
 
     @property
     def better(self) -> str | None:
-        """The configuration marked better under the simultaneous control, or None (also when sparse: with a
-        handful of games a one-sided record looks certain in every resample, and the bootstrap cannot see it)."""
+        """The configuration marked better under the simultaneous control, or None (always when sparse)."""
         if self.sparse:
             return None
         if self.interval.low > 0:
@@ -228,7 +227,11 @@ def fit(games: Sequence[Match], *, boot: int = 200, seed: int = 0) -> Fit:
 
 def compare(f: Fit, level: float = LEVEL) -> tuple[list[Comparison], float]:
     """Every pairwise difference of a reported quantity (town, mafia, combined) with simultaneous intervals: the
-    bootstrap max-|t| method, d ± q·se with q the `level` quantile of max over pairs of |d* − d| / se."""
+    bootstrap max-|t| method, d ± q·se with q the `level` quantile of max over pairs of |d* − d| / se.
+
+    A difference involving a sparse estimate gets no interval and stays out of the family: with a handful of games
+    behind it the bootstrap cannot see how uncertain it is (a one-sided record looks certain in every resample), so
+    no interval of it would hold, and its wild resamples would only stretch everyone else's critical value."""
     pairs: list[tuple[str, str, str, Array, bool]] = []
     configs = f.design.configs
     for kind in (TOWN, MAFIA, COMBINED):
@@ -244,14 +247,18 @@ def compare(f: Fit, level: float = LEVEL) -> tuple[list[Comparison], float]:
     diffs = f.theta @ coefs
     draws = f.samples @ coefs
     se = np.std(draws, axis=0, ddof=1)
-    ok = se > 1e-12
+    judged = np.asarray([not p[4] for p in pairs])
+    ok = (se > 1e-12) & judged
     t = np.abs(draws[:, ok] - diffs[ok]) / se[ok]
     q = float(np.quantile(np.max(t, axis=1), level)) if ok.any() else math.nan
     out = []
     widen = stretch(f.clusters)
     for j, (kind, a, b, _, sparse) in enumerate(pairs):
-        half = widen * q * float(se[j]) if ok[j] else 0.0
-        iv = Interval(float(diffs[j]), float(diffs[j]) - half, float(diffs[j]) + half, 0.0, f.clusters)
+        if sparse:
+            iv = Interval(float(diffs[j]), math.nan, math.nan, 0.0, f.clusters)
+        else:
+            half = widen * q * float(se[j]) if ok[j] else 0.0
+            iv = Interval(float(diffs[j]), float(diffs[j]) - half, float(diffs[j]) + half, 0.0, f.clusters)
         out.append(Comparison(kind, a, b, iv, float(se[j]), sparse))
     return out, q
 

@@ -155,13 +155,18 @@ def _comparison_lines(r: Report) -> list[str]:
     f = r.rating
     if not f.comparisons:
         return ["No pairwise difference is identified (or too few games to bootstrap one)."]
-    rows = [[c.kind, f"{c.a} − {c.b}", _iv(c.interval, 2, signed=True), _verdict(c)] for c in f.comparisons]
+    rows = [[c.kind, f"{c.a} − {c.b}", _iv(c.interval, 2, signed=True) if not c.sparse else f"{c.interval.value:+.2f}",
+             _verdict(c)] for c in f.comparisons]  # fmt: skip
     marked = [c for c in f.comparisons if c.better]
-    lines = [(f"{len(f.comparisons)} pairwise differences, each with a **simultaneous** 95 % interval (bootstrap "
-              f"max-|t| over all of them, critical value {f.critical:.2f} instead of 1.96): the chance that any "
-              "interval misses its true difference, and so of any false \"better\", is at most 5 %. A difference "
-              f"involving a sparse estimate (fewer than {SPARSE_CLUSTERS} deals or {SPARSE_N} games behind it) is "
-              "shown, not judged.")]  # fmt: skip
+    judged = [c for c in f.comparisons if not c.sparse]
+    lines = [(f"{len(judged)} pairwise differences, each with a **simultaneous** 95 % interval (bootstrap max-|t| "
+              f"over all of them, critical value {f.critical:.2f} instead of 1.96): the chance that any interval "
+              "misses its true difference, and so of any false \"better\", is at most 5 %.")]  # fmt: skip
+    if len(judged) < len(f.comparisons):
+        lines[0] += (f" {len(f.comparisons) - len(judged)} more involve a sparse estimate (fewer than "
+                     f"{SPARSE_CLUSTERS} deals or {SPARSE_N} games behind it): shown without an interval, not judged, "
+                     "and left out of that family, because with so few games the bootstrap cannot see how "
+                     "uncertain they are.")  # fmt: skip
     if marked:
         lines += ["", "Better than, at that level: " + "; ".join(
             f"{md_text(c.better)} over {md_text(c.b if c.better == c.a else c.a)} ({c.kind})" for c in marked) + "."]
@@ -174,7 +179,7 @@ def _verdict(c: Comparison) -> str:
     if c.better:
         return f"{c.better} better"
     if c.sparse:
-        return "sparse: not judged"
+        return "sparse: not compared"
     return "no difference established"
 
 
@@ -356,7 +361,7 @@ def page(r: Report) -> str:
 
 
 RATING_COLUMNS = ["config", "quantity", "town_weight", "status", "value", "low", "high", "se", "games", "deals"]
-COMPARISON_COLUMNS = ["quantity", "a", "b", "difference", "low", "high", "se", "better"]
+COMPARISON_COLUMNS = ["quantity", "a", "b", "difference", "low", "high", "se", "better", "sparse"]
 METRIC_COLUMNS = ["grouping", "group", "metric", "value", "low", "high", "n", "games", "sparse"]
 
 
@@ -396,7 +401,8 @@ def comparison_rows(r: Report) -> list[tables.Row]:
     if r.rating is None:
         return []
     return [{"quantity": c.kind, "a": c.a, "b": c.b, "difference": c.interval.value, "low": c.interval.low,
-             "high": c.interval.high, "se": c.se, "better": c.better or ""} for c in r.rating.comparisons]  # fmt: skip
+             "high": c.interval.high, "se": c.se, "better": c.better or "", "sparse": int(c.sparse)}
+            for c in r.rating.comparisons]  # fmt: skip
 
 
 def metric_csv_rows(r: Report) -> list[tables.Row]:

@@ -342,12 +342,13 @@ def check(world: World, drawn: Drawn, f: Fit | None, tally: Tally) -> None:
         for rules, side in f.side.items():
             if side is not None:
                 tally.add("side", rules, side.interval, float(side.quantity.coef @ theta))
-        if f.comparisons:
+        judged = [c for c in f.comparisons if not c.sparse]  # a sparse difference is printed without an interval
+        if judged:
             joint = all(
                 c.interval.low <= float((f.estimate(c.a, c.kind).quantity.coef  # type: ignore[union-attr]
                                          - f.estimate(c.b, c.kind).quantity.coef) @ theta)  # type: ignore[union-attr]
                 <= c.interval.high
-                for c in f.comparisons
+                for c in judged
             )  # fmt: skip
             tally.add("pairs (joint)", "all", Interval(1.0, 0.5, 1.5), 1.0 if joint else 0.0)
             tally.marked += any(c.better is not None for c in f.comparisons)
