@@ -7,6 +7,8 @@ an event type without a Russian line here falls back to the English line, so not
 
 from __future__ import annotations
 
+import re
+
 from arena.engine import Event, EventType
 from arena.render.story import clean
 
@@ -45,6 +47,7 @@ _SPEECH = {
     "last_word": " (последнее слово)",
 }
 _CHECK = {"black": "чёрный", "red": "красный", "yes": "да", "no": "нет"}
+_TIMEOUT = re.compile(r"^no answer within ([\d.]+) s$")  # the orchestrator's reason for a decision out of time
 
 
 def role(name: str | None) -> str:
@@ -123,6 +126,10 @@ def line(event: Event) -> str | None:
         return f"• {_s(event.seat)} получает фол {event.count}"
     if t is E.REMOVED:
         return f"• {_s(event.seat)} удалён судьёй"
+    timeout = _TIMEOUT.match(event.value or "") if t in (E.DEFAULT_APPLIED, E.ACTION_REJECTED) else None
+    if timeout is not None:
+        after = "применяется ответ по умолчанию" if t is E.DEFAULT_APPLIED else "вопрос задан снова"
+        return f"◆ {_s(event.seat)}: нет ответа за {timeout.group(1)} с (время вышло); {after}"
     if t is E.DEFAULT_APPLIED:
         return f"◆ ответ по умолчанию для {_s(event.seat)}: {clean(event.value or '')}"
     if t is E.ACTION_REJECTED:

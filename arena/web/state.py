@@ -16,7 +16,7 @@ from rich.rule import Rule
 from rich.text import Text
 
 from arena.engine import MODERATOR, Event, EventType, Game, Observation, RuleSet, view
-from arena.live import EventPrinter
+from arena.live import EventPrinter, fold_timeouts
 from arena.render.story import clean
 from arena.web import log_ru
 
@@ -70,7 +70,7 @@ def observation_json(obs: Observation, game_players: int, log: LogWriter) -> dic
     removed: set[int] = set()
     out_seats: set[int] = set()
     lines: list[dict[str, Any]] = []
-    for event in obs.events:
+    for event in fold_timeouts(obs.events):
         if event.type is EventType.REMOVED and event.seat is not None:
             removed.add(event.seat)
         if event.type is EventType.ELIMINATED and event.seat is not None:
