@@ -55,7 +55,7 @@ class Form:
     already_nominated: tuple[int, ...] = ()  # seats on today's nomination list (from the seat's own view)
     notes: tuple[str, ...] = field(default=())
     lang: str = "en"
-    rule: str = ""  # one line on how this decision counts (a vote: one vote, where an unused one goes)
+    rules: RuleSet | None = None  # for the one line on how a vote counts (`vote_rule`)
 
     @property
     def kind(self) -> Kind:
@@ -69,9 +69,11 @@ class Form:
     def has_text(self) -> bool:
         return self.kind in (Kind.SPEECH, Kind.BLACK_MESSAGE)
 
-    def to_json(self) -> dict[str, Any]:
-        """The form as plain data for the browser (the request's own fields plus the limits)."""
+    def to_json(self, lang: str | None = None) -> dict[str, Any]:
+        """The form as plain data for the browser (the request's own fields plus the limits), its words (the
+        default, how a vote counts) in the page's language."""
         req = self.request
+        lang = lang or self.lang
         return {
             "kind": req.kind.value,
             "speech": req.speech.value if req.speech else None,
@@ -91,8 +93,8 @@ class Form:
             "actions": list(req.actions),
             "choices": list(req.choices),
             "forbidden": list(self.forbidden) if req.kind is Kind.SPEECH else [],
-            "default": describe_default(req, self.lang),
-            "rule": self.rule,
+            "default": describe_default(req, lang),
+            "rule": vote_rule(self.rules, req, lang) if self.rules is not None else "",
         }
 
 
@@ -105,7 +107,7 @@ def build_form(request: Request, rules: RuleSet, lang: str = "en", nominees: Seq
         forbidden=forbidden_phrases(rules, lang),
         already_nominated=tuple(nominees),
         lang=lang,
-        rule=vote_rule(rules, request, lang),
+        rules=rules,
     )
 
 

@@ -50,6 +50,24 @@ _CHECK = {"black": "чёрный", "red": "красный", "yes": "да", "no":
 _TIMEOUT = re.compile(r"^no answer within ([\d.]+) s$")  # the orchestrator's reason for a decision out of time
 
 
+_REASONS = {"day vote": "дневное голосование", "night kill": "ночной выстрел"}
+_REMOVED = re.compile(r"^seat (\d+) removed$")
+_IDLE = re.compile(r"^(\d+) nights and the days between passed with nobody leaving$")
+
+
+def end_reason(text: str) -> str:
+    """The engine's reason for the end of the game (`day vote`, `seat 4 removed`, ...), in Russian."""
+    if text in _REASONS:
+        return _REASONS[text]
+    removed = _REMOVED.match(text)
+    if removed:
+        return f"место {removed.group(1)} удалено"
+    idle = _IDLE.match(text)
+    if idle:
+        return f"без выбывших прошло ночей: {idle.group(1)}"
+    return text
+
+
 def role(name: str | None) -> str:
     return ROLES.get(name or "", clean(name or "?"))
 
@@ -136,5 +154,5 @@ def line(event: Event) -> str | None:
         return f"◆ ответ {_s(event.seat)} не принят: {clean(event.value or '')}"
     if t is E.GAME_ENDED:
         winner = WINNERS.get(event.value or "", clean(event.value or ""))
-        return f"Игра окончена: {'ничья' if event.value == 'draw' else 'победа: ' + winner} ({text})"
+        return f"Игра окончена: {'ничья' if event.value == 'draw' else 'победа: ' + winner} ({end_reason(text)})"
     return None
