@@ -21,12 +21,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from arena.engine import Decision, Event, Game, IllegalDecision, Input, Request, view
-from arena.players.base import Answer, ModelCall, Player, PlayerError
+from arena.players.base import ERROR_PREFIX, TIMEOUT_PREFIX, Answer, ModelCall, Player, PlayerError
 from arena.transcript import SeatCounters, TranscriptWriter
 
 EventHook = Callable[[Event], None]
-TIMEOUT_PREFIX = "no answer within"
-ERROR_PREFIX = "the player failed:"
 
 
 @dataclass

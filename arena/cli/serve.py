@@ -18,7 +18,9 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.play import Lang, SeatSpecError, SignKeyEnv, _sign_key, fail, parse_seat_specs
+from arena.cli.options import Lang, SignKeyEnv, fail, read_sign_key
+from arena.cli.play import load_for_resume
+from arena.cli.seats import SeatSpecError, parse_seat_specs, preflight_seats
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -83,7 +85,8 @@ def register(app: typer.Typer) -> None:
         try:
             import uvicorn
 
-            from arena.web.app import MAX_MESSAGE, create_app
+            from arena.web.app import create_app
+            from arena.web.guard import MAX_MESSAGE
             from arena.web.server import ServeConfig, Server, TableError, admin_links, links
         except ImportError as exc:
             fail(f"arena serve needs the web extra (pip install -e '.[web]'): {exc}")
@@ -118,20 +121,16 @@ def register(app: typer.Typer) -> None:
             bot_delay=bot_delay,
             allowed_origins=tuple(origin or ()),
             replay_files=tuple(replay or ()),
-            sign_key=_sign_key(sign_key_env),  # signs every table; needed to continue a signed game
+            sign_key=read_sign_key(sign_key_env),  # signs every table; needed to continue a signed game
         )
         server = Server(config)
         _check_port(host, port)
         first = None  # built before the server starts, so every problem is one `error:` line
         try:
             if resume is not None:
-                from arena.cli.play import _load_for_resume
-
-                first = server.build_resume(*_load_for_resume(resume))
+                first = server.build_resume(*load_for_resume(resume))
             elif seats is not None:
-                from arena.cli.play import _preflight
-
-                first = server.build(rules, _preflight(seats), lang=lang.value, seed=seed)
+                first = server.build(rules, preflight_seats(seats), lang=lang.value, seed=seed)
         except TableError as exc:
             fail(str(exc))
         shown = "localhost" if host in ("127.0.0.1", "::1") else host

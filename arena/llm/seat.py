@@ -18,8 +18,7 @@ from arena.llm.conversation import Conversation, Message, Turn
 from arena.llm.modes import Completion, capped
 from arena.llm.records import CallLog
 from arena.llm.usage import Prices, Usage
-from arena.orchestrator import ERROR_PREFIX
-from arena.players.base import Answer, ModelCall, Player, PlayerError
+from arena.players.base import ERROR_PREFIX, Answer, ModelCall, Player, PlayerError
 
 OWN_PREFIX = f"{ERROR_PREFIX} NoUsableAnswer: "  # how the orchestrator words our own failure on the re-ask
 TRANSPORT = "transport: "  # the error prefix of an attempt that got no answer at all

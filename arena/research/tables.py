@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.engine import Game
-from arena.orchestrator import ERROR_PREFIX, TIMEOUT_PREFIX
+from arena.players.base import ERROR_PREFIX, TIMEOUT_PREFIX
 from arena.research.corpus import MAFIA, TOWN, GameData
 from arena.research.metrics import Counts, GameMetrics, rates
 

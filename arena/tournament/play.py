@@ -139,7 +139,7 @@ def check_existing(transcript: Transcript, task: GameTask) -> None:
 def _players(task: GameTask, rules: RuleSet, seats: dict[int, AgentSpec]) -> dict[int, Player]:
     players = {s: build_player(spec, s, seed=task.seed, rules=rules, lang=task.lang) for s, spec in seats.items()}
     if task.delay > 0:
-        from arena.cli.play import DelayedPlayer
+        from arena.cli.seats import DelayedPlayer
 
         return {seat: DelayedPlayer(player, task.delay) for seat, player in players.items()}
     return players

@@ -13,7 +13,6 @@ from llmkit import FAST, llm_player, llm_spec
 from arena.agents import AgentError, AgentSpec
 from arena.engine import Decision, Game, Kind, Request, load_rules, view
 from arena.llm.client import CallResult, ClientSettings, TransportFailure
-from arena.llm.fakeserver import FakeServer, FaultPlan
 from arena.llm.modes import Completion
 from arena.llm.preflight import preflight, probe_with
 from arena.llm.seat import TRANSPORT
@@ -22,6 +21,7 @@ from arena.orchestrator import TIMEOUT_PREFIX, run_game
 from arena.players.base import Player
 from arena.players.bots import RandomBot
 from arena.players.llm import client_settings
+from arena.standin import FakeServer, FaultPlan
 from arena.transcript import TranscriptWriter, load, make_header
 
 PROBE = ""  # the probe sends no schema: the server files it under no schema name
