@@ -166,6 +166,46 @@ def _act(page: Any, kind: str, lang: str, shots: Shots, turn: int) -> None:
         page.locator("#controls button.pick").first.click()
 
 
+def _review(seat: Any, errors: list[str]) -> None:
+    """The end links to the replay from the seat's own chair, then as the god view; both step through the game."""
+    from playwright.sync_api import expect
+
+    seat.click("#review-seat")
+    seat.wait_for_selector("#ring button.seat")
+    assert seat.locator("#view-as").input_value() == "1"
+    assert seat.locator("#god-roles").count() == 0  # the seat's own view holds no one else's card
+    seat.click("#first")
+    expect(seat.locator("#step")).to_have_text("0")
+    seat.click("#next")
+    expect(seat.locator("#step")).to_have_text("1")
+    seat.select_option("#view-as", "0")
+    seat.wait_for_selector("#god-roles .seatbox")
+    assert not errors, errors
+
+
+def _create(browser: Any, url: str, errors: list[str]) -> None:
+    """The create page: fiim by default, a seed and a time limit, and a busy state while the seats are checked."""
+    page = browser.new_page()
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(url)
+    assert page.locator("#preset").input_value() == "fiim"
+    page.fill("#seed", "7")
+    page.fill("#time-limit", "30")
+    page.select_option("select.agent[data-seat='2']", "human")
+    release: list[Any] = []
+    page.route("**/api/tables/**", lambda route: release.append(route))  # hold the answer: the check takes time
+    page.click("#create")
+    page.wait_for_function("document.querySelector('#busy') && !document.querySelector('#busy').hidden")
+    assert page.locator("#create").is_disabled()
+    page.wait_for_timeout(100)
+    assert release, "the page sent no request"
+    release[0].continue_()
+    page.wait_for_selector("#links a")
+    made = [a.get_attribute("href") or "" for a in page.locator("#links a").all()]
+    assert any("/seat/" in url for url in made) and any("/watch/" in url for url in made)
+    assert page.locator("#busy").is_hidden() and not page.locator("#create").is_disabled()
+
+
 def _play(case: str, lang: str, size: tuple[int, int], seed: int, role: str, tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright
 
@@ -221,6 +261,8 @@ def _play(case: str, lang: str, size: tuple[int, int], seed: int, role: str, tmp
             assert re.search(r"shoots at|стреляет|holds fire|не стреляет", god), god[:2000]  # night actions
             assert re.search(r"checks #|проверяет #", god)  # the checks
             watch.screenshot(path=str(folder / f"{case}-spectator-end.png"), full_page=True)
+            _review(seat, errors)
+            _create(browser, links["new table"], errors)
             browser.close()
     finally:
         _stop(proc)
@@ -264,3 +306,25 @@ def test_no_playwright_install_anywhere() -> None:
     root = Path(__file__).resolve().parents[1]
     for path in [root / ".ci" / "run", root / "README.md", root / "pyproject.toml"]:
         assert "playwright install" not in path.read_text(encoding="utf-8")
+
+
+def test_the_exported_page_fits_a_390_px_phone(tmp_path: Path) -> None:
+    """`arena export --html` on a phone: the page is never wider than the screen (it was 481 px at 390); a wide vote
+    table or timeline scrolls inside its card."""
+    _need_browser()
+    from playwright.sync_api import sync_playwright
+
+    arena = [sys.executable, "-m", "arena.cli"]
+    subprocess.run([*arena, "play", "--seed", "3", "--quiet", "--out", str(tmp_path)], check=True, timeout=120)
+    (game,) = tmp_path.glob("*.jsonl")
+    page_file = tmp_path / "game.html"
+    subprocess.run([*arena, "export", str(game), "--html", str(page_file)], check=True, timeout=120)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        page.goto(page_file.as_uri())
+        for viewer in page.locator("#viewer option").all()[:3]:  # the god view and two seats
+            page.select_option("#viewer", viewer.get_attribute("value") or "")
+            wide = page.evaluate("Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)")
+            assert wide <= 390, f"{viewer.inner_text()}: {wide} px"
+        browser.close()

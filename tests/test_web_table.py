@@ -283,3 +283,53 @@ def test_every_page_gets_the_reveal_at_the_end_and_none_before(tmp_path: Path) -
             end = client.get(f"/api/state/{link}?lang=ru").json()["end"]
             assert [r["role"] for r in end["seats"]] == [r.value for r in table.game.roles[1:]]
             assert end["summary"]["days"]
+
+
+def test_the_end_links_to_the_replay_from_the_seat_and_as_the_god_view(tmp_path: Path) -> None:
+    server, client = _app(tmp_path)
+    with client:
+        table = _table(client, server, tmp_path, timeout=0.05)
+        token = table.tokens[1]
+        assert client.get(f"/review/{token}").status_code == 404  # no replay while the game runs
+        assert client.get(f"/api/review/{token}", params={"seat": 0}).status_code == 404
+        assert client.get(f"/api/state/{token}").json()["review"] is None
+        _wait(lambda: table.over and table.task is not None and table.task.done(), limit_s=120)
+        links = client.get(f"/api/state/{token}").json()["review"]
+        assert links == {"seat": f"/review/{token}", "god": f"/review/{token}?as=god"}
+        assert client.get(f"/api/state/{table.spectator_token}").json()["review"] == {
+            "god": f"/review/{table.spectator_token}?as=god"
+        }
+        page = client.get(links["seat"])
+        assert page.status_code == 200 and f"/api/review/{token}" in page.text and '"seat": 1' in page.text
+        assert '"seat": null' in client.get(links["god"]).text  # the god view opens first
+        god = client.get(f"/api/review/{token}", params={"seat": 0, "step": 5}).json()
+        mine = client.get(f"/api/review/{token}", params={"seat": 1}).json()
+        assert god["step"] == 5 and len(god["roles"]) == 10
+        assert mine["step"] == mine["steps"] > 5 and "roles" not in mine and mine["seat"] == 1
+        assert client.get(f"/review/{'A' * 43}").status_code == 404  # not a link of this server
+
+
+def test_favicon_is_served(tmp_path: Path) -> None:
+    _, client = _app(tmp_path)
+    with client:
+        icon = client.get("/favicon.ico")
+        assert icon.status_code == 200 and icon.headers["content-type"] == "image/x-icon"
+        assert icon.content[:4] == b"\x00\x00\x01\x00"  # an ICO file
+        assert 'rel="icon" href="/favicon.ico"' in client.get("/").text
+
+
+def test_the_create_page_defaults_to_fiim_and_takes_a_seed_and_a_time_limit(tmp_path: Path) -> None:
+    server, client = _app(tmp_path)
+    admin = server.config.admin_token
+    with client:
+        page = client.get(f"/new/{admin}").text
+        assert '"default_preset": "fiim"' in page and 'id="seed"' in page and 'id="time-limit"' in page
+        assert 'id="busy"' in page
+        body = {"preset": "fiim", "lang": "en", "seats": {"1": "human"}, "seed": 42, "human_timeout": 45}
+        made = client.post(f"/api/tables/{admin}", json=body)
+        assert made.status_code == 200, made.text
+        table = server.tables[made.json()["table"]]
+        assert table.game.seed == 42 and table.human_timeout == 45.0
+        for bad, field in (({"seed": -1}, "seed"), ({"seed": "x"}, "seed"), ({"human_timeout": 1}, "time limit")):
+            refused = client.post(f"/api/tables/{admin}", json={**body, **bad})
+            assert refused.status_code == 400 and refused.json()["error"].startswith(field)

@@ -242,6 +242,7 @@ class Table:
             data = observation_json(view(self.game, seat), self.game.n, log)
             data["forbidden"] = list(forbidden_phrases(self.rules, self.lang))
         data["end"] = end_json(self.game, log)  # None until the game has ended
+        data["review"] = self.review_links(seat)
         ask = self.asks.get(seat)
         data["pending"] = None
         if ask is not None:
@@ -268,6 +269,17 @@ class Table:
         data["players"] = self.game.n
         data["rules"] = self.rules.name
         return data
+
+    def review_links(self, seat: int) -> dict[str, str] | None:
+        """Once the game has ended: the replay of it from this page's own seat and as the god view (the routes in
+        `routes/replays.py` check the link and the end again)."""
+        if not self.game.over or self.writer is None or self.writer.path is None:
+            return None
+        token = self.spectator_token if seat == SPECTATOR else self.tokens[seat]
+        links = {"god": f"/review/{token}?as=god"}
+        if seat != SPECTATOR:
+            links["seat"] = f"/review/{token}"
+        return links
 
     # ----- running ----------------------------------------------------------------------------------------------
     def seat_players(self, others: Mapping[int, Player]) -> dict[int, Player]:

@@ -621,8 +621,9 @@
     box.appendChild(el("h2", { id: "end-title" }, t("end_title") + " · " + t("won_by", { side: end.winner_label || end.winner })));
     if (end.reason) box.appendChild(el("p", { className: "dim" }, end.reason));
     const links = el("p", { className: "links", id: "review-links" });
-    if (state.review && state.review.seat) links.appendChild(el("a", { href: state.review.seat, id: "review-seat" }, t("replay_seat")));
-    if (state.review && state.review.god) links.appendChild(el("a", { href: state.review.god, id: "review-god" }, t("replay_god")));
+    const withLang = (url) => url + (url.includes("?") ? "&" : "?") + "lang=" + encodeURIComponent(boot.lang);
+    if (state.review && state.review.seat) links.appendChild(el("a", { href: withLang(state.review.seat), id: "review-seat" }, t("replay_seat")));
+    if (state.review && state.review.god) links.appendChild(el("a", { href: withLang(state.review.god), id: "review-god" }, t("replay_god")));
     if (links.childNodes.length) box.appendChild(links);
     box.appendChild(el("h3", null, t("every_card")));
     const cards = el("ul", { className: "cards", id: "reveal" });
