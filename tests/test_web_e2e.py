@@ -40,6 +40,8 @@ CASES = [  # name, language, viewport, seed, the person's role at seat 1 with th
     ("desktop-en", "en", (1280, 800), 1, "sheriff"),
     ("phone-ru", "ru", (390, 844), 9, "don"),
 ]
+SPEAKING = """() => { const lit = document.querySelector('#ring .seat.speaking');
+  return { seat: lit ? lit.dataset.seat : null, line: document.querySelector('#speaker').textContent }; }"""
 ROLES_SHOWN = "document.querySelector('#end-title') ? 0 : document.querySelectorAll('#ring .role').length"
 NIGHT_KINDS = {"shoot", "sheriff", "don_check", "heal", "visit", "maniac_kill"}
 
@@ -131,6 +133,13 @@ def _speak(page: Any, lang: str, shots: Shots, first: bool) -> None:
     target = options[0] if options else "2"
     page.fill("#speech", "")
     page.type("#speech", SPEECH[lang].format(n=target))
+    if first:  # a forbidden phrase: the live warning names it, apart from the list of them all (a foul once sent)
+        phrase = (page.locator("#forbidden details p").text_content() or "").split("»")[0].lstrip("«")
+        assert phrase
+        page.type("#speech", " " + phrase)
+        warning = page.locator("#forbidden-hit")
+        assert warning.is_visible() and phrase in warning.inner_text()
+        assert page.locator("#forbidden details").get_attribute("open") is None  # the full list stays folded
     if options:
         assert page.locator("#nominate").input_value() == target  # the spoken nomination set the picker
         assert page.locator("#heard").inner_text()
@@ -149,6 +158,9 @@ def _act(page: Any, kind: str, lang: str, shots: Shots, turn: int) -> None:
         page.click("#send")
     elif kind == "vote":
         assert page.locator("#vote-rule").inner_text()  # one line on how the vote counts
+        if lang == "ru":  # every word of the form in Russian: the keys' names are the only Latin letters left
+            words = re.findall(r"[A-Za-z]{2,}", page.inner_text("#controls"))
+            assert not words, words
         hands = page.evaluate("[...document.querySelectorAll('#tally-list .count')].map((c) => +c.textContent)")
         last = page.locator("#tally-list .tally-row").last.get_attribute("class") or ""
         if page.locator("#tally").is_visible() and (sum(hands) > 0 or "now" in last):
@@ -172,14 +184,17 @@ def _review(seat: Any, errors: list[str]) -> None:
 
     seat.click("#review-seat")
     seat.wait_for_selector("#ring button.seat")
+    seat.wait_for_selector("#role-name")
     assert seat.locator("#view-as").input_value() == "1"
     assert seat.locator("#god-roles").count() == 0  # the seat's own view holds no one else's card
+    assert seat.locator("#god-card").is_hidden()  # and no empty card stands in its place
     seat.click("#first")
     expect(seat.locator("#step")).to_have_text("0")
     seat.click("#next")
     expect(seat.locator("#step")).to_have_text("1")
     seat.select_option("#view-as", "0")
     seat.wait_for_selector("#god-roles .seatbox")
+    assert seat.locator("#rolecard").is_hidden()  # the god view has no role card: none is drawn empty
     assert not errors, errors
 
 
@@ -236,8 +251,14 @@ def _play(case: str, lang: str, size: tuple[int, int], seed: int, role: str, tmp
             for _ in range(20_000):  # bounded: a game is a few hundred decisions at most
                 if seat.locator("#status[data-over='1']").count():
                     break
+                speaking = seat.evaluate(SPEAKING)  # the lit seat and the centre's line, read at one moment
+                if speaking["seat"] and speaking["seat"] != "1":
+                    assert f"#{speaking['seat']}" in speaking["line"], speaking  # the "Speaking" line never lags
                 if "speech-other" not in shots.taken and seat.locator("#ring .seat.speaking:not(.me)").count():
                     shots.take(seat, "speech-other")
+                fouls = seat.locator("#seat-1 .fouls")
+                if fouls.count():
+                    assert fouls.get_attribute("title") == ("1 фол" if lang == "ru" else "1 foul")
                 known_before_end = max(known_before_end, seat.evaluate(ROLES_SHOWN))  # one read, no race
                 ask = seat.locator("#controls").get_attribute("data-ask")
                 if not ask or ask in acted or not seat.locator("#controls-card").is_visible():
@@ -255,7 +276,9 @@ def _play(case: str, lang: str, size: tuple[int, int], seed: int, role: str, tmp
             assert seat.locator("#ring .seat .role").count() == 10
             assert seat.locator("#summary-votes h5").count() >= 1
             assert seat.locator("#controls-card").is_hidden() and not seat.inner_text("#reply").strip()
-            shots.take(seat, "end", full=True)
+            if width < 700:  # a phone: the reveal, scrolled to, fills the screen
+                seat.locator("#end-card").scroll_into_view_if_needed()
+            shots.take(seat, "end", full=width >= 700)
             watch.wait_for_selector("#god-roles .seatbox", timeout=30_000)
             god = watch.inner_text("#god-log")
             assert re.search(r"shoots at|стреляет|holds fire|не стреляет", god), god[:2000]  # night actions

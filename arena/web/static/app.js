@@ -235,7 +235,7 @@
     if (!tally || state.phase !== "day") { box.hidden = true; return; }
     box.hidden = false;
     const mine = state.pending && state.pending.form.kind === "vote" ? state.pending.form.candidate : null;
-    box.appendChild(el("div", { className: "tally-title" }, (W["vote_" + tally.kind] || tally.kind) + (tally.counted ? " · " + t("counted") : "")));
+    box.appendChild(el("div", { className: "tally-title" }, (W["vote_" + tally.kind] || tally.kind) + ": " + seats(tally.candidates.map((c) => c.seat)) + (tally.counted ? " · " + t("counted") : "")));
     const list = el("ul", { className: "tally-list", id: "tally-list" });
     if (tally.yes_no) {
       for (const key of ["yes", "no"]) {
@@ -250,14 +250,14 @@
         const row = el("li", { className: "tally-row" + (c.seat === mine ? " now" : "") });
         row.appendChild(el("span", { className: "who" }, seatName(c.seat)));
         row.appendChild(el("span", { className: "count" }, c.hands));
-        row.appendChild(el("span", { className: "voters" }, c.voters.map((v) => (v.default ? "(" + v.seat + ")" : String(v.seat))).join(" ")));
+        row.appendChild(el("span", { className: "voters" }, c.voters.map((v) => (v.default ? "(#" + v.seat + ")" : "#" + v.seat)).join(" ")));
         list.appendChild(row);
       }
       if (tally.abstain.length) {
         const row = el("li", { className: "tally-row" });
         row.appendChild(el("span", { className: "who" }, t("abstain")));
         row.appendChild(el("span", { className: "count" }, tally.abstain.length));
-        row.appendChild(el("span", { className: "voters" }, tally.abstain.join(" ")));
+        row.appendChild(el("span", { className: "voters" }, tally.abstain.map(seatName).join(" ")));
         list.appendChild(row);
       }
     }
@@ -379,10 +379,17 @@
   // "I nominate 5", «выставляю 5» in the text: the picker is set to it (the words alone nominate nobody)
   const SPOKEN = /(?:^|[^\p{L}\p{N}])(?:i\s+nominate|my\s+nomination\s+is|(?<!не\s)выставляю|моя\s+кандидатура)[\s:,—-]*(?:(?:seat|player|number|игрока|игрок|номер|место|№)\s*)*#?\s*(\d{1,2})(?!\d)/iu;
 
+  function knownOf(seat) { // what the seat's own checks said of a seat, to mark it where it is offered again
+    const row = lastState && lastState.table.find((r) => r.seat === seat);
+    const marks = row ? (row.marks || []).filter((m) => m.kind === "sheriff_check" || m.kind === "don_check") : [];
+    return marks.length ? markChips(marks[marks.length - 1]) : null;
+  }
+
   function pickButtons(box, form, onPick) {
     const row = el("div", { className: "picks", role: "group" });
     for (const s of form.options) {
-      const b = el("button", { type: "button", className: "pick", dataset: { seat: String(s) } }, seatName(s));
+      const known = knownOf(s);
+      const b = el("button", { type: "button", className: "pick" + (known ? " checked" : ""), dataset: { seat: String(s) }, title: known ? known.title : "" }, seatName(s) + (known ? " " + known.text : ""));
       b.addEventListener("click", () => onPick(s));
       row.appendChild(b);
     }
