@@ -42,6 +42,7 @@ CASES = [  # name, language, viewport, seed, the person's role at seat 1 with th
 ]
 SPEAKING = """() => { const lit = document.querySelector('#ring .seat.speaking');
   return { seat: lit ? lit.dataset.seat : null, line: document.querySelector('#speaker').textContent }; }"""
+GOD_EARLY = "!document.querySelector('#status[data-over]') && !!document.querySelector('#god-roles')"
 ROLES_SHOWN = "document.querySelector('#end-title') ? 0 : document.querySelectorAll('#ring .role').length"
 NIGHT_KINDS = {"shoot", "sheriff", "don_check", "heal", "visit", "maniac_kill"}
 
@@ -173,7 +174,17 @@ def _act(page: Any, kind: str, lang: str, shots: Shots, turn: int) -> None:
     elif kind in NIGHT_KINDS:
         assert page.locator("body.night").count() == 1  # the room is dim at night
         shots.take(page, "night")
-        page.locator("#ring button.seat.choosable").first.click()  # the action is a click on the table
+        if lang == "en":  # the keyboard: the table is one tab stop, the arrows move, Enter picks
+            start = page.locator("#ring button.seat[tabindex='0']")
+            first = start.get_attribute("data-seat")
+            start.focus()
+            page.keyboard.press("ArrowRight")
+            assert page.evaluate("document.activeElement.dataset.seat") != first
+            page.keyboard.press("ArrowLeft")
+            assert page.evaluate("document.activeElement.dataset.seat") == first
+            page.keyboard.press("Enter")
+        else:
+            page.locator("#ring button.seat.choosable").first.click()  # the action is a click on the table
     else:
         page.locator("#controls button.pick").first.click()
 
@@ -268,7 +279,7 @@ def _play(case: str, lang: str, size: tuple[int, int], seed: int, role: str, tmp
                 _act(seat, kind, lang, shots, len(kinds))
                 acted.add(ask)
                 kinds.append(kind)
-                assert watch.locator("#god-roles").count() == 0  # no god view while the game runs
+                assert not watch.evaluate(GOD_EARLY)  # no god view while the game runs (read with the page's status)
             else:
                 raise AssertionError("the game did not end")
             seat.wait_for_selector("#end-title", timeout=30_000)
