@@ -7,8 +7,7 @@ is a module here with `register(app)` and one line in `COMMANDS`;
 `tests/test_cli_startup.py` checks each line's help against the module's own. Three modules here are not commands
 but what the game commands share: `options.py` (the `error:` exit, shared options, the signing key), `seats.py`
 (`--seat` specs, the preflight, building the players) and `game.py` (a game played out at the terminal).
-The command modules may import anything of `arena`; nothing in `arena` imports them (the tournament's worker borrows
-`seats.DelayedPlayer` for the hidden `--delay`).
+The command modules may import anything of `arena`; nothing else in `arena` imports them.
 """
 
 from __future__ import annotations

@@ -14,11 +14,11 @@ from rich.live import Live
 from rich.text import Text
 
 from arena.cli.options import fail
-from arena.cli.seats import DelayedPlayer
 from arena.engine import MODERATOR, Event, EventType, Game, view, visible_events
 from arena.live import EventPrinter, status_line
 from arena.orchestrator import RunStats, run_game
 from arena.players.base import Player
+from arena.players.delayed import DelayedPlayer
 from arena.players.human import HumanPlayer, InputClosed
 from arena.transcript import SeatTotals, TranscriptError, TranscriptWriter, load
 

@@ -1,5 +1,6 @@
 """The seats of a game from the command line: `--seat` specs read into agent specs, the one-human-per-terminal check,
-the preflight probe of LLM agents, and the players built from the specs (`DelayedPlayer` for the hidden `--delay`)."""
+the preflight probe of LLM agents, and the players built from the specs (wrapped in a `DelayedPlayer` for the hidden
+`--delay`)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from pathlib import Path
 
 from arena.agents import AgentError, AgentSpec, resolve_agent
 from arena.cli.options import fail
-from arena.engine import Observation, Request, RuleSet
-from arena.players.base import Answer, Player
+from arena.engine import RuleSet
+from arena.players.base import Player
 from arena.players.bot_lines import LinesError
+from arena.players.delayed import DelayedPlayer
 from arena.players.factory import PlayerBuildError, build_player
 
 DEFAULT_AGENT = "bot:heuristic"
@@ -80,22 +82,6 @@ def seat_help() -> str:
         f"openai:MODEL, or the name of an agent definition (found now: {found}; see `arena agents`). "
         "Repeatable; all= applies first, and no other two specs may name the same seat."
     )
-
-
-class DelayedPlayer(Player):
-    """Waits before answering (the hidden `--delay`): slows a bot game so tests can kill it mid-game."""
-
-    def __init__(self, inner: Player, delay: float) -> None:
-        self.inner = inner
-        self.seat = inner.seat
-        self.delay = delay
-
-    async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
-        await asyncio.sleep(self.delay)
-        return await self.inner.decide(observation, request, problem)
-
-    async def close(self) -> None:
-        await self.inner.close()
 
 
 def check_human_seats(seats: Mapping[int, AgentSpec], allow_piped: bool) -> None:

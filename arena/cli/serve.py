@@ -64,7 +64,10 @@ def register(app: typer.Typer) -> None:
         ] = "127.0.0.1",
         port: Annotated[int, typer.Option(help="Port to listen on.", min=1, max=65535)] = 8000,
         out: Annotated[Path, typer.Option("--out", help="Directory for the transcripts.")] = Path("transcripts"),
-        agents_dir: Annotated[Path, typer.Option(help="Where agent definitions live.")] = Path("agents"),
+        agents_dir: Annotated[
+            Path | None,
+            typer.Option(help="A folder of agent definitions searched first (then ./agents, the user folder, ...)."),
+        ] = None,
         human_timeout: Annotated[
             float, typer.Option(help="Seconds a human seat has for one decision before the rule's default.", min=1)
         ] = 120.0,
@@ -80,6 +83,9 @@ def register(app: typer.Typer) -> None:
         ] = None,
         replay: Annotated[list[Path] | None, typer.Option(help="A saved transcript to offer as a replay.")] = None,
         sign_key_env: SignKeyEnv = None,
+        request_timeout: Annotated[
+            float | None, typer.Option(help="Seconds a client has to send a whole request (default 10).", min=0.1)
+        ] = None,
     ) -> None:
         """Serve tables in the browser: each human seat gets a secret link; bots and models play the other seats."""
         try:
@@ -87,6 +93,7 @@ def register(app: typer.Typer) -> None:
 
             from arena.web.app import create_app
             from arena.web.guard import MAX_MESSAGE
+            from arena.web.http import REQUEST_DEADLINE_S, with_deadline
             from arena.web.server import ServeConfig, Server, TableError, admin_links, links
         except ImportError as exc:
             fail(f"arena serve needs the web extra (pip install -e '.[web]'): {exc}")
@@ -155,8 +162,9 @@ def register(app: typer.Typer) -> None:
 
         web = create_app(server)
         web.router.lifespan_context = lifespan
-        config_uv = uvicorn.Config(
-            web, host=host, port=port, ws_max_size=MAX_MESSAGE, log_level="warning", lifespan="on"
-        )
+        config_uv = uvicorn.Config(  # every request must arrive whole within a deadline (slowloris)
+            web, host=host, port=port, ws_max_size=MAX_MESSAGE, log_level="warning", lifespan="on",
+            http=with_deadline(request_timeout or REQUEST_DEADLINE_S),
+        )  # fmt: skip
         with contextlib.suppress(KeyboardInterrupt):
             uvicorn.Server(config_uv).run()

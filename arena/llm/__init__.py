@@ -4,4 +4,9 @@ plays the model's part in tests and demos is `arena/standin/`, a package of its 
 
 Nothing here imports the openai SDK at package import time; `client.py`, `preflight.py` and the seats that use them
 do, so the LangChain seat works with only the `langchain` extra.
+
+It may import the engine, `arena.players.base` (the seat contract and call records), `arena.agents`, `arena.trust`,
+`arena.prompts` and the transcript (`rebuild.py` reads what a seat was sent); the seats built on it
+(`arena/players/llm.py`, `langchain_seat.py`, which `preflight.py` uses) sit above it. Never the stand-in, the
+orchestrator, the command line or the web app.
 """

@@ -9,6 +9,7 @@ Decision, which the orchestrator re-asks with the message. Records of an attempt
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from arena.engine import Request
@@ -23,6 +24,7 @@ from arena.players.base import ERROR_PREFIX, Answer, ModelCall, Player, PlayerEr
 OWN_PREFIX = f"{ERROR_PREFIX} NoUsableAnswer: "  # how the orchestrator words our own failure on the re-ask
 TRANSPORT = "transport: "  # the error prefix of an attempt that got no answer at all
 _NONE = Usage()
+OFF_LOOP_CHARS = 16 * 1024  # a longer answer is read in a worker thread: the loop keeps serving (arena serve)
 
 
 class NoUsableAnswer(PlayerError):
@@ -96,7 +98,7 @@ class ConversationSeat(Player):
     def abandoned_calls(self) -> list[ModelCall]:
         return self.handover()
 
-    def conclude(
+    async def conclude(
         self,
         turn: Turn,
         messages: list[Message],
@@ -123,7 +125,10 @@ class ConversationSeat(Player):
         }
         answer = self.conversation.answer_messages(raw)
         try:
-            reading = read_completion(completion, request, max_tokens, stable=turn.stable)
+            if len(completion.raw) > OFF_LOOP_CHARS:  # linear, but a 256 KiB answer still takes milliseconds
+                reading = await asyncio.to_thread(read_completion, completion, request, max_tokens, stable=turn.stable)
+            else:
+                reading = read_completion(completion, request, max_tokens, stable=turn.stable)
         except UnusableAnswer as exc:
             self.record(messages, request, error=f"unusable: {exc}", **common)
             self.conversation.commit(turn, answer)  # the model sees its own bad answer before the re-ask

@@ -2,7 +2,10 @@
 and each of its model calls (`Note`). A seat's story holds only its own notes; the god view holds every seat's.
 
 The calls and inputs are the transcript's records; `input_anchors` replays the inputs to find how many events each
-decision followed, and `call_owners` finds the input each call served.
+decision followed, and `call_owners` finds the input each call served. A decision shows at most `CALLS_SHOWN` of its
+calls, then one line saying how many more it made: a game has a bounded number of decisions, a file does not have
+a bounded number of call records (200,000 failed ones once made `arena export` take 1.5 GB and `arena show --calls`
+run past 90 s), and a real decision makes a handful (re-asks times transport retries).
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from typing import Literal
 from arena.engine import MODERATOR, EventType, Game, Input, Role, visible_events
 from arena.players.base import ModelCall
 from arena.render.phrases import clean
+
+CALLS_SHOWN = 24  # calls drawn per decision (a seat's re-asks times its transport retries stay below it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,12 +120,22 @@ def story_notes(
     if with_calls:
         seat_models = call_models(calls, models)
         owners = call_owners(inputs, calls, call_positions, [kind for _, kind in anchors])
+        drawn: dict[tuple[int, int], int] = {}  # (seat, decision) -> calls drawn
+        left: dict[tuple[int, int], tuple[int, int, str, int, int]] = {}  # -> (seq, order, request, calls, failed)
         for n, (call, owner) in enumerate(zip(calls, owners, strict=True)):
             if not (god or call.seat == viewer):
                 continue
             seq = anchors[owner][0] if owner is not None else end
-            note = _call_note(seq, call, seat_models.get(call.seat, ""))
-            keyed.append((seq, owner if owner is not None else len(inputs), n, note))
+            place = owner if owner is not None else len(inputs)
+            if drawn.get((call.seat, place), 0) < CALLS_SHOWN:
+                drawn[(call.seat, place)] = drawn.get((call.seat, place), 0) + 1
+                keyed.append((seq, place, n, _call_note(seq, call, seat_models.get(call.seat, ""))))
+                continue
+            _, first, request, more, failed = left.get((call.seat, place), (seq, n, call.request_kind, 0, 0))
+            left[(call.seat, place)] = (seq, first, request, more + 1, failed + (call.parsed is None))
+        for (seat, place), (seq, first, request, more, failed) in left.items():
+            text = f"{more:,} more calls for this decision ({failed:,} without an answer) not drawn: see the file"
+            keyed.append((seq, place, first, Note(seq, "call", seat, request, text)))
     if reasoning:
         for i, item in enumerate(inputs):
             if not (god or item.seat == viewer) or item.op != "decide" or item.decision is None:

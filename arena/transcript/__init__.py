@@ -15,11 +15,14 @@ documents the format; `docs/security.md` the threat model.
 | `writer.py` | a new game's header, `TranscriptWriter` (create or append, never overwrite; one flushed line a record) |
 | `reader.py` | `load`, `parse`, `read_stream`: the file read as a stream with bounds, every link checked |
 | `verify.py` | `verify`: the chain, the signature, then a replay of every input and every model call's answer |
+| `figures.py` | what no replay sees: costs, counts, totals (finite, not negative, the calls' sums), call references |
 
-Imports run one way: `counters` <- `records` <- `chain` <- `writer`, `reader` <- `verify`. The package may import
-the engine, `arena.players.base` (call records, the failure prefixes), `arena.agents` and `arena.trust` (seat specs,
-redaction), and, inside `verify` only, `arena.llm.extract` and `arena.llm.schema` (a call's answer read as the seat
-read it); never the orchestrator, a player, a renderer or the command line. Every public name is re-exported here,
+Imports run one way: `counters` <- `records` <- `chain` <- `writer`, `reader` <- `figures` <- `verify`. The package
+may import the engine, `arena.players.base` (call records, the failure prefixes), `arena.agents` and `arena.trust`
+(seat specs, redaction), `arena.safe_write` (the writer opens no link), `arena.llm.modes` and `arena.llm.records`
+(the answer cap and call references that `figures` checks), and, inside `verify` only, `arena.llm.extract` and
+`arena.llm.schema` (a call's answer read as the seat read it); never the orchestrator, a player, a renderer or the
+command line. Every public name is re-exported here,
 so `from arena.transcript import load, verify` is the way to use it.
 """
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -19,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from arena.engine import Event, Input
 from arena.engine.record import PlainRecord
+from arena.engine.text import lone_surrogate
 from arena.players.base import ModelCall
 from arena.transcript.chain import check_link
 from arena.transcript.records import (
@@ -48,13 +50,26 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+class NotText(ValueError):
+    """A string escaping a surrogate code point (`"\\ud800"`): no writer writes one, and no file, page or terminal
+    could hold the text, so it is refused here, as one error line, instead of failing every command that shows it."""
+
+
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # a line decoded as strict UTF-8 holds one only so
+
+
 def _json(text: str) -> Any:
-    """json.loads, with a deeply nested or absurd value (RecursionError, a 5,000-digit int) as a ValueError, and
-    an object with a duplicate key refused (DuplicateKey)."""
+    """json.loads, with a deeply nested or absurd value (RecursionError, a 5,000-digit int) as a ValueError, an
+    object with a duplicate key refused (DuplicateKey), and a surrogate code point refused (NotText)."""
     try:
-        return json.loads(text, object_pairs_hook=_pairs)
+        value = json.loads(text, object_pairs_hook=_pairs)
     except RecursionError:
         raise ValueError("nested too deeply") from None
+    if _ESCAPED_SURROGATE.search(text):  # a pair escaped as two halves is one character: only the parse tells
+        bad = lone_surrogate(json.dumps(value, ensure_ascii=False))
+        if bad is not None:
+            raise NotText(f"it escapes {bad}, half of a surrogate pair, which no writer writes")
+    return value
 
 
 def _parse_header(first: str, source: str) -> tuple[Header, dict[str, Any]]:
@@ -63,6 +78,8 @@ def _parse_header(first: str, source: str) -> tuple[Header, dict[str, Any]]:
         data = _json(first)
     except DuplicateKey as exc:
         raise TranscriptError(f"{source}: not a Mafia Arena transcript (line 1: {exc})") from None
+    except NotText as exc:
+        raise TranscriptError(f"{source}: bad header: {exc}") from None
     except ValueError:
         raise TranscriptError(f"{source}: not a Mafia Arena transcript (line 1 is not JSON)") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -168,7 +185,7 @@ def read_stream(
             kind = record.pop("kind")
             model = _RECORDS[kind].model_validate(record)
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
-            if isinstance(exc, DuplicateKey):  # whole JSON, so not torn: a crafted line, even without its newline
+            if isinstance(exc, DuplicateKey | NotText):  # whole JSON, so not torn: crafted, even without its newline
                 raise TranscriptError(f"{source}: line {number} is not a valid record ({exc})", damaged=True) from None
             if not terminated:
                 if not repair:

@@ -25,6 +25,8 @@ MAX_LINE_BYTES = 16 * MIB  # one record; a longer line is an error, read no furt
 MAX_FILE_BYTES = 512 * MIB  # a whole transcript (`load` keeps every record in memory)
 
 Status = Literal["started", "complete", "aborted"]
+Ended = Literal["complete", "aborted"]  # an end record's status: `started` there would let resume append past the seal
+GAME_ID = r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,79}$"  # an id names files and rows: never a path, a command or markup
 Chain = Literal["ok", "broken", "none"]  # none: a version-1 file, written before the chain existed
 
 
@@ -57,7 +59,7 @@ class Header(BaseModel):
     version: int = VERSION
     kind: Literal["header"] = "header"
     status: Status = "started"
-    game_id: str
+    game_id: str = Field(pattern=GAME_ID)
     started_at: str
     package_version: str
     seed: int
@@ -79,7 +81,7 @@ class End(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: Literal["end"] = "end"
-    status: Status  # required, so the end record always spells it out
+    status: Ended  # required, so the end record always spells it out
     winner: str | None = None
     reason: str = ""
     days: int = 0

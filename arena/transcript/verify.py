@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from arena.engine import Event, Game, IllegalDecision, Input
 from arena.players.base import ERROR_PREFIX, TIMEOUT_PREFIX
 from arena.transcript.chain import signature
+from arena.transcript.figures import figures_problem
 from arena.transcript.records import SeatEntry, Transcript
 
 Outcome = Literal["complete", "unfinished", "aborted", "tampered"]
@@ -176,6 +177,9 @@ def verify(transcript: Transcript, *, key: bytes | None = None) -> Verdict:
         notes.append("signed: pass --key-env VAR to check the signature")
     if transcript.header.signed and end is not None and transcript.sig is None:
         return bad("the header says this file was signed, but its end record carries no signature")
+    problem = figures_problem(transcript)  # money and references: no replay sees them
+    if problem:
+        return bad(problem)
     try:
         game = Game(transcript.rules, transcript.header.seed, roles=transcript.header.roles)
     except Exception as exc:  # a crafted header: one line

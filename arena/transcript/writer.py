@@ -23,7 +23,9 @@ from arena import __version__
 from arena.agents import AgentSpec
 from arena.engine import Event, Game, Input, Role, RuleSet
 from arena.engine.record import PlainRecord
+from arena.engine.text import scrubbed
 from arena.players.base import ModelCall
+from arena.safe_write import UnsafePath, open_append
 from arena.transcript.chain import chain_hash, signature
 from arena.transcript.counters import SeatCounters, SeatTotals, call_totals
 from arena.transcript.records import (
@@ -168,7 +170,7 @@ class TranscriptWriter:
         the header. With `sign_key` the end record is signed."""
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)  # never through a link
         except FileExistsError:
             raise TranscriptError(f"{path} already exists; a transcript is never overwritten") from None
         handle = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
@@ -202,9 +204,10 @@ class TranscriptWriter:
         if transcript.chain == "broken":
             raise TranscriptError(f"{transcript.path}: {transcript.chain_error}; it is not continued", damaged=True)
         path = Path(transcript.path)
-        with path.open("r+b") as raw:
-            raw.truncate(transcript.good_bytes)
-        handle = path.open("a", encoding="utf-8", newline="\n")
+        try:  # never through a link: a planted `game-0001.jsonl -> ~/.bashrc` is not appended to
+            handle = open_append(path, truncate_at=transcript.good_bytes)
+        except UnsafePath as exc:
+            raise TranscriptError(f"{exc}; it is not continued") from None
         if transcript.unterminated:
             handle.write("\n")
         writer = cls(
@@ -297,7 +300,7 @@ class TranscriptWriter:
 
     def abort(self, error: str) -> None:
         """Close a game that an internal error stopped (an engine bug): it stays verifiable, not resumable."""
-        record = End(status="aborted", error=error, finished_at=self._clock(), **self._totals_fields({}))
+        record = End(status="aborted", error=scrubbed(error), finished_at=self._clock(), **self._totals_fields({}))
         self._write(_line("end", record), seal=True)
 
     def close(self) -> None:

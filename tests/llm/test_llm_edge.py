@@ -127,7 +127,7 @@ async def test_reasoning_is_stored_cut_in_the_call_record_as_in_the_input(server
     huge = "why " * 5000
     raw = json.dumps({"reasoning": huge.strip(), "message": "hello", "kill_order": []})
     completion = Completion(raw, "stop", None, "m", Usage(), 1.0)
-    answer = player.conclude(turn, messages, request, completion, 1, 600)
+    answer = await player.conclude(turn, messages, request, completion, 1, 600)
     await player.close()
     cap = rules.speech.chars(rules.speech.reasoning_words)
     assert request.kind is Kind.BLACK_MESSAGE

@@ -5,6 +5,7 @@ a game that has not ended has no replay (its god view would tell its secrets).""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 
@@ -26,30 +27,30 @@ def add_routes(app: FastAPI, site: Site) -> None:
     server, config, page, lang_of, admin_or_404 = site.server, site.config, site.page, site.lang_of, site.admin_or_404
     replay_cache: dict[str, tuple[float, Transcript]] = {}
 
-    def cached(key: str, path: Path) -> Transcript:
+    async def cached(key: str, path: Path) -> Transcript:
         mtime = path.stat().st_mtime
         hit = replay_cache.get(key)
         if hit is not None and hit[0] == mtime:
             return hit[1]
-        transcript = finished(path)
+        transcript = await asyncio.to_thread(finished, path)  # a big file is read off the loop: tables keep playing
         replay_cache[key] = (mtime, transcript)
         if len(replay_cache) > 20:
             replay_cache.pop(next(iter(replay_cache)))
         return transcript
 
-    def replay_transcript(name: str) -> Transcript:
+    async def replay_transcript(name: str) -> Transcript:
         path = server.replay_path(name) if _NAME.match(name) else None
         if path is None:
             raise HTTPException(status_code=404, detail="no such transcript")
-        return cached(name, path)
+        return await cached(name, path)
 
-    def table_transcript(token: str) -> tuple[Transcript, int]:
+    async def table_transcript(token: str) -> tuple[Transcript, int]:
         """The game of the table a seat or spectator link opens, once it has ended; and that link's seat."""
         table, seat = site.seat_or_404(token)
         path = table.writer.path if table.writer is not None else None
         if not table.over or path is None:
             raise HTTPException(status_code=404, detail="this game has not ended; its replay opens when it ends")
-        return cached(f"table:{table.id}", path), seat
+        return await cached(f"table:{table.id}", path), seat
 
     @app.get("/replays/{token}", response_class=HTMLResponse)
     async def replays_page(token: str, request: Request) -> HTMLResponse:
@@ -62,7 +63,7 @@ def add_routes(app: FastAPI, site: Site) -> None:
     @app.get("/replay/{token}/{name}", response_class=HTMLResponse)
     async def replay_page(token: str, name: str, request: Request) -> HTMLResponse:
         admin_or_404(token)
-        transcript = replay_transcript(name)
+        transcript = await replay_transcript(name)
         lang = lang_of(request, transcript.header.lang)
         boot = {
             "mode": "replay",
@@ -77,7 +78,7 @@ def add_routes(app: FastAPI, site: Site) -> None:
 
     @app.get("/review/{token}", response_class=HTMLResponse)
     async def review_page(token: str, request: Request) -> HTMLResponse:
-        transcript, seat = table_transcript(token)
+        transcript, seat = await table_transcript(token)
         lang = lang_of(request, transcript.header.lang)
         mine = None if seat == SPECTATOR or request.query_params.get("as") == "god" else seat
         boot = {
@@ -94,7 +95,7 @@ def add_routes(app: FastAPI, site: Site) -> None:
 
     @app.get("/api/review/{token}")
     async def review_state(token: str, request: Request, seat: int = MODERATOR, step: int = -1) -> JSONResponse:
-        transcript, _ = table_transcript(token)  # after the end every view is open: the god view holds them all
+        transcript, _ = await table_transcript(token)  # after the end every view is open: the god view holds them all
         return replay_json(transcript, seat, step, request.query_params.get("lang"))
 
     @app.get("/api/replay/{token}/{name}")
@@ -102,7 +103,7 @@ def add_routes(app: FastAPI, site: Site) -> None:
         token: str, name: str, request: Request, seat: int = MODERATOR, step: int = -1
     ) -> JSONResponse:
         admin_or_404(token)
-        return replay_json(replay_transcript(name), seat, step, request.query_params.get("lang"))
+        return replay_json(await replay_transcript(name), seat, step, request.query_params.get("lang"))
 
 
 def finished(path: Path) -> Transcript:
