@@ -130,7 +130,9 @@ def _speak(page: Any, lang: str, shots: Shots, first: bool) -> None:
         assert page.locator("#ring button.seat.chosen").count() == 1
         page.select_option("#nominate", "")
     options = [o.lstrip("#") for o in page.locator("#nominate option").all_inner_texts() if o.startswith("#")]
-    options = [o for o in options if o != "1"]  # not oneself (the rules allow it; a person rarely does it)
+    team = page.locator("#teammates")
+    friends = set(re.findall(r"\d+", team.inner_text())) if team.count() else set()
+    options = [o for o in options if o != "1" and o not in friends]  # as a person would: not oneself, not a friend
     target = options[0] if options else "2"
     page.fill("#speech", "")
     page.type("#speech", SPEECH[lang].format(n=target))
@@ -150,10 +152,10 @@ def _speak(page: Any, lang: str, shots: Shots, first: bool) -> None:
     page.press("#speech", "Control+Enter")
 
 
-def _act(page: Any, kind: str, lang: str, shots: Shots, turn: int) -> None:
-    """One decision through the page's own controls, as a person would click or type."""
+def _act(page: Any, kind: str, lang: str, shots: Shots, done: list[str]) -> None:
+    """One decision through the page's own controls, as a person would click or type; `done`: the kinds so far."""
     if kind == "speech":
-        _speak(page, lang, shots, turn == 0)
+        _speak(page, lang, shots, "speech" not in done)
     elif kind == "black_message":
         page.fill("#speech", "Стреляем по порядку." if lang == "ru" else "Shoot in the order.")
         page.click("#send")
@@ -276,7 +278,7 @@ def _play(case: str, lang: str, size: tuple[int, int], seed: int, role: str, tmp
                     seat.wait_for_timeout(40)
                     continue
                 kind = seat.locator("#controls").get_attribute("data-kind") or ""
-                _act(seat, kind, lang, shots, len(kinds))
+                _act(seat, kind, lang, shots, kinds)
                 acted.add(ask)
                 kinds.append(kind)
                 assert not watch.evaluate(GOD_EARLY)  # no god view while the game runs (read with the page's status)
