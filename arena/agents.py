@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -54,7 +55,15 @@ class AgentSpec(BaseModel):
     price_input_per_m: float = Field(0.0, ge=0)
     price_cached_per_m: float = Field(0.0, ge=0)
     price_output_per_m: float = Field(0.0, ge=0)
-    timeout_s: float = Field(60.0, gt=0)  # per HTTP attempt
+    timeout_s: float = Field(60.0, gt=0)  # a deadline per HTTP attempt, headers and body together
+    # the context budget in tokens (prompt and answer); unset: llama.cpp's per-slot n_ctx where the server reports
+    # it (filled in by preflight), else no budget. A conversation about to pass it is compacted (compaction.py)
+    context_tokens: int | None = Field(None, ge=256, exclude_if=lambda value: value is None)
+    free: bool = Field(False, exclude_if=lambda value: not value)  # a local server: calls cost $0, not "unknown"
+    # llama.cpp: send `json_schema` as a grammar with no free whitespace (arena/llm/grammar.py), not response_format
+    grammar: bool = Field(False, exclude_if=lambda value: not value)
+    # filled by preflight from llama.cpp's /props: its slots; with one per seat, each seat is pinned to its own
+    server_slots: int | None = Field(None, ge=1, exclude_if=lambda value: value is None)
     retries: int = Field(4, ge=0, le=10)  # transport retries per call (429, 5xx, timeouts, connection errors)
     extra_body: dict[str, Any] = Field(default_factory=dict)  # provider-specific request fields
     # `stable`: one schema per game and seat on every request (provider prompt caches put it before the messages);
@@ -111,20 +120,37 @@ BUILTIN = {
 }
 
 
+# keys handed to this process in memory by a tournament driver (a Dask worker: arena/tournament/dask_worker.py),
+# by variable name; they are looked up before the environment and never written into it
+_HANDED: dict[str, str] = {}
+
+
+def hand_keys(keys: dict[str, str]) -> None:
+    """Hold `keys` (variable name -> key) in this process's memory for `api_key_for`."""
+    _HANDED.update(keys)
+
+
+def withdraw_keys(names: Iterable[str]) -> None:
+    for name in names:
+        _HANDED.pop(name, None)
+
+
 def api_key_for(spec: AgentSpec) -> str | None:
-    """The key an `llm` agent sends, read from the environment now.
+    """The key an `llm` agent sends, read now: a key handed to this process (`hand_keys`), else the environment.
 
     With `api_key_env` set, that variable must hold the key. Without it, an agent with its own `base_url` (a local
     server) sends a placeholder, never a key meant for another provider; an agent without one leaves the key to the
     SDK, which reads OPENAI_API_KEY (and OPENAI_BASE_URL) as it always does.
     """
     if spec.api_key_env:
-        key = os.environ.get(spec.api_key_env)
+        key = _HANDED.get(spec.api_key_env) or os.environ.get(spec.api_key_env)
         if not key:
             raise AgentError(f"agent {spec.name}: the environment variable {spec.api_key_env} (api_key_env) is not set")
         return key
     if spec.base_url:
         return NO_KEY
+    if _HANDED.get("OPENAI_API_KEY"):
+        return _HANDED["OPENAI_API_KEY"]
     if not os.environ.get("OPENAI_API_KEY"):
         raise AgentError(
             f"agent {spec.name}: no api_key_env and no base_url, so the OpenAI SDK needs OPENAI_API_KEY, "
@@ -251,13 +277,22 @@ def resolve_agent(text: str, agents_dir: Path | None = None, *, check_env: bool 
     if text in BUILTIN:
         return BUILTIN[text]
     if text.startswith("openai:") and len(text) > len("openai:"):
-        model = text.split(":", 1)[1]
-        spec = AgentSpec(name=text, kind="llm", model=model, api_key_env="OPENAI_API_KEY")
+        spec = _openai_with(text.split(":", 1)[1], text, agents_dir)
     else:
         spec = _load_file(text, agents_dir)
     if check_env:
         check_ready(spec)
     return spec
+
+
+def _openai_with(model: str, name: str, agents_dir: Path | None) -> AgentSpec:
+    """`openai:MODEL`: the `openai` definition (found as any name is) with another model. Its prices are the file's
+    model's, so another model's are unknown (cost shown as unknown; `--budget` refuses it) until a file gives them."""
+    base = _load_file("openai", agents_dir)
+    update: dict[str, Any] = {"name": name, "model": model}
+    if model != base.model:
+        update.update(price_input_per_m=0.0, price_cached_per_m=0.0, price_output_per_m=0.0)
+    return base.model_copy(update=update)
 
 
 def _load_file(name: str, agents_dir: Path | None) -> AgentSpec:

@@ -18,10 +18,12 @@ from typing import Any
 
 from rich.console import Console, Group
 from rich.live import Live
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Column, Table
 
 from arena.agents import AgentSpec
+from arena.safe_write import PRIVATE, write_file
 from arena.tournament import manifest
 from arena.tournament.cost import Estimate
 from arena.tournament.executors import Executor
@@ -222,6 +224,11 @@ def run_tournament(
     live = Live(view(), console=console, refresh_per_second=4, transient=False) if options.progress else None
     executor = make_executor()
     in_flight: set[int] = set()
+    adopt = getattr(executor, "adopt", None)  # a restarted driver takes over the games still running on a cluster
+    if adopt is not None and queue:
+        running = adopt({i: task_for(t, by_index[i], specs, out, options.delay) for i in queue})
+        queue = [i for i in queue if i not in running]
+        in_flight.update(running)
     last_view = 0.0
     status = "complete"
     try:
@@ -248,9 +255,14 @@ def run_tournament(
                 if kind == "started":
                     state.running.add(payload)
                     continue
+                if kind == "note":  # e.g. a cluster's result that was refused, and the game played again
+                    console.print(f"[yellow]note:[/] {escape(str(payload))}")
+                    continue
                 result: GameResult = payload
                 in_flight.discard(result.index)
                 state.running.discard(result.index)
+                if result.index in state.results:  # a second answer for a game already counted: never counted twice
+                    continue
                 if result.text is not None:
                     _write_streamed(out / manifest.game_file(result.index), result.text)
                     result.text = None
@@ -289,10 +301,8 @@ def run_tournament(
 
 
 def _write_streamed(path: Path, text: str) -> None:
-    """A transcript that came back from a Dask worker: written once, never over an existing file."""
-    if path.exists():
-        path.unlink()  # a started game's partial file from an earlier run; the worker replayed it whole
-    with path.open("x", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
+    """A transcript that came back from a Dask worker, in place of a started game's partial file from an earlier
+    run (the worker replayed it whole): replaced atomically, never through a link, mode 0600 like every transcript."""
+    write_file(path, text, mode=PRIVATE)
 
 
