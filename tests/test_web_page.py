@@ -329,6 +329,30 @@ def test_the_clock_binds_what_was_typed_is_sent_when_it_runs_out(browser: Any, t
     assert [d["answer"]["text"] for d in page.decisions()] == ["Seat four is my pick"]
 
 
+# ----- checks shown only in the log; checked seats offered again, unmarked ------------------------------------------
+def test_the_seats_own_checks_are_on_its_card_on_the_table_and_on_the_seats_offered_again(
+    browser: Any, table: Table
+) -> None:
+    s = copy.deepcopy(table.seat_state)  # seat 1 is the sheriff; night 2, its check of #4 on night 1 said black
+    s["table"][3]["marks"] = [{"kind": "sheriff_check", "value": "black", "night": 1, "by": 1}]
+    s.update(phase="night", day=2, phase_label="Night 2", speaker=None)
+    form = s["pending"]["form"]
+    form.update(kind="sheriff", options=list(range(2, 11)), actions=["check"], default="nothing", allow_none=False)
+    form.update(may_nominate=False, nominate_options=[], max_words=0, max_chars=0)
+    s["pending"].update(left_s=60.0, limit_s=60.0)
+    page = _open(browser, table, s)
+    page.push(s)
+    card = page.page.inner_text("#rolecard")
+    assert re.search(r"#4\b.*black", card), card  # on the role card, not only in the log
+    seat = page.page.locator("#seat-4")
+    assert "black" in (seat.inner_text() + (seat.get_attribute("aria-label") or "")), seat.inner_text()
+    again = page.page.locator("#controls button.pick[data-seat='4']")  # offered again: marked
+    assert "black" in again.inner_text() + (again.get_attribute("title") or "")
+    unchecked = page.page.locator("#controls button.pick[data-seat='5']")
+    assert "black" not in unchecked.inner_text() + (unchecked.get_attribute("title") or "")
+    assert not page.errors, page.errors
+
+
 # ----- the god view showed no night actions -------------------------------------------------------------------------
 def test_the_spectators_god_view_draws_the_night_actions_and_checks(browser: Any, table: Table, finished: Game) -> None:
     game = finished
