@@ -1,12 +1,12 @@
 """End to end in a real browser: a person plays a whole game at the club table against nine bots, as a person would.
 
 Runs `arena serve` as a user would and drives Debian's headless Chromium with Python playwright (never a downloaded
-browser): on a 1280×800 screen in English (the sheriff) and on a 390×844 phone in Russian (the don). The person
-nominates by clicking a seat, types a nomination into a speech, votes with the keyboard, acts at night by clicking
-a seat on the table, and reads the reveal at the end. Screenshots are taken at the start, during someone's speech,
-during the person's own speech, at a vote with the live tally, at a night action and at the end; at each one the
-page must fit its viewport (no sideways scrolling). `ARENA_SCREENSHOTS=docs/img` keeps them where the README shows
-them. Skips only when Chromium is absent outside CI; under CI=true that is a failure.
+browser): on a 1280×800 screen and on a 390×844 phone, each in English and in Russian (as the sheriff, the don or a
+mafioso). The person nominates by clicking a seat, types a nomination into a speech, votes with the keyboard, acts at
+night by clicking a seat on the table (or with the arrow keys), and reads the reveal at the end. Screenshots are taken
+at the start, during someone's speech, during the person's own speech, at a vote with the live tally, at a night
+action and at the end; at each one the page must fit its viewport (no sideways scrolling). `ARENA_SCREENSHOTS=docs/img`
+keeps them where the README shows them. Skips only when Chromium is absent outside CI; under CI=true that is a failure.
 """
 
 from __future__ import annotations
@@ -39,6 +39,8 @@ MOMENTS = ("start", "speech-other", "speech-own", "vote", "night", "end")
 CASES = [  # name, language, viewport, seed, the person's role at seat 1 with that seed
     ("desktop-en", "en", (1280, 800), 1, "sheriff"),
     ("phone-ru", "ru", (390, 844), 9, "don"),
+    ("desktop-ru", "ru", (1280, 800), 7, "mafia"),
+    ("phone-en", "en", (390, 844), 16, "sheriff"),
 ]
 SPEAKING = """() => { const lit = document.querySelector('#ring .seat.speaking');
   return { seat: lit ? lit.dataset.seat : null, line: document.querySelector('#speaker').textContent }; }"""
@@ -155,6 +157,8 @@ def _speak(page: Any, lang: str, shots: Shots, first: bool) -> None:
 def _act(page: Any, kind: str, lang: str, shots: Shots, done: list[str]) -> None:
     """One decision through the page's own controls, as a person would click or type; `done`: the kinds so far."""
     if kind == "speech":
+        if {"sheriff", "don_check"} & set(done):  # the seat's own checks are on its role card, not only in the log
+            assert page.locator("#my-checks li").count() >= 1
         _speak(page, lang, shots, "speech" not in done)
     elif kind == "black_message":
         page.fill("#speech", "Стреляем по порядку." if lang == "ru" else "Shoot in the order.")
@@ -304,7 +308,7 @@ def _play(case: str, lang: str, size: tuple[int, int], seed: int, role: str, tmp
         _stop(proc)
     assert not errors, errors
     assert {"speech", "vote"} <= set(kinds), kinds
-    assert known_before_end == (3 if role == "don" else 1)  # before the end: itself, and its team if black
+    assert known_before_end == (3 if role in ("don", "mafia") else 1)  # before the end: itself, its team if black
     missing = [m for m in MOMENTS if m not in shots.taken]
     assert not missing, f"{case}: no screenshot of {missing} (the person's decisions: {kinds})"
     transcript = load(links["transcript"])
