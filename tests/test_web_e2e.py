@@ -46,6 +46,9 @@ SPEAKING = """() => { const lit = document.querySelector('#ring .seat.speaking')
   return { seat: lit ? lit.dataset.seat : null, line: document.querySelector('#speaker').textContent }; }"""
 GOD_EARLY = "!document.querySelector('#status[data-over]') && !!document.querySelector('#god-roles')"
 ROLES_SHOWN = "document.querySelector('#end-title') ? 0 : document.querySelectorAll('#ring .role').length"
+FRESH_SEAT = """() => { const b = document.activeElement; const pick = document.querySelector(
+  `#controls button.pick[data-seat='${b.dataset.seat}']`); return b.classList.contains('choosable') && !!pick
+  && !pick.classList.contains('checked'); }"""
 NIGHT_KINDS = {"shoot", "sheriff", "don_check", "heal", "visit", "maniac_kill"}
 
 
@@ -188,6 +191,10 @@ def _act(page: Any, kind: str, lang: str, shots: Shots, done: list[str]) -> None
             assert page.evaluate("document.activeElement.dataset.seat") != first
             page.keyboard.press("ArrowLeft")
             assert page.evaluate("document.activeElement.dataset.seat") == first
+            for _ in range(12):  # as a person would: not a seat the page marks as checked already
+                if page.evaluate(FRESH_SEAT):
+                    break
+                page.keyboard.press("ArrowRight")
             page.keyboard.press("Enter")
         else:
             page.locator("#ring button.seat.choosable").first.click()  # the action is a click on the table
