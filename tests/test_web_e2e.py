@@ -46,9 +46,10 @@ SPEAKING = """() => { const lit = document.querySelector('#ring .seat.speaking')
   return { seat: lit ? lit.dataset.seat : null, line: document.querySelector('#speaker').textContent }; }"""
 GOD_EARLY = "!document.querySelector('#status[data-over]') && !!document.querySelector('#god-roles')"
 ROLES_SHOWN = "document.querySelector('#end-title') ? 0 : document.querySelectorAll('#ring .role').length"
-FRESH_SEAT = """() => { const b = document.activeElement; const pick = document.querySelector(
-  `#controls button.pick[data-seat='${b.dataset.seat}']`); return b.classList.contains('choosable') && !!pick
-  && !pick.classList.contains('checked'); }"""
+WORTH_ACTING_ON = """(seat) => { const b = document.querySelector(`#ring button.seat[data-seat='${seat}']`);
+  const pick = document.querySelector(`#controls button.pick[data-seat='${seat}']`);
+  return !!b && b.classList.contains('choosable') && !b.classList.contains('me') && !b.classList.contains('mate')
+    && !!pick && !pick.classList.contains('checked'); }"""  # as a person would: not oneself, a friend, a checked seat
 NIGHT_KINDS = {"shoot", "sheriff", "don_check", "heal", "visit", "maniac_kill"}
 
 
@@ -191,13 +192,15 @@ def _act(page: Any, kind: str, lang: str, shots: Shots, done: list[str]) -> None
             assert page.evaluate("document.activeElement.dataset.seat") != first
             page.keyboard.press("ArrowLeft")
             assert page.evaluate("document.activeElement.dataset.seat") == first
-            for _ in range(12):  # as a person would: not a seat the page marks as checked already
-                if page.evaluate(FRESH_SEAT):
+            for _ in range(12):
+                if page.evaluate(WORTH_ACTING_ON, page.evaluate("document.activeElement.dataset.seat")):
                     break
                 page.keyboard.press("ArrowRight")
             page.keyboard.press("Enter")
-        else:
-            page.locator("#ring button.seat.choosable").first.click()  # the action is a click on the table
+        else:  # the action is a click on the table
+            seats = page.locator("#ring button.seat.choosable").evaluate_all("(bs) => bs.map((b) => b.dataset.seat)")
+            target = next((n for n in seats if page.evaluate(WORTH_ACTING_ON, n)), seats[0])
+            page.locator(f"#ring button.seat.choosable[data-seat='{target}']").click()
     else:
         page.locator("#controls button.pick").first.click()
 
