@@ -9,6 +9,7 @@ decisions come from `arena.players.random_policy.random_decision`, so no player 
 
     taskset -c 0 .venv/bin/python bench/engine_throughput.py --games 200 --repeats 3
     .venv/bin/python bench/engine_throughput.py --compare --games 200 --rounds 5
+    .venv/bin/python bench/engine_throughput.py --compare --games 200 --rounds 5 --baseline main
 
 `taskset -c 0` pins the run to one core (the figures are per core). Each repeat plays the same seeds, so the repeats
 differ only by timing noise; the report gives min / median / max over the repeats.
@@ -17,7 +18,9 @@ differ only by timing noise; the report gives min / median / max over the repeat
 pinned to the same core (`--core`), in rounds that interleave the three (ours; theirs in the default wrapper, which
 re-renders every player's history as text; theirs raw, with no wrapper), so load swings hit all three alike. Ours
 hands each seat its new events with no text, which is the equal work to TextArena's raw environment. It prints both
-ratios: ours over the default wrapper, and ours over the raw environment.
+ratios: ours over the default wrapper, and ours over the raw environment. `--baseline REF` adds a fourth run to every
+round: our engine at that git ref (checked out into a temporary git worktree, played by this script), so the ratios
+before and after a change come from the same run and the same load.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+
+from baseline import worktree  # the bench directory is not a package
 
 from arena.engine import PRESETS, Game, RuleSet, load_rules, view
 from arena.players.random_policy import random_decision
@@ -82,9 +87,9 @@ def _pinned(command: list[str], core: int | None) -> list[str]:
     return ["taskset", "-c", str(core), *command]
 
 
-def _job(name: str, command: list[str]) -> tuple[str, float]:
+def _job(name: str, command: list[str], env: dict[str, str] | None) -> tuple[str, float]:
     """Run one child process and read its decisions/s from the last `steps_per_s=` or `decisions_per_s=` figure."""
-    done = subprocess.run(command, capture_output=True, text=True, timeout=1800, check=False)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=1800, check=False, env=env)
     found = re.findall(r"(?:steps|decisions)_per_s=([0-9.]+)", done.stdout)
     if done.returncode != 0 or not found:
         raise SystemExit(f"error: {name} failed: {(done.stderr or done.stdout).strip().splitlines()[-1:]}")
@@ -92,39 +97,52 @@ def _job(name: str, command: list[str]) -> tuple[str, float]:
 
 
 def compare(args: argparse.Namespace) -> int:
-    """Ours (fiim, no view text) against TextArena SecretMafia-v0, default wrapper and raw, interleaved in rounds."""
+    """Ours (fiim, no view text) against TextArena SecretMafia-v0, default wrapper and raw, interleaved in rounds;
+    with `--baseline`, our engine at that ref too."""
     peer = Path(args.peer_python)
     if not peer.is_file() or not Path(args.peer_script).is_file():
         print(f"error: the peer needs {peer} and {args.peer_script}; see bench/README.md", file=sys.stderr)
         return 2
+    if args.baseline is None:
+        return _compare(args, None)
+    with worktree(args.baseline) as tree:
+        return _compare(args, tree)
+
+
+def _compare(args: argparse.Namespace, baseline: Path | None) -> int:
     games = str(args.games)
     ours = [sys.executable, __file__, "--child", "--games", games, "--seed", str(args.seed)]
-    theirs = [str(peer), args.peer_script, "--games", games, "--players", "10", "--seed", str(args.seed)]
-    kinds = {
-        "ours fiim (events, no text)": ours,
-        "TextArena default wrapper": theirs,
-        "TextArena raw (no wrapper)": [*theirs, "--env-id", "SecretMafia-v0-raw"],
-    }
+    theirs = [str(args.peer_python), args.peer_script, "--games", games, "--players", "10", "--seed", str(args.seed)]
+    kinds: dict[str, tuple[list[str], dict[str, str] | None]] = {"ours fiim (events, no text)": (ours, None)}
+    if baseline is not None:  # this script, playing the engine at the baseline ref
+        kinds[f"ours fiim at {args.baseline}"] = (ours, {**os.environ, "PYTHONPATH": str(baseline)})
+    kinds["TextArena default wrapper"] = (theirs, None)
+    kinds["TextArena raw (no wrapper)"] = ([*theirs, "--env-id", "SecretMafia-v0-raw"], None)
     names = list(kinds)
-    jobs: list[tuple[str, list[str]]] = []
+    jobs: list[tuple[str, list[str], dict[str, str] | None]] = []
     for r in range(args.rounds):  # rotate the order every round so drift in load does not favour one side
-        for name in names[r % 3 :] + names[: r % 3]:
-            jobs.append((name, _pinned(kinds[name], args.core)))
+        k = r % len(names)
+        for name in names[k:] + names[:k]:
+            command, env = kinds[name]
+            jobs.append((name, _pinned(command, args.core), env))
     print(f"engine comparison: {args.rounds} rounds x {args.games} games, one core (taskset -c {args.core}), "
           f"{args.jobs} worker(s); load average {os.getloadavg()[0]:.1f}")  # fmt: skip
     results: dict[str, list[float]] = {name: [] for name in names}
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         for name, rate in pool.map(lambda job: _job(*job), jobs):
             results[name].append(rate)
+    width = max(map(len, names))
     for name in names:
-        print(f"{name:<30} decisions/s {spread(results[name])}  (min med max)")
-    ours_med = statistics.median(results[names[0]])
-    for name in names[1:]:
-        paired = [o / t for o, t in zip(results[names[0]], results[name], strict=True)]  # same round, same load
-        print(
-            f"ratio ours / {name:<28} {ours_med / statistics.median(results[name]):.2f}x of the medians; "
-            f"per round {statistics.median(paired):.2f}x median ({min(paired):.2f}-{max(paired):.2f})"
-        )
+        print(f"{name:<{width}} decisions/s {spread(results[name])}  (min med max)")
+    engines = [n for n in names if n.startswith("ours")]
+    for engine in engines:
+        for name in [n for n in names if n not in engines] + engines[1:] * (engine == engines[0]):
+            paired = [o / t for o, t in zip(results[engine], results[name], strict=True)]  # same round, same load
+            ratio = statistics.median(results[engine]) / statistics.median(results[name])
+            print(
+                f"ratio {engine} / {name:<{width}} {ratio:.2f}x of the medians; "
+                f"per round {statistics.median(paired):.2f}x median ({min(paired):.2f}-{max(paired):.2f})"
+            )
     print(f"load average after: {os.getloadavg()[0]:.1f}")
     return 0
 
@@ -150,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--core", type=int, default=0, help="--compare: the core every run is pinned to")
     parser.add_argument("--peer-python", default=str(PEER_PYTHON), help="--compare: python with textarena")
     parser.add_argument("--peer-script", default=str(PEER_SCRIPT), help="--compare: the peer benchmark script")
+    parser.add_argument("--baseline", metavar="REF", help="--compare: also run our engine at this git ref")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.games < 1 or args.repeats < 1 or args.rounds < 1 or args.jobs < 1:

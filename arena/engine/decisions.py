@@ -107,71 +107,6 @@ class IllegalDecision(ValueError):
         self.reason = message
 
 
-_new_request = object.__new__
-# bound once: on Python 3.11 `Kind.SPEECH` goes through EnumType.__getattr__'s slow path (ten times a global)
-_SPEECH, _VOTE = Kind.SPEECH, Kind.VOTE
-
-
-def speech_request_record(
-    seat: int,
-    max_words: int,
-    max_chars: int,
-    speech: SpeechKind,
-    may_nominate: bool,
-    nominate_options: tuple[int, ...],
-    may_request_extra: bool,
-) -> Request:
-    """The same `Request(kind=SPEECH, ...)` as the keyword constructor builds, positionally: one is built at every
-    speech turn, and matching keywords against eighteen fields costs more than writing the slots."""
-    r: Request = _new_request(Request)
-    r.seat = seat
-    r.kind = _SPEECH
-    r.options = ()
-    r.allow_none = False
-    r.max_words = max_words
-    r.max_chars = max_chars
-    r.speech = speech
-    r.may_nominate = may_nominate
-    r.nominate_options = nominate_options
-    r.may_request_extra = may_request_extra
-    r.candidate = None
-    r.subject = None
-    r.candidates = ()
-    r.max_targets = 0
-    r.may_set_order = False
-    r.actions = ()
-    r.choices = ()
-    r.default = NO_DECISION
-    return r
-
-
-def vote_request_record(
-    seat: int, subject: str, candidate: int | None, candidates: tuple[int, ...], default: Decision
-) -> Request:
-    """The same `Request(kind=VOTE, ...)` as the keyword constructor builds, positionally: a vote round asks it of
-    every voter."""
-    r: Request = _new_request(Request)
-    r.seat = seat
-    r.kind = _VOTE
-    r.options = ()
-    r.allow_none = False
-    r.max_words = 0
-    r.max_chars = 0
-    r.speech = None
-    r.may_nominate = False
-    r.nominate_options = ()
-    r.may_request_extra = False
-    r.candidate = candidate
-    r.subject = subject
-    r.candidates = candidates
-    r.max_targets = 0
-    r.may_set_order = False
-    r.actions = ()
-    r.choices = ()
-    r.default = default
-    return r
-
-
 def request_record(
     seat: int,
     kind: Kind,
@@ -192,9 +127,9 @@ def request_record(
     choices: tuple[str, ...] = (),
     default: Decision = NO_DECISION,
 ) -> Request:
-    """`Request(...)` with the same fields and defaults, for the night's requests: the dataclass takes its fields
-    keyword-only, and CPython fills each keyword-only argument not given by a dict lookup, here from a tuple."""
-    r: Request = _new_request(Request)
+    """`Request(...)`, with the same fields and defaults, by its slots: the engine builds one at every decision, and
+    the dataclass called with keywords costs five times this (14 % of the engine bench, bench/README.md)."""
+    r: Request = object.__new__(Request)
     r.seat = seat
     r.kind = kind
     r.options = options

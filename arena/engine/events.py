@@ -81,16 +81,16 @@ class EventType(StrEnum):
 
 
 EVERY_SEAT = -1  # the audience mask of a public event: every bit set
-# bound once: on Python 3.11 `Vis.PUBLIC` goes through EnumType.__getattr__'s slow path (ten times a global's cost)
-_PUBLIC, _MODERATOR = Vis.PUBLIC, Vis.MODERATOR
+
+
+_FIXED_MASKS = {Vis.PUBLIC: EVERY_SEAT, Vis.MODERATOR: 0}  # the audiences that do not depend on the seats listed
 
 
 def audience_mask(vis: Vis, to: tuple[int, ...]) -> int:
     """The audience bitmask of an event (bit s: seat s sees it) from its visibility and its listed seats."""
-    if vis is _PUBLIC:
-        return EVERY_SEAT
-    mask = 0
-    if vis is not _MODERATOR:
+    mask = _FIXED_MASKS.get(vis)
+    if mask is None:
+        mask = 0
         for seat in to:
             mask |= 1 << seat
     return mask
@@ -140,7 +140,7 @@ class Event(_Audience):
     def visible_to(self, seat: int) -> bool:
         """The one visibility rule: public to all, moderator to none, otherwise the listed seats."""
         if seat < 0:
-            return self.vis is _PUBLIC
+            return self.vis is Vis.PUBLIC
         return bool(self.mask >> seat & 1)
 
     def audience(self, players: int) -> tuple[int, ...] | range:
@@ -150,4 +150,3 @@ class Event(_Audience):
         if self.vis is Vis.MODERATOR:
             return ()
         return self.to
-

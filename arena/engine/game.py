@@ -11,7 +11,6 @@ from __future__ import annotations
 import random
 from bisect import bisect_left
 from collections.abc import Callable
-from itertools import chain, compress, repeat
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -21,35 +20,16 @@ from arena.engine.events import EVERY_SEAT, Event, EventType, Phase, Vis, audien
 from arena.engine.flow import one_speech, run
 from arena.engine.night import doomed
 from arena.engine.roles import BLACK_ROLES, Role, Team, base_team
-from arena.engine.ruleset import RuleSet, plain
+from arena.engine.ruleset import RuleSet
 from arena.engine.state import Answers, Batch, Flow, Winner
 from arena.engine.validate import validate
 
 __all__ = ["Answers", "Batch", "Flow", "Game", "GameEnded", "Input", "Winner"]
 
 
-_new_event = object.__new__
-# Enum members read on every event or decision, bound once as globals: on Python 3.11 reading `Vis.PUBLIC` goes
-# through `EnumType.__getattr__`'s slow path, about ten times the cost of a global (3.12 dropped that hook).
-_PUBLIC, _BLACK, _SEATS = Vis.PUBLIC, Vis.BLACK, Vis.SEATS
-_MANIAC = Role.MANIAC
-_ELIMINATED = EventType.ELIMINATED
-_SETUP, _END, _CIVILIAN, _GAME_ENDED = Phase.SETUP, Phase.END, Role.CIVILIAN, EventType.GAME_ENDED
-_ROLE_ORDER = {role: i for i, role in enumerate(Role)}  # the deal's sort key: the roles in declaration order
-_TEAM_OF = {role: base_team(role) for role in Role}
-
-
-def shuffle(pool: list[Role], seed: int) -> None:
-    """`random.Random(seed).shuffle(pool)` with its draws written out (`Random._randbelow_with_getrandbits`): the
-    same order from the same seed (checked in tests/test_engine_deal.py), without a Python call per draw."""
-    getrandbits = random.Random(seed).getrandbits
-    for i in reversed(range(1, len(pool))):
-        n = i + 1
-        k = n.bit_length()
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
-        pool[i], pool[j] = pool[j], pool[i]
+# the Vis members `emit` tests, bound once: on Python 3.11 a member read off its class goes through
+# `EnumType.__getattr__`'s hook, about forty times the cost of a global
+_PUBLIC, _BLACK = Vis.PUBLIC, Vis.BLACK
 
 
 class GameEnded(Exception):
@@ -70,68 +50,50 @@ class Input(BaseModel):
 class Game:
     """One game of Mafia. Create it, then loop: `pending()`, `submit()` (or `apply_default()`), until `over`."""
 
-    # Slots, because the game has more attributes than CPython shares between instances' dicts (30): past that
-    # every read of `g.alive`, `g.emit` and the rest takes the slow lookup, and the flow reads them at every step.
-    # A new attribute is listed here too. `*_rules`: plain copies of the rules sections the phase machine reads
-    # (`ruleset.plain`).
+    # Slots: past the 30 attributes CPython 3.11 shares between instance dicts, every read of `g.alive`, `g.emit` and
+    # the rest takes the slow lookup, and the flow reads them at every step (5 % of the engine bench,
+    # bench/README.md). A new attribute is listed here too.
     __slots__ = (
-        "_all_seats", "_answers", "_at_once", "_batch", "_budgets", "_deal_source", "_default_fouls", "_first_seat",
-        "_flow", "_in_flow", "_inputs", "_notes", "alive", "alive_seats", "ascii_phrases", "best_move_rules", "black",
-        "cancelled_days", "day", "day1_vote_left", "doctor_last_heal", "doctor_saved", "doctor_self_heals",
-        "end_reason", "events", "forbidden_phrases", "forfeit_pending", "foul_counts", "fouls", "idle_nights",
-        "justified", "kill_order", "last_hidden", "leaving_today", "lost_vote", "lover_last_visit", "maniac_ally",
-        "morning_deaths", "morning_lover_miss", "n", "night0_rules", "night_heal", "night_last_words",
-        "night_mafia_target", "night_maniac_target", "night_rules", "night_sheriff_target", "nominations_rules",
-        "nominators", "nominee_tuple", "nominees", "opener", "over", "pending_winner", "phase", "probes_rules", "roles",
-        "rules", "seat_roles", "seed", "sheriff_shots", "speaking_night_last_word", "ties_rules", "vote_decided",
-        "vote_settled", "voting_rules", "win_rules", "winner"
+        "_answers", "_at_once", "_batch", "_budgets", "_deal_source", "_default_fouls", "_first_seat", "_flow",
+        "_in_flow", "_inputs", "_notes", "alive", "alive_seats", "ascii_phrases", "black", "cancelled_days", "day",
+        "day1_vote_left", "doctor_last_heal", "doctor_saved", "doctor_self_heals", "end_reason", "events",
+        "forbidden_phrases", "forfeit_pending", "foul_counts", "fouls", "idle_nights", "justified", "kill_order",
+        "last_hidden", "leaving_today", "lost_vote", "lover_last_visit", "maniac_ally", "morning_deaths",
+        "morning_lover_miss", "n", "night_heal", "night_last_words", "night_mafia_target", "night_maniac_target",
+        "night_sheriff_target", "nominators", "nominee_tuple", "nominees", "opener", "pending_winner", "phase", "roles",
+        "rules", "seat_roles", "seed", "sheriff_shots", "speaking_night_last_word", "vote_decided", "vote_settled",
+        "winner",
     )  # fmt: skip
 
     def __init__(self, rules: RuleSet, seed: int = 0, roles: list[Role] | None = None) -> None:
         self.rules = rules
-        # the sections the phase machine reads at every night, day and vote, copied once as plain attributes
-        self.night0_rules = plain(rules.night0)
-        self.night_rules = plain(rules.night)
-        self.nominations_rules = plain(rules.nominations)
-        self.voting_rules = plain(rules.voting)
-        self.ties_rules = plain(rules.ties)
-        self.win_rules = plain(rules.win)
-        self.best_move_rules = plain(rules.best_move)
-        self.probes_rules = plain(rules.probes)
         self.seed = seed
         self.n = rules.players
         self.events: list[Event] = []
         self.last_hidden = -1  # seq of the newest event that is not public: a view after it need not filter
         self._inputs: list[tuple[str, int, Decision | None, str]] = []  # kept light; `inputs` builds the models
         self.day = 0
-        self.phase = _SETUP
+        self.phase = Phase.SETUP
         self.winner: Winner | None = None
-        self.over = False  # `winner is not None`, kept by `finish` (a plain attribute: every driver polls it)
         self.end_reason = ""
         self._deal_source = "fixed" if roles is not None else "seed"
-        self.roles: list[Role] = [_CIVILIAN, *self._deal(roles)]
+        self.roles: list[Role] = [Role.CIVILIAN, *self._deal(roles)]  # roles[0]: no seat
         self.alive = [False] + [True] * self.n
-        self._all_seats = range(self.n + 1)
-        self.alive_seats: tuple[int, ...] = tuple(range(1, self.n + 1))
+        self.alive_seats: tuple[int, ...] = tuple(self.seats())
         self.fouls = [0] * (self.n + 1)
         self.foul_counts: tuple[int, ...] = (0,) * self.n  # fouls[1:] as a tuple, kept by _foul (read by every view)
-        # (built with C-level iterators: a game starts once per game, and these ran as Python loops)
-        self.black: tuple[int, ...] = tuple(compress(self._all_seats, map(BLACK_ROLES.__contains__, self.roles)))
-        self._first_seat: dict[Role, int] = {}  # the first seat dealt each role (seat_of, read every night)
-        for s in reversed(self.seats()):
-            self._first_seat[self.roles[s]] = s
+        self.black: tuple[int, ...] = tuple(s for s in self.seats() if self.is_black(s))
+        self._first_seat = {role: s for s, role in reversed(list(enumerate(self.roles))) if s}  # seat_of's table
         self.maniac_ally = rules.maniac_side == "mafia_ally"
         self._budgets: dict[int, tuple[int, int]] = {}  # speech budget by seconds: words, characters (rules frozen)
-        # every language's forbidden phrases in the rules' order, flat (read at every speech)
-        self.forbidden_phrases: tuple[str, ...] = tuple(chain.from_iterable(rules.forbidden_words.values()))
-        # the ones an all-ASCII text can contain (most speeches are ASCII: the others are not looked for in them)
-        self.ascii_phrases = tuple(filter(str.isascii, self.forbidden_phrases))
+        # every language's forbidden phrases in the rules' order, and the ones an all-ASCII text can hold
+        self.forbidden_phrases = tuple(phrase for phrases in rules.forbidden_words.values() for phrase in phrases)
+        self.ascii_phrases = tuple(phrase for phrase in self.forbidden_phrases if phrase.isascii())
         # per seat, fixed at the deal: role, team, black teammates (every view reads them)
-        self.seat_roles: list[tuple[Role, Team, tuple[int, ...]]] = list(
-            zip(self.roles, map(_TEAM_OF.__getitem__, self.roles), repeat(()))
-        )
-        for s in self.black:
-            self.seat_roles[s] = (self.roles[s], _TEAM_OF[self.roles[s]], tuple(b for b in self.black if b != s))
+        self.seat_roles: list[tuple[Role, Team, tuple[int, ...]]] = [
+            (role, base_team(role), tuple(b for b in self.black if b != s) if s in self.black else ())
+            for s, role in enumerate(self.roles)
+        ]
         # day state
         self.opener = 0
         self.nominees: list[int] = []
@@ -179,9 +141,9 @@ class Game:
             if want != got:
                 raise ValueError(f"seating roles {got} do not match the rules {want}")
             return list(roles)
-        pool = [role for role, count in self.rules.roles.items() for _ in range(count)]
-        pool.sort(key=_ROLE_ORDER.__getitem__)  # the deal depends on the seed only, not on dict order
-        shuffle(pool, self.seed)
+        # the cards in the roles' declaration order, so that the deal depends on the seed alone, then shuffled
+        pool = [role for role in Role for _ in range(self.rules.count(role))]
+        random.Random(self.seed).shuffle(pool)
         return pool
 
     def reset_night(self) -> None:
@@ -197,6 +159,11 @@ class Game:
         return [Input(op=op, seat=seat, decision=d, reason=r) for op, seat, d, r in self._inputs]
 
     # ----- queries ------------------------------------------------------------------------------------------
+    @property
+    def over(self) -> bool:
+        """The game is decided."""
+        return self.winner is not None
+
     def seats(self) -> range:
         return range(1, self.n + 1)
 
@@ -204,9 +171,9 @@ class Game:
         return list(self.alive_seats)
 
     def set_dead(self, seat: int) -> None:
-        """The one place a seat leaves the living (kept with the cached tuple of living seats)."""
+        """The one place a seat leaves the living (kept with the tuple of living seats)."""
         self.alive[seat] = False
-        self.alive_seats = tuple(compress(self._all_seats, self.alive))  # alive[0] is always False
+        self.alive_seats = tuple(s for s in self.alive_seats if s != seat)
 
     def clockwise_from(self, start: int) -> list[int]:
         """Living seats in speaking order, starting at `start` (or the first living seat after it)."""
@@ -224,9 +191,6 @@ class Game:
     def counts_as_black(self, seat: int) -> bool:
         return self.is_black(seat) or (self.roles[seat] is Role.MANIAC and self.maniac_ally)
 
-    def words(self, seconds: int) -> int:
-        return self.budget(seconds)[0]
-
     def budget(self, seconds: int) -> tuple[int, int]:
         """A speech of `seconds`: its budget in words, and in characters (`speech.chars` of those words)."""
         budget = self._budgets.get(seconds)
@@ -238,14 +202,7 @@ class Game:
 
     def pending(self) -> list[Request]:
         """The requests still waiting for an answer, in seat order."""
-        batch = self._batch
-        if len(batch) == 1:  # most batches: one speaker
-            for seat, request in batch.items():
-                return [] if seat in self._answers else [request]
-        answers = self._answers
-        if not answers:  # a new batch: every request, in seat order
-            return list(map(batch.__getitem__, sorted(batch)))
-        return [r for s, r in sorted(batch.items()) if s not in answers]
+        return [request for seat, request in sorted(self._batch.items()) if seat not in self._answers]
 
     def request_for(self, seat: int) -> Request | None:
         if seat in self._answers:
@@ -258,20 +215,23 @@ class Game:
         type_: EventType,
         vis: Vis = Vis.PUBLIC,
         to: tuple[int, ...] = (),
-        seat: int | None = None,  # no `*` here (GameState's signature has it, so the flow passes these by name):
-        target: int | None = None,  # CPython fills a missing keyword-only argument with a dict lookup, a missing
-        seats: tuple[int, ...] = (),  # positional-or-keyword one from the defaults tuple
+        *,
+        seat: int | None = None,
+        target: int | None = None,
+        seats: tuple[int, ...] = (),
         counts: tuple[int, ...] = (),
         roles: tuple[str, ...] = (),
         count: int | None = None,
         value: str | None = None,
         text: str | None = None,
     ) -> Event:
-        # the keyword constructor's work, written out: this runs once per state change, and matching fourteen
-        # keywords costs about three times the slot writes
-        event: Event = _new_event(Event)
-        events = self.events
-        event.seq = len(events)
+        """Record one state change as an event, with the audience it is for: everyone, the black team, the seats in
+        `to`, or the moderator alone (its `mask`: bit s set when seat s sees it)."""
+        # `Event(...)` by its slots, and a public event's mask without a call: an event is made at every state change,
+        # the dataclass called with fourteen keywords costs five times this (23 % of the engine bench), and the plain
+        # form `Vis.PUBLIC` read at every event and `audience_mask` called for all another 3 % (bench/README.md)
+        event: Event = object.__new__(Event)
+        event.seq = len(self.events)
         event.day = self.day
         event.phase = self.phase
         event.type = type_
@@ -287,17 +247,13 @@ class Game:
         if vis is _PUBLIC:
             event.to = to
             event.mask = EVERY_SEAT  # type: ignore[misc]  # the slot is _Audience's
-        elif vis is _SEATS and len(to) == 1:  # most private events: one seat's (`audience_mask`'s result)
-            event.to = to
-            event.mask = 1 << to[0]  # type: ignore[misc]
-            self.last_hidden = event.seq
         else:
             if vis is _BLACK:
                 to = self.black
             event.to = to
             event.mask = audience_mask(vis, to)  # type: ignore[misc]
             self.last_hidden = event.seq
-        events.append(event)
+        self.events.append(event)
         return event
 
     def speech(self, seat: int, kind: SpeechKind, seconds: int) -> Flow:
@@ -307,13 +263,9 @@ class Game:
     # ----- inputs -------------------------------------------------------------------------------------------
     def submit(self, seat: int, decision: Decision) -> None:
         """Answer `seat`'s pending request. Raises IllegalDecision, leaving the state unchanged, if not legal."""
-        request = self._batch.get(seat)
-        answers = self._answers
-        if request is None or seat in answers or self.winner is not None:
-            request = self._require_pending(seat)  # raises the reason
-        decision = validate(self, request, decision)
+        decision = validate(self, self._require_pending(seat), decision)
         self._inputs.append(("decide", seat, decision, ""))
-        answers[seat] = decision
+        self._answers[seat] = decision
         self._answered(seat)
 
     def check(self, seat: int, decision: Decision) -> Decision:
@@ -464,26 +416,18 @@ class Game:
 
     def announce_departure(self, seat: int, how: str) -> None:
         """P04: the departure is public; with open cards the card is shown too."""
-        self.emit(_ELIMINATED, seat=seat, value=how)
+        self.emit(EventType.ELIMINATED, seat=seat, value=how)
         if self.rules.reveal_on_elimination == "card":
             self.emit(EventType.CARD_REVEALED, seat=seat, value=self.roles[seat].value)
 
     def check_win(self) -> Winner | None:
         """R10 / P34–P37: who has won now, if anyone. The maniac is checked first (edge precedence)."""
-        win = self.win_rules
+        win = self.rules.win
         alive = self.alive_seats
         if not alive:
             return "draw"
-        # one pass: black seats (an allied maniac counts as black) and whether a free maniac lives
-        roles, ally = self.roles, self.maniac_ally
-        black = 0
-        maniac_free = False
-        for s in alive:
-            role = roles[s]
-            if role in BLACK_ROLES or (role is _MANIAC and ally):
-                black += 1
-            elif role is _MANIAC:
-                maniac_free = True
+        black = sum(1 for s in alive if self.counts_as_black(s))  # an allied maniac counts as black
+        maniac_free = any(self.roles[s] is Role.MANIAC for s in alive) and not self.maniac_ally
         if win.maniac == "alive_and_at_most_one_other" and maniac_free and len(alive) <= 2:
             return "maniac"
         if black == 0 and (win.town == "no_black" or not maniac_free):
@@ -497,10 +441,9 @@ class Game:
 
     def finish(self, winner: Winner, reason: str) -> None:
         self.winner = winner
-        self.over = True
         self.end_reason = reason
-        self.phase = _END
-        self.emit(_GAME_ENDED, value=winner, text=reason)
+        self.phase = Phase.END
+        self.emit(EventType.GAME_ENDED, value=winner, text=reason)
         self._batch = {}
         self._answers = {}
         self._at_once = {}
@@ -538,12 +481,8 @@ class Game:
                 return
         self._batch = {}
         self._answers = {}
-        alive = self.alive
-        for seat in answers:
-            if not alive[seat]:  # rare: keep only the living and the departing who still speak
-                answers = {s: d for s, d in answers.items() if alive[s] or self._may_speak_dead(s)}
-                break
-        self._advance(answers)
+        # the answers of the living, and of the departing who still speak (removed meanwhile: none)
+        self._advance({s: d for s, d in answers.items() if self.alive[s] or self._may_speak_dead(s)})
 
     def _may_speak_dead(self, seat: int) -> bool:
         # the departing speak after leaving: last words and the best move

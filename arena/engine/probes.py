@@ -25,7 +25,7 @@ def probe_request(g: GameState, seat: int) -> Request:
 
 def daily_probes(g: GameState) -> Flow:
     """One probe batch at the end of the day, if the rules ask for it and the game is still on."""
-    if not g.probes_rules.daily or g.over or len(g.alive_seats) < 2:
+    if not g.rules.probes.daily or g.over or len(g.alive_seats) < 2:
         return
     batch = {seat: probe_request(g, seat) for seat in g.alive_seats}
     answers = yield batch

@@ -22,12 +22,10 @@ class Team(StrEnum):
 
 
 BLACK_ROLES = frozenset({Role.MAFIA, Role.DON})
-# each role's team before any Night-0 choice, listed once (on Python 3.11 every `Team.RED` read is a slow enum lookup)
-_BASE_TEAM = {
-    role: Team.BLACK if role in BLACK_ROLES else Team.MANIAC if role is Role.MANIAC else Team.RED for role in Role
-}
 
 
 def base_team(role: Role) -> Team:
     """The team a role belongs to before any Night-0 choice (an allied maniac counts as black for the win check)."""
-    return _BASE_TEAM[role]
+    if role in BLACK_ROLES:
+        return Team.BLACK
+    return Team.MANIAC if role is Role.MANIAC else Team.RED

@@ -10,7 +10,7 @@ import tomllib
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar, cast
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -220,30 +220,6 @@ class RuleSet(_Section):
 
     def count(self, role: Role) -> int:
         return self.roles.get(role, 0)
-
-
-_DATA_SECTIONS = (Night0, Opener, Nominations, Voting, Ties, Fouls, Night, BestMove, Win, Probes)  # no methods
-_S = TypeVar("_S", bound=_Section)
-
-
-class _Plain:
-    """A data-only section's fields as plain attributes, read-only."""
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"rules are frozen: cannot set {name}")
-
-
-def plain(section: _S) -> _S:
-    """A read-only copy of a data-only rules section (one without methods: not `Speech`, not `RuleSet`) whose fields
-    read as plain attributes. Every attribute read of a pydantic model goes through `BaseModel.__getattr__`'s hook,
-    CPython's slow attribute path, and the phase machine reads these sections at every night, day and vote; a game
-    takes its copies once, at the start. It has every field of the section with the same value, so it is typed as
-    the section."""
-    if type(section) not in _DATA_SECTIONS:
-        raise TypeError(f"{type(section).__name__} is not a data-only rules section")
-    copy = _Plain()
-    copy.__dict__.update(section.__dict__)
-    return cast(_S, copy)
 
 
 class RulesError(ValueError):

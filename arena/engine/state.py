@@ -13,7 +13,7 @@ from typing import Literal, Protocol
 from arena.engine.decisions import Decision, Request, SpeechKind
 from arena.engine.events import Event, EventType, Phase, Vis
 from arena.engine.roles import Role
-from arena.engine.ruleset import BestMove, Night, Night0, Nominations, Probes, RuleSet, Ties, Voting, Win
+from arena.engine.ruleset import RuleSet
 
 Batch = dict[int, Request]
 Answers = dict[int, Decision]
@@ -26,15 +26,6 @@ class GameState(Protocol):
 
     # the table
     rules: RuleSet
-    # plain copies of these sections of `rules`, taken at the start (`ruleset.plain`: read without pydantic's hook)
-    night0_rules: Night0
-    night_rules: Night
-    nominations_rules: Nominations
-    voting_rules: Voting
-    ties_rules: Ties
-    win_rules: Win
-    best_move_rules: BestMove
-    probes_rules: Probes
     n: int
     day: int
     phase: Phase
@@ -78,7 +69,8 @@ class GameState(Protocol):
     night_sheriff_target: int | None
     night_heal: int | None
 
-    over: bool  # the game is decided (`winner is not None`)
+    @property
+    def over(self) -> bool: ...  # the game is decided
 
     # queries
     def seats(self) -> range: ...
@@ -86,7 +78,6 @@ class GameState(Protocol):
     def clockwise_from(self, start: int) -> list[int]: ...
     def seat_of(self, role: Role) -> int: ...
     def is_black(self, seat: int) -> bool: ...
-    def words(self, seconds: int) -> int: ...
     def budget(self, seconds: int) -> tuple[int, int]: ...
 
     # shared actions

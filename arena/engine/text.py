@@ -84,8 +84,8 @@ def accept_text(
         return text, False
     capped = cap(text, max_words, max_chars)
     if capped.cut:
-        g.emit(EventType.SPEECH_TRUNCATED, vis, seat=seat, count=capped.words, value=str(max_words),
-               counts=(capped.chars, max_chars))  # fmt: skip
+        counts = (capped.chars, max_chars)
+        g.emit(EventType.SPEECH_TRUNCATED, vis, seat=seat, count=capped.words, value=str(max_words), counts=counts)
     return capped.text, capped.cut
 
 
