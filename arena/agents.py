@@ -349,3 +349,17 @@ def load_agent_file(path: Path, name: str | None = None) -> AgentSpec:
         return AgentSpec.model_validate(data)
     except ValidationError as exc:
         raise AgentError(_fields_message(exc, str(path))) from None
+
+
+def priced(spec: AgentSpec) -> bool:
+    """False for a model agent whose cost is unknown: no price set, and not marked `free` (a local server). Its
+    cost is shown as unknown, never as $0, and `arena tournament --budget` refuses to start with it."""
+    if spec.kind not in ("llm", "langchain"):
+        return True
+    prices = (spec.price_input_per_m, spec.price_cached_per_m, spec.price_output_per_m)
+    return spec.free or any(p > 0 for p in prices)
+
+
+def unpriced(specs: Iterable[tuple[str, AgentSpec]]) -> list[str]:
+    """The labels of the (label, spec) pairs whose cost is unknown (`priced`)."""
+    return [label for label, spec in specs if not priced(spec)]

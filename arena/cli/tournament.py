@@ -118,7 +118,7 @@ def register(app: typer.Typer) -> None:
         except TournamentError as exc:
             fail(str(exc))
         if cap is not None:  # a cap cannot hold over calls whose cost is unknown
-            from arena.llm.usage import unpriced
+            from arena.agents import unpriced
 
             unknown = unpriced((c.label, c.spec) for c in [*t.configs, t.filler])
             if unknown:
