@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.standin import FakeServer
+from arena.transcript import load, verify
 
 distributed = pytest.importorskip("distributed")
 
@@ -69,6 +70,7 @@ def assert_same_games(local: Path, remote: Path, count: int) -> None:
     assert len(files) == count and files == sorted(p.name for p in remote.glob("game-*.jsonl"))
     for name in files:
         assert stable(remote / name) == stable(local / name), name
+        assert verify(load(remote / name)).outcome == "complete", name  # and its own hash chain holds
     a = json.loads((local / "tournament.json").read_text())
     b = json.loads((remote / "tournament.json").read_text())
     assert a["standings"] == b["standings"] and b["executor"] == "dask" and b["status"] == "complete"
