@@ -146,6 +146,7 @@ def test_llm_tournament_on_a_real_cluster_equals_the_local_executor(
             assert code == 0, output + cluster.log_text()
             assert server.stats.authorization_seen == {f"Bearer {KEY}"}  # the key reached the server
     assert_same_games(local, remote, 6)
+    assert len(_limiters(cluster, f"http://127.0.0.1:{port}/v1")) == 2  # both worker processes played games
     for block in _worker_environments(cluster):  # ... and was never in a worker's environment
         assert KEY.encode() not in block and KEY_VAR.encode() not in block
     assert _handed(cluster) == [[], []]  # the workers forgot it when the run ended
