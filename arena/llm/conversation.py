@@ -49,12 +49,13 @@ class Turn:
     schema: dict[str, Any]
     fields: list[FieldSpec]
     next_cursor: int
-    flags: tuple[str, ...] = ()  # "#4@57:imitates_moderator": quoted text in this turn that imitates something
+    flags: tuple[str, ...] = ()  # "#4@57:imitates_moderator": quoted text (seat 4, this seat's event 57) in this turn
+    # that imitates something
     stable: bool = False  # sent with the game's one stable schema (the answer is `{reasoning, decision}`)
 
 
 class Conversation:
-    """The messages of one seat, and the position in the event stream it has been shown up to."""
+    """The messages of one seat, and how many of its own events (its `view` numbering) it has been shown."""
 
     def __init__(
         self,
@@ -112,7 +113,8 @@ class Conversation:
 
     def turn(self, obs: Observation, request: Request | None, problem: str | None = None) -> Turn:
         """The next user message: new events since the cursor, the refusal, and the decision asked for."""
-        events = [e for e in obs.events if e.seq >= self.cursor]
+        # the events not shown yet, numbered as this seat numbers them (`[#n]` counts only what it saw)
+        events = obs.renumbered(self.cursor)
         fields = answer_fields(request) if request is not None else []
         # a re-ask after a refusal carries the strict per-request schema, so constrained decoding forces a legal answer
         stable = request is not None and problem is None and request.kind in self._stable_kinds
@@ -153,7 +155,7 @@ class Conversation:
             name=(STABLE_NAME if stable else schema_name(request)) if request is not None else "",
             schema=schema,
             fields=fields,
-            next_cursor=max(obs.next_seq, self.cursor),
+            next_cursor=max(obs.next_number, self.cursor),
             flags=self.shown_flags,
             stable=stable,
         )

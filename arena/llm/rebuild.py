@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.agents import AgentSpec
-from arena.engine import Game, view
+from arena.engine import Game, seat_log, view
 from arena.llm.conversation import Conversation, Message
 from arena.llm.modes import Mode
 from arena.llm.records import expand
@@ -42,14 +42,16 @@ def _replay(transcript: Transcript, count: int) -> Game:
     return game
 
 
-def events_after_inputs(transcript: Transcript) -> list[int]:
-    """len(game.events) after replaying the first k inputs, for every k."""
+def events_after_inputs(transcript: Transcript, seat: int) -> tuple[list[int], list[int]]:
+    """After replaying the first k inputs, for every k: how many events the game holds (the moderator's numbering,
+    which `--at` uses), and how many of them `seat` may see (its own numbering, a conversation's cursor)."""
     game = Game(transcript.rules, transcript.header.seed, roles=transcript.header.roles)
-    out = [len(game.events)]
+    out, mine = [len(game.events)], [len(seat_log(game, seat))]
     for item in transcript.inputs:
         game.replay([item])
         out.append(len(game.events))
-    return out
+        mine.append(len(seat_log(game, seat)))
+    return out, mine
 
 
 def _spec_of(transcript: Transcript, seat: int) -> AgentSpec | None:
@@ -79,10 +81,11 @@ def seat_prompt(
     positions = transcript.call_positions  # per call, how many inputs precede it in the file: its decision
     if len(positions) != len(transcript.calls):
         raise ValueError(f"{len(positions)} call positions for {len(transcript.calls)} calls")
-    events_after = events_after_inputs(transcript)
+    events_after, seat_after = events_after_inputs(transcript, seat)
     full = expand(transcript.calls)
     mine = [i for i, c in enumerate(transcript.calls) if c.seat == seat]
     shown = {i: events_after[min(positions[i], len(transcript.inputs))] for i in mine}
+    cursors = {i: seat_after[min(positions[i], len(transcript.inputs))] for i in mine}  # in the seat's numbering
     if at is None and mine and not rebuild:
         last = mine[-1]
         return SeatPrompt(full[last], True, shown[last], last)
@@ -94,7 +97,7 @@ def seat_prompt(
     if here and not rebuild:
         return SeatPrompt(full[here[-1]], True, target, here[-1])
     earlier = [i for i in mine if shown[i] < target]
-    return _would_be_sent(transcript, seat, count, target, earlier, full, shown, prompt_set, list(prompt_folders))
+    return _would_be_sent(transcript, seat, count, target, earlier, full, cursors, prompt_set, list(prompt_folders))
 
 
 def _would_be_sent(
@@ -104,7 +107,7 @@ def _would_be_sent(
     target: int,
     earlier: list[int],
     full: list[list[Message]],
-    shown: dict[int, int],
+    cursors: dict[int, int],
     prompt_set: str | None,
     prompt_folders: list[Path],
 ) -> SeatPrompt:
@@ -125,7 +128,7 @@ def _would_be_sent(
     if answered:
         base = answered[-1]
         history = full[base] + Conversation.answer_messages(transcript.calls[base].raw)
-        conversation = Conversation.resumed(prompts, rules, seat, mode, persona, history, shown[base], style)
+        conversation = Conversation.resumed(prompts, rules, seat, mode, persona, history, cursors[base], style)
     else:
         conversation = Conversation(prompts, rules, seat, mode, persona, style)
     game = _replay(transcript, count)

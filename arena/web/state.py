@@ -70,7 +70,7 @@ def observation_json(obs: Observation, game_players: int, log: LogWriter) -> dic
     removed: set[int] = set()
     out_seats: set[int] = set()
     lines: list[dict[str, Any]] = []
-    for event in obs.events:
+    for number, event in obs.numbered():  # numbered as this seat numbers them: no gap counts a hidden event
         if event.type is EventType.REMOVED and event.seat is not None:
             removed.add(event.seat)
         if event.type is EventType.ELIMINATED and event.seat is not None:
@@ -79,7 +79,7 @@ def observation_json(obs: Observation, game_players: int, log: LogWriter) -> dic
                 removed.add(event.seat)
         text = log.line(event)
         if text is not None:
-            lines.append({"seq": event.seq, "day": event.day, "text": text, "audience": _audience(event)})
+            lines.append({"seq": number, "day": event.day, "text": text, "audience": _audience(event)})
     alive = set(obs.alive)
     table = []
     for seat in range(1, game_players + 1):
@@ -110,7 +110,7 @@ def observation_json(obs: Observation, game_players: int, log: LogWriter) -> dic
         "winner_label": (log_ru.WINNERS.get(obs.winner, obs.winner) if log.lang == "ru" else obs.winner)
         if obs.winner
         else None,
-        "next_seq": obs.next_seq,
+        "next_seq": obs.next_number,
     }
 
 

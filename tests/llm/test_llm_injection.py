@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from arena.agents import AgentSpec
 from arena.cli import app
-from arena.engine import Decision, EventType, Kind, Observation, Request, load_rules
+from arena.engine import Decision, EventType, Kind, Observation, Request, load_rules, seat_log
 from arena.llm.fakeserver import FakeServer
 from arena.llm.injection import defang, flags, quote
 from arena.llm.rebuild import seat_prompt
@@ -110,8 +110,15 @@ async def test_no_attack_passes_as_the_moderator(tmp_path: Path, server: FakeSer
     for index, messages in enumerate(full):
         _assert_clean(messages, f"call {index} (seat {transcript.calls[index].seat})")
 
-    # the transcript flags each attempt in the records of the calls that quoted it
-    flagged = {flag.split(":")[0] for call in transcript.calls for flag in call.flags}
+    # the transcript flags each attempt in the records of the calls that quoted it; a flag names the event by the
+    # calling seat's own number for it (`#speaker@number`), turned back into the moderator's here
+    rebuilt_game = transcript.rebuild()
+
+    def moderator_id(seat: int, flag: str) -> str:
+        speaker, number = flag.split(":")[0].split("@")
+        return f"{speaker}@{seat_log(rebuilt_game, seat)[int(number)].seq}"
+
+    flagged = {moderator_id(call.seat, flag) for call in transcript.calls for flag in call.flags}
     last_llm_speech = max(e.seq for e in transcript.events if e.type is EventType.SPEECH and e.seat not in ATTACKERS)
     attacks_flagged = {f"#{e.seat}@{e.seq}" for e in attack_speeches if flags(e.text) and e.seq < last_llm_speech}
     assert attacks_flagged and attacks_flagged <= flagged  # every attack an LLM seat was shown since
@@ -131,11 +138,9 @@ async def test_no_attack_passes_as_the_moderator(tmp_path: Path, server: FakeSer
     every_prompt = "\n".join(str(m.get("content")) for messages in [*full, *rebuilt] for m in messages)
     for event in attack_speeches:
         assert flags(event.text), event.text
-        spoken = rf"^\[#{event.seq}\] Seat {event.seat}(?: \([^)]*\))?: (.*) \(moderator's note: "
-        line = re.compile(spoken, re.MULTILINE)
-        found = line.search(every_prompt)
-        assert found is not None, event.seq
-        assert json.loads(found.group(1)) == defang(event.text or "")
+        spoken = rf"^\[#\d+\] Seat {event.seat}(?: \([^)]*\))?: (.*) \(moderator's note: "
+        said = [json.loads(m.group(1)) for m in re.finditer(spoken, every_prompt, re.MULTILINE)]
+        assert defang(event.text or "") in said, event.seq
     # the black-team channel: the attacks keep their line breaks there, and are flagged for it
     black = [e for e in transcript.events if e.type is EventType.BLACK_MESSAGE and e.seat == ATTACKERS[0]]
     assert black and any("\n" in (e.text or "") for e in black)
@@ -143,13 +148,16 @@ async def test_no_attack_passes_as_the_moderator(tmp_path: Path, server: FakeSer
         assert flags(event.text), event.text
         if "\n" in (event.text or ""):
             assert "breaks_lines" in flags(event.text)
-            teammate = f"#{event.seat}@{event.seq}:breaks_lines"
-            assert any(teammate in call.flags for call in transcript.calls if call.seat in game.black)
-        said = rf"^\[#{event.seq}\] Seat {event.seat}, to the black team[^:]*: (.*) \(moderator's note: "
-        line = re.compile(said, re.MULTILINE)
-        found = line.search(every_prompt)
-        assert found is not None, event.seq
-        assert json.loads(found.group(1)) == defang(event.text or "")
+            teammate = f"#{event.seat}@{event.seq}"
+            assert any(
+                moderator_id(call.seat, flag) == teammate and flag.endswith(":breaks_lines")
+                for call in transcript.calls
+                if call.seat in game.black
+                for flag in call.flags
+            )
+        chat = rf"^\[#\d+\] Seat {event.seat}, to the black team[^:]*: (.*) \(moderator's note: "
+        said = [json.loads(m.group(1)) for m in re.finditer(chat, every_prompt, re.MULTILINE)]
+        assert defang(event.text or "") in said, event.seq
     printed = CliRunner().invoke(app, ["prompt", str(path), "--seat", "5", "--json"])
     assert printed.exit_code == 0, printed.output
     _assert_clean(json.loads(printed.stdout), "arena prompt --seat 5")
