@@ -1,3 +1,10 @@
-"""Mafia Arena: LLM agents, bots and humans play Mafia under real club rules."""
+"""Mafia Arena: LLM agents, bots and humans play Mafia under real club rules.
+
+A game is a pure function of its rules, its seed and the inputs its seats and judge give it (`engine`); the
+orchestrator asks the seats (`players`, through `llm` for models and `human` for people) and the `transcript` records
+everything; `render`, `research` and `web` read what was recorded or played; `cli` is the `arena` command. Each
+package's `__init__` says what the room is for and what it may import; `docs/architecture.md` draws the map, and
+`tests/test_import_graph.py` holds every module to no import circle. This file imports nothing.
+"""
 
 __version__ = "0.1.0"

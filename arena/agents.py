@@ -5,6 +5,11 @@ A name is looked up by `find_agent`, the one lookup every command uses: the `--a
 `./agents`, then the user's folder (`~/.config/mafia-arena/agents`, or under `$XDG_CONFIG_HOME`), then the examples
 shipped with the package. The first folder holding `NAME.toml` wins. A name is a name, never a path.
 
+Your folders decide where a key goes, not a folder that came with someone else's files: `./agents` is whatever the
+working directory holds (a shared tournament folder may ship one), so a definition found there that would send a
+key, or import code (a LangChain factory), is refused with a message saying how to vouch for it (`--agents-dir`
+names a folder as yours; the user folder and the package's examples are yours). Keyless definitions there work.
+
 A definition is checked completely when it is resolved, before any game starts: unknown or ill-typed fields, an
 `llm` agent without a model, a base URL that is not http(s), a key pasted where the *name* of its environment
 variable belongs, and a key variable that is not set all fail with a message naming the file and the field. An
@@ -156,10 +161,13 @@ def _fields_message(exc: ValidationError, source: str) -> str:
 
 @dataclass(frozen=True)
 class AgentFolder:
-    """One place agent definitions are looked up, with how the user would name it."""
+    """One place agent definitions are looked up, with how the user would name it. `trusted`: the user vouched for
+    it (named it with --agents-dir, or it is the user folder or the package's examples), so its definitions may
+    send keys; `./agents` alone is not, since the working directory may be a folder from someone else."""
 
     where: str  # e.g. "--agents-dir", "./agents", "user folder", "package examples"
     path: Path
+    trusted: bool = True
 
 
 @dataclass(frozen=True)
@@ -170,6 +178,7 @@ class AgentFile:
     path: Path
     where: str
     shadowed_by: str | None = None
+    trusted: bool = True
 
 
 def user_agents_dir() -> Path:
@@ -182,7 +191,7 @@ def agent_folders(agents_dir: Path | None = None) -> list[AgentFolder]:
     """The folders searched for `NAME.toml`, first match wins; the same folder reached twice is listed once."""
     candidates = [
         *([AgentFolder("--agents-dir", agents_dir)] if agents_dir is not None else []),
-        AgentFolder("./agents", Path("agents")),
+        AgentFolder("./agents", Path("agents"), trusted=False),
         AgentFolder("user folder", user_agents_dir()),
         AgentFolder("package examples", example_agents_root()),
     ]
@@ -191,7 +200,7 @@ def agent_folders(agents_dir: Path | None = None) -> list[AgentFolder]:
         key = folder.path.resolve()
         if key in folders:  # e.g. ./agents in a checkout is the examples folder too: say so once
             first = folders[key]
-            folders[key] = AgentFolder(f"{first.where} = {folder.where}", first.path)
+            folders[key] = AgentFolder(f"{first.where} = {folder.where}", first.path, first.trusted or folder.trusted)
         else:
             folders[key] = folder
     return list(folders.values())
@@ -212,7 +221,7 @@ def find_agent(name: str, agents_dir: Path | None = None) -> AgentFile | None:
     for folder in agent_folders(agents_dir):
         path = folder.path / f"{name}.toml"
         if path.is_file():
-            return AgentFile(name, path, folder.where)
+            return AgentFile(name, path, folder.where, trusted=folder.trusted)
     return None
 
 
@@ -227,7 +236,7 @@ def list_agents(agents_dir: Path | None = None) -> list[AgentFile]:
             name = path.stem
             if not AGENT_NAME.match(name):
                 continue
-            found.append(AgentFile(name, path, folder.where, first.get(name)))
+            found.append(AgentFile(name, path, folder.where, first.get(name), trusted=folder.trusted))
             first.setdefault(name, folder.where)
     return found
 
@@ -257,7 +266,37 @@ def _load_file(name: str, agents_dir: Path | None) -> AgentSpec:
         known = sorted({*BUILTIN, "openai:MODEL", *(a.name for a in list_agents(agents_dir))})
         searched = ", ".join(str(f.path) for f in agent_folders(agents_dir))
         raise AgentError(f"unknown agent {name!r}: no {name}.toml in {searched}; known: {', '.join(known)}")
-    return load_agent_file(found.path, name)
+    spec = load_agent_file(found.path, name)
+    risk = needs_trust(spec)
+    if risk is not None and not found.trusted:
+        raise AgentError(
+            f"agent {name!r} ({found.path}) was found in {found.where}, the working directory's folder, and it "
+            f"{risk}. A folder you did not name may have come with someone else's files, so it never decides where "
+            f"your key goes or what code runs. If the file is yours, name its folder: --agents-dir "
+            f"{found.path.parent}, or move it to {user_agents_dir()}"
+        )
+    return spec
+
+
+def key_variable(spec: AgentSpec) -> str | None:
+    """The variable whose key an `llm` seat sends: its api_key_env, or OPENAI_API_KEY, which the SDK reads itself
+    when a spec names neither a variable nor a server."""
+    if spec.kind != "llm":
+        return spec.api_key_env
+    if spec.api_key_env is None and spec.base_url is None:
+        return "OPENAI_API_KEY"
+    return spec.api_key_env
+
+
+def needs_trust(spec: AgentSpec) -> str | None:
+    """What a definition does that only a folder the user vouches for may decide (a key sent, code imported), or
+    None for a keyless server or a bot."""
+    if spec.kind == "langchain":
+        return f"imports and runs langchain_factory {spec.langchain_factory!r}"
+    variable = key_variable(spec)
+    if variable is not None:
+        return f"would send the key in {variable} to {spec.base_url or 'the OpenAI API (or OPENAI_BASE_URL)'}"
+    return None
 
 
 def load_agent_file(path: Path, name: str | None = None) -> AgentSpec:

@@ -24,6 +24,7 @@ from arena.engine import PRESETS, Game, load_rules
 from arena.orchestrator import run_game
 from arena.players.base import Player
 from arena.players.factory import build_player
+from arena.safe_write import write_file
 from arena.transcript import TranscriptWriter, make_header
 
 GOLDEN_DIR = Path(__file__).resolve().parents[1] / "tests" / "golden"
@@ -88,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     for case in CASES:
         if args.write:
             args.dir.mkdir(parents=True, exist_ok=True)
-            path_of(case, args.dir).write_text(render(case), encoding="utf-8", newline="\n")
+            write_file(path_of(case, args.dir), render(case))
             print(f"wrote {path_of(case, args.dir)}")
             continue
         lines = diff(case, args.dir)

@@ -103,7 +103,7 @@ class InspectSeat(ConversationSeat):
             ),
             latency_ms=(time.perf_counter() - started) * 1000,
         )
-        return self.conclude(turn, messages, request, completion, 1, max_tokens)
+        return await self.conclude(turn, messages, request, completion, 1, max_tokens)
 
 
 def seat_list(seats: str | int | list[int]) -> str:

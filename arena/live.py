@@ -1,6 +1,6 @@
 """Events as readable console lines, as they happen: the live view of `arena play` and a human seat's own view.
 
-The review renderer (`arena.render.story.phrase`) words each event; this module adds what a live feed needs on top:
+The review renderer (`arena.render.phrases.phrase`) words each event; this module adds what a live feed needs on top:
 day and night rules, speeches as quoted text, and votes folded into one line per round. Player text is data: it is
 cleaned of control characters and always drawn as `rich.text.Text`, never parsed as markup.
 """
@@ -15,7 +15,7 @@ from rich.text import Text
 
 from arena.engine import Event, EventType, Game, RuleSet
 from arena.render.console import STYLES
-from arena.render.story import clean, phrase, result_text
+from arena.render.phrases import clean, phrase, result_text
 
 
 def _seat(seat: int | None) -> Text:

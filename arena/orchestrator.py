@@ -20,14 +20,14 @@ import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from arena.engine import Decision, Event, Game, IllegalDecision, Input, Request, view
-from arena.players.base import Answer, ModelCall, Player, PlayerError
-from arena.transcript import SeatCounters, TranscriptWriter
+from arena.engine.text import scrubbed
+from arena.players.base import ERROR_PREFIX, TIMEOUT_PREFIX, Answer, ModelCall, Player, PlayerError
+from arena.transcript import SeatCounters, TranscriptError, TranscriptWriter
 
 EventHook = Callable[[Event], None]
-TIMEOUT_PREFIX = "no answer within"
-ERROR_PREFIX = "the player failed:"
 
 
 @dataclass
@@ -124,7 +124,7 @@ class _Runner:
                 calls.extend(player.abandoned_calls())  # a call cut short still belongs in the transcript
             except Exception as exc:  # a broken seat must not stop the game
                 count.errors += 1
-                reason = f"{ERROR_PREFIX} {type(exc).__name__}: {exc}"
+                reason = scrubbed(f"{ERROR_PREFIX} {type(exc).__name__}: {exc}")  # recorded: writable text
                 if isinstance(exc, PlayerError):  # the calls of a failed attempt still belong in the transcript
                     calls.extend(exc.calls)
             finally:
@@ -179,9 +179,12 @@ class _Runner:
         """Feed one seat's outcome to the engine and log it; called in seat order once the batch is in."""
         game, out = self.game, self.transcript
         count = self.counters(seat)
+        decision, reason = outcome.decision, outcome.default_reason
         if out is not None:
             for call in outcome.calls:
-                out.call(call)
+                problem = self.record_call(out, call)
+                if problem is not None and decision is not None:  # the answer cannot be kept: refused, not taken
+                    decision, reason = None, f"{ERROR_PREFIX} {problem}"
         for call in outcome.calls:
             count.prompt_tokens += call.prompt_tokens
             count.cached_tokens += call.cached_tokens
@@ -190,7 +193,6 @@ class _Runner:
         for reason in outcome.rejects:
             game.reject(seat, reason)
             records.append(Input(op="reject", seat=seat, reason=reason))
-        decision, reason = outcome.decision, outcome.default_reason
         if decision is not None:
             try:
                 game.submit(seat, decision)
@@ -206,6 +208,31 @@ class _Runner:
         if out is not None:
             for record in records:
                 out.input(record)
+
+    @staticmethod
+    def record_call(out: TranscriptWriter, call: ModelCall) -> str | None:
+        """Write one call record. A record the writer refuses (text no file can hold) is written as a failed call,
+        its texts scrubbed (U+FFFD) and its answer dropped, and the reason is returned: the answer is then refused
+        (the rule's default applies) instead of ending the game. Its messages stay, so later records that extend
+        them still resolve."""
+        try:
+            out.call(call)
+            return None
+        except (TranscriptError, ValueError) as exc:  # ValueError: UnicodeError, pydantic's serialisation error
+            problem = scrubbed(f"the answer could not be recorded ({type(exc).__name__}: {exc})")[:500]
+        kept = call.model_copy(
+            update={
+                "raw": scrubbed(call.raw),
+                "model": scrubbed(call.model),
+                "finish_reason": None,
+                "messages": _scrubbed_data(call.messages),
+                "flags": [],
+                "parsed": None,
+                "error": f"unrecordable: {problem}",
+            }
+        )
+        out.call(kept)
+        return problem
 
     def flush(self) -> None:
         """Write and show the events the engine emitted since the last flush."""
@@ -242,6 +269,17 @@ class _Runner:
             self.stats.call_rounds += max((len(o.calls) for o in outcomes), default=0)
             self.stats.batch_calls.append(sum(len(o.calls) for o in outcomes))
             self.flush()
+
+
+def _scrubbed_data(value: Any) -> Any:
+    """Recorded data with every string's surrogate code points replaced (see `arena.engine.text.scrubbed`)."""
+    if isinstance(value, str):
+        return scrubbed(value)
+    if isinstance(value, dict):
+        return {scrubbed(str(k)): _scrubbed_data(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrubbed_data(v) for v in value]
+    return value
 
 
 def counters_from_inputs(inputs: list[Input], calls: Sequence[ModelCall] = ()) -> dict[int, SeatCounters]:

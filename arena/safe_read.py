@@ -1,4 +1,5 @@
-"""Reading a user's file (rules, scenarios) as data that may be hostile: bounded size, UTF-8, bounded nesting.
+"""Reading a user's file (rules, scenarios) as data that may be hostile: bounded size, UTF-8, bounded nesting, and
+(`open_regular`) no symbolic link or device where a folder someone else prepared is read.
 
 Why a module of its own: every command that reads a small text file must turn a bad one (too big, a device, not
 UTF-8, nested thousands deep, a YAML alias bomb) into one clear message instead of a traceback or an exhausted
@@ -7,9 +8,12 @@ machine. The callers wrap `UnsafeFile` in their own error type and name the file
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import yaml
 
@@ -35,6 +39,22 @@ def read_text(path: Path, limit: int = MAX_TEXT_BYTES) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UnsafeFile(f"not UTF-8 text (byte {exc.start})") from None
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """A regular file opened for reading, never through a symbolic link (a reader stays inside its folder: a
+    planted `game.jsonl -> ~/secret` is not read) and never a FIFO or device, which could block or never end."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnsafeFile("is a symbolic link; links are not followed here") from None
+        raise UnsafeFile(f"cannot read: {exc.strerror}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UnsafeFile("is not a regular file")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
 
 
 MAX_NODES = 200_000  # values in a file once aliases are expanded (a rules file has a few hundred)

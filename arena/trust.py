@@ -4,9 +4,11 @@ A transcript header records who played (provenance). It is untrusted data: its a
 seats of `arena resume` come from the LOCAL agent definitions, looked up by the name the header records, and any
 difference in the fields that decide where requests go, which key they carry, which templates render and which
 code is imported stops the resume before anything runs. `--agents-from-header` (or `--seat N=SPEC`) is the only
-way past, and even then a prompt set must be shipped or named on the command line, a LangChain factory must come
-from a local agent file, a key goes only with the server and model of a local definition that uses it, and no
-`extra_body` value is taken. An `openai:MODEL` name is no local definition (the name would pick the model). This
+way past, and even then a seat is played by one of YOUR definitions (in a folder you vouch for, `arena.agents`)
+that matches what the header recorded: the same server, model and key variable, or the same LangChain factory.
+Only provenance comes from the header (the agent's name, and a prompt set shipped or named with --prompt-folder);
+`max_tokens`, `retries`, `persona` and every other field are the local definition's, and a planted `extra_body`
+value is refused. An `openai:MODEL` name is no local definition (the name would pick the model). This
 module also redacts what a header must not hold (credentials in a base URL, `extra_body` values).
 `docs/security.md` is the user's view of the same rules.
 """
@@ -20,7 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from arena.agents import AgentError, AgentSpec, list_agents, resolve_agent
+from arena.agents import AgentError, AgentSpec, key_variable, list_agents, resolve_agent
 
 # the fields that decide where a request goes, which key it carries, what renders and what is imported
 TRUSTED = ("kind", "model", "base_url", "api_key_env", "prompt_set", "langchain_factory")
@@ -89,10 +91,11 @@ def allowed_prompt_set(name: str, folders: Iterable[Path]) -> bool:
 
 # ----- resume ---------------------------------------------------------------------------------------------------
 def _local_files(agents_dir: Path | None) -> list[AgentSpec]:
-    """Every readable local definition the lookup finds (for the key variable and factory allow-lists)."""
+    """Every readable definition in the folders the user vouches for (`--agents-dir`, the user folder, the package's
+    examples; not a bare `./agents`), in lookup order: what `--agents-from-header` may match a header's seat to."""
     out: list[AgentSpec] = []
     for found in list_agents(agents_dir):
-        if found.shadowed_by is not None:
+        if found.shadowed_by is not None or not found.trusted:
             continue
         try:
             out.append(resolve_agent(found.name, agents_dir, check_env=False))
@@ -113,53 +116,56 @@ def differences(recorded: AgentSpec, local: AgentSpec) -> list[str]:
 
 
 def _check_header_spec(seat: int, spec: AgentSpec, local_files: list[AgentSpec], folders: list[Path]) -> AgentSpec:
-    """`--agents-from-header`: the header's spec, within the limits that still hold."""
+    """`--agents-from-header`: the seat is played by one of your definitions that matches what the header recorded
+    (same kind; an `llm` seat: the same server, model and key variable; a LangChain seat: the same factory). Only
+    provenance comes from the header: the agent's name, and its prompt set when that is shipped or given with
+    --prompt-folder. Everything else (max_tokens, retries, persona, temperature, timeouts, prices, extra_body) is
+    the matched definition's, so a header can neither raise what your key pays for nor, keyless, send the game's
+    prompts to a server that none of your definitions names."""
     where = f"seat {seat} ({spec.name})"
-    if spec.kind in ("llm", "langchain") and not allowed_prompt_set(spec.prompt_set, folders):
-        raise TrustError(
-            f"{where}: prompt_set {spec.prompt_set!r} is neither shipped in prompts/ nor a folder given with "
-            "--prompt-folder"
-        )
-    if spec.langchain_factory is not None and spec.langchain_factory not in {
-        f.langchain_factory for f in local_files if f.langchain_factory
-    }:
-        raise TrustError(f"{where}: langchain_factory {spec.langchain_factory!r} is in no local agent file")
-    key_env = _key_env(spec)
-    if key_env is not None:
-        # the key goes only where, and for what, a local definition sends it: same variable, same server, same model
+    if spec.kind in ("bot", "human"):  # nothing is sent anywhere: the built-in player, under the recorded name
+        return AgentSpec(name=spec.name, kind=spec.kind, bot=spec.bot if spec.kind == "bot" else None)
+    if spec.kind == "langchain":
+        matches = [f for f in local_files if f.kind == "langchain" and f.langchain_factory == spec.langchain_factory]
+        if not matches:
+            raise TrustError(f"{where}: langchain_factory {spec.langchain_factory!r} is in no local agent file")
+    else:
+        variable = key_variable(spec)
         matches = [
             f
             for f in local_files
-            if _key_env(f) == key_env and redact_url(f.base_url) == spec.base_url and f.model == spec.model
+            if f.kind == "llm"
+            and key_variable(f) == variable
+            and redact_url(f.base_url) == spec.base_url
+            and f.model == spec.model
         ]
-        if not matches:
+        if not matches and variable is not None:
             raise TrustError(
-                f"{where}: api_key_env {key_env!r} with base_url {spec.base_url!r} and model {spec.model!r} matches "
+                f"{where}: api_key_env {variable!r} with base_url {spec.base_url!r} and model {spec.model!r} matches "
                 f"no local agent definition; a key is only sent where, and for the model, a local definition sends "
                 f"it (give --seat {seat}=AGENT to choose)"
             )
-        spec = spec.model_copy(update={"base_url": matches[0].base_url})
-    if spec.base_url is not None and REDACTED in spec.base_url:
-        raise TrustError(f"{where}: the base_url's credentials were redacted; give --seat {seat}=SPEC")
-    if spec.extra_body:
+        if not matches:
+            raise TrustError(
+                f"{where}: base_url {spec.base_url!r} with model {spec.model!r} matches no local agent definition; "
+                f"the header alone never chooses where the game's prompts go (give --seat {seat}=AGENT to choose)"
+            )
+    if spec.extra_body and not _all_redacted(spec.extra_body):
         # the writer redacts every value, so a header can hold only redacted ones: anything else was planted
-        if _all_redacted(spec.extra_body):
-            raise TrustError(f"{where}: extra_body values were redacted in the header; give --seat {seat}=SPEC")
         raise TrustError(
             f"{where}: extra_body holds values a transcript never holds (the writer redacts them), so the file's "
             f"author put them there; nothing was sent. Give --seat {seat}=SPEC"
         )
-    return spec
-
-
-def _key_env(spec: AgentSpec) -> str | None:
-    """The variable whose key an `llm` seat sends: its api_key_env, or OPENAI_API_KEY, which the SDK reads itself
-    when a spec names neither a variable nor a server."""
-    if spec.kind != "llm":
-        return spec.api_key_env
-    if spec.api_key_env is None and spec.base_url is None:
-        return "OPENAI_API_KEY"
-    return spec.api_key_env
+    local = matches[0]
+    prompt_set = local.prompt_set
+    if spec.prompt_set != local.prompt_set:  # the set the game was played with, if you allow it
+        if not allowed_prompt_set(spec.prompt_set, folders):
+            raise TrustError(
+                f"{where}: prompt_set {spec.prompt_set!r} is neither shipped in prompts/ nor a folder given with "
+                "--prompt-folder"
+            )
+        prompt_set = spec.prompt_set
+    return local.model_copy(update={"name": spec.name, "prompt_set": prompt_set})
 
 
 def _all_redacted(value: Any) -> bool:

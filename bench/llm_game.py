@@ -2,7 +2,7 @@
 
     python bench/llm_game.py [--games 3] [--latency 0.1] [--mode json_schema] [--schema stable|per_request]
 
-The server (`arena.llm.fakeserver`, in its own process so it does not compete for this one's GIL) answers every
+The server (`arena.standin`, in its own process so it does not compete for this one's GIL) answers every
 request after exactly `latency` seconds with a legal decision drawn from the request's schema. The figures:
 
 - wall time against the critical path: the batches that must run one after another (a speech, a vote round, the
@@ -75,7 +75,7 @@ class GameFigures:
 
 def _server(latency: float) -> tuple[subprocess.Popen[str], str]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "arena.llm.fakeserver", "--port", "0", "--latency", str(latency)],
+        [sys.executable, "-m", "arena.standin", "--port", "0", "--latency", str(latency)],
         stdout=subprocess.PIPE,
         text=True,
     )

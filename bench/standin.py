@@ -4,7 +4,7 @@
     python bench/standin.py --bodies FILE --url http://127.0.0.1:PORT/v1 --pid PID   # a server started elsewhere
 
 The bodies are real: `--games` fiim games, every seat an LLM seat of the project's own client, played at once through
-the tournament's local executor against `python -m arena.llm.fakeserver --record` (with no latency), as
+the tournament's local executor against `python -m arena.standin --record` (with no latency), as
 `bench/tournament.py` plays them. `--bodies FILE` keeps them in FILE (one JSON string a line) and reuses FILE when it
 exists, so repeated runs replay the same requests. Then a fresh stand-in process (latency `--latency`) gets every
 body once, in the recorded order, from `--concurrency` keep-alive connections, each sending its next request as soon

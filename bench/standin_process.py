@@ -1,4 +1,4 @@
-"""The stand-in server (`python -m arena.llm.fakeserver`) in a process of its own, for the benchmarks that measure a
+"""The stand-in server (`python -m arena.standin`) in a process of its own, for the benchmarks that measure a
 client against it: its CPU and its GIL stay apart from the client's. Shared by `tournament.py` and `standin.py`."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ def start_standin(latency: float, *options: str) -> tuple[subprocess.Popen[str],
     """Start a stand-in on a free port of 127.0.0.1 answering `latency` seconds after each request (more command
     line `options`, e.g. `--salt S --vary` or `--record FILE`); the process and its base URL."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "arena.llm.fakeserver", "--port", "0", "--latency", str(latency), *options],
+        [sys.executable, "-m", "arena.standin", "--port", "0", "--latency", str(latency), *options],
         stdout=subprocess.PIPE,
         text=True,
     )

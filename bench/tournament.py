@@ -3,7 +3,7 @@
     python bench/tournament.py [--latency 0.1] [--ns 1 4 16 64] [--processes 2] [--json]
     python bench/tournament.py --ns --cost-runs 4     # only the estimate against the measured cost, 4 times
 
-Every seat of every game is an LLM seat (fiim, 10 seats) talking to `arena.llm.fakeserver` in its own process, which
+Every seat of every game is an LLM seat (fiim, 10 seats) talking to `arena.standin` in its own process, which
 answers each request after exactly `latency` seconds. For each N, N games start at once through the tournament's
 local executor (a process pool; each process runs its games on one event loop with one HTTP client and one limiter
 per provider). Printed per N:

@@ -9,8 +9,8 @@ from typer.testing import CliRunner
 
 from arena.agents import AgentError, find_agent, list_agents, resolve_agent
 from arena.cli import app
-from arena.cli.play import SeatSpecError, parse_seat_specs
 from arena.cli.prompt import at_note
+from arena.cli.seats import SeatSpecError, parse_seat_specs
 from arena.transcript import load
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,7 +10,7 @@ from forgery import rechain
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.cli.play import SeatSpecError, parse_seat_specs
+from arena.cli.seats import SeatSpecError, parse_seat_specs
 from arena.transcript import load
 
 

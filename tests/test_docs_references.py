@@ -71,7 +71,7 @@ def _exists(ref: str, where: Path) -> bool:
 
 
 def _module_exists(dotted: str) -> bool:
-    """`arena.llm.fakeserver` or `arena.agents.find_agent` (a module, then an attribute)."""
+    """`arena.standin.server` or `arena.agents.find_agent` (a module, then an attribute)."""
     parts = dotted.split(".")
     path = ROOT
     for part in parts:

@@ -22,7 +22,7 @@ from inspect_ai.model import GenerateConfig, ModelOutput, ModelUsage, get_model
 
 from arena.engine import Game, Role, load_rules
 from arena.inspect_task import evaluated_seats, mafia, seat_list
-from arena.llm.fakeserver import FakeServer, valid_answer
+from arena.standin import FakeServer, valid_answer
 from arena.transcript import load, verify
 
 ROOT = Path(__file__).resolve().parents[1]

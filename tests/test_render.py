@@ -23,7 +23,9 @@ from arena.engine import MODERATOR, Decision, Event, EventType, Game, Kind, Phas
 from arena.players.random_policy import random_decision
 from arena.render.console import make_console, render, render_text, vote_table
 from arena.render.html import embed_json, export_html
-from arena.render.story import Line, Note, VoteRound, build_story, call_owners, clean, input_anchors, phrase
+from arena.render.notes import Note, call_owners, input_anchors
+from arena.render.phrases import clean, phrase
+from arena.render.story import Line, VoteRound, build_story
 from arena.transcript import load
 
 runner = CliRunner()

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from arena.cli import app
 from arena.engine import EventType
 from arena.scenario import ScenarioError, load_cases, run_file, scenario_files
-from arena.scenario.format import Moment, parse_moment, parse_phase
+from arena.scenario.notation import Moment, parse_moment, parse_phase
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 FILES = scenario_files([SCENARIOS])

@@ -1,4 +1,4 @@
-"""The stand-in's transport (`arena/llm/fakehttp.py`) speaks HTTP/1.1 as clients expect, and its metering counts
+"""The stand-in's transport (`arena/standin/transport.py`) speaks HTTP/1.1 as clients expect, and its metering counts
 cached tokens exactly as the plain definition does.
 
 Everything runs on 127.0.0.1: raw sockets, so that the tests see the bytes (keep-alive, pipelining, chunked request
@@ -17,8 +17,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arena.llm.fakehttp import HttpRequest
-from arena.llm.fakeserver import FakeServer, FaultPlan, _State, tokens
+from arena.standin import FakeServer, FaultPlan, tokens
+from arena.standin.server import _State
+from arena.standin.transport import HttpRequest
 
 BODY = json.dumps(
     {
@@ -160,7 +161,7 @@ def test_a_burst_of_hundreds_of_connections_is_all_answered() -> None:
 def test_the_server_process_records_bodies_and_stops_on_sigterm(tmp_path: Path) -> None:
     record = tmp_path / "bodies.jsonl"
     process = subprocess.Popen(
-        [sys.executable, "-m", "arena.llm.fakeserver", "--port", "0", "--record", str(record)],
+        [sys.executable, "-m", "arena.standin", "--port", "0", "--record", str(record)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -19,7 +19,8 @@ from arena.engine import PUBLIC, Game, Observation, Request, load_rules, view
 from arena.players.base import Answer, Player
 from arena.players.bots import HeuristicBot
 from arena.transcript import TranscriptWriter, load, make_header, verify
-from arena.web.app import MAX_MESSAGE, create_app, origin_allowed
+from arena.web.app import create_app
+from arena.web.guard import MAX_MESSAGE, origin_allowed
 from arena.web.server import ServeConfig, Server
 from arena.web.table import SPECTATOR, Table
 
@@ -316,7 +317,7 @@ def test_websocket_protocol_origin_size_and_reconnect(tmp_path: Path) -> None:
 def test_a_seat_link_opens_few_sockets_and_a_message_flood_is_cut_off(tmp_path: Path) -> None:
     from contextlib import ExitStack
 
-    from arena.web.app import MAX_SEAT_SOCKETS, MESSAGE_BURST
+    from arena.web.routes.channel import MAX_SEAT_SOCKETS, MESSAGE_BURST
 
     server, client = _app(tmp_path)
     with client:

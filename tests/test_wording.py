@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from arena.agents import AgentError, resolve_agent
 from arena.cli import app
-from arena.cli.play import failure_line
+from arena.cli.game import failure_line
 from arena.engine import Event, EventType, Game, Kind, Phase, RulesError, Vis, load_rules, view
 from arena.live import EventPrinter
 from arena.players.base import ModelCall
@@ -23,7 +23,8 @@ from arena.players.human import HumanPlayer, status_text
 from arena.players.random_policy import random_decision
 from arena.render.console import make_console, render_text, vote_table
 from arena.render.html import export_html
-from arena.render.story import VoteRound, build_story, phrase
+from arena.render.phrases import phrase
+from arena.render.story import VoteRound, build_story
 
 
 def _event(type_: EventType, **fields: object) -> Event:

@@ -4,7 +4,10 @@ Start-up is lazy: `COMMANDS` names every command, its module and its short help,
 without importing any of them (no engine, LLM, scenario or renderer module); a command's module is imported only
 when that command runs (or shows its own help), so this file imports none of its sibling modules. A new command
 is a module here with `register(app)` and one line in `COMMANDS`;
-`tests/test_cli_startup.py` checks each line's help against the module's own.
+`tests/test_cli_startup.py` checks each line's help against the module's own. Three modules here are not commands
+but what the game commands share: `options.py` (the `error:` exit, shared options, the signing key), `seats.py`
+(`--seat` specs, the preflight, building the players) and `game.py` (a game played out at the terminal).
+The command modules may import anything of `arena`; nothing else in `arena` imports them.
 """
 
 from __future__ import annotations

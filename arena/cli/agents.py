@@ -18,7 +18,7 @@ def agents(
     ] = None,
 ) -> None:
     """List the agents a seat can name, with where each was found (the first folder wins)."""
-    from arena.agents import BUILTIN, agent_folders, list_agents
+    from arena.agents import BUILTIN, AgentError, agent_folders, list_agents, load_agent_file, needs_trust
 
     typer.echo("built in: " + ", ".join([*BUILTIN, "openai:MODEL"]))
     typer.echo("")
@@ -26,6 +26,13 @@ def agents(
     width = max((len(a.name) for a in found), default=0)
     for entry in found:
         note = f"   (shadowed by {entry.shadowed_by})" if entry.shadowed_by else ""
+        if not entry.trusted and not note:
+            try:
+                risk = needs_trust(load_agent_file(entry.path, entry.name))
+            except AgentError:
+                risk = None
+            if risk is not None:  # see arena.agents: ./agents never decides where a key goes
+                note = f"   (refused: it {risk}; use it with --agents-dir {entry.path.parent})"
         typer.echo(f"{entry.name:<{width}}  {entry.where}: {entry.path}{note}")
     if not found:
         typer.echo("no agent definitions found")

@@ -14,7 +14,7 @@ import typer
 
 from arena.llm.conversation import Message
 from arena.llm.rebuild import seat_prompt
-from arena.render.story import clean
+from arena.render.phrases import clean
 from arena.transcript import TranscriptError, load
 
 BAD_INPUT = 2

@@ -10,7 +10,6 @@ is intact but which fails verify's other checks (a re-hashed forgery). The HTML 
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from html import escape as html_escape
 from pathlib import Path
@@ -21,6 +20,7 @@ import typer
 from arena.engine import MODERATOR, Game
 from arena.render.console import make_console, render
 from arena.render.html import export_html
+from arena.safe_write import PRIVATE, write_file
 from arena.transcript import Transcript, TranscriptError, load
 
 BAD_INPUT = 2
@@ -192,19 +192,10 @@ def export(
     if review.label is not None:
         page = _html_label(page, review.label)
     try:
-        _write_private(html, page)
-    except OSError as exc:
+        write_file(html, page, mode=PRIVATE)  # 0600: the god view holds roles and private reasoning
+    except OSError as exc:  # also a link at the name: nothing is written through it (arena.safe_write)
         fail(f"{html}: cannot write: {exc.strerror}")
     typer.echo(str(html))
-
-
-def _write_private(path: Path, text: str) -> None:
-    """Write with mode 0600, as transcripts are: the god view holds roles and private reasoning. An existing file
-    is narrowed to 0600 before its new content goes in."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        os.fchmod(handle.fileno(), 0o600)
-        handle.write(text)
 
 
 def register(app: typer.Typer) -> None:

@@ -18,7 +18,9 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.play import Lang, SeatSpecError, SignKeyEnv, _sign_key, fail, parse_seat_specs
+from arena.cli.options import Lang, SignKeyEnv, fail, read_sign_key
+from arena.cli.play import load_for_resume
+from arena.cli.seats import SeatSpecError, parse_seat_specs, preflight_seats
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -62,7 +64,10 @@ def register(app: typer.Typer) -> None:
         ] = "127.0.0.1",
         port: Annotated[int, typer.Option(help="Port to listen on.", min=1, max=65535)] = 8000,
         out: Annotated[Path, typer.Option("--out", help="Directory for the transcripts.")] = Path("transcripts"),
-        agents_dir: Annotated[Path, typer.Option(help="Where agent definitions live.")] = Path("agents"),
+        agents_dir: Annotated[
+            Path | None,
+            typer.Option(help="A folder of agent definitions searched first (then ./agents, the user folder, ...)."),
+        ] = None,
         human_timeout: Annotated[
             float, typer.Option(help="Seconds a human seat has for one decision before the rule's default.", min=1)
         ] = 120.0,
@@ -78,12 +83,17 @@ def register(app: typer.Typer) -> None:
         ] = None,
         replay: Annotated[list[Path] | None, typer.Option(help="A saved transcript to offer as a replay.")] = None,
         sign_key_env: SignKeyEnv = None,
+        request_timeout: Annotated[
+            float | None, typer.Option(help="Seconds a client has to send a whole request (default 10).", min=0.1)
+        ] = None,
     ) -> None:
         """Serve tables in the browser: each human seat gets a secret link; bots and models play the other seats."""
         try:
             import uvicorn
 
-            from arena.web.app import MAX_MESSAGE, create_app
+            from arena.web.app import create_app
+            from arena.web.guard import MAX_MESSAGE
+            from arena.web.http import REQUEST_DEADLINE_S, with_deadline
             from arena.web.server import ServeConfig, Server, TableError, admin_links, links
         except ImportError as exc:
             fail(f"arena serve needs the web extra (pip install -e '.[web]'): {exc}")
@@ -118,20 +128,16 @@ def register(app: typer.Typer) -> None:
             bot_delay=bot_delay,
             allowed_origins=tuple(origin or ()),
             replay_files=tuple(replay or ()),
-            sign_key=_sign_key(sign_key_env),  # signs every table; needed to continue a signed game
+            sign_key=read_sign_key(sign_key_env),  # signs every table; needed to continue a signed game
         )
         server = Server(config)
         _check_port(host, port)
         first = None  # built before the server starts, so every problem is one `error:` line
         try:
             if resume is not None:
-                from arena.cli.play import _load_for_resume
-
-                first = server.build_resume(*_load_for_resume(resume))
+                first = server.build_resume(*load_for_resume(resume))
             elif seats is not None:
-                from arena.cli.play import _preflight
-
-                first = server.build(rules, _preflight(seats), lang=lang.value, seed=seed)
+                first = server.build(rules, preflight_seats(seats), lang=lang.value, seed=seed)
         except TableError as exc:
             fail(str(exc))
         shown = "localhost" if host in ("127.0.0.1", "::1") else host
@@ -156,8 +162,9 @@ def register(app: typer.Typer) -> None:
 
         web = create_app(server)
         web.router.lifespan_context = lifespan
-        config_uv = uvicorn.Config(
-            web, host=host, port=port, ws_max_size=MAX_MESSAGE, log_level="warning", lifespan="on"
-        )
+        config_uv = uvicorn.Config(  # every request must arrive whole within a deadline (slowloris)
+            web, host=host, port=port, ws_max_size=MAX_MESSAGE, log_level="warning", lifespan="on",
+            http=with_deadline(request_timeout or REQUEST_DEADLINE_S),
+        )  # fmt: skip
         with contextlib.suppress(KeyboardInterrupt):
             uvicorn.Server(config_uv).run()

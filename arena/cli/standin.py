@@ -1,6 +1,6 @@
 """`arena stand-in`: start the built-in OpenAI-compatible stand-in server, so LLM seats can play without a GPU or key.
 
-The server is `arena/llm/fakeserver.py` (asyncio and h11, one event loop in the main thread, bound to 127.0.0.1).
+The server is `arena/standin/server.py` (asyncio and h11, one event loop in the main thread, bound to 127.0.0.1).
 It answers every decision legally from the schema the seat sends; `agents/local-fake.toml` points at its default
 port. Run it in another terminal, or in the background with `arena stand-in &`, then `arena play --seat
 all=local-fake`. Ctrl-C or SIGTERM stops it.
@@ -22,7 +22,7 @@ def stand_in(
     latency: Annotated[float, typer.Option("--latency", min=0.0, help="Seconds to wait before each answer.")] = 0.0,
 ) -> None:
     """Serve the local OpenAI-compatible stand-in on 127.0.0.1 until interrupted (Ctrl-C)."""
-    from arena.llm.fakeserver import FakeServer, serve_until_interrupted
+    from arena.standin import FakeServer, serve_until_interrupted
 
     try:
         server = FakeServer(latency_s=latency, port=port)

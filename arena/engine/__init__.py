@@ -1,4 +1,7 @@
-"""The pure Mafia rules engine: rules, state, events, requests and the one view function. No I/O, no clock."""
+"""The pure Mafia rules engine: rules, state, events, requests and the one view function. No I/O, no clock.
+
+It may import nothing of `arena` outside `arena/engine/` but `arena.safe_read` (a rules file is read as hostile data,
+inside `load_rules`); everything else imports it. The public names are re-exported here."""
 
 from arena.engine.decisions import Claim, Decision, IllegalDecision, Kind, Request, SpeechKind
 from arena.engine.events import Event, EventType, Phase, Vis

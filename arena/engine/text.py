@@ -1,5 +1,8 @@
 """Caps on the text a seat gives: the one place a speech, a black message or private reasoning is cut to its budget.
 
+Text is also checked here for what no file can hold: a surrogate code point (`lone_surrogate`), which `validate`
+refuses in any decision's text, reasoning or action, so one character can never stop a game's transcript.
+
 A budget is counted in words (R3.4: seconds mapped to words) and in characters (`speech.chars_per_word` characters
 per word of the budget), because a single "word" of 10,000 letters would otherwise pass any word limit and reach
 every other seat's prompt whole. A cut keeps the text as written (line breaks included, so what a text imitates is
@@ -20,6 +23,21 @@ if TYPE_CHECKING:
     from arena.engine.state import GameState as Game  # the Protocol the phase machine needs, not game.Game
 
 _WORD = re.compile(r"\S+")
+# a code point of the UTF-16 surrogate range: a Python string holds one only from an escape (`\ud800` in JSON, an
+# undecodable terminal byte); it is no character, UTF-8 cannot encode it, and no file or page could hold the text
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate(text: str) -> str | None:
+    """The first surrogate code point in `text`, as `U+D800`, or None when the text is writable Unicode."""
+    found = _SURROGATE.search(text)
+    return f"U+{ord(found.group()):04X}" if found else None
+
+
+def scrubbed(text: str) -> str:
+    """`text` with every surrogate code point replaced by U+FFFD: for what is recorded as it came (a model's raw
+    answer, an error message), never for a decision, which is refused instead (`validate`)."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
 
 
 @dataclass(frozen=True, slots=True)

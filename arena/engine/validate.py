@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.engine.decisions import Claim, Decision, IllegalDecision, Kind, Request
 from arena.engine.roles import Role
-from arena.engine.text import with_reasoning_capped
+from arena.engine.text import lone_surrogate, with_reasoning_capped
 
 if TYPE_CHECKING:
     from arena.engine.state import GameState as Game  # the Protocol the phase machine needs, not game.Game
@@ -100,6 +100,10 @@ def validate(game: Game, request: Request, decision: Decision) -> Decision:
     # hook (CPython's slow attribute path, about 20 times a slot's cost), and a speech reads five of them here.
     # (The probe's check still takes the decision: it is rare.)
     fields = decision.__dict__
+    for name in ("text", "reasoning", "action"):  # what is accepted must be writable (a transcript, a page)
+        if fields[name] and (bad := lone_surrogate(fields[name])) is not None:
+            raise IllegalDecision("not_text", f"the {name} holds {bad}, half of a surrogate pair, which is no "
+                                  "character: send the text itself")  # fmt: skip
     if kind is _SPEECH:
         if fields["nominate"] or fields["extra"] or fields["claim"] is not None:  # else nothing to check
             _check_speech(game, request, fields)

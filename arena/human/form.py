@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.engine import Decision, Kind, Request, RuleSet, SpeechKind
+from arena.engine.text import lone_surrogate
 
 DEFAULT_CHARS_PER_WORD = 12
 MAX_NOMINATIONS = 1  # R4.1: one accepted nomination per player per day; a second would be ignored by the judge
@@ -140,9 +141,13 @@ def nomination_problem(form: Form, target: int, chosen: Sequence[int] = ()) -> s
 
 
 def text_problem(form: Form, text: str) -> str | None:
-    """Why `text` is refused as this form's speech or message (only the character cap refuses; words are cut)."""
+    """Why `text` is refused as this form's speech or message: over the character cap (words are cut), or holding
+    a surrogate code point, which is no character (a page's `\ud800`, an undecodable terminal byte)."""
     if len(text) > form.max_chars:
         return f"{len(text)} characters is over the cap of {form.max_chars}"
+    bad = lone_surrogate(text)
+    if bad is not None:
+        return f"the text holds {bad}, half of a surrogate pair, which is no character: remove it"
     return None
 
 

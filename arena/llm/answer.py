@@ -7,10 +7,12 @@ cut-off answer whose JSON can be closed (typically a long speech) is used and ma
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
 from arena.engine import Decision, Request
+from arena.engine.text import lone_surrogate
 from arena.llm.extract import NoJSON, extract_object
 from arena.llm.modes import MAX_ANSWER_BYTES, Completion
 from arena.llm.schema import ShapeError, to_decision, to_decision_stable
@@ -49,6 +51,11 @@ def read_completion(completion: Completion, request: Request, max_tokens: int, *
     except NoJSON as exc:
         prefix = f"the answer was cut off at the token limit ({max_tokens}) and " if cut else ""
         raise UnusableAnswer(f"{prefix}{exc}") from None
+    bad = lone_surrogate(json.dumps(found.value, ensure_ascii=False))
+    if bad is not None:  # `"\ud800"` in the JSON: no character, and no file or page could hold the answer
+        raise UnusableAnswer(
+            f"the JSON escapes {bad}, half of a surrogate pair, which is no character: write the text itself"
+        )
     try:
         read = to_decision_stable if stable else to_decision
         decision = read(request, found.value, partial=found.how == "closed")

@@ -3,6 +3,12 @@
 Models answer in JSON more or less faithfully: bare, inside a ```json fence, after a sentence of preamble, with a
 trailing comma, or cut off by the token limit mid-string. `extract_object` recovers the first JSON object it can
 and says how (so the call record shows when text had to be salvaged); it never guesses values.
+
+Its time is linear in the answer: an answer (or a crafted transcript's `raw`) of 250,000 opening braces once took
+40 s, because a decode was tried at every brace and each failed decode counted the lines of the whole text for its
+error message. Now every search is one pass (`str.find`, or a pattern that never backtracks past one string), at
+most `MAX_STARTS` decodes are tried (the first opening braces, the first fences), and each decode reads a slice that
+starts at its own brace, so a failure's message counts only that slice.
 """
 
 from __future__ import annotations
@@ -12,9 +18,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL)  # reasoning models served raw (e.g. via llama.cpp)
+MAX_STARTS = 16  # decodes tried per search: an answer with more stray braces before its object is not read
+_DECODER = json.JSONDecoder()
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,18 +44,48 @@ def _loads_object(text: str) -> dict[str, Any] | None:
 
 
 def _first_embedded(text: str) -> dict[str, Any] | None:
-    """The first `{...}` in the text that parses as an object (raw_decode from every opening brace)."""
-    decoder = json.JSONDecoder()
+    """The first `{...}` in the text that parses as an object, trying the first MAX_STARTS opening braces. Each
+    decode reads the slice from its brace, so a failure's error message counts that slice's lines only."""
     start = text.find("{")
-    while start != -1:
+    for _ in range(MAX_STARTS):
+        if start == -1:
+            return None
         try:
-            value, _ = decoder.raw_decode(text, start)
+            value, _end = _DECODER.raw_decode(text[start:])
         except (json.JSONDecodeError, RecursionError):
             value = None
         if isinstance(value, dict):
             return value
         start = text.find("{", start + 1)
     return None
+
+
+def _fenced(text: str) -> list[str]:
+    """The blocks between pairs of ``` marks (a leading `json` or `JSON` dropped), the first MAX_STARTS of them."""
+    blocks: list[str] = []
+    start = text.find("```")
+    while start != -1 and len(blocks) < MAX_STARTS:
+        end = text.find("```", start + 3)
+        if end == -1:
+            break
+        body = text[start + 3 : end]
+        blocks.append(body[4:] if body.startswith(("json", "JSON")) else body)
+        start = text.find("```", end + 3)
+    return blocks
+
+
+def _without_think(text: str) -> str:
+    """The text without its `<think>...</think>` blocks (reasoning models served raw, e.g. via llama.cpp)."""
+    kept: list[str] = []
+    done = 0
+    while (start := text.find("<think>", done)) != -1:
+        end = text.find("</think>", start + 7)
+        if end == -1:
+            break
+        kept.append(text[done:start])
+        done = end + 8
+    kept.append(text[done:])
+    return "".join(kept)
 
 
 def close_truncated(text: str) -> str | None:
@@ -98,11 +134,11 @@ def extract_object(text: str | None, *, truncated: bool = False) -> Extracted:
     """Find the JSON object in `text`. With `truncated` (finish_reason == length) also try closing a cut-off one."""
     if not text or not text.strip():
         raise NoJSON("the answer is empty")
-    text = _THINK.sub("", text).strip()
+    text = _without_think(text).strip()
     value = _loads_object(text)
     if value is not None:
         return Extracted(value, "exact")
-    for block in _FENCE.findall(text):
+    for block in _fenced(text):
         value = _loads_object(block.strip())
         if value is not None:
             return Extracted(value, "fenced")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
+from arena.engine.text import lone_surrogate, scrubbed
 from arena.llm.usage import Usage
 
 
@@ -42,7 +43,17 @@ class Completion:
 
 
 def capped(completion: Completion) -> Completion:
-    """`completion` with an answer over MAX_ANSWER_BYTES cut to its first bytes and marked `oversize`."""
+    """`completion` as it can be recorded: an answer over MAX_ANSWER_BYTES cut to its first bytes and marked
+    `oversize`, and every surrogate code point in its texts (which no UTF-8 file holds) replaced by U+FFFD."""
+    texts = (completion.raw, completion.refusal or "", completion.model, completion.finish_reason or "")
+    if any(lone_surrogate(text) for text in texts):
+        completion = replace(
+            completion,
+            raw=scrubbed(completion.raw),
+            refusal=None if completion.refusal is None else scrubbed(completion.refusal),
+            model=scrubbed(completion.model),
+            finish_reason=None if completion.finish_reason is None else scrubbed(completion.finish_reason),
+        )
     raw = completion.raw
     if completion.oversize or len(raw) * 4 <= MAX_ANSWER_BYTES:
         return completion

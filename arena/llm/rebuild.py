@@ -17,7 +17,7 @@ from arena.agents import AgentSpec
 from arena.engine import Game, seat_log, view
 from arena.llm.conversation import Conversation, Message
 from arena.llm.modes import Mode
-from arena.llm.records import expand
+from arena.llm.records import Expansion
 from arena.llm.seat import TRANSPORT
 from arena.players.base import ModelCall
 from arena.prompts import load_prompt_set
@@ -82,20 +82,20 @@ def seat_prompt(
     if len(positions) != len(transcript.calls):
         raise ValueError(f"{len(positions)} call positions for {len(transcript.calls)} calls")
     events_after, seat_after = events_after_inputs(transcript, seat)
-    full = expand(transcript.calls)
+    full = Expansion(transcript.calls)  # one record's messages at a time: never every record's at once
     mine = [i for i, c in enumerate(transcript.calls) if c.seat == seat]
     shown = {i: events_after[min(positions[i], len(transcript.inputs))] for i in mine}
     cursors = {i: seat_after[min(positions[i], len(transcript.inputs))] for i in mine}  # in the seat's numbering
     if at is None and mine and not rebuild:
         last = mine[-1]
-        return SeatPrompt(full[last], True, shown[last], last)
+        return SeatPrompt(full.messages(last), True, shown[last], last)
     count = len(transcript.inputs)
     if at is not None:
         count = next((k for k, n in enumerate(events_after) if n > at), count)
     target = events_after[count]
     here = [i for i in mine if shown[i] == target]
     if here and not rebuild:
-        return SeatPrompt(full[here[-1]], True, target, here[-1])
+        return SeatPrompt(full.messages(here[-1]), True, target, here[-1])
     earlier = [i for i in mine if shown[i] < target]
     return _would_be_sent(transcript, seat, count, target, earlier, full, cursors, prompt_set, list(prompt_folders))
 
@@ -106,7 +106,7 @@ def _would_be_sent(
     count: int,
     target: int,
     earlier: list[int],
-    full: list[list[Message]],
+    full: Expansion,
     cursors: dict[int, int],
     prompt_set: str | None,
     prompt_folders: list[Path],
@@ -127,7 +127,7 @@ def _would_be_sent(
     answered = [i for i in earlier if _answered(transcript.calls[i])]
     if answered:
         base = answered[-1]
-        history = full[base] + Conversation.answer_messages(transcript.calls[base].raw)
+        history = full.messages(base) + Conversation.answer_messages(transcript.calls[base].raw)
         conversation = Conversation.resumed(prompts, rules, seat, mode, persona, history, cursors[base], style)
     else:
         conversation = Conversation(prompts, rules, seat, mode, persona, style)

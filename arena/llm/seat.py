@@ -9,6 +9,7 @@ Decision, which the orchestrator re-asks with the message. Records of an attempt
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from arena.engine import Request
@@ -18,12 +19,12 @@ from arena.llm.conversation import Conversation, Message, Turn
 from arena.llm.modes import Completion, capped
 from arena.llm.records import CallLog
 from arena.llm.usage import Prices, Usage
-from arena.orchestrator import ERROR_PREFIX
-from arena.players.base import Answer, ModelCall, Player, PlayerError
+from arena.players.base import ERROR_PREFIX, Answer, ModelCall, Player, PlayerError
 
 OWN_PREFIX = f"{ERROR_PREFIX} NoUsableAnswer: "  # how the orchestrator words our own failure on the re-ask
 TRANSPORT = "transport: "  # the error prefix of an attempt that got no answer at all
 _NONE = Usage()
+OFF_LOOP_CHARS = 16 * 1024  # a longer answer is read in a worker thread: the loop keeps serving (arena serve)
 
 
 class NoUsableAnswer(PlayerError):
@@ -97,7 +98,7 @@ class ConversationSeat(Player):
     def abandoned_calls(self) -> list[ModelCall]:
         return self.handover()
 
-    def conclude(
+    async def conclude(
         self,
         turn: Turn,
         messages: list[Message],
@@ -124,7 +125,10 @@ class ConversationSeat(Player):
         }
         answer = self.conversation.answer_messages(raw)
         try:
-            reading = read_completion(completion, request, max_tokens, stable=turn.stable)
+            if len(completion.raw) > OFF_LOOP_CHARS:  # linear, but a 256 KiB answer still takes milliseconds
+                reading = await asyncio.to_thread(read_completion, completion, request, max_tokens, stable=turn.stable)
+            else:
+                reading = read_completion(completion, request, max_tokens, stable=turn.stable)
         except UnusableAnswer as exc:
             self.record(messages, request, error=f"unusable: {exc}", **common)
             self.conversation.commit(turn, answer)  # the model sees its own bad answer before the re-ask

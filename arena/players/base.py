@@ -9,6 +9,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from arena.engine import Decision, Observation, Request
 
+# How the orchestrator words a failed attempt in the `problem` of the re-ask and in the input's reason; seats and
+# verify recognise the two failures by these prefixes (here, where the orchestrator and the transcript both import).
+TIMEOUT_PREFIX = "no answer within"
+ERROR_PREFIX = "the player failed:"
+
 
 class ModelCall(BaseModel):
     """One request to a model, as the transcript stores it. Never holds an API key."""

@@ -43,8 +43,7 @@ from arena.human.form import (
     word_count,
 )
 from arena.live import EventPrinter
-from arena.orchestrator import TIMEOUT_PREFIX
-from arena.players.base import Answer, Player
+from arena.players.base import TIMEOUT_PREFIX, Answer, Player
 
 END_SPEECH = {"", "pass", "пас", "спасибо", "thanks", "thank you"}
 YES = {"y", "yes", "да", "д", "+"}

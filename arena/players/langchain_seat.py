@@ -100,7 +100,7 @@ class LangChainPlayer(ConversationSeat):
         except Exception as exc:  # any provider error: recorded, then re-asked by the orchestrator
             error = f"{type(exc).__name__}: {exc}"[:500]
             raise self.fail_transport(messages, request, error, (time.perf_counter() - started) * 1000, 1) from exc
-        return self.conclude(turn, messages, request, completion, 1, max_tokens)
+        return await self.conclude(turn, messages, request, completion, 1, max_tokens)
 
     async def _ask_text(self, messages: list[Message], started: float) -> Completion:
         reply = await self.model.ainvoke(to_langchain(messages))

@@ -75,7 +75,7 @@ class LLMPlayer(ConversationSeat):
             latency = final.latency_ms if final is not None else (time.perf_counter() - started) * 1000
             usage = final.usage if final is not None else Usage()
             raise self.fail_transport(messages, request, error, latency, attempt + 1, usage)
-        return self.conclude(turn, messages, request, result.completion, attempt + 1, max_tokens)
+        return await self.conclude(turn, messages, request, result.completion, attempt + 1, max_tokens)
 
 
 def client_settings(spec: AgentSpec, seat: int | None = None) -> ClientSettings:

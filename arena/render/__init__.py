@@ -1,2 +1,14 @@
 """Review renderers: a game drawn for the god view or for one seat, in the terminal (`console`) or as one
-self-contained HTML page (`html`). Both draw a `story.Story`, which is built only from the engine's `view`."""
+self-contained HTML page (`html`). Both draw a `story.Story`, which is built only from the engine's `view`.
+
+| module | job |
+|---|---|
+| `story.py` | the `Story` of one viewer: chapters of lines, vote rounds and notes, the seats, who was alive when |
+| `phrases.py` | the fixed words of every event, and `clean` (untrusted text made safe to print) |
+| `notes.py` | a seat's reasoning and model calls, placed at the decision they served |
+| `console.py`, `html.py` | `arena show` (rich) and `arena export` (one page; its CSS and script in `page/`) |
+| `totals.py` | the table of model-call totals per seat |
+
+Imports run `console`, `html` -> `story` -> `notes` -> `phrases`. It may import the engine, `arena.players.base`
+(call records) and the transcript (`totals.py`); the live feed (`arena/live.py`) and the web pages use `phrases`.
+"""

@@ -27,18 +27,9 @@ from rich.text import Text
 
 from arena.engine import MODERATOR, Game, Input
 from arena.players.base import ModelCall
-from arena.render.story import (
-    Chapter,
-    Line,
-    Note,
-    Span,
-    Story,
-    VoteRound,
-    build_story,
-    clean,
-    result_text,
-    seat_label,
-)
+from arena.render.notes import Note
+from arena.render.phrases import Span, clean, result_text, seat_label
+from arena.render.story import Chapter, Line, Story, VoteRound, build_story
 
 STYLES: dict[str, str] = {
     "plain": "",

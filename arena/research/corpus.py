@@ -11,7 +11,8 @@ from pathlib import Path
 
 from arena.engine import Event, EventType, Role
 from arena.players.base import ModelCall
-from arena.transcript import SeatCounters, Transcript, TranscriptError, load
+from arena.safe_read import UnsafeFile, open_regular
+from arena.transcript import SeatCounters, Transcript, TranscriptError, read_stream
 
 BLACK_ROLES = frozenset({Role.MAFIA.value, Role.DON.value})
 TOWN = "town"
@@ -99,18 +100,17 @@ class Corpus:
 
 
 def load_folder(folder: str | Path) -> Corpus:
-    """Every `*.jsonl` under `folder` (recursively), in name order. Unreadable, non-regular, tampered (hash chain
-    broken) or unfinished files are skipped and listed with the reason."""
+    """Every `*.jsonl` under `folder` (recursively, never through a link), in name order. Unreadable, non-regular
+    (a link, a FIFO), tampered (hash chain broken) or unfinished files are skipped and listed with the reason."""
     root = Path(folder)
     games: list[GameData] = []
     skipped: list[tuple[str, str]] = []
     for path in sorted(root.rglob("*.jsonl")):
-        if not path.is_file():  # a FIFO or device named *.jsonl would block the read or never end
-            skipped.append((str(path), "not a regular file"))
-            continue
-        try:
-            t = load(path)
-        except TranscriptError as exc:
+        try:  # never a link out of the folder, nor a FIFO or device that would block the read or never end
+            with open_regular(path) as stream:
+                t = read_stream(stream, str(path))
+            t.path = str(path)
+        except (UnsafeFile, TranscriptError) as exc:
             skipped.append((str(path), str(exc)))
             continue
         if t.chain == "broken":  # an edited file (a flipped winner, a removed line) is never counted

@@ -11,6 +11,7 @@ import base64
 import html
 import io
 import math
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from arena.research import tables
 from arena.research.corpus import TAMPERED, Corpus, load_folder
 from arena.research.metrics import Counts, GameMetrics, measure, rates
 from arena.research.ratings import Discipline, Fit, SideRecord, discipline, fit, matches, win_rates
+from arena.safe_write import Folder, UnsafePath, links_in
 
 CALIBRATION_BINS = 10
 
@@ -193,20 +195,25 @@ def _f(value: float, digits: int = 3) -> str:
     return "–" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
 
 
-_MD_ESCAPES = {"\\": "\\\\", "|": "\\|", "`": "\\`", "&": "&amp;", "<": "&lt;", ">": "&gt;"}
-_MD_UNESCAPES = {"\\\\": "\\", "\\|": "|", "\\`": "`", "&amp;": "&", "&lt;": "<", "&gt;": ">"}
+_MD_ESCAPES = {
+    "\\": "\\\\", "|": "\\|", "`": "\\`", "[": "\\[", "]": "\\]", "&": "&amp;", "<": "&lt;", ">": "&gt;",
+}  # fmt: skip
+_MD_UNESCAPES = {v: k for k, v in _MD_ESCAPES.items()} | {"\\:": ":", "\\.": ".", "\\@": "@"}
+_AUTOLINK = re.compile(r"(?i)(?<=https)(:)|(?<=http)(:)|(?<=ftp)(:)|(?<=\bwww)(\.)|(@)")
 
 
 def md_text(value: object) -> str:
     """Text from a transcript (agent names, rules names, paths) made inert in Markdown: a `|` cannot split a table
-    cell, `<`/`>` cannot open HTML, a backtick cannot open code, a line break cannot end the row."""
+    cell, `<`/`>` cannot open HTML, a backtick cannot open code, `[`/`]` cannot make a link or an image, a URL or
+    an address is not linked (`https\\://`, `www\\.`, `\\@`), a line break cannot end the row."""
     text = "".join(" " if ch in "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029" else ch for ch in str(value))
-    return "".join(_MD_ESCAPES.get(ch, ch) for ch in text)
+    text = "".join(_MD_ESCAPES.get(ch, ch) for ch in text)
+    return _AUTOLINK.sub(lambda m: "\\" + m.group(0), text)
 
 
 def _md_plain(text: str) -> str:
     """The text `md_text` escaped (the HTML page escapes it its own way)."""
-    return re.sub(r"\\\\|\\\||\\`|&amp;|&lt;|&gt;", lambda m: _MD_UNESCAPES[m.group(0)], text)
+    return re.sub(r"\\[\\|`\[\]:.@]|&amp;|&lt;|&gt;", lambda m: _MD_UNESCAPES[m.group(0)], text)
 
 
 def _split_row(line: str) -> list[str]:
@@ -389,37 +396,49 @@ class Written:
 
 
 def write(r: Report, out: Path) -> Written:
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "plots").mkdir(exist_ok=True)
+    """Write every file into `out` (created if missing) through `arena.safe_write`: never through a symbolic link.
+    A folder that already holds links (a planted `games.csv -> ~/.bashrc`) is refused before anything is written."""
+    planted = links_in(out)
+    if planted:
+        shown = ", ".join(f"{p} -> {os.readlink(p)}" if p.is_symlink() else str(p) for p in planted[:3])
+        raise ReportError(
+            f"{out}: the output folder holds symbolic links ({shown}); nothing was written. A report never writes "
+            "through a link: remove them, or choose another --out"
+        )
     files: list[Path] = []
-    for p in r.plots:
-        path = out / "plots" / f"{p.name}.png"
-        path.write_bytes(p.png)
-        files.append(path)
-    csvs = (
-        (
-            "games.csv",
-            tables.GAME_COLUMNS + tables.COUNT_COLUMNS + tables.RATE_COLUMNS,
-            [tables.game_row(m) for m in r.measured],
-        ),
-        (
-            "seats.csv",
-            tables.SEAT_COLUMNS + tables.COUNT_COLUMNS + tables.RATE_COLUMNS,
-            [row for m in r.measured for row in tables.seat_rows(m)],
-        ),
-        (
-            "days.csv",
-            tables.DAY_COLUMNS + tables.COUNT_COLUMNS + tables.RATE_COLUMNS,
-            [row for m in r.measured for row in tables.day_rows(m)],
-        ),
-        ("decisions.csv", tables.DECISION_COLUMNS, [row for g in r.corpus.games for row in tables.decision_rows(g)]),
-    )
-    for name, columns, rows in csvs:
-        tables.write_csv(out / name, columns, rows)
-        files.append(out / name)
-    (out / "report.md").write_text(markdown(r), encoding="utf-8")
-    (out / "report.html").write_text(page(r), encoding="utf-8")
-    files += [out / "report.md", out / "report.html"]
+    try:
+        with Folder(out) as folder:
+            with folder.folder("plots") as plots:
+                files += [plots.write(f"{p.name}.png", p.png) for p in r.plots]
+            csvs = (
+                (
+                    "games.csv",
+                    tables.GAME_COLUMNS + tables.COUNT_COLUMNS + tables.RATE_COLUMNS,
+                    [tables.game_row(m) for m in r.measured],
+                ),
+                (
+                    "seats.csv",
+                    tables.SEAT_COLUMNS + tables.COUNT_COLUMNS + tables.RATE_COLUMNS,
+                    [row for m in r.measured for row in tables.seat_rows(m)],
+                ),
+                (
+                    "days.csv",
+                    tables.DAY_COLUMNS + tables.COUNT_COLUMNS + tables.RATE_COLUMNS,
+                    [row for m in r.measured for row in tables.day_rows(m)],
+                ),
+                (
+                    "decisions.csv",
+                    tables.DECISION_COLUMNS,
+                    [row for g in r.corpus.games for row in tables.decision_rows(g)],
+                ),
+            )
+            for name, columns, rows in csvs:
+                with folder.replace_text(name) as handle:
+                    tables.write_rows(handle, columns, rows)
+                files.append(out / name)
+            files += [folder.write("report.md", markdown(r)), folder.write("report.html", page(r))]
+    except UnsafePath as exc:
+        raise ReportError(f"{exc}; choose another --out") from None
     return Written(out, files, len(r.measured))
 
 

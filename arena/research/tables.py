@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
-from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from arena.engine import Game
-from arena.orchestrator import ERROR_PREFIX, TIMEOUT_PREFIX
+from arena.players.base import ERROR_PREFIX, TIMEOUT_PREFIX
 from arena.research.corpus import MAFIA, TOWN, GameData
 from arena.research.metrics import Counts, GameMetrics, rates
 
@@ -189,23 +189,28 @@ def decision_rows(g: GameData) -> list[Row]:
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet reads a cell starting so as a formula
+# the same after a separator another program may split on (`;` in many locales, tab, `|`): `;=HYPERLINK(...)`
+_SPLIT_FORMULA = re.compile(r"([,;\t|]\s*)(?=[=+\-@])")
 
 
 def _cell(value: Any) -> Any:
+    """A cell as written: NaN empty, floats rounded, and text from a transcript (an agent name) kept text when the
+    CSV is opened: a `'` goes before a formula's first character at the start and after any separator."""
     if isinstance(value, float):
         return "" if math.isnan(value) else round(value, 6)
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value  # text from a transcript (an agent name) must stay text when the CSV is opened
+    if isinstance(value, str):
+        value = _SPLIT_FORMULA.sub(r"\1'", value)
+        if value.lstrip(" ").startswith(FORMULA_STARTS):
+            return "'" + value
     return value
 
 
-def write_csv(path: Path, columns: Sequence[str], rows: Iterable[Row]) -> int:
-    """Write `rows` with exactly `columns` (NaN as an empty cell); return the number of rows."""
+def write_rows(handle: TextIO, columns: Sequence[str], rows: Iterable[Row]) -> int:
+    """Write `rows` with exactly `columns` (NaN as an empty cell) to a text stream; return the number of rows."""
     n = 0
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(columns), extrasaction="raise")
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: _cell(row.get(k, "")) for k in columns})
-            n += 1
+    writer = csv.DictWriter(handle, fieldnames=list(columns), extrasaction="raise")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: _cell(row.get(k, "")) for k in columns})
+        n += 1
     return n

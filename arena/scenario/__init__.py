@@ -1,7 +1,9 @@
 """Scripted scenarios (docs/scenarios.md): the runner behind `arena scenario run` and tests/test_scenarios.py.
 
-`format` parses and validates a file, `driver` plays it through the engine, `check` compares what happened with
-what the file expects, and `runner` ties them together per file and case. The public names are re-exported here.
+`format` parses and validates a file (with `notation`: phases, moments, seatings), `driver` plays it through the
+engine, `check` compares what happened with what the file expects, and `runner` ties them together per file and
+case. The public names are re-exported here. Imports run one way: `runner` -> `check` -> `driver` -> `format` ->
+`notation`; the package may import the engine and `arena.safe_read`, nothing that plays, records or renders.
 """
 
 from __future__ import annotations

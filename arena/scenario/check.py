@@ -22,10 +22,9 @@ from arena.scenario.format import (
     NightExpect,
     NightScript,
     PhaseExpect,
-    PhaseRef,
     Scenario,
-    parse_phase,
 )
+from arena.scenario.notation import PhaseRef, parse_phase
 
 _TURN_KINDS = ("regular", "short", "nominate_only", "intro")
 _ANSWER_ALIASES = {"yes": "yes", "no": "no", "true": "yes", "false": "no"}

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from arena.engine import Decision, EventType, Game, IllegalDecision, Kind, Request, SpeechKind
-from arena.scenario.format import DayScript, Moment, NightScript, PhaseRef, Scenario
+from arena.scenario.format import DayScript, NightScript, Scenario
+from arena.scenario.notation import Moment, PhaseRef
 
 _SPEECH_MOMENT = {
     SpeechKind.REGULAR: "speech",

@@ -19,16 +19,8 @@ from pydantic import BaseModel, ValidationError
 from arena.engine import Game, Role, RulesError, RuleSet, load_rules
 from arena.scenario.check import Mismatch, check
 from arena.scenario.driver import Driver, ScenarioRunError
-from arena.scenario.format import (
-    PRESET_SEATING,
-    DayScript,
-    NightScript,
-    PhaseRef,
-    Scenario,
-    is_phase_key,
-    parse_phase,
-    parse_seating,
-)
+from arena.scenario.format import DayScript, NightScript, Scenario
+from arena.scenario.notation import PRESET_SEATING, PhaseRef, is_phase_key, parse_phase, parse_seating
 
 SUFFIXES = (".yaml", ".yml")
 

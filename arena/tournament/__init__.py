@@ -12,4 +12,8 @@ machine (a process pool) or a Dask cluster, resumable, with a cost estimate and 
 | `run.py` | the driver: skip finished games, resume started ones, the budget, progress, the manifest |
 | `standings.py` | win rates per configuration and side with Wilson intervals |
 | `manifest.py` | `tournament.json` |
+
+It may import the engine, the orchestrator, the players, model access, the transcript, `arena.agents`, `arena.trust`,
+`arena.prompts`, `arena.safe_read` and the stand-in (the cost estimate's calibration); never the command line (which
+imports it) or the web app.
 """

@@ -2,7 +2,7 @@
 per configuration and in total, with the estimate's standard error.
 
 The figures per seat-game come from calibration games played against a private local stand-in server
-(`arena/llm/fakeserver.py`, started here on 127.0.0.1 and stopped after): each LLM configuration with its own prompt
+(`arena/standin/server.py`, started here on 127.0.0.1 and stopped after): each LLM configuration with its own prompt
 set, persona, language and structured mode, so its prompts are the real ones and only the answers are the
 stand-in's. No request reaches the configured servers.
 
@@ -234,7 +234,7 @@ def calibrate(t: Tournament, plans: Sequence[GamePlan], games: int = 3) -> Calib
     llm = _costed([*t.configs, t.filler])
     if not llm:
         return Calibration({})
-    from arena.llm.fakeserver import FakeServer
+    from arena.standin import FakeServer
 
     prices = {c.label: Prices(c.spec.price_input_per_m, c.spec.price_cached_per_m, c.spec.price_output_per_m)
               for c in llm}  # fmt: skip

@@ -8,11 +8,11 @@ and the final standings. The transcripts beside it are the record; the manifest 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
-from arena.safe_read import UnsafeFile, read_text
+from arena.safe_read import UnsafeFile, open_regular, read_text
+from arena.safe_write import links_in, write_file
 from arena.tournament.model import TournamentError
 
 MAX_MANIFEST_BYTES = 256 * 1024 * 1024  # an index of games: large tournaments stay far below this
@@ -28,8 +28,14 @@ def check_folder(out: Path, fingerprint: str, name: str) -> None:
     """Refuse a folder that holds another tournament (or other transcripts), before any game starts."""
     if not out.exists():
         return
-    if not out.is_dir():
-        raise TournamentError(f"out: {out} is not a folder")
+    if not out.is_dir() or out.is_symlink():
+        raise TournamentError(f"out: {out} is not a folder" + (" (a symbolic link)" if out.is_symlink() else ""))
+    planted = links_in(out, depth=1)
+    if planted:  # a game file or the manifest as a link would make the run write through it
+        raise TournamentError(
+            f"out: {out} holds symbolic links ({', '.join(p.name for p in planted[:3])}); a tournament never reads "
+            "or writes through a link: remove them or choose another --out"
+        )
     manifest = out / NAME
     if manifest.exists():
         try:  # a hostile manifest (not UTF-8, huge, nested thousands deep) is one clear message
@@ -54,13 +60,12 @@ def check_folder(out: Path, fingerprint: str, name: str) -> None:
 
 
 def write(out: Path, data: dict[str, Any]) -> None:
-    """Replace the manifest atomically (a crash leaves the old one or the new one, never half of one)."""
-    out.mkdir(parents=True, exist_ok=True)
-    temporary = out / f".{NAME}.tmp"
-    temporary.write_text(json.dumps({"format": FORMAT, "version": 1, **data}, indent=1) + "\n", encoding="utf-8")
-    os.replace(temporary, out / NAME)
+    """Replace the manifest atomically (a crash leaves the old one or the new one, never half of one), through a
+    fresh temporary file and never through a symbolic link (`arena.safe_write`)."""
+    write_file(out / NAME, json.dumps({"format": FORMAT, "version": 1, **data}, indent=1) + "\n")
 
 
 def read(out: Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((out / NAME).read_text(encoding="utf-8"))
+    with open_regular(out / NAME) as handle:  # never through a link out of the folder
+        data: dict[str, Any] = json.loads(handle.read(MAX_MANIFEST_BYTES + 1).decode("utf-8"))
     return data

@@ -35,6 +35,9 @@ from arena.agents import AgentError, AgentSpec, resolve_agent
 from arena.engine import RulesError, RuleSet, load_rules
 
 _LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,23}$")
+# the name is printed on the terminal (progress, standings): no escape sequences, no Rich markup brackets
+_NAME = re.compile(r"^[^\W_][\w .,:;+()#/@-]{0,79}$")
+RULES_SUFFIXES = (".toml", ".yaml", ".yml")
 OVERRIDES = ("temperature", "prompt_set", "persona", "language", "max_tokens")
 
 
@@ -90,6 +93,16 @@ class TournamentFile(BaseModel):
     timeout_s: float = Field(120.0, gt=0)
     max_reasks: int = Field(2, ge=0)
     pool: list[PoolEntry] = Field(min_length=1)
+
+    @field_validator("name")
+    @classmethod
+    def _printable(cls, value: str) -> str:
+        if not _NAME.match(value):
+            raise ValueError(
+                "must be 1-80 letters, digits, spaces or _ . , : ; + - ( ) # / @, starting with a letter or digit "
+                "(it is printed on the terminal)"
+            )
+        return value
 
     @model_validator(mode="after")
     def _unique(self) -> TournamentFile:
@@ -185,12 +198,24 @@ def _resolve(entry: PoolEntry, where: str, agents_dir: Path | None, check_env: b
         raise TournamentError(f"{where}: {_field_errors(exc)}") from None
 
 
+def _rules_file(path: Path, name: str) -> Path:
+    """The rules file a tournament names: a TOML or YAML file inside the tournament file's folder (a file from
+    someone else must not make the command read, and echo in its errors, `/etc/shadow` or `../../.ssh/config`)."""
+    base = path.parent.resolve()
+    target = (path.parent / name).resolve()
+    if Path(name).is_absolute() or not target.is_relative_to(base) or target.suffix not in RULES_SUFFIXES:
+        raise TournamentError(
+            f"{path}: rules.file: {name!r} must be a .toml or .yaml file inside the tournament file's folder "
+            f"({path.parent})"
+        )
+    return target
+
+
 def load_tournament(path: Path, agents_dir: Path | None = None, *, check_env: bool = True) -> Tournament:
     """Read and check a tournament file; every error names the file and the field."""
     file = parse_file(path)
-    base = path.parent
     try:
-        rules_file = (base / file.rules.file) if file.rules.file else None
+        rules_file = _rules_file(path, file.rules.file) if file.rules.file else None
         rules = load_rules(file.rules.preset, rules_file, file.rules.overrides or None)
     except RulesError as exc:
         raise TournamentError(f"{path}: rules: {exc}") from None

@@ -20,8 +20,10 @@ from arena.agents import AgentSpec
 from arena.engine import Game, Role, RuleSet
 from arena.orchestrator import RunStats, counters_from_inputs, run_game
 from arena.players.base import Player
+from arena.players.delayed import DelayedPlayer
 from arena.players.factory import build_player
 from arena.transcript import SeatTotals, Transcript, TranscriptError, TranscriptWriter, load, make_header
+from arena.transcript.figures import figures_problem
 
 
 @dataclass(frozen=True)
@@ -63,12 +65,12 @@ class GameResult:
 
 
 def _game_total(transcript: Transcript) -> dict[str, float]:
-    end = transcript.end
-    if end is not None and end.total is not None:
-        return asdict(end.total)
+    """The game's totals summed from its call records and inputs: the end record's own totals decide no money
+    (a forged `total.cost_usd = -1000000` would lift `--budget`)."""
     total = SeatTotals()
     for call in transcript.calls:
         total.add_call(call)
+    total.defaults = sum(1 for item in transcript.inputs if item.op == "default")
     return asdict(total)
 
 
@@ -91,6 +93,9 @@ def differences(transcript: Transcript, task: GameTask) -> list[str]:
         out.append(f"hash chain broken ({transcript.chain_error})")
     elif transcript.chain != "ok":
         out.append("no hash chain to check (a version-1 file)")
+    problem = figures_problem(transcript)
+    if problem:
+        out.append(f"tampered figures ({problem})")
     header = transcript.header
     if header.game_id != task.game_id:
         out.append(f"game id {header.game_id!r}, planned {task.game_id!r}")
@@ -139,8 +144,6 @@ def check_existing(transcript: Transcript, task: GameTask) -> None:
 def _players(task: GameTask, rules: RuleSet, seats: dict[int, AgentSpec]) -> dict[int, Player]:
     players = {s: build_player(spec, s, seed=task.seed, rules=rules, lang=task.lang) for s, spec in seats.items()}
     if task.delay > 0:
-        from arena.cli.play import DelayedPlayer
-
         return {seat: DelayedPlayer(player, task.delay) for seat, player in players.items()}
     return players
 

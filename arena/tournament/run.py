@@ -22,6 +22,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 from rich.table import Table
 
 from arena.agents import AgentSpec
+from arena.safe_write import PRIVATE, write_file
 from arena.tournament import manifest
 from arena.tournament.cost import Estimate
 from arena.tournament.executors import Executor
@@ -284,10 +285,8 @@ def run_tournament(
 
 
 def _write_streamed(path: Path, text: str) -> None:
-    """A transcript that came back from a Dask worker: written once, never over an existing file."""
-    if path.exists():
-        path.unlink()  # a started game's partial file from an earlier run; the worker replayed it whole
-    with path.open("x", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
+    """A transcript that came back from a Dask worker, in place of a started game's partial file from an earlier
+    run (the worker replayed it whole): replaced atomically, never through a link, mode 0600 like every transcript."""
+    write_file(path, text, mode=PRIVATE)
 
 

@@ -1,6 +1,6 @@
 """The game log's lines in Russian, for the web pages (`?lang=ru` or `arena serve --lang ru`).
 
-Why a table of its own: the shared renderer (`arena.render.story`) words events in English for the console, the
+Why a table of its own: the shared renderer (`arena.render.phrases`) words events in English for the console, the
 HTML export and the leak tests; the web pages also speak Russian. Each line states the same fact as the English one;
 an event type without a Russian line here falls back to the English line, so nothing is ever dropped.
 """
@@ -8,7 +8,7 @@ an event type without a Russian line here falls back to the English line, so not
 from __future__ import annotations
 
 from arena.engine import Event, EventType
-from arena.render.story import clean
+from arena.render.phrases import clean
 
 ROLES = {
     "civilian": "мирный",

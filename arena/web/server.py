@@ -22,7 +22,8 @@ from arena.players.factory import PlayerBuildError, build_player
 from arena.transcript import Transcript, TranscriptError, TranscriptWriter, default_path, make_header
 from arena.web.table import Table, new_token, same_token
 
-MAX_TABLES = 50  # a bound on what one server holds; a full server refuses new tables
+MAX_TABLES = 50  # tables playing at once on one server; a server with that many games running refuses new tables
+MAX_FINISHED = 500  # finished tables kept for their pages (end reveal); older ones are dropped, their files stay
 
 
 class TableError(ValueError):
@@ -33,7 +34,7 @@ class TableError(ValueError):
 class ServeConfig:
     lang: str = "en"
     out_dir: Path = Path("transcripts")
-    agents_dir: Path = Path("agents")
+    agents_dir: Path | None = None  # None: the standard lookup (arena.agents.find_agent)
     human_timeout: float | None = 120.0
     bot_delay: float = 1.0
     allowed_origins: tuple[str, ...] = ()  # extra Origins accepted on WebSocket upgrades (a reverse proxy's)
@@ -45,7 +46,7 @@ class ServeConfig:
 _AGENT_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,79}$")
 
 
-def _seat_specs(specs: Mapping[int, str], players: int, agents_dir: Path) -> dict[int, AgentSpec]:
+def _seat_specs(specs: Mapping[int, str], players: int, agents_dir: Path | None) -> dict[int, AgentSpec]:
     seats: dict[int, AgentSpec] = {}
     for seat in range(1, players + 1):
         name = specs.get(seat, "bot:heuristic")
@@ -80,6 +81,10 @@ class Server:
                 found = (table, seat)
         return found
 
+    def playing(self) -> int:
+        """Tables whose game is still running (finished tables do not count against MAX_TABLES)."""
+        return sum(1 for table in self.tables.values() if _playing(table))
+
     def _players(self, seats: Mapping[int, AgentSpec], seed: int, rules: RuleSet, lang: str) -> dict[int, Player]:
         players: dict[int, Player] = {}
         for seat, spec in seats.items():
@@ -93,8 +98,11 @@ class Server:
 
     def add(self, table: Table, players: Mapping[int, Player]) -> Table:
         """Serve `table` and start its game; call it in the server's event loop (the game is a task of it)."""
-        if len(self.tables) >= MAX_TABLES:
-            raise TableError(f"this server already holds {MAX_TABLES} tables")
+        if self.playing() >= MAX_TABLES:
+            raise TableError(f"this server already plays {MAX_TABLES} games; a new table can start when one ends")
+        finished = [key for key, known in self.tables.items() if not _playing(known)]
+        for key in finished[: max(len(finished) - MAX_FINISHED + 1, 0)]:  # the oldest first (insertion order)
+            del self.tables[key]
         self.tables[table.id] = table
         table.start(players)
         return table
@@ -200,8 +208,9 @@ class Server:
         games only (a replay is a god view: a game in progress, here or elsewhere, is never listed)."""
         paths = list(self.config.replay_files)
         out = self.config.out_dir
-        if out.is_dir():
-            paths.extend(sorted(out.glob("*.jsonl"), key=lambda p: p.name, reverse=True))
+        if out.is_dir():  # the out directory's own files only: a link there could point anywhere on the machine
+            found = (p for p in out.glob("*.jsonl") if not p.is_symlink())
+            paths.extend(sorted(found, key=lambda p: p.name, reverse=True))
         names = [p.name for p in paths[:2000] if ended(p)]
         return list(dict.fromkeys(names))[:500]
 
@@ -213,7 +222,13 @@ class Server:
         if "/" in name or "\\" in name or name.startswith("."):
             return None
         candidate = self.config.out_dir / name
-        return candidate if candidate.is_file() and candidate.suffix == ".jsonl" else None
+        if candidate.is_symlink() or not candidate.is_file() or candidate.suffix != ".jsonl":
+            return None  # a reader stays inside --out: a planted `x.jsonl -> /elsewhere` is no replay
+        return candidate
+
+
+def _playing(table: Table) -> bool:
+    return table.task is None or not table.task.done()
 
 
 _TAIL = 64 * 1024  # an end record is a few KiB (counters and totals per seat)

@@ -17,7 +17,7 @@ from rich.text import Text
 
 from arena.engine import MODERATOR, Event, EventType, Game, Observation, RuleSet, view
 from arena.live import EventPrinter
-from arena.render.story import clean
+from arena.render.phrases import clean
 from arena.web import log_ru
 
 

@@ -22,8 +22,8 @@ from typing import Any
 from arena.agents import AgentSpec
 from arena.engine import PUBLIC, Decision, Event, Game, IllegalDecision, Kind, Observation, Request, view
 from arena.human.form import Form, FormError, build_form, decision_from, forbidden_phrases
-from arena.orchestrator import TIMEOUT_PREFIX, RunStats, run_game
-from arena.players.base import Answer, Player
+from arena.orchestrator import RunStats, run_game
+from arena.players.base import TIMEOUT_PREFIX, Answer, Player
 from arena.transcript import TranscriptWriter
 from arena.web.state import LogWriter, god_json, observation_json, speech_seconds
 

@@ -1,6 +1,6 @@
 """Fixtures of the LLM-seat tests: a local OpenAI-compatible server, a test API key, the cassette settings.
 
-No test reaches a host other than 127.0.0.1: the server is `arena.llm.fakeserver` on a free loopback port, and the
+No test reaches a host other than 127.0.0.1: the server is `arena.standin` on a free loopback port, and the
 cassette tests replay recorded exchanges (CI runs with `--block-network --record-mode=none`).
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from arena.llm.fakeserver import FakeServer
+from arena.standin import FakeServer
 
 TEST_KEY = "sk-test-DO-NOT-LEAK-0123456789abcdefghijklmnop"
 

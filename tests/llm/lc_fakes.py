@@ -15,7 +15,7 @@ from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import PrivateAttr
 
-from arena.llm.fakeserver import valid_answer
+from arena.standin import valid_answer
 
 
 class ToolModel(BaseChatModel):

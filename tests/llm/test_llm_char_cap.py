@@ -14,10 +14,10 @@ from llmkit import llm_player, llm_spec, play
 
 from arena.agents import AgentSpec
 from arena.engine import Decision, EventType, Game, Kind, Observation, Request, Vis, load_rules
-from arena.llm.fakeserver import FakeServer
 from arena.llm.rebuild import seat_prompt
 from arena.llm.records import expand
 from arena.players.base import Answer, Player
+from arena.standin import FakeServer
 from arena.transcript import load
 
 HUGE = "A" * 10_000

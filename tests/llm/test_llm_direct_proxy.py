@@ -10,10 +10,10 @@ import pytest
 
 from arena.llm.client import ClientSettings, LLMClient
 from arena.llm.direct import _proxy_parts, proxy_for
-from arena.llm.fakeserver import FakeServer
 from arena.llm.modes import Mode
 from arena.llm.pool import use_aiohttp
 from arena.llm.retry import RetryPolicy
+from arena.standin import FakeServer
 
 KEY = "sk-test-proxy-0123456789"
 

@@ -13,7 +13,6 @@ from llmkit import FAST, llm_player, llm_spec
 from arena.agents import AgentError, AgentSpec
 from arena.engine import Decision, Game, Kind, Request, load_rules, view
 from arena.llm.client import CallResult, ClientSettings, TransportFailure
-from arena.llm.fakeserver import FakeServer, FaultPlan
 from arena.llm.modes import Completion
 from arena.llm.preflight import preflight, probe_with
 from arena.llm.seat import TRANSPORT
@@ -22,6 +21,7 @@ from arena.orchestrator import TIMEOUT_PREFIX, run_game
 from arena.players.base import Player
 from arena.players.bots import RandomBot
 from arena.players.llm import client_settings
+from arena.standin import FakeServer, FaultPlan
 from arena.transcript import TranscriptWriter, load, make_header
 
 PROBE = ""  # the probe sends no schema: the server files it under no schema name
@@ -127,7 +127,7 @@ async def test_reasoning_is_stored_cut_in_the_call_record_as_in_the_input(server
     huge = "why " * 5000
     raw = json.dumps({"reasoning": huge.strip(), "message": "hello", "kill_order": []})
     completion = Completion(raw, "stop", None, "m", Usage(), 1.0)
-    answer = player.conclude(turn, messages, request, completion, 1, 600)
+    answer = await player.conclude(turn, messages, request, completion, 1, 600)
     await player.close()
     cap = rules.speech.chars(rules.speech.reasoning_words)
     assert request.kind is Kind.BLACK_MESSAGE

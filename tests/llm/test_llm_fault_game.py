@@ -1,6 +1,6 @@
 """A full 10-seat fiim game of LLM seats against a local server that injects every kind of fault.
 
-The server (arena.llm.fakeserver, on 127.0.0.1) answers in the Chat Completions reference shapes and injects: 429
+The server (arena.standin, on 127.0.0.1) answers in the Chat Completions reference shapes and injects: 429
 with Retry-After, 500, a hang past the client timeout, a broken body, malformed JSON, the wrong schema, an illegal
 target, a refusal, an empty answer, a cut-off answer and a speech far over its word limit. The game must end
 normally, and each fault must be visible in the transcript: as a failed call record, a re-ask event, or the
@@ -15,8 +15,8 @@ import pytest
 from llmkit import llm_player, llm_spec, play
 
 from arena.engine import EventType, load_rules
-from arena.llm.fakeserver import FakeServer, FaultPlan
 from arena.players.base import Player
+from arena.standin import FakeServer, FaultPlan
 from arena.transcript import load, verify
 
 PLAN = (

@@ -22,11 +22,11 @@ from typer.testing import CliRunner
 from arena.agents import AgentSpec
 from arena.cli import app
 from arena.engine import Decision, EventType, Kind, Observation, Request, load_rules, seat_log
-from arena.llm.fakeserver import FakeServer
 from arena.llm.injection import defang, flags, quote
 from arena.llm.rebuild import seat_prompt
 from arena.llm.records import expand
 from arena.players.base import Answer, Player
+from arena.standin import FakeServer
 from arena.transcript import load
 
 ATTACKS = [

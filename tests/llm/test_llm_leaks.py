@@ -23,12 +23,12 @@ from typer.testing import CliRunner
 from arena.cli import app
 from arena.engine import MODERATOR, PRESETS, Event, EventType, Game, Role, load_rules, seat_log, view
 from arena.llm.conversation import Conversation
-from arena.llm.fakeserver import FakeServer
 from arena.llm.rebuild import seat_prompt
 from arena.llm.records import expand
 from arena.players.base import Player
 from arena.players.random_policy import random_decision
 from arena.prompts import load_prompt_set
+from arena.standin import FakeServer
 from arena.transcript import load
 
 _LINE = re.compile(r"^\[#(\d+)\] .*$", re.MULTILINE)

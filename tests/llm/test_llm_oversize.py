@@ -13,11 +13,11 @@ from llmkit import FAST, llm_player, llm_spec, play
 from arena.agents import AgentError
 from arena.engine import load_rules
 from arena.llm.client import CallResult, ClientSettings, LLMClient
-from arena.llm.fakeserver import FakeServer, FaultPlan
 from arena.llm.modes import ANSWER_KEPT_BYTES, MAX_ANSWER_BYTES, Mode
 from arena.llm.pool import use_aiohttp
 from arena.llm.preflight import probe_with
 from arena.players.base import Player
+from arena.standin import FakeServer, FaultPlan
 from arena.transcript import load, verify
 
 

@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 
 from arena.agents import AgentError, AgentSpec, api_key_for, resolve_agent
 from arena.cli import app
-from arena.llm.fakeserver import FakeServer
 from arena.prompts import load_prompt_set
+from arena.standin import FakeServer
 from arena.transcript import load
 
 AGENTS = Path(__file__).resolve().parents[2] / "agents"
@@ -150,8 +150,8 @@ async def test_preflight_records_the_reported_model_and_fails_early(server: Fake
 
 
 async def test_a_refused_key_stops_before_the_game_without_echoing_it(api_key: str) -> None:
-    from arena.llm.fakeserver import FaultPlan
     from arena.llm.preflight import preflight
+    from arena.standin import FaultPlan
 
     with FakeServer(plan=FaultPlan().add("unauthorized")) as refusing:
         spec = AgentSpec(

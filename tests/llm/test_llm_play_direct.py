@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.llm.fakeserver import FakeServer
+from arena.standin import FakeServer
 from arena.transcript import load
 
 TEST_KEY = "sk-test-DO-NOT-LEAK-0123456789abcdefghijklmnop"

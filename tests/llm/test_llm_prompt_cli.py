@@ -16,10 +16,10 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.engine import load_rules
-from arena.llm.fakeserver import FakeServer
 from arena.llm.rebuild import events_after_inputs, seat_prompt
 from arena.llm.records import expand
 from arena.players.base import Player
+from arena.standin import FakeServer
 from arena.transcript import load
 
 

@@ -13,7 +13,6 @@ from llmkit import llm_player, llm_spec, play
 
 from arena.engine import Kind, Request, load_rules
 from arena.llm import client as client_module
-from arena.llm.fakeserver import FakeServer, FaultPlan
 from arena.llm.schema import (
     STABLE_FIELDS,
     ShapeError,
@@ -25,6 +24,7 @@ from arena.llm.schema import (
 )
 from arena.players.base import Player
 from arena.players.llm import build_llm_player, client_settings
+from arena.standin import FakeServer, FaultPlan
 
 AGENTS = Path(__file__).resolve().parents[2] / "agents"
 

@@ -121,6 +121,16 @@ def write_attack(name: str, folder: Path, url: str) -> Path:
     return path
 
 
+def with_seat(path: Path, seat: int, agent: dict[str, Any]) -> Path:
+    """`path` with seat `seat`'s header entry replaced by `agent`, re-hashed (a valid chain)."""
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    head = json.loads(lines[0])
+    head["seats"][seat - 1]["agent"] = agent
+    lines[0] = json.dumps(head, ensure_ascii=False, separators=(",", ":")) + "\n"
+    path.write_text("".join(rechain(lines)), encoding="utf-8")
+    return path
+
+
 def _craft() -> None:
     """Write the attack files: a fiim bot game cut mid-game, one seat's header entry replaced by the attacker."""
     import asyncio

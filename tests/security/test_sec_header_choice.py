@@ -4,13 +4,12 @@ working directory that shadows a shipped set or poses as one (`en`)."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from seckit import cli, rechain, recording_server, write_attack
+from seckit import cli, recording_server, with_seat, write_attack
 
 from arena import prompts
 from arena.agents import AgentSpec, resolve_agent
@@ -33,13 +32,7 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _header_seat(site: Path, url: str, agent: dict[str, Any]) -> Path:
     """The cut bot game of the attack files with seat 2's header entry replaced by `agent`, re-hashed."""
-    path = write_attack("resume-secret.jsonl", site, url)
-    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    head = json.loads(lines[0])
-    head["seats"][1]["agent"] = agent
-    lines[0] = json.dumps(head, ensure_ascii=False, separators=(",", ":")) + "\n"
-    path.write_text("".join(rechain(lines)), encoding="utf-8")
-    return path
+    return with_seat(write_attack("resume-secret.jsonl", site, url), 2, agent)
 
 
 def test_an_openai_name_in_a_header_does_not_pick_the_model(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -57,32 +50,38 @@ def test_an_openai_name_in_a_header_does_not_pick_the_model(site: Path, monkeypa
 
 
 def test_agents_from_header_takes_neither_the_model_nor_extra_body(site: Path) -> None:
+    mine = ("--agents-dir", "agents")  # the folder vouched for: its definitions may send keys (arena.agents)
     with recording_server() as (url, seen):
         local = f'kind = "llm"\nmodel = "cheap"\nbase_url = "{url}"\napi_key_env = "PROV_KEY"\n'
         (site / "agents" / "prov.toml").write_text(local, encoding="utf-8")
         agent = {"name": "prov", "kind": "llm", "model": "most-expensive-model", "base_url": url,
                  "api_key_env": "PROV_KEY", "extra_body": {"n": 64, "store": True}}  # fmt: skip
         path = _header_seat(site, url, agent)
-        code, out, err = cli("resume", str(path), "--quiet", "--agents-from-header")
+        code, out, err = cli("resume", str(path), "--quiet", "--agents-from-header", *mine)
         assert code == 2 and "model 'most-expensive-model' matches no local agent definition" in err
         # the right model, but values in extra_body the writer would have redacted: planted, refused
         folder = site / "my-set"
         shutil.copytree(prompts.PROMPTS_DIR / "en", folder / "en")
         agent.update(model="cheap", prompt_set=str(folder))
         path = _header_seat(site, url, agent)
-        code, out, err = cli("resume", str(path), "--quiet", "--agents-from-header", "--prompt-folder", str(folder))
+        code, out, err = cli(
+            "resume", str(path), "--quiet", "--agents-from-header", "--prompt-folder", str(folder), *mine
+        )
         assert code == 2 and "extra_body holds values a transcript never holds" in err
         assert seen == [] and SECRET not in out + err
 
 
 def test_planted_extra_body_values_are_refused_at_any_depth(tmp_path: Path) -> None:
+    (tmp_path / "srv.toml").write_text('kind = "llm"\nmodel = "m"\nbase_url = "http://127.0.0.1:9/v1"\n')
     header = AgentSpec(name="x", kind="llm", model="m", base_url="http://127.0.0.1:9/v1",
                        extra_body={"provider": {"order": REDACTED, "n": 64}})  # fmt: skip
     with pytest.raises(TrustError, match="extra_body holds values"):
         resume_seats({1: header}, tmp_path, from_header=True)
-    # without any key the header's own server and model are what the flag accepts
-    plain = header.model_copy(update={"extra_body": {}})
-    assert resume_seats({1: plain}, tmp_path, from_header=True)[1] == plain
+    # redacted values only: the seat is the matched local definition, under the header's name
+    plain = header.model_copy(update={"extra_body": {"provider": {"order": REDACTED}}})
+    assert resume_seats({1: plain}, tmp_path, from_header=True)[1] == resolve_agent("srv", tmp_path).model_copy(
+        update={"name": "x"}
+    )
 
 
 def test_an_implicit_openai_key_is_a_key_too(tmp_path: Path) -> None:
@@ -122,7 +121,10 @@ def test_an_en_prompt_set_in_the_header_is_not_taken_from_the_working_directory(
     agent = {"name": "local-fake", "kind": "llm", "model": "fake-model", "base_url": "http://127.0.0.1:9/v1",
              "prompt_set": "en"}  # fmt: skip
     path = _header_seat(site, "http://127.0.0.1:9/v1", agent)
-    code, _, err = cli("resume", str(path), "--quiet", "--agents-from-header")
+    mine = site / "mine"  # the user's own definition of that server and model, so only the prompt set is in question
+    mine.mkdir()
+    (mine / "fake9.toml").write_text('kind = "llm"\nmodel = "fake-model"\nbase_url = "http://127.0.0.1:9/v1"\n')
+    code, _, err = cli("resume", str(path), "--quiet", "--agents-from-header", "--agents-dir", str(mine))
     assert code == 2 and "prompt_set 'en' is neither shipped" in err
     code, out, err = cli("prompt", str(path), "--seat", "2", "--rebuild")
     assert code == 2 and "PLANTED" not in out

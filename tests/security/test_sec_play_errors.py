@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from seckit import EVIL_TEMPLATE, cli, rechain, write_attack
 
-from arena.llm.fakeserver import FakeServer
 from arena.prompts import PROMPTS_DIR, load_prompt_set
+from arena.standin import FakeServer
 from arena.transcript import load
 
 

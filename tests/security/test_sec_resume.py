@@ -56,13 +56,14 @@ def test_no_request_leaves_for_the_headers_url_or_with_its_key_variable(site: Pa
     with recording_server() as (url, seen):
         path = write_attack("resume-secret.jsonl", site, url)
         before = path.read_bytes()
-        code, out, err = cli("resume", str(path), "--quiet")
+        mine = ("--agents-dir", "agents")  # the folder vouched for: its definitions may send keys (arena.agents)
+        code, out, err = cli("resume", str(path), "--quiet", *mine)
         assert code == 2 and err.startswith("error: ")
         assert (
             "seat 2 (openai)" in err and "base_url" in err and "api_key_env" in err and "ARENA_TEST_CLOUD_TOKEN" in err
         )
         # even when the user accepts the header's agents, a key goes only where a local definition sends it
-        code, out, err = cli("resume", str(path), "--quiet", "--agents-from-header")
+        code, out, err = cli("resume", str(path), "--quiet", "--agents-from-header", *mine)
         assert code == 2 and "api_key_env 'ARENA_TEST_CLOUD_TOKEN'" in err and "matches no local agent" in err
         assert seen == [], "a request reached the header's server"
         assert SECRET not in out + err
@@ -86,9 +87,13 @@ def test_a_seat_override_is_the_way_past_and_plays_locally(site: Path) -> None:
 def test_no_template_outside_the_sandbox_runs(site: Path) -> None:
     with recording_server() as (url, seen):
         path = write_attack("resume-template.jsonl", site, url)
+        # the user's own local-fake serves where the header says: only the prompt set differs
+        (site / "agents" / "local-fake.toml").write_text(
+            f'kind = "llm"\nmodel = "fake-model"\nbase_url = "{url}"\n', encoding="utf-8"
+        )
         code, _, err = cli("resume", str(path), "--quiet")
         assert code == 2 and "seat 4 (local-fake)" in err and "prompt_set: header 'evil-prompts'" in err
-        code, _, err = cli("resume", str(path), "--quiet", "--agents-from-header")
+        code, _, err = cli("resume", str(path), "--quiet", "--agents-from-header", "--agents-dir", "agents")
         assert code == 2 and "prompt_set 'evil-prompts' is neither shipped" in err
         # the review command does not take the set from the header either
         for extra in ([], ["--rebuild"]):

@@ -63,11 +63,11 @@ def test_from_header_keeps_keys_with_their_servers(agents: Path, tmp_path: Path)
     # nor for another model: the header does not choose what the key pays for
     with pytest.raises(TrustError, match="model 'other' matches no local agent definition"):
         resume_seats({1: spec.model_copy(update={"model": "other"})}, agents, from_header=True, prompt_folders=[folder])
-    # redacted extra_body values cannot be sent
-    with pytest.raises(TrustError, match="extra_body values were redacted"):
-        resume_seats({1: _lab(prompt_set=str(folder))}, agents, from_header=True, prompt_folders=[folder])
+    # redacted extra_body values in the header: the local definition's real ones are sent, never the header's
+    seats = resume_seats({1: _lab(prompt_set=str(folder))}, agents, from_header=True, prompt_folders=[folder])
+    assert seats[1].extra_body == {"token": "t0k"}
     # a prompt folder is accepted only when the user names it
-    header = AgentSpec(name="x", kind="llm", model="m", base_url="http://127.0.0.1:9/v1", prompt_set=str(folder))
+    header = _lab(prompt_set=str(folder), extra_body={})
     with pytest.raises(TrustError, match="neither shipped"):
         resume_seats({1: header}, agents, from_header=True)
     assert resume_seats({1: header}, agents, from_header=True, prompt_folders=[folder])[1].prompt_set == str(folder)

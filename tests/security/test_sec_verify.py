@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from seckit import cli, edit, rechain
 
-from arena.llm.fakeserver import FakeServer
+from arena.standin import FakeServer
 
 KEY = "lab-signing-key-for-tests"
 ENV = {"ARENA_TEST_SIGN_KEY": KEY}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.llm.fakeserver import FakeServer
+from arena.standin import FakeServer
 from arena.tournament.cost import MAX_GAMES, MIN_GAMES, calibrate, estimate, spread, stratified_rse
 from arena.tournament.model import load_tournament
 from arena.tournament.schedule import make_schedule

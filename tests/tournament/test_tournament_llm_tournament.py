@@ -14,10 +14,10 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.llm.client import ClientSettings, LLMClient
-from arena.llm.fakeserver import FakeServer, FaultPlan
 from arena.llm.limits import limiters
 from arena.llm.modes import Mode
 from arena.llm.retry import RetryPolicy
+from arena.standin import FakeServer, FaultPlan
 from arena.transcript import load, verify
 
 PRICES = "price_input_per_m = 1.0\nprice_cached_per_m = 0.25\nprice_output_per_m = 4.0\n"

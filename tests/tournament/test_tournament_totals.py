@@ -10,7 +10,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.llm.fakeserver import FakeServer
+from arena.standin import FakeServer
 from arena.transcript import load
 
 

@@ -7,7 +7,7 @@ frames the messages (keep-alive, Content-Length and chunked bodies), and a reply
 parsed in a callback of their own, so a burst read in one turn is stamped as it came, not behind its own work). A
 streamed (chunked) reply is written as the client reads it, and dropped when the client hangs up. The listening socket
 is bound at construction (a taken port fails at once) with a large backlog, so that a burst of connections is not
-dropped. What to answer is the handler's job (`arena/llm/fakeserver.py`); it runs on the loop, so it needs no lock.
+dropped. What to answer is the handler's job (`arena/standin/server.py`); it runs on the loop, so it needs no lock.
 """
 
 from __future__ import annotations

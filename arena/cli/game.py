@@ -1,0 +1,158 @@
+"""Playing a game out at the terminal (`arena play`, `arena resume`): the live view while it runs, Ctrl-C leaving the
+transcript resumable, an internal error closing it, and the report at the end (roles, failures, totals, the path)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Coroutine, Mapping
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.live import Live
+from rich.text import Text
+
+from arena.cli.options import fail
+from arena.engine import MODERATOR, Event, EventType, Game, view, visible_events
+from arena.live import EventPrinter, status_line
+from arena.orchestrator import RunStats, run_game
+from arena.players.base import Player
+from arena.players.delayed import DelayedPlayer
+from arena.players.human import HumanPlayer, InputClosed
+from arena.transcript import SeatTotals, TranscriptError, TranscriptWriter, load
+
+HUMAN_TIMEOUT: float | None = None  # a person at the terminal is never timed out
+
+
+def drive(
+    game: Game,
+    players: Mapping[int, Player],
+    writer: TranscriptWriter,
+    *,
+    console: Console,
+    quiet: bool,
+    timeout: float,
+    max_reasks: int,
+    stats: RunStats,
+    humans: list[int],
+    human_timeout: float | None = None,
+    llm: bool = False,
+) -> None:
+    """Run the game with the live view; Ctrl-C leaves the transcript resumable, an internal error closes it. The
+    players are closed on the game's loop, where their HTTP clients were made (`llm`: some seat calls a model)."""
+    path = writer.path
+    timeouts = dict.fromkeys(humans, human_timeout or HUMAN_TIMEOUT)
+    printer = EventPrinter(console, game.rules)
+    live_ok = not quiet and not humans and console.is_terminal
+
+    def on_event(event: Event) -> None:
+        if quiet or humans:
+            return
+        printer(event)
+        if live is not None:
+            live.update(status_line(game), refresh=True)
+
+    live = Live(status_line(game), console=console, auto_refresh=False, transient=True) if live_ok else None
+    try:
+        with live if live is not None else contextlib.nullcontext():
+            asyncio.run(
+                _game(
+                    run_game(
+                        game,
+                        players,
+                        writer,
+                        timeout_s=timeout,
+                        max_reasks=max_reasks,
+                        on_event=on_event,
+                        timeouts=timeouts,
+                        stats=stats,
+                    ),
+                    players,
+                    llm,
+                )
+            )
+        printer.flush_votes()
+        for seat in humans:  # what each human saw after his last decision: the end of the game
+            human = players[seat]
+            if isinstance(human, DelayedPlayer):
+                human = human.inner
+            if isinstance(human, HumanPlayer):
+                human.show(view(game, seat))
+    except KeyboardInterrupt as exc:
+        writer.close()
+        what = f"error: {exc}" if isinstance(exc, InputClosed) else "interrupted"
+        typer.echo(f"\n{what}; the game is saved. Continue it with: arena resume {path}", err=True)
+        raise typer.Exit(1 if isinstance(exc, InputClosed) else 130) from None
+    except Exception as exc:  # an engine or orchestrator bug: record it, tell the user, no traceback
+        writer.abort(f"{type(exc).__name__}: {exc}")
+        writer.close()
+        fail(f"the game stopped on an internal error ({type(exc).__name__}: {exc}); transcript: {path}", 1)
+    writer.close()
+
+
+async def _game(play: Coroutine[object, object, Game], players: Mapping[int, Player], llm: bool) -> None:
+    """Play on this loop, then close the players on it. A model seat's HTTP client is made at its first call, on
+    this loop (`LLMClient`): with aiohttp installed, the plain-JSON path the tournament workers use (`use_aiohttp`),
+    whose session belongs to this loop and is closed here, also after Ctrl-C (the game's task is cancelled)."""
+    try:
+        if llm:
+            from arena.llm.pool import use_aiohttp
+
+            use_aiohttp()  # ARENA_HTTP_POOL=httpx (or no aiohttp) keeps the SDK's own path
+        await play
+    finally:
+        play.close()  # not started if use_aiohttp failed: no "never awaited" warning
+        await _close(players)
+
+
+async def _close(players: Mapping[int, Player]) -> None:
+    for player in players.values():
+        with contextlib.suppress(Exception):  # closing is best effort
+            await player.close()
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def failure_line(seat: int, refused: int, timeouts: int, errors: int, defaults: int) -> str | None:
+    """`seat 3: 1 refused answer, 1 error, 1 default applied`: what went wrong for one seat (None if nothing)."""
+    parts = [
+        _count(refused, "refused answer", "refused answers") if refused else "",
+        _count(timeouts, "timeout", "timeouts") if timeouts else "",
+        _count(errors, "error", "errors") if errors else "",
+        _count(defaults, "default applied", "defaults applied") if defaults else "",
+    ]
+    parts = [p for p in parts if p]
+    return f"seat {seat}: {', '.join(parts)}" if parts else None
+
+
+def report(game: Game, stats: RunStats, path: Path | None, console: Console, quiet: bool) -> None:
+    if not quiet:
+        # the god view's deal, read like every other fact through the engine's view (moderator = seat 0)
+        deal = next(e for e in visible_events(game, MODERATOR) if e.type is EventType.ROLES_DEALT)
+        roles = "  ".join(f"#{seat} {role}" for seat, role in enumerate(deal.roles, start=1))
+        console.print(Text(f"Roles: {roles}", style="dim"))
+        for seat, c in sorted(stats.counters.items()):
+            line = failure_line(seat, c.invalid, c.timeouts, c.errors, c.defaults)
+            if line:
+                console.print(Text(line, style="yellow"))
+        result = "a draw" if game.winner == "draw" else f"{game.winner} wins"
+        console.print(Text(f"{result} ({game.end_reason}) on day {game.day}", style="bold"))
+        if path is not None:
+            from arena.render.totals import totals_table
+
+            table = totals_table(_totals(path))  # None for a game without model calls
+            if table is not None:
+                console.print(table)
+    typer.echo(f"transcript: {path}")
+
+
+def _totals(path: Path) -> dict[int, SeatTotals]:
+    """The game's model-call totals, as its end record carries them."""
+    try:
+        end = load(path).end
+    except TranscriptError:
+        return {}
+    return dict(end.totals) if end is not None else {}

@@ -1,0 +1,53 @@
+"""The hash chain: since format version 2 every line carries `hash`, SHA-256 over the previous line's hash and the
+canonical JSON of the line without it, so an edit, insertion or removal breaks the chain; the end record seals it and,
+when a key is given, carries `sig`, an HMAC of its hash. The chain is generic: it covers any record, whatever its
+fields. The writer links each line as it writes it; the reader checks each link (`check_link`) as it reads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from arena.transcript.records import Transcript, TranscriptError
+
+
+def canonical(record: Mapping[str, Any]) -> bytes:
+    """The bytes a line's hash covers: its JSON with sorted keys, no spaces, UTF-8 (the `hash`/`sig` fields out)."""
+    return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def chain_hash(previous: str, record: Mapping[str, Any]) -> str:
+    """hex SHA-256(previous hash as ASCII hex + canonical(record))."""
+    return hashlib.sha256(previous.encode("ascii") + canonical(record)).hexdigest()
+
+
+def signature(key: bytes, end_hash: str) -> str:
+    """The end record's `sig`: hex HMAC-SHA256 of its hash (which covers every line before it) under `key`."""
+    return hmac.new(key, end_hash.encode("ascii"), hashlib.sha256).hexdigest()
+
+
+def sign_key_from_env(variable: str) -> bytes:
+    """The signing key held by environment variable `variable` (never a file, never the header)."""
+    value = os.environ.get(variable)
+    if not value:
+        raise TranscriptError(f"the environment variable {variable} (the signing key) is not set or empty")
+    return value.encode("utf-8")
+
+
+def check_link(out: Transcript, number: int, data: dict[str, Any], previous: str) -> str:
+    """Check one line's `hash` against the chain; note the first break. Returns the hash to chain on from."""
+    recorded = data.pop("hash", None)
+    if out.chain_error is None:
+        if not isinstance(recorded, str):
+            out.chain_error = f"line {number} has no hash: the chain is broken (a line was added or edited)"
+        elif not hmac.compare_digest(recorded, chain_hash(previous, data)):
+            out.chain_error = (
+                f"line {number} does not match its hash: the file was edited at or before this line "
+                "(a changed, inserted or removed line)"
+            )
+    return recorded if isinstance(recorded, str) else ""

@@ -1,0 +1,92 @@
+"""Replays from the admin link: any saved transcript of a finished game, as the god view or as any seat, step by
+step. A file whose hash chain is broken is refused (an edited file is not shown as the game that was played), and a
+game that has not ended has no replay (its god view would tell its secrets)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import HTMLResponse, JSONResponse
+
+from arena.engine import MODERATOR, Game, view
+from arena.transcript import TranscriptError, load
+from arena.web.i18n import pick_lang
+from arena.web.routes.site import Site
+from arena.web.state import LogWriter, god_json, observation_json
+
+_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,120}\.jsonl$")
+
+
+def add_routes(app: FastAPI, site: Site) -> None:
+    """`/replays/{token}`, `/replay/{token}/{name}` and `/api/replay/{token}/{name}`."""
+    server, config, page, lang_of, admin_or_404 = site.server, site.config, site.page, site.lang_of, site.admin_or_404
+    replay_cache: dict[str, tuple[float, Any]] = {}
+
+    async def replay_transcript(name: str) -> Any:
+        path = server.replay_path(name) if _NAME.match(name) else None
+        if path is None:
+            raise HTTPException(status_code=404, detail="no such transcript")
+        mtime = path.stat().st_mtime
+        cached = replay_cache.get(name)
+        if cached is not None and cached[0] == mtime:
+            return cached[1]
+        try:
+            transcript = await asyncio.to_thread(load, path)  # a big file is read off the loop: tables keep playing
+        except TranscriptError as exc:
+            raise HTTPException(status_code=400, detail=str(exc)) from None
+        if transcript.chain == "broken":  # an edited file is not shown as the game that was played
+            raise HTTPException(status_code=400, detail=f"tampered: {transcript.chain_error}")
+        if transcript.end is None:  # the god view of a game in progress would tell its secrets
+            raise HTTPException(status_code=404, detail="this game has not ended; its replay opens when it ends")
+        replay_cache[name] = (mtime, transcript)
+        if len(replay_cache) > 20:
+            replay_cache.pop(next(iter(replay_cache)))
+        return transcript
+
+    @app.get("/replays/{token}", response_class=HTMLResponse)
+    async def replays_page(token: str, request: Request) -> HTMLResponse:
+        admin_or_404(token)
+        lang = lang_of(request, config.lang)
+        return page(
+            "replays.html", lang, {"mode": "replays", "token": token, "lang": lang, "files": server.replay_names()}
+        )
+
+    @app.get("/replay/{token}/{name}", response_class=HTMLResponse)
+    async def replay_page(token: str, name: str, request: Request) -> HTMLResponse:
+        admin_or_404(token)
+        transcript = await replay_transcript(name)
+        lang = lang_of(request, transcript.header.lang)
+        boot = {
+            "mode": "replay",
+            "token": token,
+            "name": name,
+            "lang": lang,
+            "players": transcript.rules.players,
+            "steps": len(transcript.inputs),
+        }
+        return page("replay.html", lang, boot)
+
+    @app.get("/api/replay/{token}/{name}")
+    async def replay_state(
+        token: str, name: str, request: Request, seat: int = MODERATOR, step: int = -1
+    ) -> JSONResponse:
+        admin_or_404(token)
+        transcript = await replay_transcript(name)
+        inputs = transcript.inputs
+        if step < 0 or step > len(inputs):
+            step = len(inputs)
+        if not 0 <= seat <= transcript.rules.players:
+            raise HTTPException(status_code=400, detail="no such seat")
+        try:
+            game = Game(transcript.rules, transcript.header.seed, roles=transcript.header.roles)
+            game.replay(list(inputs[:step]))
+        except Exception as exc:  # a transcript the engine refuses: say so, do not crash
+            raise HTTPException(status_code=400, detail=f"cannot replay: {exc}") from None
+        log = LogWriter(game.rules, pick_lang(request.query_params.get("lang"), transcript.header.lang))
+        data = god_json(game, log) if seat == MODERATOR else observation_json(view(game, seat), game.n, log)
+        data["step"] = step
+        data["steps"] = len(inputs)
+        return JSONResponse(data)
