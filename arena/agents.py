@@ -54,7 +54,15 @@ class AgentSpec(BaseModel):
     price_input_per_m: float = Field(0.0, ge=0)
     price_cached_per_m: float = Field(0.0, ge=0)
     price_output_per_m: float = Field(0.0, ge=0)
-    timeout_s: float = Field(60.0, gt=0)  # per HTTP attempt
+    timeout_s: float = Field(60.0, gt=0)  # a deadline per HTTP attempt, headers and body together
+    # the context budget in tokens (prompt and answer); unset: llama.cpp's per-slot n_ctx where the server reports
+    # it (filled in by preflight), else no budget. A conversation about to pass it is compacted (compaction.py)
+    context_tokens: int | None = Field(None, ge=256, exclude_if=lambda value: value is None)
+    free: bool = Field(False, exclude_if=lambda value: not value)  # a local server: calls cost $0, not "unknown"
+    # llama.cpp: send `json_schema` as a grammar with no free whitespace (arena/llm/grammar.py), not response_format
+    grammar: bool = Field(False, exclude_if=lambda value: not value)
+    # filled by preflight from llama.cpp's /props: its slots; with one per seat, each seat is pinned to its own
+    server_slots: int | None = Field(None, ge=1, exclude_if=lambda value: value is None)
     retries: int = Field(4, ge=0, le=10)  # transport retries per call (429, 5xx, timeouts, connection errors)
     extra_body: dict[str, Any] = Field(default_factory=dict)  # provider-specific request fields
     # `stable`: one schema per game and seat on every request (provider prompt caches put it before the messages);
@@ -251,13 +259,22 @@ def resolve_agent(text: str, agents_dir: Path | None = None, *, check_env: bool 
     if text in BUILTIN:
         return BUILTIN[text]
     if text.startswith("openai:") and len(text) > len("openai:"):
-        model = text.split(":", 1)[1]
-        spec = AgentSpec(name=text, kind="llm", model=model, api_key_env="OPENAI_API_KEY")
+        spec = _openai_with(text.split(":", 1)[1], text, agents_dir)
     else:
         spec = _load_file(text, agents_dir)
     if check_env:
         check_ready(spec)
     return spec
+
+
+def _openai_with(model: str, name: str, agents_dir: Path | None) -> AgentSpec:
+    """`openai:MODEL`: the `openai` definition (found as any name is) with another model. Its prices are the file's
+    model's, so another model's are unknown (cost shown as unknown; `--budget` refuses it) until a file gives them."""
+    base = _load_file("openai", agents_dir)
+    update: dict[str, Any] = {"name": name, "model": model}
+    if model != base.model:
+        update.update(price_input_per_m=0.0, price_cached_per_m=0.0, price_output_per_m=0.0)
+    return base.model_copy(update=update)
 
 
 def _load_file(name: str, agents_dir: Path | None) -> AgentSpec:

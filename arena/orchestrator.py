@@ -127,6 +127,8 @@ class _Runner:
                 reason = scrubbed(f"{ERROR_PREFIX} {type(exc).__name__}: {exc}")  # recorded: writable text
                 if isinstance(exc, PlayerError):  # the calls of a failed attempt still belong in the transcript
                     calls.extend(exc.calls)
+                    if exc.final:  # a re-ask would be refused the same way: the default at once
+                        return _Outcome(None, rejects, calls, default_reason=reason)
             finally:
                 count.player_s += time.perf_counter() - started
             if answer is not None:

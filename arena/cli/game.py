@@ -143,16 +143,21 @@ def report(game: Game, stats: RunStats, path: Path | None, console: Console, qui
         if path is not None:
             from arena.render.totals import totals_table
 
-            table = totals_table(_totals(path))  # None for a game without model calls
+            table = totals_table(*_totals(path))  # None for a game without model calls
             if table is not None:
                 console.print(table)
     typer.echo(f"transcript: {path}")
 
 
-def _totals(path: Path) -> dict[int, SeatTotals]:
-    """The game's model-call totals, as its end record carries them."""
+def _totals(path: Path) -> tuple[dict[int, SeatTotals], int, set[int]]:
+    """The game's model-call totals, as its end record carries them; the whole table's view; the seats whose cost
+    is unknown (no prices)."""
+    from arena.engine import MODERATOR
+    from arena.render.totals import unknown_cost_seats
+
     try:
-        end = load(path).end
+        transcript = load(path)
     except TranscriptError:
-        return {}
-    return dict(end.totals) if end is not None else {}
+        return {}, MODERATOR, set()
+    end = transcript.end
+    return (dict(end.totals) if end is not None else {}), MODERATOR, unknown_cost_seats(transcript)

@@ -156,9 +156,9 @@ def show(
         console=console,
         models=review.models,
     )
-    from arena.render.totals import totals_table, transcript_totals
+    from arena.render.totals import totals_table, transcript_totals, unknown_cost_seats
 
-    table = totals_table(transcript_totals(review.transcript), viewer)
+    table = totals_table(transcript_totals(review.transcript), viewer, unknown_cost_seats(review.transcript))
     if table is not None:
         console.print(table)
 

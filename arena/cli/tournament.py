@@ -102,6 +102,13 @@ def register(app: typer.Typer) -> None:
             t = load_tournament(file, agents_dir, check_env=not dry_run)
         except TournamentError as exc:
             fail(str(exc))
+        if cap is not None:  # a cap cannot hold over calls whose cost is unknown
+            from arena.llm.usage import unpriced
+
+            unknown = unpriced((c.label, c.spec) for c in [*t.configs, t.filler])
+            if unknown:
+                fail(f"--budget: the cost of {', '.join(unknown)} is unknown (no price_*_per_m in its agent "
+                     "definition; a local server can say `free = true`), so a budget cannot be kept")  # fmt: skip
         folder = out or (Path(t.file.out) if t.file.out else None)
         if folder is None and not dry_run:
             fail(f"{file}: out: no output folder; give --out DIR or out = \"DIR\" in the file")

@@ -58,6 +58,13 @@ def verify_cmd(
         typer.echo(f"note: {note}", err=True)
     if not verdict.ok:
         _fail(f"{file}: {verdict.message}", TAMPERED)
+    from arena.llm.rebuild import check_compactions  # a compacted prompt must be exactly the one the rules give
+
+    problems, notes = check_compactions(transcript)
+    for note in notes:
+        typer.echo(f"note: {note}", err=True)
+    if problems:
+        _fail(f"{file}: {problems[0]}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""), TAMPERED)
     torn = f" (a torn last line of {len(transcript.torn)} characters left out)" if transcript.torn else ""
     if verdict.outcome == "complete":
         typer.echo(f"OK {file}: {verdict.message}")

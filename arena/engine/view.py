@@ -79,7 +79,9 @@ def _filtered(game: Game, seat: int, start: int) -> tuple[Event, ...]:
 
 
 def seat_log(game: Game, seat: int) -> list[Event]:
-    """Every event `seat` (1..N, or PUBLIC) may see so far: the index is the viewer's number for the event."""
+    """Every event `seat` (1..N, PUBLIC, or MODERATOR) may see so far: the index is the viewer's number for it."""
+    if seat == MODERATOR:
+        return list(game.events)
     return list(_filtered(game, seat, 0))
 
 

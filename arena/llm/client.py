@@ -24,6 +24,8 @@ from openai.types.chat import ChatCompletion
 
 from arena.llm.body import AnswerTooLarge, parse_body, read_bounded
 from arena.llm.direct import DirectPost, History, remember, usable
+from arena.llm.errors import Overflow, overflow_of, refused
+from arena.llm.grammar import compact_grammar
 from arena.llm.limits import limiter_for
 from arena.llm.modes import Completion, Mode
 from arena.llm.pool import direct, http_client
@@ -39,6 +41,12 @@ class TransportFailure:
     latency_ms: float
     status: int | None = None
     usage: Usage = field(default_factory=Usage)  # tokens the failed attempt's body still reported, if any
+    overflow: Overflow | None = None  # the server said the prompt does not fit its context (errors.py)
+
+    @property
+    def refused(self) -> bool:
+        """A status the same request would get again (400, 401, 403, 404, 413, 422): never retried or re-asked."""
+        return refused(self.status)
 
 
 @dataclass(slots=True)
@@ -91,18 +99,30 @@ def _describe(exc: BaseException) -> tuple[str, int | None]:
     return f"{type(exc).__name__}: {exc}"[:500], None
 
 
-_FORMATS: dict[tuple[Mode, str, int], tuple[dict[str, Any], dict[str, Any]]] = {}  # (mode, name, id(schema))
+def overflow_in(exc: BaseException) -> Overflow | None:
+    """The context overflow a failed attempt reports (errors.py), or None."""
+    if not isinstance(exc, openai.APIStatusError):
+        return None
+    return overflow_of(exc.status_code, getattr(exc, "body", None), exc.message)
 
 
-def request_format(mode: Mode, name: str, schema: dict[str, Any]) -> dict[str, Any]:
+_FORMATS: dict[tuple[Mode, str, int, bool], tuple[dict[str, Any], dict[str, Any]]] = {}  # (mode, name, id, grammar)
+
+
+def request_format(mode: Mode, name: str, schema: dict[str, Any], grammar: bool = False) -> dict[str, Any]:
     """The keyword arguments that carry the schema for `mode` (none for `prompt`). A schema is one object per
     answer shape (`answer_schema`, a seat's stable schema), so its format is built once, kept with the schema it
-    was built from, and its JSON encoded once (`direct.remember`): read them, never change them."""
-    key = (mode, name, id(schema))
+    was built from, and its JSON encoded once (`direct.remember`): read them, never change them. `grammar` (llama.cpp,
+    `json_schema` mode): the schema as a grammar with no free whitespace (`grammar.py`) instead of `response_format`."""
+    key = (mode, name, id(schema), grammar)
     found = _FORMATS.get(key)
     if found is not None and found[0] is schema:
         return found[1]
     built = _request_format(mode, name, schema)
+    if grammar and mode is Mode.JSON_SCHEMA:
+        compact = compact_grammar(schema)
+        if compact is not None:
+            built = {"grammar": compact}
     if len(_FORMATS) >= 4096:
         _FORMATS.clear()
     _FORMATS[key] = (schema, built)
@@ -136,6 +156,7 @@ class ClientSettings:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     max_concurrent: int | None = None  # per provider, shared by every game on the loop (limits.py)
     requests_per_minute: float | None = None
+    grammar: bool = False  # llama.cpp: `json_schema` as a compact grammar (grammar.py)
 
 
 _PoolKey = tuple[str | None, str | None, float, int]
@@ -221,7 +242,7 @@ class LLMClient:
         body: dict[str, Any] = {"model": s.model, "messages": messages, s.max_tokens_param: max_tokens}
         if s.temperature is not None:
             body["temperature"] = s.temperature
-        body.update(request_format(mode, name, schema))
+        body.update(request_format(mode, name, schema, s.grammar))
         body.update(s.extra_body)
         return body
 
@@ -252,7 +273,16 @@ class LLMClient:
         client = self._client if self._client is not None else self._acquire()
 
         async def attempt() -> ChatCompletion | dict[str, Any]:
+            # `timeout_s` is a deadline per attempt, headers and body together: the transports' own timeouts are
+            # per read, so a server that drips a byte now and then would hold an attempt for as long as it likes
             started[0] = result.attempt_started = time.perf_counter()
+            try:
+                async with asyncio.timeout(s.timeout_s):
+                    return await one_attempt()
+            except TimeoutError as exc:
+                raise openai.APITimeoutError(request=httpx2.Request("POST", str(client.base_url))) from exc
+
+        async def one_attempt() -> ChatCompletion | dict[str, Any]:
             if self._direct is not None:  # a tournament worker: the same body and headers, without the SDK's layers
                 return await self._direct.post(body, self._history)
             # The SDK's documented low-level call for a prepared body: `chat.completions.create` would walk every
@@ -287,7 +317,7 @@ class LLMClient:
         except (openai.OpenAIError, json.JSONDecodeError) as exc:
             text, status = describe_error(exc, s.api_key)
             latency = (time.perf_counter() - started[0]) * 1000
-            result.final_error = TransportFailure(text, latency, status, Usage.from_error(exc))
+            result.final_error = TransportFailure(text, latency, status, Usage.from_error(exc), overflow_in(exc))
             return result
         latency = (time.perf_counter() - started[0]) * 1000
         result.completion = _completion(response, latency, mode)
@@ -317,6 +347,7 @@ def _completion(response: ChatCompletion | dict[str, Any], latency_ms: float, mo
         model=model,
         usage=usage,
         latency_ms=latency_ms,
+        timings=timings_of((getattr(response, "model_extra", None) or {}).get("timings")),
     )
 
 
@@ -344,4 +375,18 @@ def _completion_of_body(body: dict[str, Any], latency_ms: float, mode: Mode) -> 
         model=str(_field(body, "model") or ""),
         usage=Usage.from_body(body),
         latency_ms=latency_ms,
+        timings=timings_of(_field(body, "timings")),
     )
+
+
+_TIMINGS = ("cache_n", "prompt_n", "prompt_ms", "predicted_n", "predicted_ms")  # llama.cpp's `timings` we keep
+
+
+def timings_of(value: Any) -> dict[str, float] | None:
+    """The figures of llama.cpp's `timings` object worth keeping in a call record (numbers only, known keys)."""
+    if not isinstance(value, dict):
+        return None
+    kept = {
+        k: float(v) for k in _TIMINGS if isinstance(v := value.get(k), (int, float)) and not isinstance(v, bool)
+    }
+    return kept or None

@@ -8,15 +8,18 @@ user/assistant, because some chat templates reject anything else.
 
 Only committed exchanges stay: a turn whose call failed in transport is dropped, and its events are shown again
 next time. Every turn is built from the Observation alone, so a seat is never sent a fact the engine hid from it.
+A seat with a context budget is compacted before a turn would pass it (`fit`, the rules in `compaction.py`): the
+turn then carries the rewritten history, which replaces the old one when the turn is committed.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from arena.engine import EventType, Observation, Request, RuleSet
+from arena.engine import Event, EventType, Observation, Request, RuleSet
+from arena.llm.compaction import CHARS_PER_TOKEN, TARGET_SHARE, Budget, kept_exchanges, summary_events
 from arena.llm.injection import flags as injection_flags
 from arena.llm.modes import Mode
 from arena.llm.schema import (
@@ -52,6 +55,12 @@ class Turn:
     flags: tuple[str, ...] = ()  # "#4@57:imitates_moderator": quoted text (seat 4, this seat's event 57) in this turn
     # that imitates something
     stable: bool = False  # sent with the game's one stable schema (the answer is `{reasoning, decision}`)
+    events: tuple[Event, ...] = ()  # the events this turn shows
+    # set by `Conversation.fit` when the history is compacted for this turn: what is sent before it, and the turn's
+    # own text before the summary was put in front of it (a compaction that keeps no exchange merges the two)
+    history: tuple[Message, ...] | None = None
+    plain: Message | None = None
+    kept: tuple[tuple[Message, Message, int], ...] = ()  # the exchanges the compacted history keeps
 
 
 class Conversation:
@@ -82,6 +91,11 @@ class Conversation:
         self.messages: list[Message] = [{"role": "system", "content": system}]
         self.cursor = 0
         self.shown_flags: tuple[str, ...] = ()  # the flags of the latest turn built (see Turn.flags)
+        self.budget: Budget | None = None  # the context budget (compaction.py); None: never compacted
+        self.shown: list[Event] = []  # every event shown so far, in order (a compaction's summary is built from them)
+        # the exchanges of `messages`: (user turn, answer, the cursor before the turn); the first one holds the
+        # intro, or after a compaction the summary, so a compaction never keeps it
+        self.exchanges: list[tuple[Message, Message, int]] = []
 
     @classmethod
     def resumed(
@@ -94,11 +108,19 @@ class Conversation:
         history: list[Message],
         cursor: int,
         schema_style: str = "per_request",
+        shown: list[Event] | None = None,
+        starts: list[int] | None = None,
     ) -> Conversation:
-        """A conversation that already holds `history` (system first) and has shown the events before `cursor`."""
+        """A conversation that already holds `history` (system first) and has shown the events before `cursor`.
+        For a later compaction: `shown` are those events, `starts` the cursor before each exchange of `history`
+        (the event count at the seat's previous answered call; the rebuild reads them from the call records)."""
         conversation = cls(prompts, rules, seat, mode, persona, schema_style)
         conversation.messages = list(history)
         conversation.cursor = cursor
+        conversation.shown = list(shown or [])
+        pairs = list(zip(history[1::2], history[2::2], strict=False))
+        begins = starts if starts is not None and len(starts) == len(pairs) else [0] * len(pairs)
+        conversation.exchanges = [(u, a, b) for (u, a), b in zip(pairs, begins, strict=True)]
         return conversation
 
     @property
@@ -158,7 +180,63 @@ class Conversation:
             next_cursor=max(obs.next_number, self.cursor),
             flags=self.shown_flags,
             stable=stable,
+            events=tuple(events),
         )
+
+    def fit(self, turn: Turn, obs: Observation, max_tokens: int, *, force: bool = False) -> Turn:
+        """`turn`, with the history compacted for it if the request (with an answer of `max_tokens`) would pass the
+        budget, or if `force` (the server said the prompt did not fit). Deterministic: the same conversation and
+        turn give the same messages (compaction.py)."""
+        budget = self.budget
+        if budget is None and force:  # no budget, but the server said no: compact to half of what it refused
+            budget = Budget(1 << 30, CHARS_PER_TOKEN.get(self.prompts.lang, 1.8))
+        if budget is None or not self.exchanges:
+            return turn
+        if not force and budget.fits([*self.messages, turn.user], max_tokens):
+            return turn
+        target = int(budget.context_tokens * TARGET_SHARE) - max_tokens
+        if force:  # the server's window is smaller than the budget says: at most half of what it refused
+            target = min(target, budget.tokens([*self.messages, turn.user]) // 2)
+        head_room = target - budget.tokens([self.messages[0], turn.user])
+        keep = min(kept_exchanges([(u, a) for u, a, _ in self.exchanges], budget, head_room // 2),
+                   len(self.exchanges) - 1)  # fmt: skip
+        while True:
+            history, user, kept = self._compacted(turn, obs, max(keep, 0))
+            if keep <= 0 or budget.tokens([*history, user]) <= target:
+                break
+            keep -= 1
+        plain = turn.plain or turn.user
+        return replace(turn, user=user, history=tuple(history), plain=plain, kept=tuple(kept))
+
+    def _compacted(
+        self, turn: Turn, obs: Observation, keep: int
+    ) -> tuple[list[Message], Message, list[tuple[Message, Message, int]]]:
+        """The history after a compaction keeping the last `keep` exchanges, the turn's user message, and the
+        exchanges of that history."""
+        kept = self.exchanges[len(self.exchanges) - keep :] if keep else []
+        before = kept[0][2] if kept else self.cursor
+        lead = self._summary(obs, [e for e in self.shown if e.seq < before])
+        own = turn.plain or turn.user
+        if not kept:
+            return [self.messages[0]], {"role": "user", "content": f"{lead}\n\n{own['content']}"}, []
+        first_user, first_answer, first_start = kept[0]
+        merged: Message = {"role": "user", "content": f"{lead}\n\n{first_user['content']}"}
+        history: list[Message] = [self.messages[0], merged, first_answer]
+        for user, answer, _ in kept[1:]:
+            history.extend([user, answer])
+        return history, own, [(merged, first_answer, first_start), *kept[1:]]
+
+    def _summary(self, obs: Observation, events: list[Event]) -> str:
+        """The role prompt, then the seat's own log up to the kept exchanges, condensed (`summary.j2`)."""
+        prompts = self.prompts
+        if not prompts.has("summary.j2"):  # a custom prompt set without one: the shipped wording of its language
+            from arena.prompts import load_prompt_set
+
+            prompts = load_prompt_set("default", prompts.lang)
+        summary = prompts.render(
+            "summary.j2", events=summary_events(events), me=self.seat, obs=obs, **self._context
+        )
+        return f"{self.role_prompt(obs)}\n\n{summary}"
 
     @staticmethod
     def answer_messages(raw: str) -> list[Message]:
@@ -168,10 +246,18 @@ class Conversation:
         return [{"role": "assistant", "content": raw}]
 
     def commit(self, turn: Turn, answer: list[Message]) -> None:
-        """Keep a turn and its answer; the events it showed are not shown again."""
+        """Keep a turn and its answer; the events it showed are not shown again. A turn sent after a compaction
+        replaces the history with the compacted one first."""
+        if turn.history is not None:
+            self.messages = list(turn.history)
+            self.exchanges = list(turn.kept)
         self.messages.extend([turn.user, *answer])
+        self.exchanges.append((turn.user, answer[-1] if answer else {}, self.cursor))
+        self.shown.extend(turn.events)
         self.cursor = turn.next_cursor
 
     def request_messages(self, turn: Turn) -> list[Message]:
-        """What is sent for `turn`: the history, then the turn."""
-        return [*self.messages, turn.user]
+        """What is sent for `turn`: the history (compacted for it, if it was), then the turn."""
+        history = turn.history if turn.history is not None else self.messages
+        return [*history, turn.user]
+

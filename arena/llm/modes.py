@@ -40,6 +40,7 @@ class Completion:
     usage: Usage
     latency_ms: float
     oversize: int = 0  # the answer's size in bytes (at least) when over MAX_ANSWER_BYTES; `raw` is then its head
+    timings: dict[str, float] | None = None  # what the server measured (llama.cpp's `timings`: cache_n, prompt_n, ...)
 
 
 def capped(completion: Completion) -> Completion:

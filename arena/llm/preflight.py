@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from arena.agents import AgentError, AgentSpec
 from arena.llm.client import ClientSettings, LLMClient
 from arena.llm.modes import Mode
+from arena.llm.server_info import server_info
 from arena.players.llm import client_settings
 
 PROBE = [{"role": "user", "content": "Reply with the word OK."}]
@@ -66,8 +67,10 @@ async def probe_with(base: ClientSettings, spec: AgentSpec) -> str:
 
 
 async def preflight(seats: Mapping[int, AgentSpec]) -> dict[int, AgentSpec]:
-    """`seats` with each LLM agent's `reported_model` filled in, probing each distinct agent once."""
-    reported: dict[str, str] = {}  # by the spec's JSON (specs hold dicts, so they are not hashable)
+    """`seats` with each LLM agent's `reported_model` filled in, probing each distinct agent once; an agent of its
+    own server without `context_tokens` gets the window per slot the server reports (llama.cpp's /props), and
+    `server_slots` its slots, so the header records the budget its compactions used."""
+    reported: dict[str, dict[str, object]] = {}  # by the spec's JSON (specs hold dicts, so they are not hashable)
     out: dict[int, AgentSpec] = {}
     for seat, spec in seats.items():
         if spec.kind != "llm":
@@ -75,6 +78,12 @@ async def preflight(seats: Mapping[int, AgentSpec]) -> dict[int, AgentSpec]:
             continue
         key = spec.model_dump_json()
         if key not in reported:
-            reported[key] = await probe(spec)
-        out[seat] = spec.model_copy(update={"reported_model": reported[key]})
+            update: dict[str, object] = {"reported_model": await probe(spec)}
+            if spec.base_url and spec.context_tokens is None:
+                info = await server_info(spec.base_url)
+                if info.context_tokens is not None:
+                    update["context_tokens"] = info.context_tokens
+                    update["server_slots"] = info.slots
+            reported[key] = update
+        out[seat] = spec.model_copy(update=reported[key])
     return out

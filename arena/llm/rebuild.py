@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.agents import AgentSpec
-from arena.engine import Game, seat_log, view
+from arena.engine import MODERATOR, Game, view
+from arena.llm.budget import max_tokens_for
+from arena.llm.compaction import Budget
 from arena.llm.conversation import Conversation, Message
 from arena.llm.modes import Mode
 from arena.llm.records import Expansion
@@ -46,11 +48,11 @@ def events_after_inputs(transcript: Transcript, seat: int) -> tuple[list[int], l
     """After replaying the first k inputs, for every k: how many events the game holds (the moderator's numbering,
     which `--at` uses), and how many of them `seat` may see (its own numbering, a conversation's cursor)."""
     game = Game(transcript.rules, transcript.header.seed, roles=transcript.header.roles)
-    out, mine = [len(game.events)], [len(seat_log(game, seat))]
+    out, mine = [len(game.events)], [view(game, seat).next_number]
     for item in transcript.inputs:
         game.replay([item])
         out.append(len(game.events))
-        mine.append(len(seat_log(game, seat)))
+        mine.append(view(game, seat, mine[-1]).next_number)  # from its last count on: only the new events
     return out, mine
 
 
@@ -97,7 +99,10 @@ def seat_prompt(
     if here and not rebuild:
         return SeatPrompt(full.messages(here[-1]), True, target, here[-1])
     earlier = [i for i in mine if shown[i] < target]
-    return _would_be_sent(transcript, seat, count, target, earlier, full, cursors, prompt_set, list(prompt_folders))
+    force = bool(here) and transcript.calls[here[-1]].compaction == "overflow"  # the server's word, recorded
+    return _would_be_sent(
+        transcript, seat, count, target, earlier, full, cursors, prompt_set, list(prompt_folders), force
+    )
 
 
 def _would_be_sent(
@@ -110,6 +115,7 @@ def _would_be_sent(
     cursors: dict[int, int],
     prompt_set: str | None,
     prompt_folders: list[Path],
+    force: bool = False,
 ) -> SeatPrompt:
     spec = _spec_of(transcript, seat)
     lang = (spec.language if spec is not None else None) or transcript.header.lang
@@ -125,14 +131,54 @@ def _would_be_sent(
     style = spec.schema_style if spec is not None else "per_request"
     rules = transcript.rules
     answered = [i for i in earlier if _answered(transcript.calls[i])]
+    game = _replay(transcript, count)
+    observation = view(game, seat)
     if answered:
         base = answered[-1]
         history = full.messages(base) + Conversation.answer_messages(transcript.calls[base].raw)
-        conversation = Conversation.resumed(prompts, rules, seat, mode, persona, history, cursors[base], style)
+        cursor = cursors[base]  # in the seat's own numbering, as every cursor below
+        # where each exchange of the history began: the seat's event count at its previous answered call
+        pairs = (len(history) - 1) // 2
+        begins = [0, *(cursors[i] for i in answered[:-1])][-pairs:] if pairs else []
+        starts = [0] * (pairs - len(begins)) + begins
+        seen = observation.renumbered()[:cursor]  # as the live seat kept them: numbered as the seat numbers them
+        conversation = Conversation.resumed(prompts, rules, seat, mode, persona, history, cursor, style, seen, starts)
     else:
         conversation = Conversation(prompts, rules, seat, mode, persona, style)
-    game = _replay(transcript, count)
-    observation = view(game, seat)
-    turn = conversation.turn(observation, game.request_for(seat))
+    conversation.budget = Budget.of(spec.context_tokens if spec is not None else None, lang)
+    request = game.request_for(seat)
+    turn = conversation.turn(observation, request)
+    if request is not None:
+        max_tokens = max_tokens_for(request, spec.max_tokens if spec is not None else None, lang)
+        turn = conversation.fit(turn, observation, max_tokens, force=force)
     changed = transcript.header.prompt_set_hash not in (None, prompts.hash)
     return SeatPrompt(conversation.request_messages(turn), False, target, None, changed)
+
+
+def check_compactions(transcript: Transcript) -> tuple[list[str], list[str]]:
+    """Rebuild every compacted call of `transcript` and compare it with the messages recorded as sent.
+
+    Returns (problems, notes): a problem is a compacted call whose recorded messages the rebuild does not give (the
+    record was altered, or the compaction was not the deterministic one); a note says why a call was not checked
+    (its prompt set is not one shipped here, or the set changed since the game: the rebuild would differ anyway)."""
+    problems: list[str] = []
+    notes: list[str] = []
+    compacted = [i for i, c in enumerate(transcript.calls) if c.compaction]
+    if not compacted:
+        return problems, notes
+    positions = transcript.call_positions
+    events_after, _ = events_after_inputs(transcript, MODERATOR)
+    full = Expansion(transcript.calls)
+    for index in compacted:
+        call = transcript.calls[index]
+        point = events_after[min(positions[index], len(transcript.inputs))] - 1
+        try:
+            rebuilt = seat_prompt(transcript, call.seat, point, rebuild=True)
+        except ValueError as exc:  # an untrusted prompt set: not rebuilt
+            notes.append(f"compacted call {index} (seat {call.seat}) not rebuilt: {exc}")
+            continue
+        if rebuilt.prompt_set_changed:
+            notes.append(f"compacted call {index} (seat {call.seat}) not checked: the prompt set changed since")
+        elif rebuilt.messages != full.messages(index):
+            problems.append(f"compacted call {index} (seat {call.seat}): the recorded messages are not the rebuild's")
+    return problems, notes

@@ -57,12 +57,20 @@ class ConversationSeat(Player):
         )
 
     def record_failure(
-        self, messages: list[Message], request: Request, attempt: int, error: str, latency_ms: float, usage: Usage
+        self,
+        messages: list[Message],
+        request: Request,
+        attempt: int,
+        error: str,
+        latency_ms: float,
+        usage: Usage,
+        compaction: str | None = None,
     ) -> None:
         """Record an attempt that got no answer, with any tokens its error body still reported."""
         self.record(
             messages,
             request,
+            compaction=compaction,
             attempt=attempt,
             error=f"{TRANSPORT}{error}",
             latency_ms=latency_ms,
@@ -80,9 +88,15 @@ class ConversationSeat(Player):
         latency_ms: float,
         attempt: int,
         usage: Usage = _NONE,
+        *,
+        refused: bool = False,
+        compaction: str | None = None,
     ) -> NoUsableAnswer:
-        """Record an attempt that got no answer; return the exception to raise."""
-        self.record_failure(messages, request, attempt, error, latency_ms, usage)
+        """Record an attempt that got no answer; return the exception to raise. A request the server `refused`
+        (400, 401, 403, 404, 413, 422) is said to be refused, and is final: a re-ask would be refused again."""
+        self.record_failure(messages, request, attempt, error, latency_ms, usage, compaction)
+        if refused:
+            return NoUsableAnswer(f"the server refused the request: {error}", self.handover(), final=True)
         return NoUsableAnswer(f"the model could not be reached: {error}", self.handover())
 
     def abandon(self, messages: list[Message], request: Request, attempt: int, started: float) -> None:
@@ -106,6 +120,7 @@ class ConversationSeat(Player):
         completion: Completion,
         attempt: int,
         max_tokens: int,
+        compaction: str | None = None,
     ) -> Answer:
         """Record the answer, keep it in the conversation, and return its Decision (or raise NoUsableAnswer)."""
         completion = capped(completion)  # an oversize answer keeps only its head, here and in the record
@@ -122,6 +137,8 @@ class ConversationSeat(Player):
             "completion_tokens": usage.completion_tokens,
             "cached_tokens": usage.cached_tokens,
             "cost_usd": self.prices.cost(usage),
+            "timings": completion.timings,
+            "compaction": compaction,
         }
         answer = self.conversation.answer_messages(raw)
         try:

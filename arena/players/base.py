@@ -38,6 +38,10 @@ class ModelCall(BaseModel):
     cached_tokens: int = 0
     cost_usd: float = 0.0
     flags: list[str] = Field(default_factory=list)  # quoted player text in this call that imitates the moderator etc.
+    timings: dict[str, float] | None = None  # what the server measured (llama.cpp's `timings`: cache_n, prompt_n, ...)
+    # why this call's conversation was compacted just before it was sent: "budget" (it would have passed the seat's
+    # context budget) or "overflow" (the server said the prompt did not fit); None: not compacted (compaction.py)
+    compaction: str | None = None
 
 
 class Answer(BaseModel):
@@ -52,9 +56,10 @@ class Answer(BaseModel):
 class PlayerError(RuntimeError):
     """A seat failed to produce a decision. It hands back the model calls it made, so the transcript keeps them."""
 
-    def __init__(self, message: str, calls: list[ModelCall] | None = None) -> None:
+    def __init__(self, message: str, calls: list[ModelCall] | None = None, *, final: bool = False) -> None:
         super().__init__(message)
         self.calls: list[ModelCall] = list(calls or [])
+        self.final = final  # the same request would fail the same way (e.g. an HTTP 400): no re-ask, the default
 
 
 class Player(ABC):

@@ -23,6 +23,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from arena.agents import AgentError, AgentSpec
 from arena.engine import Observation, Request, RuleSet
 from arena.llm.budget import max_tokens_for
+from arena.llm.compaction import Budget
 from arena.llm.conversation import Conversation, Message, Turn
 from arena.llm.modes import Completion, Mode
 from arena.llm.seat import ConversationSeat
@@ -85,9 +86,11 @@ class LangChainPlayer(ConversationSeat):
         self.lang = lang
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
-        turn = self.conversation.turn(observation, request, self.clean_problem(problem))
-        messages = self.conversation.request_messages(turn)
+        plain = self.conversation.turn(observation, request, self.clean_problem(problem))
         max_tokens = max_tokens_for(request, None, self.lang)
+        turn = self.conversation.fit(plain, observation, max_tokens)  # the budget, if the agent sets one
+        compaction = "budget" if turn is not plain else None
+        messages = self.conversation.request_messages(turn)
         started = time.perf_counter()
         try:
             if self.mode is Mode.PROMPT:
@@ -100,7 +103,7 @@ class LangChainPlayer(ConversationSeat):
         except Exception as exc:  # any provider error: recorded, then re-asked by the orchestrator
             error = f"{type(exc).__name__}: {exc}"[:500]
             raise self.fail_transport(messages, request, error, (time.perf_counter() - started) * 1000, 1) from exc
-        return await self.conclude(turn, messages, request, completion, 1, max_tokens)
+        return await self.conclude(turn, messages, request, completion, 1, max_tokens, compaction)
 
     async def _ask_text(self, messages: list[Message], started: float) -> Completion:
         reply = await self.model.ainvoke(to_langchain(messages))
@@ -146,5 +149,6 @@ def build_langchain_player(
     language = spec.language or lang
     prompts = load_prompt_set(spec.prompt_set, language)
     conversation = Conversation(prompts, rules, seat, mode, spec.persona, spec.schema_style)
+    conversation.budget = Budget.of(spec.context_tokens, language)
     prices = Prices(spec.price_input_per_m, spec.price_cached_per_m, spec.price_output_per_m)
     return LangChainPlayer(seat, chat, conversation, prices=prices, lang=language)

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 
 from arena.agents import AgentError, AgentSpec, api_key_for
 from arena.engine import Observation, Request, RuleSet
 from arena.llm.budget import max_tokens_for
 from arena.llm.client import CallResult, ClientSettings, LLMClient
-from arena.llm.conversation import Conversation
+from arena.llm.compaction import Budget
+from arena.llm.conversation import Conversation, Message, Turn
 from arena.llm.modes import Mode
 from arena.llm.retry import RetryPolicy
 from arena.llm.seat import ConversationSeat, NoUsableAnswer
@@ -51,9 +53,45 @@ class LLMPlayer(ConversationSeat):
         await self.client.close()
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
-        turn = self.conversation.turn(observation, request, self.clean_problem(problem))
-        messages = self.conversation.request_messages(turn)
+        conversation = self.conversation
+        turn = conversation.turn(observation, request, self.clean_problem(problem))
         max_tokens = max_tokens_for(request, self.base_tokens, self.lang)
+        fitted = conversation.fit(turn, observation, max_tokens)
+        compaction = "budget" if fitted is not turn else None
+        attempt = 0
+        while True:
+            messages = conversation.request_messages(fitted)
+            result, attempt = await self._call(messages, request, fitted, max_tokens, attempt, compaction)
+            if result.completion is not None:
+                completion = result.completion
+                return await self.conclude(fitted, messages, request, completion, attempt, max_tokens, compaction)
+            final = result.final_error
+            error = final.error if final is not None else "no completion"
+            usage = final.usage if final is not None else Usage()
+            latency = final.latency_ms if final is not None else 0.0
+            if final is not None and final.overflow is not None and compaction != "overflow":
+                # the prompt does not fit the server's context: never a transport failure; compact, one new attempt
+                refit = conversation.fit(turn, observation, max_tokens, force=True)
+                if refit is not turn:
+                    note = f"context overflow, compacted for one new attempt: {error}"
+                    self.record_failure(messages, request, attempt, note, latency, usage, compaction)
+                    fitted, compaction = refit, "overflow"
+                    continue
+            refused = final is not None and (final.refused or final.overflow is not None)
+            raise self.fail_transport(messages, request, error, latency, attempt, usage, refused=refused,
+                                      compaction=compaction)  # fmt: skip
+
+    async def _call(
+        self,
+        messages: list[Message],
+        request: Request,
+        turn: Turn,
+        max_tokens: int,
+        attempt: int,
+        compaction: str | None,
+    ) -> tuple[CallResult, int]:
+        """One logical call (its transport retries included); the failed attempts recorded. Returns the result and
+        the number of the attempt that ended it."""
         started = time.perf_counter()
         result = CallResult()
         try:
@@ -61,21 +99,17 @@ class LLMPlayer(ConversationSeat):
                 messages, mode=self.mode, name=turn.name, schema=turn.schema, max_tokens=max_tokens, into=result
             )
         except asyncio.CancelledError:  # the decision's time limit: the attempts so far and the one cut short
-            for attempt, failure in enumerate(result.failures, start=1):
-                self.record_failure(messages, request, attempt, failure.error, failure.latency_ms, failure.usage)
-            self.abandon(messages, request, len(result.failures) + 1, result.attempt_started or started)
+            for failure in result.failures:
+                attempt += 1
+                self.record_failure(messages, request, attempt, failure.error, failure.latency_ms, failure.usage,
+                                    compaction)  # fmt: skip
+            self.abandon(messages, request, attempt + 1, result.attempt_started or started)
             raise
-        attempt = 0
         for failure in result.failures:
             attempt += 1
-            self.record_failure(messages, request, attempt, failure.error, failure.latency_ms, failure.usage)
-        if result.completion is None:
-            final = result.final_error
-            error = final.error if final is not None else "no completion"
-            latency = final.latency_ms if final is not None else (time.perf_counter() - started) * 1000
-            usage = final.usage if final is not None else Usage()
-            raise self.fail_transport(messages, request, error, latency, attempt + 1, usage)
-        return await self.conclude(turn, messages, request, result.completion, attempt + 1, max_tokens)
+            self.record_failure(messages, request, attempt, failure.error, failure.latency_ms, failure.usage,
+                                compaction)  # fmt: skip
+        return result, attempt + 1
 
 
 def client_settings(spec: AgentSpec, seat: int | None = None) -> ClientSettings:
@@ -97,6 +131,7 @@ def client_settings(spec: AgentSpec, seat: int | None = None) -> ClientSettings:
         retry=RetryPolicy(attempts=spec.retries + 1),
         max_concurrent=spec.max_concurrent_requests,
         requests_per_minute=spec.requests_per_minute,
+        grammar=spec.grammar,
     )
 
 
@@ -110,6 +145,12 @@ def build_llm_player(spec: AgentSpec, seat: int, *, rules: RuleSet, lang: str = 
     language = seat_language(spec, lang)
     prompts = load_prompt_set(spec.prompt_set, language)
     conversation = Conversation(prompts, rules, seat, Mode(spec.structured), spec.persona, spec.schema_style)
+    conversation.budget = Budget.of(spec.context_tokens, language)
     prices = Prices(spec.price_input_per_m, spec.price_cached_per_m, spec.price_output_per_m)
-    client = LLMClient(client_settings(spec, seat))
+    settings = client_settings(spec, seat)
+    if spec.server_slots is not None and spec.server_slots >= rules.players:
+        # llama.cpp: a slot per seat, so each seat's prefix stays cached in its own slot (fewer slots than seats
+        # share them by prompt similarity, and the server's RAM cache keeps the rest)
+        settings = replace(settings, extra_body={**settings.extra_body, "id_slot": seat - 1})
+    client = LLMClient(settings)
     return LLMPlayer(seat, client, conversation, prices=prices, base_tokens=spec.max_tokens, lang=language)

@@ -20,8 +20,18 @@ def transcript_totals(transcript: Transcript) -> dict[int, SeatTotals]:
     return call_totals(transcript.calls)
 
 
-def totals_table(totals: Mapping[int, SeatTotals], viewer: int = MODERATOR) -> Table | None:
-    """None when no seat made a model call (a bot game) or the viewer's seat made none."""
+def unknown_cost_seats(transcript: Transcript) -> set[int]:
+    """The seats whose agent has no prices (and is not a free local server): their cost is unknown, not $0."""
+    from arena.llm.usage import priced
+
+    return {entry.seat for entry in transcript.header.seats if not priced(entry.agent)}
+
+
+def totals_table(
+    totals: Mapping[int, SeatTotals], viewer: int = MODERATOR, unknown: set[int] | frozenset[int] = frozenset()
+) -> Table | None:
+    """None when no seat made a model call (a bot game) or the viewer's seat made none. The USD of the seats in
+    `unknown` (no prices) reads "unknown", and so does the game's if any of them made calls."""
     rows = {seat: t for seat, t in sorted(totals.items()) if t.calls and viewer in (MODERATOR, seat)}
     if not rows:
         return None
@@ -31,12 +41,13 @@ def totals_table(totals: Mapping[int, SeatTotals], viewer: int = MODERATOR) -> T
     game = SeatTotals()
     for seat, t in rows.items():
         game.add(t)
-        table.add_row(str(seat), *_cells(t))
+        table.add_row(str(seat), *_cells(t, seat in unknown))
     if viewer == MODERATOR and len(rows) > 1:
-        table.add_row("game", *_cells(game), style="bold")
+        table.add_row("game", *_cells(game, bool(unknown & rows.keys())), style="bold")
     return table
 
 
-def _cells(t: SeatTotals) -> list[str]:
+def _cells(t: SeatTotals, unknown: bool = False) -> list[str]:
+    usd = "unknown" if unknown else f"{t.cost_usd:.4f}"
     return [str(t.calls), str(t.failed_calls), str(t.defaults), f"{t.prompt_tokens:,}", f"{t.cached_tokens:,}",
-            f"{t.completion_tokens:,}", f"{t.cost_usd:.4f}"]  # fmt: skip
+            f"{t.completion_tokens:,}", usd]  # fmt: skip

@@ -84,3 +84,17 @@ def structured_mode_matcher(r1: Any, r2: Any) -> None:
         return body.get("model"), fmt.get("type"), (fmt.get("json_schema") or {}).get("name"), tuple(tools)
 
     assert shape(r1) == shape(r2), f"{shape(r1)} != {shape(r2)}"
+
+
+async def serve_app(handler: Any) -> tuple[Any, int]:
+    """An aiohttp app on a free port of 127.0.0.1 answering POST /v1/chat/completions with `handler`: the runner
+    (to clean up) and the port."""
+    from aiohttp import web
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", handler)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    return runner, site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]

@@ -12,6 +12,7 @@ from typing import Any
 import openai
 import pytest
 from aiohttp import web
+from llmkit import serve_app
 from openai.types.chat import ChatCompletion
 
 from arena.llm.client import ClientSettings, LLMClient, _completion
@@ -46,13 +47,7 @@ async def _exchange(direct: bool, status: int = 200) -> tuple[bytes, dict[str, s
             return web.json_response(error, status=status, headers={"retry-after-ms": "5"})
         return web.json_response(ANSWER)
 
-    app = web.Application()
-    app.router.add_post("/v1/chat/completions", handler)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    runner, port = await serve_app(handler)
     try:
         use_aiohttp(direct)
         settings = ClientSettings(
@@ -119,13 +114,8 @@ def test_reading_a_body_as_a_dict_equals_reading_the_sdks_model(body: dict[str, 
 
 async def _serve(handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> tuple[web.AppRunner, int]:
     """An aiohttp app on a free port of 127.0.0.1 answering POST /v1/chat/completions with `handler`."""
-    app = web.Application()
-    app.router.add_post("/v1/chat/completions", handler)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    return runner, site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    runner, port = await serve_app(handler)
+    return runner, port
 
 
 def test_a_429_raises_the_sdks_rate_limit_error_with_the_servers_headers() -> None:

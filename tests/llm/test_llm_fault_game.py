@@ -43,7 +43,8 @@ async def test_every_fault_is_survived_and_recorded(tmp_path: Path, api_key: str
     rules = load_rules("fiim")
     with FakeServer(plan=PLAN) as server:
         spec = llm_spec(server.base_url, mode, api_key_env="ARENA_TEST_KEY", schema=schema)
-        players: dict[int, Player] = {s: llm_player(spec, s, rules, timeout_s=0.3) for s in range(1, 11)}
+        # 0.75 s per attempt, the whole answer (a deadline, not a gap between reads); the `timeout` fault hangs 1 s
+        players: dict[int, Player] = {s: llm_player(spec, s, rules, timeout_s=0.75) for s in range(1, 11)}
         path = tmp_path / "faults.jsonl"
         game, stats = await play(rules, 11, players, {s: spec for s in players}, path)
         injected = {fault for fault, _, _ in server.stats.injected}

@@ -1,0 +1,1 @@
+"""The local real model: llama.cpp's `llama-server` with a small GGUF model, on this machine (the `local` extra)."""

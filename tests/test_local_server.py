@@ -1,0 +1,84 @@
+"""`arena local-model`'s server handling, with a stand-in `llama-server` on PATH (a small script): the installed
+server is preferred, the flags our seats need are passed, readiness is waited for, a SIGILL is explained with the
+portable rebuild, and the server is stopped cleanly."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import stat
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from arena.local.server import PORTABLE_BUILD, LocalModelError, LocalServer, died, find_server
+
+FAKE = """#!{python}
+import http.server, signal, sys, time
+args = sys.argv[1:]
+if "--die" in " ".join(args) or {die}:
+    import os
+    os.kill(os.getpid(), signal.SIGILL)
+port = int(args[args.index("--port") + 1])
+start = time.monotonic()
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        ready = time.monotonic() - start > 0.5  # 503 while "loading the model", as llama-server answers
+        self.send_response(200 if ready else 503)
+        self.end_headers()
+        self.wfile.write(b'{{"status":"ok"}}' if ready else b'{{"error":"Loading model"}}')
+    def log_message(self, *a):
+        pass
+signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
+print(" ".join(args), flush=True)
+http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
+"""
+
+
+def _fake(folder: Path, die: bool = False) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "llama-server"
+    path.write_text(FAKE.format(python=sys.executable, die=die))
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_an_installed_server_on_path_is_preferred(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = _fake(tmp_path / "bin")
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    assert find_server() == fake
+
+
+def test_the_server_gets_our_flags_and_is_waited_for_and_stopped(tmp_path: Path) -> None:
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    log = tmp_path / "server.log"
+    server = LocalServer(model, port=_port(), ctx=2048, parallel=3, binary=_fake(tmp_path / "bin"), log=log)
+    command = server.command()
+    assert command[command.index("--ctx-size") + 1] == "6144"  # llama-server's -c is the total: ctx x slots
+    assert command[command.index("--parallel") + 1] == "3" and "--jinja" in command
+    assert command[command.index("--host") + 1] == "127.0.0.1"
+    with server, urllib.request.urlopen(f"http://127.0.0.1:{server.port}/health", timeout=5) as answer:
+        assert answer.status == 200  # ready, past the 503s of the loading phase
+    assert server.process is not None and server.process.returncode == 0  # SIGTERM, clean exit
+
+
+def test_a_sigill_says_how_to_rebuild(tmp_path: Path) -> None:
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    server = LocalServer(model, port=_port(), binary=_fake(tmp_path / "bin", die=True))
+    server.start()
+    with pytest.raises(LocalModelError) as caught:
+        server.wait_ready(30)
+    assert "SIGILL" in str(caught.value) and PORTABLE_BUILD in str(caught.value)
+    assert "GGML_NATIVE=OFF" in died(-signal.SIGILL)
+    assert "exited with code 3" in died(3)
