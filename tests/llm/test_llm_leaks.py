@@ -34,14 +34,20 @@ from arena.transcript import load
 _LINE = re.compile(r"^\[#(\d+)\] .*$", re.MULTILINE)
 _ROLE_LINE = {"en": "Your role: ", "ru": "Ваша роль: "}
 _MATES = {"en": "Your black teammates", "ru": "Ваши чёрные напарники"}
+_NOTES = {"en": ("Your notes of the game so far", "\nNow: "), "ru": ("Ваши заметки об игре", "\nСейчас: ")}
 
 
-def _lines(messages: list[dict[str, object]]) -> list[tuple[int, str]]:
-    """Each moderator log line of the user turns, in order: its number and its text (player quotes emptied)."""
+def _lines(messages: list[dict[str, object]], lang: str) -> list[tuple[int, str, bool]]:
+    """Each moderator log line of the user turns, in order: its number, its text (player quotes emptied), and
+    whether it is one of a compaction's notes (which leave out speeches without a claim, and other kinds)."""
     out = []
+    mark, end = _NOTES[lang]
     for m in messages:
-        if m.get("role") == "user":
-            out += [(int(n.group(1)), n.group(0)) for n in _LINE.finditer(outside_quotes(str(m.get("content") or "")))]
+        if m.get("role") != "user":
+            continue
+        text = outside_quotes(str(m.get("content") or ""))
+        cut = text.find(end, text.find(mark)) if mark in text else 0
+        out += [(int(n.group(1)), n.group(0), n.start() < cut) for n in _LINE.finditer(text)]
     return out
 
 
@@ -51,23 +57,28 @@ def _same_run(a: Event, b: Event) -> bool:
 
 def _check_seat(game: Game, seat: int, prompts: list[list[dict[str, object]]], lang: str) -> int:
     mine = [e.model_copy(update={"seq": n}) for n, e in enumerate(seat_log(game, seat))]  # as the seat numbers them
-    line = load_prompt_set("default", lang).env.get_template("events.j2").module.line  # type: ignore[attr-defined]
+    env = load_prompt_set("default", lang).env
+    line = env.get_template("events.j2").module.line  # type: ignore[attr-defined]
     checked = 0
     for messages in prompts:
-        expected, previous = 0, None  # the number the next line must have; the event of the line before
-        for number, text in _lines(messages):
+        expected, previous, notes = 0, None, False  # the next line's number; the line before: its event, a note?
+        notes = any(_NOTES[lang][0] in str(m.get("content")) for m in messages if m.get("role") == "user")
+        # (a compacted prompt: its first line may come after a gap, the turns the notes condensed)
+        for number, text, note in _lines(messages, lang):
             assert number < len(mine), f"seat {seat} was shown event #{number}; it saw {len(mine)} events"
             assert number >= expected, f"seat {seat}: #{number} after #{expected - 1}"
-            # a gap only where the line before folded a run of votes: what it skips are that run's votes
+            # a gap only where the line before folded a run of votes, or in a compaction's notes (and where
+            # the notes end and the verbatim turns begin): what a fold skips is that run's votes
             skipped = mine[expected:number]
-            assert not skipped or (previous is not None and all(_same_run(previous, e) for e in skipped)), (
-                f"seat {seat}: events #{expected} to #{number - 1} were never shown"
-            )
+            folded = previous is not None and all(_same_run(previous, e) for e in skipped)
+            assert note or not skipped or folded or notes, f"seat {seat}: #{expected} to #{number - 1} never shown"
             event = mine[number]
-            if event.type is not EventType.VOTE_CAST:  # a fold's words depend on its run; the rest are exact
+            if note and event.type is EventType.SPEECH:  # the notes keep a speech's claim only
+                assert event.roles and text.startswith(f"[#{number}] "), f"seat {seat}: note #{number}: {text!r}"
+            elif event.type is not EventType.VOTE_CAST:  # a fold's words depend on its run; the rest are exact
                 words = outside_quotes(str(line(event, seat, game.rules))).split("\n")[0]
                 assert text == words, f"seat {seat}: line #{number} is not its event #{number}: {text!r}"
-            expected, previous = number + 1, event
+            expected, previous, notes = number + 1, event, note
             checked += 1
         intro = str(messages[1]["content"]) if len(messages) > 1 else ""
         roles_named = intro.count(_ROLE_LINE[lang])
