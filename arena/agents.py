@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -119,20 +120,37 @@ BUILTIN = {
 }
 
 
+# keys handed to this process in memory by a tournament driver (a Dask worker: arena/tournament/dask_worker.py),
+# by variable name; they are looked up before the environment and never written into it
+_HANDED: dict[str, str] = {}
+
+
+def hand_keys(keys: dict[str, str]) -> None:
+    """Hold `keys` (variable name -> key) in this process's memory for `api_key_for`."""
+    _HANDED.update(keys)
+
+
+def withdraw_keys(names: Iterable[str]) -> None:
+    for name in names:
+        _HANDED.pop(name, None)
+
+
 def api_key_for(spec: AgentSpec) -> str | None:
-    """The key an `llm` agent sends, read from the environment now.
+    """The key an `llm` agent sends, read now: a key handed to this process (`hand_keys`), else the environment.
 
     With `api_key_env` set, that variable must hold the key. Without it, an agent with its own `base_url` (a local
     server) sends a placeholder, never a key meant for another provider; an agent without one leaves the key to the
     SDK, which reads OPENAI_API_KEY (and OPENAI_BASE_URL) as it always does.
     """
     if spec.api_key_env:
-        key = os.environ.get(spec.api_key_env)
+        key = _HANDED.get(spec.api_key_env) or os.environ.get(spec.api_key_env)
         if not key:
             raise AgentError(f"agent {spec.name}: the environment variable {spec.api_key_env} (api_key_env) is not set")
         return key
     if spec.base_url:
         return NO_KEY
+    if _HANDED.get("OPENAI_API_KEY"):
+        return _HANDED["OPENAI_API_KEY"]
     if not os.environ.get("OPENAI_API_KEY"):
         raise AgentError(
             f"agent {spec.name}: no api_key_env and no base_url, so the OpenAI SDK needs OPENAI_API_KEY, "
@@ -331,3 +349,17 @@ def load_agent_file(path: Path, name: str | None = None) -> AgentSpec:
         return AgentSpec.model_validate(data)
     except ValidationError as exc:
         raise AgentError(_fields_message(exc, str(path))) from None
+
+
+def priced(spec: AgentSpec) -> bool:
+    """False for a model agent whose cost is unknown: no price set, and not marked `free` (a local server). Its
+    cost is shown as unknown, never as $0, and `arena tournament --budget` refuses to start with it."""
+    if spec.kind not in ("llm", "langchain"):
+        return True
+    prices = (spec.price_input_per_m, spec.price_cached_per_m, spec.price_output_per_m)
+    return spec.free or any(p > 0 for p in prices)
+
+
+def unpriced(specs: Iterable[tuple[str, AgentSpec]]) -> list[str]:
+    """The labels of the (label, spec) pairs whose cost is unknown (`priced`)."""
+    return [label for label, spec in specs if not priced(spec)]

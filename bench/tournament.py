@@ -47,14 +47,18 @@ import subprocess
 import tempfile
 import threading
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
 import psutil
 from standin_process import start_standin, stop_standin  # the bench directory is not a package
 
+from arena.agents import AgentSpec
 from arena.tournament.cost import calibrate, estimate, relative_se
-from arena.tournament.executors import DEFAULT_STAGGER_S, LocalExecutor
+from arena.tournament.dask_executor import DESERIALIZERS, Connection, DaskExecutor
+from arena.tournament.dask_local import LocalProcesses
+from arena.tournament.executors import DEFAULT_STAGGER_S, Executor, LocalExecutor
 from arena.tournament.model import load_tournament
 from arena.tournament.play import GameResult
 from arena.tournament.run import RunOptions, run_tournament
@@ -69,11 +73,12 @@ def _server(latency: float, salt: str = "") -> tuple[subprocess.Popen[str], str]
     return start_standin(latency, *vary)
 
 
-def _tournament(folder: Path, base_url: str, games: int, seed: int) -> Path:
+def _tournament(folder: Path, base_url: str, games: int, seed: int, limit: int = 0) -> Path:
     agents = folder / "agents"
     agents.mkdir(parents=True, exist_ok=True)
+    cap = f"max_concurrent_requests = {limit}\n" if limit else ""
     (agents / "bench.toml").write_text(
-        f'kind = "llm"\nmodel = "fake-model"\nbase_url = "{base_url}"\ntimeout_s = 120\n{PRICES}'
+        f'kind = "llm"\nmodel = "fake-model"\nbase_url = "{base_url}"\ntimeout_s = 120\n{PRICES}{cap}'
     )
     spec = folder / f"t{games}.toml"
     spec.write_text(
@@ -144,13 +149,28 @@ def _cpu() -> float:
     return times.user + times.system + times.children_user + times.children_system
 
 
+def _cluster_cpu(cluster: LocalProcesses | None) -> float:
+    """The CPU the cluster's scheduler and worker processes used so far (they live through several waves)."""
+    total = 0.0
+    for process in [] if cluster is None else [cluster.scheduler, *cluster.workers]:
+        with contextlib.suppress(psutil.Error, AttributeError):
+            total += sum(psutil.Process(process.pid).cpu_times()[:2])  # type: ignore[union-attr]
+    return total
+
+
+def _dask_executor(cluster: LocalProcesses, specs: dict[str, AgentSpec]) -> DaskExecutor:
+    client = cluster.client(deserializers=DESERIALIZERS)
+    return DaskExecutor(Connection(client), specs=specs.values(), games_per_task=1)
+
+
 def wave(
     folder: Path, base_url: str, n: int, latency: float, processes: int, server_pid: int, stagger: float,
-    games: int = 0,
+    games: int = 0, cluster: LocalProcesses | None = None, limit: int = 0,
 ) -> dict[str, float]:  # fmt: skip
-    """N games at once; with `games` > N, a long run of that many games through N slots."""
+    """N games at once; with `games` > N, a long run of that many games through N slots; with `cluster`, through
+    the Dask executor on it (and `limit`: a provider limit of that many concurrent requests)."""
     total = max(games, n)
-    spec = _tournament(folder, base_url, total, seed=100 + n + total)
+    spec = _tournament(folder, base_url, total, seed=100 + n + total, limit=limit)
     t = load_tournament(spec, folder / "agents")
     plans = make_schedule([c.label for c in t.configs], t.filler.label, t.rules, total, t.file.seed)
     specs = {c.label: c.spec for c in [*t.configs, t.filler]}
@@ -160,16 +180,20 @@ def wave(
     cores = os.cpu_count() or 1
     load_before = os.getloadavg()[0]
     with PeakRSS() as rss:
-        executor = LocalExecutor(count, math.ceil(n / count), stagger)
-        _settle()  # the workers import their modules before the clock starts: a long tournament amortises that
-        start_cpu = _start_cpu(executor)  # counted in `cpu` once the workers are reaped: taken out, printed apart
+        executor: Executor
+        if cluster is None:
+            executor = LocalExecutor(count, math.ceil(n / count), stagger)
+            _settle()  # the workers import their modules before the clock starts: a long tournament amortises that
+            start_cpu = _start_cpu(executor)  # counted in `cpu` once the workers are reaped: taken out, printed apart
+        else:
+            executor, start_cpu, count = _dask_executor(cluster, specs), 0.0, len(cluster.workers)
         server_cpu = sum(server.cpu_times()[:2])
-        cpu = _cpu()
+        cpu = _cpu() + _cluster_cpu(cluster)
         driver_cpu = sum(psutil.Process().cpu_times()[:2])
         started = time.perf_counter()
         state = run_tournament(t, plans, specs, lambda: executor, options)
     wall = time.perf_counter() - started
-    cpu = _cpu() - cpu - start_cpu
+    cpu = _cpu() + _cluster_cpu(cluster) - cpu - start_cpu
     driver_cpu = sum(psutil.Process().cpu_times()[:2]) - driver_cpu
     server_cpu = sum(server.cpu_times()[:2]) - server_cpu
     done = [r for r in state.results.values() if r.status == "complete"]
@@ -182,6 +206,8 @@ def wave(
     calls = sum(int(r.total.get("calls", 0)) for r in done)
     latencies = [c.latency_ms for path in (folder / f"out{n}").glob("game-*.jsonl") for c in load(path).calls]
     return {
+        "executor": "local" if cluster is None else "dask",
+        "limit": limit,
         "n": n,
         "games_per_s": round(games_per_s, 3),
         "efficiency": round(games_per_s / allowed, 3),
@@ -206,8 +232,10 @@ def wave(
         "cpu_bound_efficiency": round(min(1.0, critical * len(done) / n / ((cpu + server_cpu) / cores)), 3),
         # in step only in a single wave started at once; staggered starts or later waves are not
         "burst_bound_efficiency": round(burst_bound(done, n, latency, (cpu + server_cpu) / max(calls, 1), critical), 3)
-        if total == n and stagger == 0
+        if total == n and stagger == 0 and cluster is None
         else -1.0,  # not computed: printed as "-", and strict JSON has no NaN
+        # with a provider limit of C concurrent requests, C / latency requests a second at most: games/s over that
+        "limit_efficiency": round(games_per_s / (limit / latency / (calls / len(done))), 3) if limit and done else -1.0,
     }
 
 
@@ -278,7 +306,14 @@ def main() -> None:
     parser.add_argument("--calibration-games", type=int, default=3, help="at least this many (as the CLI's option)")
     parser.add_argument("--cost-runs", type=int, default=1, help="repeat the estimate check, each with other answers")
     parser.add_argument("--json", action="store_true", help="one JSON object per line per N")
+    parser.add_argument("--executor", choices=["local", "dask"], default="local",
+                        help="dask: each N through the local executor and then through Dask (2 worker processes)")
+    parser.add_argument("--limit", type=int, default=32,
+                        help="with --executor dask: then a wave of max(ns) games under this provider limit (0: skip)")
     args = parser.parse_args()
+    if args.executor == "dask":
+        dask_bench(args)
+        return
     process, base_url = _server(args.latency)
     rows: list[dict[str, float]] = []
     costs: list[dict[str, Any]] = []
@@ -327,6 +362,66 @@ def main() -> None:
         for name in ("calls", "prompt", "cached"):
             guess, got = cost[f"estimate_{name}"], cost[f"measured_{name}"]
             print(f"  {name}: estimate {guess:,.0f}, measured {got:,.0f} ({guess / got if got else 0:.3f})")
+
+
+def peak_in_flight(base_url: str) -> dict[str, int]:
+    """The stand-in's own count: the most requests it held at once, and how many it answered."""
+    with urllib.request.urlopen(base_url.removesuffix("/v1") + "/stats", timeout=10) as response:
+        data = json.loads(response.read())
+    return {"peak": int(data["peak_in_flight"]), "requests": int(data["requests"])}
+
+
+def dask_bench(args: argparse.Namespace) -> None:
+    """`--executor dask`: for each N a wave through the local executor and one through Dask on a scheduler and two
+    worker processes on 127.0.0.1 (TLS, as `--executor dask` starts them), then a wave of max(ns) games under a
+    provider limit of `--limit` concurrent requests, against a new stand-in whose peak of requests in flight is
+    read from it."""
+    ns = args.ns if args.ns != [1, 4, 16, 64] else [16, 64, 256]
+    workers = 2
+    rows: list[dict[str, float]] = []
+    process, base_url = _server(args.latency)
+    cluster = LocalProcesses(workers, math.ceil(max(ns) / workers))
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            cluster.client().close()  # every worker has joined
+            for n in ns:
+                for name, on in (("local", None), ("dask", cluster)):
+                    rows.append(wave(Path(tmp) / f"{name}{n}", base_url, n, args.latency, workers, process.pid,
+                                     args.stagger, cluster=on))  # fmt: skip
+                    if args.json:
+                        print(json.dumps(rows[-1]), flush=True)
+            if args.limit:
+                limited, limited_url = _server(args.latency)
+                try:
+                    row = wave(Path(tmp) / "limit", limited_url, max(ns), args.latency, workers, limited.pid,
+                               args.stagger, cluster=cluster, limit=args.limit)  # fmt: skip
+                    seen = peak_in_flight(limited_url)
+                finally:
+                    stop_standin(limited)
+                rows.append({**row, "peak_in_flight": seen["peak"], "server_requests": seen["requests"]})
+                if args.json:
+                    print(json.dumps(rows[-1]), flush=True)
+    finally:
+        cluster.close()
+        stop_standin(process)
+    if args.json:
+        return
+    print(f"fiim, 10 LLM seats per game, server latency {args.latency * 1000:.0f} ms, {workers} worker processes "
+          f"(local: a process pool; dask: dask worker processes with a scheduler, TLS), {os.cpu_count()} CPUs, "
+          f"load average {os.getloadavg()[0]:.1f} at the end")  # fmt: skip
+    print(f"{'executor':>8} {'limit':>5} {'N':>4} {'games/s':>8} {'efficiency':>10} {'wall s':>7} "
+          f"{'critical s':>10} {'client ms/call':>14} {'server ms/call':>14} {'call ms':>7} {'load':>5} "
+          f"{'peak at server':>14}")  # fmt: skip
+    for r in rows:
+        peak = str(r.get("peak_in_flight", "-"))
+        efficiency = r["limit_efficiency"] if r["limit"] else r["efficiency"]
+        print(f"{r['executor']:>8} {r['limit'] or '-':>5} {r['n']:>4} {r['games_per_s']:>8.3f} {efficiency:>10.3f} "
+              f"{r['wall_s']:>7.2f} {r['critical_s']:>10.2f} {r['client_ms_per_call']:>14.3f} "
+              f"{r['server_ms_per_call']:>14.3f} {r['mean_call_ms']:>7.1f} {r['load_before']:>5.1f} "
+              f"{peak:>14}")  # fmt: skip
+    if args.limit:
+        print(f"(with a limit, efficiency is games/s over what {args.limit} requests in flight allow: "
+              f"{args.limit} / latency / calls per game)")
 
 
 if __name__ == "__main__":

@@ -268,3 +268,23 @@ def test_the_cached_token_figures_are_those_of_the_plain_definition() -> None:
         assert json.loads(reply.body)["usage"]["prompt_tokens_details"]["cached_tokens"] == cached
     assert state.stats.cached_tokens == expected_cached > 0
     assert state.stats.cached_schema_first == expected_first > expected_cached
+
+
+def test_the_stand_in_records_its_peak_of_requests_in_flight() -> None:
+    """Five requests sent at once on five connections are held together (the latency), then two one after the
+    other: the peak stays five, in `stats` and from `GET /stats` (a bench reads it from another process)."""
+    with FakeServer(latency_s=0.5) as server:
+        socks = [_connect(server) for _ in range(5)]
+        for sock in socks:
+            sock.sendall(_post())
+        for sock in socks:
+            assert _read_response(sock, bytearray())[0] == 200
+        for _ in range(2):
+            socks[0].sendall(_post())
+            assert _read_response(socks[0], bytearray())[0] == 200
+        socks[1].sendall(b"GET /stats HTTP/1.1\r\nHost: x\r\n\r\n")
+        status, _, body = _read_response(socks[1], bytearray())
+        for sock in socks:
+            sock.close()
+        assert server.stats.peak_in_flight == 5 and server.stats.requests == 7
+    assert status == 200 and json.loads(body)["peak_in_flight"] == 5

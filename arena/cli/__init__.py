@@ -33,6 +33,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("local-model", "local_model", "Serve a real local model (llama.cpp's llama-server) on 127.0.0.1 until interrupted (Ctrl-C)."),  # noqa: E501
     ("serve", "serve", "Serve tables in the browser: each human seat gets a secret link; bots and models play the other seats."),  # noqa: E501
     ("tournament", "tournament", "Play a tournament of configurations, balanced by side, role and seat; resumable; with a cost cap."),  # noqa: E501
+    ("cluster-certs", "cluster", "Make a Dask cluster's TLS certificate and key for `arena tournament --executor dask` (mutual TLS)."),  # noqa: E501
     ("report", "report", "Write report.md, report.html (self-contained) and games/seats/days/decisions CSVs for a folder."),  # noqa: E501
 )
 # fmt: on

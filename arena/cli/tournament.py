@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NamedTuple, NoReturn
 
 import typer
 
@@ -61,11 +61,19 @@ def register(app: typer.Typer) -> None:
         ] = None,
         executor: Annotated[str, typer.Option(help="local (a process pool) or dask.")] = "local",
         scheduler: Annotated[
-            str | None, typer.Option(help="The Dask scheduler, tcp://HOST:PORT (with --executor dask).")
+            str | None,
+            typer.Option(help="The Dask scheduler, tls://HOST:PORT (with --executor dask; none: a local cluster)."),
+        ] = None,
+        tls: Annotated[
+            Path | None,
+            typer.Option("--tls", help="The cluster's credentials folder (`arena cluster-certs`), with --scheduler."),
         ] = None,
         shared_out: Annotated[
             bool, typer.Option("--shared-out", help="Dask workers write into --out themselves (a shared folder).")
         ] = False,
+        games_per_task: Annotated[
+            int, typer.Option(help="Games per Dask task (0: from the measured game time).", min=0)
+        ] = 0,
         calibration_games: Annotated[
             int,
             typer.Option(
@@ -96,14 +104,21 @@ def register(app: typer.Typer) -> None:
         cap = _budget(budget)
         if executor not in ("local", "dask"):
             fail(f"--executor: {executor!r} is not one of local, dask")
-        if executor == "dask" and not scheduler:
-            fail("--scheduler: the dask executor needs the scheduler's address, e.g. tcp://10.0.0.5:8786")
+        if executor == "dask" and scheduler:
+            from arena.tournament.tls import ClusterError, check_address
+
+            try:
+                check_address(scheduler)
+            except ClusterError as exc:
+                fail(str(exc))
+            if tls is None:
+                fail(f"--tls: connecting to {scheduler} needs the cluster's credentials folder (--tls DIR)")
         try:
             t = load_tournament(file, agents_dir, check_env=not dry_run)
         except TournamentError as exc:
             fail(str(exc))
         if cap is not None:  # a cap cannot hold over calls whose cost is unknown
-            from arena.llm.usage import unpriced
+            from arena.agents import unpriced
 
             unknown = unpriced((c.label, c.spec) for c in [*t.configs, t.filler])
             if unknown:
@@ -142,7 +157,8 @@ def register(app: typer.Typer) -> None:
 
         options = RunOptions(out=folder, jobs=jobs, budget=cap, estimate=estimate, progress=not no_progress,
                              executor_name=executor, delay=delay)  # fmt: skip
-        _run(t, plans, _preflight(t), options, console, processes=processes, scheduler=scheduler, shared=shared_out)
+        cluster = _Cluster(scheduler, tls, shared_out, games_per_task)
+        _run(t, plans, _preflight(t), options, console, processes=processes, cluster=cluster)
 
 
 def _preflight(t: Tournament) -> dict[str, AgentSpec]:
@@ -164,6 +180,13 @@ def _preflight(t: Tournament) -> dict[str, AgentSpec]:
     return {labels[i]: spec for i, spec in probed.items()}
 
 
+class _Cluster(NamedTuple):
+    scheduler: str | None
+    tls: Path | None
+    shared: bool
+    games_per_task: int
+
+
 def _run(
     t: Tournament,
     plans: list[GamePlan],
@@ -172,22 +195,27 @@ def _run(
     console: Console,
     *,
     processes: int | None,
-    scheduler: str | None,
-    shared: bool,
+    cluster: _Cluster,
 ) -> None:
     from arena.tournament.executors import Executor, LocalExecutor
     from arena.tournament.run import run_tournament, standings_table
     from arena.tournament.standings import standings
 
+    count = min(os.cpu_count() or 1, options.jobs) if processes is None else processes
+
     def make_executor() -> Executor:
         if options.executor_name == "dask":
-            from arena.tournament.dask_executor import DaskExecutor
+            from arena.tournament.dask_executor import DaskExecutor, connect, needed_keys
+            from arena.tournament.tls import ClusterError
 
+            threads = math.ceil(options.jobs / max(count, 1))
             try:
-                return DaskExecutor(str(scheduler), shared=shared)
-            except (RuntimeError, OSError) as exc:
-                fail(f"--scheduler: {exc}")
-        count = min(os.cpu_count() or 1, options.jobs) if processes is None else processes
+                connection = connect(cluster.scheduler, cluster.tls, workers=max(count, 1), threads=threads,
+                                     hide=needed_keys(specs.values()))  # fmt: skip
+                return DaskExecutor(connection, specs=specs.values(), out=options.out, shared=cluster.shared,
+                                    games_per_task=cluster.games_per_task)  # fmt: skip
+            except (ClusterError, OSError) as exc:
+                fail(str(exc))
         return LocalExecutor(count, math.ceil(options.jobs / max(count, 1)))
 
     from arena.tournament.model import TournamentError

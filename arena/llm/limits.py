@@ -8,6 +8,11 @@ the process, instead of the other games hammering on while one seat backs off.
 
 The limiter is looked up by `limiter_for(key, ...)`, one per (event loop, provider key): asyncio primitives belong
 to one loop, and a process runs one loop for its games.
+
+On a Dask cluster the limits hold for the whole cluster instead: the worker installs a `Gate` per provider on its
+loop (`install_gate`, from `arena/tournament/dask_limits.py`), which takes a cluster-wide slot before each request
+and gives it back after, and tells every other worker of a 429. The limiter then keeps only its local part (the
+window that a 429 halves, and the pause).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import math
 import time
 import weakref
 from dataclasses import dataclass
+from typing import Protocol
 
 DEFAULT_PAUSE_S = 1.0  # a 429 without Retry-After pauses the provider this long
 MAX_PAUSE_S = 30.0
@@ -28,12 +34,29 @@ class LimiterStats:
     throttles: int = 0  # 429s seen
     paused_waits: int = 0  # requests that waited for a pause another request's 429 started (or their own)
     window_min: float = math.inf  # the smallest concurrency window reached
+    remote_throttles: int = 0  # 429s another worker of the cluster saw (counted in `throttles` too)
+
+
+class Gate(Protocol):
+    """A provider's cluster-wide limits (`arena/tournament/dask_limits.py`)."""
+
+    async def enter(self) -> None:
+        """Wait for a cluster-wide slot (and the request-rate budget)."""
+
+    async def leave(self) -> None:
+        """Give the slot back."""
+
+    def throttled(self, pause_s: float) -> None:
+        """This worker saw a 429 asking for `pause_s`: tell the others."""
 
 
 class ProviderLimiter:
     """Concurrency window (AIMD on 429), request spacing (requests per minute) and a shared pause after a 429."""
 
-    def __init__(self, max_concurrent: int | None = None, requests_per_minute: float | None = None) -> None:
+    def __init__(
+        self, max_concurrent: int | None = None, requests_per_minute: float | None = None, gate: Gate | None = None
+    ) -> None:
+        self.gate = gate
         self.cap = float(max_concurrent) if max_concurrent else math.inf
         self.window = self.cap
         self.interval = 60.0 / requests_per_minute if requests_per_minute else 0.0
@@ -72,22 +95,37 @@ class ProviderLimiter:
             self.next_start = start + self.interval
             if start > now:
                 await asyncio.sleep(start - now)
+        if self.gate is not None:
+            try:
+                await self.gate.enter()
+            except BaseException:  # cancelled while waiting for the cluster: the local slot goes back
+                await self._release(gated=False)
+                raise
         self.stats.requests += 1
 
-    async def _release(self) -> None:
+    async def _release(self, gated: bool = True) -> None:
+        if gated and self.gate is not None:
+            try:
+                await self.gate.leave()
+            finally:
+                await self._release(gated=False)
+            return
         self.in_flight -= 1
         if self._waiting:  # the common case (nobody queued) takes no lock
             async with self._changed:
                 self._changed.notify_all()
 
-    def throttle(self, wait_s: float | None) -> None:
-        """A 429: pause every request of this provider and halve the window."""
+    def throttle(self, wait_s: float | None, *, remote: bool = False) -> None:
+        """A 429: pause every request of this provider and halve the window (`remote`: another worker's 429)."""
         pause = min(wait_s if wait_s is not None else DEFAULT_PAUSE_S, MAX_PAUSE_S)
         self.paused_until = max(self.paused_until, time.monotonic() + pause)
         current = self.window if math.isfinite(self.window) else float(max(self.in_flight, 2))
         self.window = max(current / 2, 1.0)
         self.stats.throttles += 1
+        self.stats.remote_throttles += remote
         self.stats.window_min = min(self.stats.window_min, self.window)
+        if self.gate is not None and not remote:
+            self.gate.throttled(pause)
 
     def _success(self) -> None:
         if self.window < self.cap:
@@ -148,6 +186,22 @@ def set_process_share(fraction: float) -> None:
 _REGISTRY: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, ProviderLimiter]] = (
     weakref.WeakKeyDictionary()
 )
+_GATES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Gate]] = weakref.WeakKeyDictionary()
+
+
+def install_gate(key: str, gate: Gate) -> None:
+    """From now on, provider `key`'s requests on the running loop go through `gate` (its cluster-wide limits),
+    and the loop's own caps for it are dropped: the gate holds them for the whole cluster."""
+    loop = asyncio.get_running_loop()
+    _GATES.setdefault(loop, {})[key] = gate
+    limiter = _REGISTRY.get(loop, {}).get(key)
+    if limiter is not None:
+        limiter.gate, limiter.cap, limiter.window, limiter.interval = gate, math.inf, math.inf, 0.0
+
+
+def gate_for(key: str) -> Gate | None:
+    """The gate installed for provider `key` on the running loop, if any."""
+    return _GATES.get(asyncio.get_running_loop(), {}).get(key)
 
 
 def limiter_for(
@@ -163,7 +217,13 @@ def limiter_for(
     by_key = _REGISTRY.setdefault(loop, {})
     limiter = by_key.get(key)
     if limiter is None:
+        gate = _GATES.get(loop, {}).get(key)
+        if gate is not None:  # the cluster holds this provider's limits
+            limiter = by_key[key] = ProviderLimiter(gate=gate)
+            return limiter
         limiter = by_key[key] = ProviderLimiter(max_concurrent, requests_per_minute)
+        return limiter
+    if limiter.gate is not None:
         return limiter
     if max_concurrent and max_concurrent < limiter.cap:
         limiter.cap = float(max_concurrent)

@@ -8,12 +8,8 @@ agent's per-million prices (input, cached input, output).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from arena.agents import AgentSpec
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,17 +88,3 @@ class Usage:
             completion_tokens=int(metadata.get("output_tokens", 0) or 0),
             cached_tokens=int(details.get("cache_read", 0) or 0),
         )
-
-
-def priced(spec: AgentSpec) -> bool:
-    """False for a model agent whose cost is unknown: no price set, and not marked `free` (a local server). Its
-    cost is shown as unknown, never as $0, and `arena tournament --budget` refuses to start with it."""
-    if spec.kind not in ("llm", "langchain"):
-        return True
-    prices = (spec.price_input_per_m, spec.price_cached_per_m, spec.price_output_per_m)
-    return spec.free or any(p > 0 for p in prices)
-
-
-def unpriced(specs: Iterable[tuple[str, AgentSpec]]) -> list[str]:
-    """The labels of the (label, spec) pairs whose cost is unknown (`priced`)."""
-    return [label for label, spec in specs if not priced(spec)]

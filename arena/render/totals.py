@@ -22,7 +22,7 @@ def transcript_totals(transcript: Transcript) -> dict[int, SeatTotals]:
 
 def unknown_cost_seats(transcript: Transcript) -> set[int]:
     """The seats whose agent has no prices (and is not a free local server): their cost is unknown, not $0."""
-    from arena.llm.usage import priced
+    from arena.agents import priced
 
     return {entry.seat for entry in transcript.header.seats if not priced(entry.agent)}
 

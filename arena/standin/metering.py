@@ -38,6 +38,7 @@ class ServerStats:
     schema_tokens: int = 0  # tokens of the schemas (response_format / tools) sent with the requests
     cached_schema_first: int = 0  # cached tokens if the schema were cached as the prompt's first part (OpenAI)
     authorization_seen: set[str] = field(default_factory=set)
+    peak_in_flight: int = 0  # the most requests held at once, read and not yet answered (a provider's limit)
 
 
 class Meter:

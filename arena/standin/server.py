@@ -49,6 +49,7 @@ class _State:
         self.stats = ServerStats()
         self.meter = Meter(self.stats)
         self.record: IO[str] | None = None  # every POST body, one JSON string a line (`--record`)
+        self.http: HttpServer | None = None  # the transport serving it (its count of requests in flight)
 
     def handle(self, request: HttpRequest) -> Reply:
         path = request.target.decode("latin-1").rstrip("/")
@@ -70,6 +71,7 @@ class _State:
                 "schema_tokens": stats.schema_tokens,
                 "cached_schema_first": stats.cached_schema_first,
                 "injected": stats.injected,
+                "peak_in_flight": self.http.peak_in_flight if self.http is not None else 0,
             }
             return Reply(200, json.dumps(body).encode())
         if path.endswith("/models"):
@@ -235,6 +237,7 @@ class FakeServer:
     ) -> None:
         self._state = _State(latency_s, plan or FaultPlan(), model_suffix, salt, vary)
         self._http = HttpServer(self._state.handle, "127.0.0.1", port)  # bound now: a taken port fails here
+        self._state.http = self._http
 
     @property
     def base_url(self) -> str:
@@ -243,6 +246,7 @@ class FakeServer:
 
     @property
     def stats(self) -> ServerStats:
+        self._state.stats.peak_in_flight = self._http.peak_in_flight
         return self._state.stats
 
     def record_to(self, out: IO[str]) -> FakeServer:

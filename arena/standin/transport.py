@@ -86,6 +86,7 @@ class _Connection(asyncio.Protocol):
         self.server.connections.discard(self)
         if self.pending is not None:
             self.pending.cancel()
+            self.server.in_flight -= 1
         self.pending = None
         self.stream = None
         self.transport = None
@@ -182,6 +183,9 @@ class _Connection(asyncio.Protocol):
             print(f"stand-in: cannot answer {head.method.decode()} {head.target.decode()}: {exc!r}", file=sys.stderr)
             self.close()
             return
+        server = self.server
+        server.in_flight += 1
+        server.peak_in_flight = max(server.peak_in_flight, server.in_flight)
         due = self.arrived + reply.delay_s
         if due > self.loop.time():
             self.pending = self.loop.call_at(due, self._send, reply)
@@ -190,6 +194,7 @@ class _Connection(asyncio.Protocol):
 
     def _send(self, reply: Reply) -> None:
         self.pending = None
+        self.server.in_flight -= 1
         if self.transport is None:
             return
         headers = [("Content-Type", "application/json")]
@@ -267,6 +272,8 @@ class HttpServer:
             raise
         self.address: tuple[str, int] = self.sock.getsockname()[:2]
         self.connections: set[_Connection] = set()
+        self.in_flight = 0  # requests read and not yet answered (a provider's concurrent requests)
+        self.peak_in_flight = 0  # the most at once, since the start
         self.loop: asyncio.AbstractEventLoop | None = None  # the loop serving, once `serve()` runs
         self._stopped: asyncio.Event | None = None
         self._serving = threading.Event()

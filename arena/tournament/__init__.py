@@ -1,5 +1,6 @@
 """Tournaments: many games of a pool of configurations, balanced by side, role and seat, run concurrently on one
-machine (a process pool) or a Dask cluster, resumable, with a cost estimate and a budget cap (`arena tournament`).
+machine (a process pool) or a Dask cluster (mutual TLS only), resumable, with a cost estimate and a budget cap
+(`arena tournament`).
 
 | module | job |
 |---|---|
@@ -8,7 +9,12 @@ machine (a process pool) or a Dask cluster, resumable, with a cost estimate and 
 | `play.py` | one game of the schedule, new or resumed from its transcript; what it cost and who won |
 | `cost.py` | the cost estimate from a calibration game against a private local stand-in server |
 | `executors.py` | the local process pool (many games per process, one event loop each) |
-| `dask_executor.py` | the same games as Dask tasks |
+| `dask_executor.py` | the same games as Dask tasks: the driver's side (random keys, adopting a run's tasks) |
+| `dask_worker.py` | what runs on a Dask worker: batches of games, the key plugin |
+| `dask_limits.py` | a provider's limits for the whole cluster (Dask semaphores, 429 events) |
+| `dask_local.py` | a Dask cluster on this machine: scheduler and worker processes on 127.0.0.1 |
+| `tls.py` | the cluster's mutual TLS: temporary or `arena cluster-certs` credentials, tls:// only |
+| `received.py` | a result from a cluster checked (chain, plan, replay) before it is written or counted |
 | `run.py` | the driver: skip finished games, resume started ones, the budget, progress, the manifest |
 | `standings.py` | win rates per configuration and side with Wilson intervals |
 | `manifest.py` | `tournament.json` |

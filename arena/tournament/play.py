@@ -159,7 +159,9 @@ def _open(task: GameTask, rules: RuleSet, seats: dict[int, AgentSpec]) -> tuple[
             if recorded != replayed:
                 raise TranscriptError(f"{path}: event seq {recorded.seq} disagrees with the replay")
         stats = RunStats(counters=counters_from_inputs(transcript.inputs))
-        return game, TranscriptWriter.append_to(transcript), stats, True
+        writer = TranscriptWriter.append_to(transcript)
+        writer.resumed(seats)  # where this process took over, as `arena resume` marks it
+        return game, writer, stats, True
     header = make_header(rules, task.seed, seats, lang=task.lang, roles=roles, game_id=task.game_id, note=task.note)
     game = Game(rules, task.seed, roles=roles)
     if path is None:
@@ -182,16 +184,14 @@ async def play_task(task: GameTask) -> GameResult:
         await run_game(game, players, writer, timeout_s=task.timeout_s, max_reasks=task.max_reasks, stats=stats)
     except Exception as exc:  # an engine or orchestrator bug: the transcript says so, the tournament goes on
         writer.abort(f"{type(exc).__name__}: {exc}")
+        text = _streamed(writer)
         writer.close()
-        return GameResult(task.index, "aborted", error=f"{type(exc).__name__}: {exc}", resumed=resumed)
+        return GameResult(task.index, "aborted", error=f"{type(exc).__name__}: {exc}", resumed=resumed, text=text)
     finally:
         for player in players.values():
             with contextlib.suppress(Exception):  # closing is best effort
                 await player.close()
-    text = None
-    if writer.path is None:
-        stream = writer._handle  # the in-memory stream of `to_stream`
-        text = stream.getvalue() if isinstance(stream, io.StringIO) else None
+    text = _streamed(writer)
     writer.close()
     total = SeatTotals()
     for one in writer.totals.values():
@@ -209,6 +209,14 @@ async def play_task(task: GameTask) -> GameResult:
         call_rounds=stats.call_rounds,
         batch_calls=stats.batch_calls,
     )
+
+
+def _streamed(writer: TranscriptWriter) -> str | None:
+    """The transcript's text when it was written to memory (`to_stream`), else None."""
+    if writer.path is not None:
+        return None
+    stream = writer._handle  # the in-memory stream of `to_stream`
+    return stream.getvalue() if isinstance(stream, io.StringIO) else None
 
 
 def run_task(task: GameTask) -> GameResult:

@@ -18,6 +18,7 @@ from typing import Any
 
 from rich.console import Console, Group
 from rich.live import Live
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -220,6 +221,11 @@ def run_tournament(
     live = Live(view(), console=console, refresh_per_second=4, transient=False) if options.progress else None
     executor = make_executor()
     in_flight: set[int] = set()
+    adopt = getattr(executor, "adopt", None)  # a restarted driver takes over the games still running on a cluster
+    if adopt is not None and queue:
+        running = adopt({i: task_for(t, by_index[i], specs, out, options.delay) for i in queue})
+        queue = [i for i in queue if i not in running]
+        in_flight.update(running)
     last_view = 0.0
     status = "complete"
     try:
@@ -246,9 +252,14 @@ def run_tournament(
                 if kind == "started":
                     state.running.add(payload)
                     continue
+                if kind == "note":  # e.g. a cluster's result that was refused, and the game played again
+                    console.print(f"[yellow]note:[/] {escape(str(payload))}")
+                    continue
                 result: GameResult = payload
                 in_flight.discard(result.index)
                 state.running.discard(result.index)
+                if result.index in state.results:  # a second answer for a game already counted: never counted twice
+                    continue
                 if result.text is not None:
                     _write_streamed(out / manifest.game_file(result.index), result.text)
                     result.text = None

@@ -9,9 +9,8 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from arena.agents import load_agent_file, resolve_agent
+from arena.agents import load_agent_file, priced, resolve_agent
 from arena.cli import app
-from arena.llm.usage import priced
 from arena.render.totals import totals_table
 from arena.resources import example_agents_root
 from arena.transcript import SeatTotals
