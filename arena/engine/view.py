@@ -12,7 +12,7 @@ conversation needs just the new ones).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from arena.engine.decisions import Request
 from arena.engine.events import EVERY_SEAT, Event, Phase
@@ -60,6 +60,11 @@ class Observation:
         if self.seat == MODERATOR:
             return list(self.events[skip:])
         return [e.model_copy(update={"seq": n}) for n, e in enumerate(self.events[skip:], self.since + skip)]
+
+    def as_seen(self) -> Observation:
+        """A copy whose events are `renumbered()`: the observation to hand to code that may be anyone's (a prompt
+        template reads `obs`), so not even `obs.events[0].seq` is the moderator's number."""
+        return replace(self, events=tuple(self.renumbered()))
 
 
 _new_observation = object.__new__

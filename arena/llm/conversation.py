@@ -135,8 +135,10 @@ class Conversation:
 
     def turn(self, obs: Observation, request: Request | None, problem: str | None = None) -> Turn:
         """The next user message: new events since the cursor, the refusal, and the decision asked for."""
-        # the events not shown yet, numbered as this seat numbers them (`[#n]` counts only what it saw)
-        events = obs.renumbered(self.cursor)
+        # the events not shown yet, numbered as this seat numbers them (`[#n]` counts only what it saw); the
+        # template gets the observation so numbered too
+        obs = obs.as_seen()
+        events = list(obs.events[max(self.cursor - obs.since, 0) :])
         fields = answer_fields(request) if request is not None else []
         # a re-ask after a refusal carries the strict per-request schema, so constrained decoding forces a legal answer
         stable = request is not None and problem is None and request.kind in self._stable_kinds
@@ -233,6 +235,7 @@ class Conversation:
             from arena.prompts import load_prompt_set
 
             prompts = load_prompt_set("default", prompts.lang)
+        obs = obs.as_seen()  # a template may be anyone's: it never gets the moderator's numbers
         summary = prompts.render(
             "summary.j2", events=summary_events(events), me=self.seat, obs=obs, **self._context
         )
