@@ -1,4 +1,4 @@
-"""Player text as quoted data: neutralise what could pass for the moderator or a chat turn, and flag attempts.
+r"""Player text as quoted data: neutralise what could pass for the moderator or a chat turn, and flag attempts.
 
 Every player's words reach a prompt only through `quote`: one JSON string literal on one line, so a speech can
 never close its quotes, start a new line, or open a moderator line of the game log (see `prompts/*/events.j2`).
