@@ -7,15 +7,44 @@ cleaned of control characters and always drawn as `rich.text.Text`, never parsed
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
 from arena.engine import Event, EventType, Game, RuleSet
+from arena.players.base import TIMEOUT_PREFIX
 from arena.render.console import STYLES
 from arena.render.phrases import clean, phrase, result_text
+
+
+def timed_out(event: Event) -> bool:
+    """A re-ask or a default whose reason is the seat's time limit, not a refused answer."""
+    return event.type in (EventType.ACTION_REJECTED, EventType.DEFAULT_APPLIED) and (event.value or "").startswith(
+        TIMEOUT_PREFIX
+    )
+
+
+def fold_timeouts(events: Sequence[Event]) -> list[Event]:
+    """The events to word, with a timed-out decision's re-asks folded away: a timeout whose seat's next event is
+    another timeout (the re-ask of a decision whose time is up returns at once) or the default says nothing new."""
+    kept: list[Event] = []
+    next_timed_out: dict[int, bool] = {}  # seat -> whether that seat's next event (later in the list) timed out
+    for event in reversed(events):
+        seat = event.seat
+        if not (seat is not None and next_timed_out.get(seat) and event.type is EventType.ACTION_REJECTED):
+            kept.append(event)
+        if seat is not None:
+            next_timed_out[seat] = timed_out(event)
+    kept.reverse()
+    return kept
+
+
+def timeout_text(event: Event) -> str:
+    """`#3: no answer within 120 s; the rule's default applies` (or `...; asked again` for a re-ask)."""
+    after = "the rule's default applies" if event.type is EventType.DEFAULT_APPLIED else "asked again"
+    return f"#{event.seat}: {clean(event.value or '')} (time is up); {after}"
 
 
 def _seat(seat: int | None) -> Text:
@@ -30,6 +59,7 @@ class EventPrinter:
         self.rules = rules
         self.show = show
         self._votes: list[Event] = []
+        self._timeout: Event | None = None  # a timed-out re-ask, held until we know whether a default follows
         self._round = ""
         self._deal_shown = False  # the god view's "Roles dealt" line makes each seat's "card dealt" line redundant
 
@@ -39,16 +69,29 @@ class EventPrinter:
         if event.type is EventType.VOTE_CAST:
             self._votes.append(event)
             return
+        held, self._timeout = self._timeout, None
+        if held is not None and not (timed_out(event) and event.seat == held.seat):
+            self._print(held)  # a re-ask that was answered after all
+        if event.type is EventType.ACTION_REJECTED and timed_out(event):
+            self._timeout = event  # held: a default or another timeout of the same seat would say it again
+            return
         if event.type is EventType.ROLES_DEALT:
             self._deal_shown = True
         elif event.type is EventType.ROLE_ASSIGNED and self._deal_shown:
             return
         self.flush_votes()
+        self._print(event)
+
+    def _print(self, event: Event) -> None:
         line = self.render(event)
         if line is not None:
             self.console.print(line)
 
     def flush_votes(self) -> None:
+        """Print what is held back: a round's votes, a timed-out re-ask (called before a prompt and at the end)."""
+        held, self._timeout = self._timeout, None
+        if held is not None:
+            self._print(held)
         if not self._votes:
             return
         by_target: dict[str, list[int]] = {}
@@ -88,6 +131,8 @@ class EventPrinter:
             return None  # the folded votes line says it
         if t is EventType.GAME_ENDED:
             return Text(f"Game over: {result_text(event.value)} ({clean(event.text or '')})", style="bold")
+        if timed_out(event):
+            return Text("◆ " + timeout_text(event), style=STYLES.get("warn", ""))
         spans = phrase(event, self.rules.night.sheriff_answer)
         if spans is None:
             return None
@@ -106,8 +151,8 @@ def status_line(game: Game, extra: str = "") -> Text:
         else (f"waiting for {', '.join(f'#{s}' for s in pending)}" if pending else "")
     )
     alive = len(game.living())
-    phase = game.phase.value
-    text = f"{game.rules.name} · day {game.day} · {phase} · {alive}/{game.n} alive"
+    phase = {"night": f"night {game.day}", "day": f"day {game.day}"}.get(game.phase.value, game.phase.value)
+    text = f"{game.rules.name} · {phase} · {alive}/{game.n} alive"
     if game.over:
         text += f" · {result_text(game.winner)}"
     elif turn:

@@ -108,6 +108,9 @@ class _Runner:
         calls: list[ModelCall] = []
         problem: str | None = None
         for attempt in range(self.max_reasks + 1):
+            own = player.time_limit(request)  # e.g. a person's speech: the rules' time binds (rechecked per attempt)
+            if own is not None and (timeout is None or own < timeout):
+                timeout = own
             mark = time.perf_counter()
             observation = view(self.game, seat, self.since[seat])
             count.attempts += 1

@@ -1,7 +1,12 @@
-"""End to end in a real browser: a person plays seat 1 through the page against nine bots; a spectator follows.
+"""End to end in a real browser: a person plays a whole game at the club table against nine bots, as a person would.
 
-Runs `arena serve` as a user would, drives Debian's headless Chromium with Python playwright (never a downloaded
-browser), and saves screenshots. Skips only when Chromium is absent outside CI; under CI=true that is a failure.
+Runs `arena serve` as a user would and drives Debian's headless Chromium with Python playwright (never a downloaded
+browser): on a 1280×800 screen in English (the sheriff) and on a 390×844 phone in Russian (the don). The person
+nominates by clicking a seat, types a nomination into a speech, votes with the keyboard, acts at night by clicking
+a seat on the table, and reads the reveal at the end. Screenshots are taken at the start, during someone's speech,
+during the person's own speech, at a vote with the live tally, at a night action and at the end; at each one the
+page must fit its viewport (no sideways scrolling). `ARENA_SCREENSHOTS=docs/img` keeps them where the README shows
+them. Skips only when Chromium is absent outside CI; under CI=true that is a failure.
 """
 
 from __future__ import annotations
@@ -29,7 +34,17 @@ ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-SHOTS = os.environ.get("ARENA_SCREENSHOTS")  # a folder to keep the screenshots in (docs/img/seat.png is one)
+SHOTS = os.environ.get("ARENA_SCREENSHOTS")  # a folder to keep the screenshots in (docs/img holds the committed ones)
+MOMENTS = ("start", "speech-other", "speech-own", "vote", "night", "end")
+CASES = [  # name, language, viewport, seed, the person's role at seat 1 with that seed
+    ("desktop-en", "en", (1280, 800), 1, "sheriff"),
+    ("phone-ru", "ru", (390, 844), 9, "don"),
+]
+SPEAKING = """() => { const lit = document.querySelector('#ring .seat.speaking');
+  return { seat: lit ? lit.dataset.seat : null, line: document.querySelector('#speaker').textContent }; }"""
+GOD_EARLY = "!document.querySelector('#status[data-over]') && !!document.querySelector('#god-roles')"
+ROLES_SHOWN = "document.querySelector('#end-title') ? 0 : document.querySelectorAll('#ring .role').length"
+NIGHT_KINDS = {"shoot", "sheriff", "don_check", "heal", "visit", "maniac_kill"}
 
 
 def _need_browser() -> None:
@@ -70,115 +85,251 @@ def _serve(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[str], dict[str
     raise AssertionError(f"the server did not print its links: {links}")
 
 
-def _act(page: Any, kind: str, turn: int) -> None:
-    """One decision through the page's own controls, as a person would click."""
-    if kind in ("speech", "black_message"):
-        text = "I am a simple townsperson; seat four worries me." if kind == "speech" else "Shoot the loud ones."
-        page.fill("#speech", text)
-        if turn == 0:
-            page.wait_for_timeout(300)
+def _stop(proc: subprocess.Popen[str]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+class Shots:
+    """Screenshots of one run, each checked for sideways overflow (the page must fit its viewport)."""
+
+    def __init__(self, folder: Path, case: str, width: int) -> None:
+        self.folder = folder
+        self.case = case
+        self.width = width
+        self.taken: dict[str, Path] = {}
+
+    def take(self, page: Any, moment: str, *, full: bool = False) -> None:
+        if moment in self.taken:
+            return
+        wide = page.evaluate("Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)")
+        assert wide <= self.width, f"{self.case} {moment}: the page is {wide} px wide in a {self.width} px viewport"
+        path = self.folder / f"{self.case}-{moment}.png"
+        page.screenshot(path=str(path), full_page=full)
+        self.taken[moment] = path
+
+
+SPEECH = {
+    "en": "Good evening. Seat {n} was quiet on purpose, I think. I nominate {n}.",
+    "ru": "Добрый вечер. Игрок {n} слишком тихий. Выставляю {n}.",
+}
+
+
+def _speak(page: Any, lang: str, shots: Shots, first: bool) -> None:
+    """A speech: over the budget first (Send is refused), then a nomination said in the text, which the picker takes."""
+    form_words = int(page.locator("#counter").inner_text().split("/")[1].split()[0])
+    page.fill("#speech", " ".join(["word"] * (form_words + 5)))
+    assert page.locator("#send").is_disabled()  # over the word budget: the page will not send it
+    assert page.locator("#counter.over").count() == 1
+    choosable = page.locator("#ring button.seat.choosable")
+    if first and choosable.count():  # nominate by clicking a seat on the table, then take it back by the words
+        choosable.first.click()
+        assert page.locator("#ring button.seat.chosen").count() == 1
+        page.select_option("#nominate", "")
+    options = [o.lstrip("#") for o in page.locator("#nominate option").all_inner_texts() if o.startswith("#")]
+    team = page.locator("#teammates")
+    friends = set(re.findall(r"\d+", team.inner_text())) if team.count() else set()
+    options = [o for o in options if o != "1" and o not in friends]  # as a person would: not oneself, not a friend
+    target = options[0] if options else "2"
+    page.fill("#speech", "")
+    page.type("#speech", SPEECH[lang].format(n=target))
+    if first:  # a forbidden phrase: the live warning names it, apart from the list of them all (a foul once sent)
+        phrase = (page.locator("#forbidden details p").text_content() or "").split("»")[0].lstrip("«")
+        assert phrase
+        page.type("#speech", " " + phrase)
+        warning = page.locator("#forbidden-hit")
+        assert warning.is_visible() and phrase in warning.inner_text()
+        assert page.locator("#forbidden details").get_attribute("open") is None  # the full list stays folded
+    if options:
+        assert page.locator("#nominate").input_value() == target  # the spoken nomination set the picker
+        assert page.locator("#heard").inner_text()
+    assert not page.locator("#send").is_disabled()
+    assert page.locator("#clock").is_visible()  # one clock: the rules' speech time
+    shots.take(page, "speech-own")
+    page.press("#speech", "Control+Enter")
+
+
+def _act(page: Any, kind: str, lang: str, shots: Shots, done: list[str]) -> None:
+    """One decision through the page's own controls, as a person would click or type; `done`: the kinds so far."""
+    if kind == "speech":
+        _speak(page, lang, shots, "speech" not in done)
+    elif kind == "black_message":
+        page.fill("#speech", "Стреляем по порядку." if lang == "ru" else "Shoot in the order.")
         page.click("#send")
     elif kind == "vote":
-        page.click("#vote-no")
+        assert page.locator("#vote-rule").inner_text()  # one line on how the vote counts
+        if lang == "ru":  # every word of the form in Russian: the keys' names are the only Latin letters left
+            words = re.findall(r"[A-Za-z]{2,}", page.inner_text("#controls"))
+            assert not words, words
+        hands = page.evaluate("[...document.querySelectorAll('#tally-list .count')].map((c) => +c.textContent)")
+        last = page.locator("#tally-list .tally-row").last.get_attribute("class") or ""
+        if page.locator("#tally").is_visible() and (sum(hands) > 0 or "now" in last):
+            shots.take(page, "vote")  # the live tally, once hands are up (or at the last nominee)
+        page.locator("body").press("n")  # the keyboard: N votes no
     elif kind == "best_move":
         page.click("#send")
     elif kind == "choose_side":
         page.locator("button.choice").first.click()
+    elif kind in NIGHT_KINDS:
+        assert page.locator("body.night").count() == 1  # the room is dim at night
+        shots.take(page, "night")
+        if lang == "en":  # the keyboard: the table is one tab stop, the arrows move, Enter picks
+            start = page.locator("#ring button.seat[tabindex='0']")
+            first = start.get_attribute("data-seat")
+            start.focus()
+            page.keyboard.press("ArrowRight")
+            assert page.evaluate("document.activeElement.dataset.seat") != first
+            page.keyboard.press("ArrowLeft")
+            assert page.evaluate("document.activeElement.dataset.seat") == first
+            page.keyboard.press("Enter")
+        else:
+            page.locator("#ring button.seat.choosable").first.click()  # the action is a click on the table
     else:
         page.locator("#controls button.pick").first.click()
 
 
-def test_a_person_plays_a_whole_game_in_the_browser_and_a_spectator_follows(tmp_path: Path) -> None:
-    _need_browser()
-    from playwright.sync_api import expect, sync_playwright
+def _review(seat: Any, errors: list[str]) -> None:
+    """The end links to the replay from the seat's own chair, then as the god view; both step through the game."""
+    from playwright.sync_api import expect
 
-    shots = Path(SHOTS) if SHOTS else tmp_path / "shots"
-    shots.mkdir(parents=True, exist_ok=True)
-    proc, links = _serve(tmp_path, "--seat", "1=human", "--seed", "11", "--bot-delay", "0.05", "--human-timeout", "60")
+    seat.click("#review-seat")
+    seat.wait_for_selector("#ring button.seat")
+    seat.wait_for_selector("#role-name")
+    assert seat.locator("#view-as").input_value() == "1"
+    assert seat.locator("#god-roles").count() == 0  # the seat's own view holds no one else's card
+    assert seat.locator("#god-card").is_hidden()  # and no empty card stands in its place
+    seat.click("#first")
+    expect(seat.locator("#step")).to_have_text("0")
+    seat.click("#next")
+    expect(seat.locator("#step")).to_have_text("1")
+    seat.select_option("#view-as", "0")
+    seat.wait_for_selector("#god-roles .seatbox")
+    assert seat.locator("#rolecard").is_hidden()  # the god view has no role card: none is drawn empty
+    assert not errors, errors
+
+
+def _create(browser: Any, url: str, errors: list[str]) -> None:
+    """The create page: fiim by default, a seed and a time limit, and a busy state while the seats are checked."""
+    page = browser.new_page()
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(url)
+    assert page.locator("#preset").input_value() == "fiim"
+    page.fill("#seed", "7")
+    page.fill("#time-limit", "30")
+    page.select_option("select.agent[data-seat='2']", "human")
+    release: list[Any] = []
+    page.route("**/api/tables/**", lambda route: release.append(route))  # hold the answer: the check takes time
+    page.click("#create")
+    page.wait_for_function("document.querySelector('#busy') && !document.querySelector('#busy').hidden")
+    assert page.locator("#create").is_disabled()
+    page.wait_for_timeout(100)
+    assert release, "the page sent no request"
+    release[0].continue_()
+    page.wait_for_selector("#links a")
+    made = [a.get_attribute("href") or "" for a in page.locator("#links a").all()]
+    assert any("/seat/" in url for url in made) and any("/watch/" in url for url in made)
+    assert page.locator("#busy").is_hidden() and not page.locator("#create").is_disabled()
+
+
+def _play(case: str, lang: str, size: tuple[int, int], seed: int, role: str, tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    width, height = size
+    folder = Path(SHOTS) if SHOTS else tmp_path / "shots"
+    folder.mkdir(parents=True, exist_ok=True)
+    shots = Shots(folder, case, width)
+    flags = ["--seat", "1=human", "--seed", str(seed), "--lang", lang, "--bot-delay", "0.3", "--human-timeout", "60"]
+    proc, links = _serve(tmp_path, *flags)
+    errors: list[str] = []
     try:
-        assert re.fullmatch(r"http://localhost:\d+/seat/[A-Za-z0-9_-]{43}", links["seat 1"])
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-            seat = browser.new_page(viewport={"width": 1200, "height": 900})
-            watch = browser.new_page(viewport={"width": 1200, "height": 900})
-            errors: list[str] = []
-            seat.on("pageerror", lambda exc: errors.append(str(exc)))
-            watch.on("pageerror", lambda exc: errors.append(str(exc)))
+            seat = browser.new_page(viewport={"width": width, "height": height})
+            watch = browser.new_page(viewport={"width": width, "height": height})
+            for page in (seat, watch):
+                page.on("pageerror", lambda exc: errors.append(str(exc)))
+                page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
             seat.goto(links["seat 1"])
             watch.goto(links["spectators"])
             seat.wait_for_selector("#role-name", timeout=20_000)
-            role = seat.inner_text("#role-name")
+            assert seat.locator("#ring button.seat").count() == 10
+            assert "1" in (seat.locator("#seat-1").get_attribute("aria-label") or "")
+            shots.take(seat, "start")
             kinds: list[str] = []
             acted: set[str] = set()
-            shot_speech = False
-            for _ in range(3000):  # bounded: a game is a few hundred decisions at most
+            known_before_end = 0
+            for _ in range(20_000):  # bounded: a game is a few hundred decisions at most
                 if seat.locator("#status[data-over='1']").count():
                     break
+                speaking = seat.evaluate(SPEAKING)  # the lit seat and the centre's line, read at one moment
+                if speaking["seat"] and speaking["seat"] != "1":
+                    assert f"#{speaking['seat']}" in speaking["line"], speaking  # the "Speaking" line never lags
+                if "speech-other" not in shots.taken and seat.locator("#ring .seat.speaking:not(.me)").count():
+                    shots.take(seat, "speech-other")
+                fouls = seat.locator("#seat-1 .fouls")
+                if fouls.count():
+                    assert fouls.get_attribute("title") == ("1 фол" if lang == "ru" else "1 foul")
+                known_before_end = max(known_before_end, seat.evaluate(ROLES_SHOWN))  # one read, no race
                 ask = seat.locator("#controls").get_attribute("data-ask")
-                if not ask or ask in acted:
-                    seat.wait_for_timeout(50)
+                if not ask or ask in acted or not seat.locator("#controls-card").is_visible():
+                    seat.wait_for_timeout(40)
                     continue
                 kind = seat.locator("#controls").get_attribute("data-kind") or ""
-                if kind == "speech" and not shot_speech:
-                    seat.fill("#speech", "I am a simple townsperson; seat four worries me.")
-                    seat.screenshot(path=str(shots / "seat.png"))
-                    shot_speech = True
-                _act(seat, kind, len(kinds))
+                _act(seat, kind, lang, shots, kinds)
                 acted.add(ask)
                 kinds.append(kind)
-                if len(kinds) == 3:
-                    watch.screenshot(path=str(shots / "spectator-live.png"))
-                    assert watch.locator("#god-roles").count() == 0  # no god view while the game runs
+                assert not watch.evaluate(GOD_EARLY)  # no god view while the game runs (read with the page's status)
             else:
                 raise AssertionError("the game did not end")
-            seat.wait_for_selector("#status[data-over='1']", timeout=30_000)
-            seat.screenshot(path=str(shots / "seat-end.png"), full_page=True)
-            watch.wait_for_selector("#status[data-over='1']", timeout=30_000)
-            watch.wait_for_selector("#god-roles .seatbox", timeout=10_000)
-            assert watch.locator("#god-roles .seatbox").count() == 10  # the god view opens at the end
-            assert watch.locator("#log li").count() > 20
-            watch.screenshot(path=str(shots / "spectator-end.png"), full_page=True)
-            seat.goto(links["seat 1"] + "?lang=ru")  # a reload restores the view; the language switches
-            seat.wait_for_selector("#role-name")
-            assert "Ваша роль" in seat.inner_text("#role-name")
-            assert seat.locator("#log li").count() > 20
-            replay = browser.new_page(viewport={"width": 1200, "height": 900})  # the finished game, step by step
-            replay.on("pageerror", lambda exc: errors.append(str(exc)))
-            replay.goto(links["replays"])
-            replay.locator("ul.files a").first.click()
-            replay.wait_for_selector("#god-roles .seatbox")
-            replay.select_option("#view-as", "1")
-            replay.wait_for_selector("#role-name")
-            assert replay.locator("#god-roles").count() == 0  # seat 1's view holds no one else's card
-            replay.click("#first")
-            expect(replay.locator("#step")).to_have_text("0")
-            replay.click("#next")
-            expect(replay.locator("#step")).to_have_text("1")
-            replay.screenshot(path=str(shots / "replay.png"))
-            create = browser.new_page()  # the create-a-table page gives a new table's links
-            create.on("pageerror", lambda exc: errors.append(str(exc)))
-            create.goto(links["new table"])
-            create.select_option("select.agent[data-seat='2']", "human")
-            create.click("#create")
-            create.wait_for_selector("#links a")
-            made = [a.get_attribute("href") or "" for a in create.locator("#links a").all()]
-            assert any("/seat/" in url for url in made) and any("/watch/" in url for url in made)
+            seat.wait_for_selector("#end-title", timeout=30_000)
+            assert seat.locator("#reveal li").count() == 10  # every card, at the end only
+            assert seat.locator("#ring .seat .role").count() == 10
+            assert seat.locator("#summary-votes h5").count() >= 1
+            assert seat.locator("#controls-card").is_hidden() and not seat.inner_text("#reply").strip()
+            if width < 700:  # a phone: the reveal, scrolled to, fills the screen
+                seat.locator("#end-card").scroll_into_view_if_needed()
+            shots.take(seat, "end", full=width >= 700)
+            watch.wait_for_selector("#god-roles .seatbox", timeout=30_000)
+            god = watch.inner_text("#god-log")
+            assert re.search(r"shoots at|стреляет|holds fire|не стреляет", god), god[:2000]  # night actions
+            assert re.search(r"checks #|проверяет #", god)  # the checks
+            watch.screenshot(path=str(folder / f"{case}-spectator-end.png"), full_page=True)
+            _review(seat, errors)
+            _create(browser, links["new table"], errors)
             browser.close()
-        assert kinds and "speech" in kinds, kinds
-        assert not errors, errors
-        assert role.startswith("Your role: ")
-        transcript = load(links["transcript"])
-        assert transcript.status == "complete"
-        assert verify(transcript).ok
-        decided = [i for i in transcript.inputs if i.seat == 1 and i.op == "decide"]
-        assert len(decided) == len(kinds)  # every click of the person became a decision of seat 1
-        assert all((shots / name).stat().st_size > 10_000 for name in ("seat.png", "spectator-end.png"))
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        _stop(proc)
+    assert not errors, errors
+    assert {"speech", "vote"} <= set(kinds), kinds
+    assert known_before_end == (3 if role == "don" else 1)  # before the end: itself, and its team if black
+    missing = [m for m in MOMENTS if m not in shots.taken]
+    assert not missing, f"{case}: no screenshot of {missing} (the person's decisions: {kinds})"
+    transcript = load(links["transcript"])
+    assert transcript.status == "complete" and verify(transcript).ok
+    decided = [i for i in transcript.inputs if i.seat == 1 and i.op == "decide"]
+    assert len(decided) == len(kinds)  # every click of the person became a decision of seat 1
+
+
+@pytest.mark.parametrize(("case", "lang", "size", "seed", "role"), CASES, ids=[c[0] for c in CASES])
+def test_a_person_plays_a_whole_game_at_the_table(
+    case: str, lang: str, size: tuple[int, int], seed: int, role: str, tmp_path: Path
+) -> None:
+    _need_browser()
+    _play(case, lang, size, seed, role, tmp_path)
+
+
+def test_the_committed_screenshots_are_there_and_the_readme_shows_two() -> None:
+    root = Path(__file__).resolve().parents[1]
+    for case, *_ in CASES:
+        for moment in MOMENTS:
+            path = root / "docs" / "img" / f"{case}-{moment}.png"
+            assert path.is_file() and path.stat().st_size > 10_000, path
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    shown = re.findall(r"!\[[^\]]*\]\((docs/img/[^)]+\.png)\)", readme)
+    assert len(shown) >= 2 and all((root / path).is_file() for path in shown), shown
 
 
 def test_the_ci_script_installs_chromium_when_missing() -> None:
@@ -191,3 +342,25 @@ def test_no_playwright_install_anywhere() -> None:
     root = Path(__file__).resolve().parents[1]
     for path in [root / ".ci" / "run", root / "README.md", root / "pyproject.toml"]:
         assert "playwright install" not in path.read_text(encoding="utf-8")
+
+
+def test_the_exported_page_fits_a_390_px_phone(tmp_path: Path) -> None:
+    """`arena export --html` on a phone: the page is never wider than the screen (it was 481 px at 390); a wide vote
+    table or timeline scrolls inside its card."""
+    _need_browser()
+    from playwright.sync_api import sync_playwright
+
+    arena = [sys.executable, "-m", "arena.cli"]
+    subprocess.run([*arena, "play", "--seed", "3", "--quiet", "--out", str(tmp_path)], check=True, timeout=120)
+    (game,) = tmp_path.glob("*.jsonl")
+    page_file = tmp_path / "game.html"
+    subprocess.run([*arena, "export", str(game), "--html", str(page_file)], check=True, timeout=120)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        page.goto(page_file.as_uri())
+        for viewer in page.locator("#viewer option").all()[:3]:  # the god view and two seats
+            page.select_option("#viewer", viewer.get_attribute("value") or "")
+            wide = page.evaluate("Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)")
+            assert wide <= 390, f"{viewer.inner_text()}: {wide} px"
+        browser.close()

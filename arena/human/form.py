@@ -9,6 +9,7 @@ earlier, never accepts more.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,6 +55,8 @@ class Form:
     forbidden: tuple[str, ...] = ()
     already_nominated: tuple[int, ...] = ()  # seats on today's nomination list (from the seat's own view)
     notes: tuple[str, ...] = field(default=())
+    lang: str = "en"
+    rules: RuleSet | None = None  # for the one line on how a vote counts (`vote_rule`)
 
     @property
     def kind(self) -> Kind:
@@ -67,9 +70,11 @@ class Form:
     def has_text(self) -> bool:
         return self.kind in (Kind.SPEECH, Kind.BLACK_MESSAGE)
 
-    def to_json(self) -> dict[str, Any]:
-        """The form as plain data for the browser (the request's own fields plus the limits)."""
+    def to_json(self, lang: str | None = None) -> dict[str, Any]:
+        """The form as plain data for the browser (the request's own fields plus the limits), its words (the
+        default, how a vote counts) in the page's language."""
         req = self.request
+        lang = lang or self.lang
         return {
             "kind": req.kind.value,
             "speech": req.speech.value if req.speech else None,
@@ -89,7 +94,8 @@ class Form:
             "actions": list(req.actions),
             "choices": list(req.choices),
             "forbidden": list(self.forbidden) if req.kind is Kind.SPEECH else [],
-            "default": describe_default(req),
+            "default": describe_default(req, lang),
+            "rule": vote_rule(self.rules, req, lang) if self.rules is not None else "",
         }
 
 
@@ -101,23 +107,110 @@ def build_form(request: Request, rules: RuleSet, lang: str = "en", nominees: Seq
         max_chars=request.max_chars or max(words, 1) * chars_per_word(rules),  # the engine's own cap when it says
         forbidden=forbidden_phrases(rules, lang),
         already_nominated=tuple(nominees),
+        lang=lang,
+        rules=rules,
     )
 
 
-def describe_default(request: Request) -> str:
-    """What happens if the seat gives no legal answer in time, in a few words."""
+_DEFAULT_WORDS = {
+    "en": {"silence": "silence", "yes": "vote yes", "no": "vote no", "nobody": "nobody", "nothing": "nothing"},
+    "ru": {"silence": "молчание", "yes": "голос «за»", "no": "голос «против»", "nobody": "никто", "nothing": "ничего"},
+}
+SIDE_WORDS = {  # the maniac's sides and the sheriff's actions, as a Russian page names them
+    "ru": {"independent": "сам за себя", "mafia_ally": "союзник мафии", "check": "проверка", "shoot": "выстрел"}
+}
+
+
+def describe_default(request: Request, lang: str = "en") -> str:
+    """What happens if the seat gives no legal answer in time, in a few words of the page's language."""
+    words = _DEFAULT_WORDS.get(lang, _DEFAULT_WORDS["en"])
     d = request.default
     if request.kind is Kind.SPEECH:
-        return "silence"
+        return words["silence"]
     if d.vote is not None:
-        return "vote yes" if d.vote else "vote no"
+        return words["yes"] if d.vote else words["no"]
     if d.target is not None:
         return f"#{d.target}"
     if d.action and request.kind is Kind.CHOOSE_SIDE:
-        return d.action
+        return SIDE_WORDS.get(lang, {}).get(d.action, d.action)
     if d.targets:
         return ", ".join(f"#{s}" for s in d.targets)
-    return "nobody" if request.kind not in (Kind.BLACK_MESSAGE, Kind.BEST_MOVE) else "nothing"
+    return words["nobody"] if request.kind not in (Kind.BLACK_MESSAGE, Kind.BEST_MOVE) else words["nothing"]
+
+
+def _seat_words(seats: Sequence[int]) -> str:
+    return ", ".join(f"#{s}" for s in seats)
+
+
+def vote_rule(rules: RuleSet, request: Request, lang: str = "en") -> str:
+    """One line on how this vote counts under these rules (R5.5-R5.10, R6.5, P12, P18), or "" for other decisions.
+
+    Read from the rules, not assumed: a mandatory vote with the `last_candidate` default gives an unused vote to the
+    last nominee called; otherwise it is no vote at all."""
+    v = rules.voting
+    ru = lang == "ru"
+    last = request.candidates[-1] if request.candidates else None
+    if request.kind is Kind.BALLOT:
+        if v.mandatory and v.default == "last_candidate" and last is not None:
+            return (
+                f"Один тайный голос: выберите одного кандидата; не отданный голос уходит последнему, #{last}."
+                if ru
+                else f"One secret ballot: pick one nominee; a ballot not cast goes to the last nominee, #{last}."
+            )
+        return (
+            "Один тайный голос: выберите одного кандидата или «никого» (воздержаться)."
+            if ru
+            else "One secret ballot: pick one nominee, or nobody to abstain."
+        )
+    if request.kind is not Kind.VOTE:
+        return ""
+    if request.subject == "lift":
+        who = _seat_words(request.candidates)
+        return (
+            f"Подъём: «за» — уходят все: {who}; нужно больше половины живых игроков, ровно половина — нет."
+            if ru
+            else f"Lift vote: yes means {who} all leave; it needs more than half of the living players (half fails)."
+        )
+    if request.subject == "acquittal":
+        return (
+            f"Переголосование по #{request.candidate}: меньше голосов, чем в первый раз, — оправдан."
+            if ru
+            else f"Re-vote on #{request.candidate}: fewer yes votes than the first time acquits him."
+        )
+    if request.subject == "threshold":
+        return (
+            f"Единственная кандидатура #{request.candidate}: уходит, если «за» больше половины живых."
+            if ru
+            else f"The lone nominee #{request.candidate} leaves only with yes from more than half of the living."
+        )
+    if v.mandatory and v.default == "last_candidate" and last is not None:
+        return (
+            f"У вас один голос на всё голосование; «за» отдаёт его #{request.candidate}. "
+            f"Кто не проголосовал до последней кандидатуры, голосует за неё, #{last}."
+            if ru
+            else f"You have one vote in this round; yes gives it to #{request.candidate}. "
+            f"A vote not given by the last nominee goes to him, #{last}."
+        )
+    return (
+        f"У вас один голос на всё голосование; «за» отдаёт его #{request.candidate}; можно не голосовать ни за кого."
+        if ru
+        else f"You have one vote in this round; yes gives it to #{request.candidate}; you may also vote for nobody."
+    )
+
+
+# "I nominate 5", "my nomination is seat 5", «выставляю номер 5», «моя кандидатура — 5»: a nomination said inside a
+# speech, as players say it at a club table (a negated «не выставляю» is not one)
+_SPOKEN = re.compile(
+    r"(?:\bi\s+nominate|\bmy\s+nomination\s+is|(?<!не )\bвыставляю|\bмоя\s+кандидатура)"
+    r"[\s:,—-]*(?:(?:seat|player|number|игрока|игрок|номер|место|№)\s*)*#?\s*(\d{1,2})(?!\d)",
+    re.IGNORECASE,
+)
+
+
+def spoken_nomination(text: str) -> int | None:
+    """The seat a sentence of a speech nominates in so many words, or None."""
+    match = _SPOKEN.search(text)
+    return int(match.group(1)) if match else None
 
 
 def nomination_problem(form: Form, target: int, chosen: Sequence[int] = ()) -> str | None:

@@ -71,6 +71,11 @@ class Player(ABC):
     @abstractmethod
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer: ...
 
+    def time_limit(self, request: Request) -> float | None:
+        """A time limit of the seat's own for `request`, binding when shorter than the table's (a person's speech
+        in the browser: the rules' speech time); None: only the table's limit applies."""
+        return None
+
     def abandoned_calls(self) -> list[ModelCall]:
         """The model calls of a decision cut short by its time limit (the orchestrator writes them); none here."""
         return []

@@ -5,9 +5,14 @@ seat shows the new events of its own Observation (never the game), then asks for
 the shared form (`arena.human.form`): an answer the form refuses is refused at once, with the reason, and only the
 field at fault is asked again (a refused nomination keeps the speech; an unreadable kill order keeps the message).
 
-A speech is typed line by line and ends with an empty line, "pass" or "спасибо"; "nominate 5" (or «выставляю 5»)
-nominates, "withdraw" takes it back, "undo" drops the last line. The forbidden phrases are shown at the start and on
-every speech prompt, and a line holding one is flagged as it is typed.
+A speech is typed line by line and ends with an empty line, "pass" or "спасибо"; an empty line before anything was
+said asks once more, so a stray Enter never ends a speech silent. "nominate 5" (or «выставляю 5») on a line of its
+own nominates, and so does the spoken form inside a sentence ("I nominate 5", "my nomination is seat 5"), which is
+kept in the speech and confirmed on screen; "withdraw" takes it back, "undo" drops the last line. The forbidden
+phrases are shown at the start and on every speech prompt, and a line holding one is flagged as it is typed.
+
+What was typed while the seat was not asked anything (a double Enter at the last prompt, keys pressed while the
+bots talked) is discarded when a new decision is asked, on a terminal only: piped answers are meant in order.
 
 Lines are read by a daemon thread (`TerminalLines`) while the event loop waits, so Ctrl-C stops the game at once
 (asyncio cancels the waiting task; nothing blocks the loop), and the orchestrator's time limit can apply the rule's
@@ -18,10 +23,12 @@ resumable, with a clear message, instead of defaulting silently.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import queue
 import re
 import sys
+import termios
 import threading
 from collections.abc import Awaitable, Callable
 from typing import Protocol, TypeVar
@@ -39,7 +46,9 @@ from arena.human.form import (
     forbidden_in,
     forbidden_phrases,
     nomination_problem,
+    spoken_nomination,
     text_problem,
+    vote_rule,
     word_count,
 )
 from arena.live import EventPrinter
@@ -51,6 +60,7 @@ NO = {"n", "no", "нет", "н", "-"}
 NONE = {"none", "no one", "nobody", "skip", "никого", "нет", "-"}
 _NOMINATE = re.compile(r"^\s*(?:nominate|выставляю)\b\s*(.*?)\s*\.?\s*$", re.IGNORECASE)
 _WITHDRAW = {"withdraw", "снимаю"}
+_SEAT_WORDS = re.compile(r"^(?:(?:seat|player|number|игрока|игрок|номер|место|№)\s*)*#?\s*(\d{1,2})$", re.IGNORECASE)
 MAX_FIELD_TRIES = 200  # a person retyping one field this often is not answering; the outer policy takes over
 MAX_SPEECH_LINES = 500
 
@@ -66,22 +76,33 @@ class InputClosed(KeyboardInterrupt):
 
 
 class LineSource(Protocol):
+    interactive: bool  # a person types the lines (a terminal), not a script or a pipe
+
     async def line(self, prompt: str) -> str:
         """One typed line (without its newline); raises EOFError when the input is closed."""
         ...
 
+    def discard_typeahead(self) -> int:
+        """Drop input typed before the prompt of a new decision; how many lines (or partial lines) were dropped."""
+        ...
+
 
 class CallableLines:
-    """Lines from a plain function (tests and scripts): `read(prompt)` returns a line or raises EOFError."""
+    """Lines from a plain function (tests and scripts): `read(prompt)` returns a line or raises EOFError.
+    `interactive` says whether a person types them (then a stray Enter is asked about, as at a terminal)."""
 
-    def __init__(self, read: Callable[[str], str | Awaitable[str]]) -> None:
+    def __init__(self, read: Callable[[str], str | Awaitable[str]], interactive: bool = False) -> None:
         self._read = read
+        self.interactive = interactive
 
     async def line(self, prompt: str) -> str:
         got = self._read(prompt)
         if isinstance(got, str):
             return got
         return await got
+
+    def discard_typeahead(self) -> int:
+        return 0  # scripted lines are answers in order, never stray keys
 
 
 class TerminalLines:
@@ -100,6 +121,33 @@ class TerminalLines:
         self._reading = False
         self._closed = False
         self._buffer = b""
+        self.interactive = self.fd >= 0 and os.isatty(self.fd)
+
+    def discard_typeahead(self) -> int:
+        """What was typed before this prompt answered nothing asked: drop it (a terminal only; a pipe's lines are
+        answers in order). Lines already read, the bytes buffered after them, and the terminal's unread input go.
+        A reader still waiting for its line keeps it: that line is typed after the prompt."""
+        if self._closed or not self.interactive:
+            return 0
+        dropped = 0
+        while True:
+            try:
+                item = self._lines.get_nowait()
+            except queue.Empty:
+                break
+            if item is None:  # the end of input is kept: it is no keystroke
+                self._lines.put(None)
+                break
+            self._reading = False  # that reader is done
+            dropped += 1
+        if not self._reading and self._buffer:  # no reader owns the buffer now
+            dropped += 1
+            self._buffer = b""
+        with contextlib.suppress(termios.error, OSError):
+            waiting = _unread_bytes(self.fd)
+            termios.tcflush(self.fd, termios.TCIFLUSH)
+            dropped += bool(waiting)
+        return dropped
 
     def _fill(self) -> None:
         if self.fd < 0:  # stdin without a descriptor (an embedding that replaced sys.stdin): its own readline
@@ -137,6 +185,15 @@ class TerminalLines:
                 self._closed = True
                 raise EOFError
             return item
+
+
+def _unread_bytes(fd: int) -> int:
+    """How many typed bytes the terminal holds unread (FIONREAD)."""
+    import fcntl
+    import struct
+
+    got = fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0")
+    return int(struct.unpack("i", got)[0])
 
 
 def _stdin_fd() -> int:
@@ -193,13 +250,18 @@ def status_text(obs: Observation, vote_round: tuple[str, tuple[int, ...]] | None
     """The human seat's status line. Once a re-vote or lift vote has begun, it names the players on that vote, not
     every nominee of the day."""
     alive = ", ".join(f"#{s}" for s in obs.alive)
-    line = f"day {obs.day} · {obs.phase.value} · alive: {alive}"
+    line = f"{phase_title(obs.phase.value, obs.day).lower()} · alive: {alive}"
     if vote_round is not None and vote_round[0] in ROUND_NAMES and vote_round[1]:
         kind, seats = vote_round
         line += f" · {ROUND_NAMES[kind]}: {', '.join(f'#{s}' for s in seats)}"
     elif obs.nominees:
         line += f" · nominees: {', '.join(f'#{s}' for s in obs.nominees)}"
     return line
+
+
+def phase_title(phase: str, day: int) -> str:
+    """`Night 1`, `Day 2`: the words of the phase banner, so the status line under it says the same."""
+    return {"night": f"Night {day}", "day": f"Day {day}", "setup": "Setup", "end": "Game over"}.get(phase, phase)
 
 
 def _seats(seats: tuple[int, ...] | list[int]) -> str:
@@ -255,6 +317,8 @@ class HumanPlayer(Player):
         self.introduced = False
         self.vote_round: tuple[str, tuple[int, ...]] | None = None  # today's latest round: kind, candidates
         self._timed_out: Request | None = None
+        self._rule_for: tuple[object, ...] | None = None
+        self.round_seq = -1  # the seq of the latest vote round's start this seat saw
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
         self.show(observation)
@@ -263,6 +327,8 @@ class HumanPlayer(Player):
             raise TimeoutError  # one time limit per decision: the re-asks of a timed-out one do not wait again
         if problem:
             self.console.print(Text(f"Not accepted: {problem}. Try again.", style="bold red"))
+        if self.lines.discard_typeahead():
+            self.note("(what was typed before this question is ignored: answer it now)", "yellow")
         form = build_form(request, self.rules, self.lang, observation.nominees)
         for _ in range(MAX_FIELD_TRIES):
             try:
@@ -299,6 +365,7 @@ class HumanPlayer(Player):
                     self.vote_round = None
                 elif event.type is EventType.VOTING_STARTED:
                     self.vote_round = (event.value or "", event.seats)
+                    self.round_seq = event.seq
                 self.printer(event)
         self.printer.flush_votes()
         self.console.print(Text(status_text(obs, self.vote_round), style="dim"))
@@ -330,6 +397,7 @@ class HumanPlayer(Player):
             subject = {"lift": "Eliminate all of", "acquittal": "Still eliminate", "threshold": "Eliminate"}
             who = ", ".join(f"#{s}" for s in req.candidates) if req.subject == "lift" else f"#{req.candidate}"
             question = subject.get(req.subject or "", "Vote to eliminate")
+            self.rule_once(req)
             return Decision(vote=await self.field(f"{question} {who}? [y/n]", parse_vote))
         if kind is Kind.SHERIFF:
             action = "check"
@@ -374,6 +442,8 @@ class HumanPlayer(Player):
             Kind.VISIT: "Visit",
         }
         verb = verbs.get(kind, "Choose")
+        if kind is Kind.BALLOT:
+            self.rule_once(req)
 
         def read_pick(text: str) -> Decision:
             return decision_from(form, {"target": parse_target(text, req.allow_none)})
@@ -403,6 +473,13 @@ class HumanPlayer(Player):
         prompt = f"Kill order: up to {req.max_targets} seats of {_seats(req.options)}, e.g. 3 7 1 (none for no order)"
         return await self.field(prompt, read_order)
 
+    def rule_once(self, req: Request) -> None:
+        """How the vote counts, once per round (not again for each nominee of it)."""
+        key = (self.round_seq, req.subject, req.kind.value)
+        if key != self._rule_for:
+            self._rule_for = key
+            self.note(vote_rule(self.rules, req), "bold")
+
     def note(self, text: str, style: str = "dim") -> None:
         self.console.print(Text(text, style=style))
 
@@ -412,7 +489,7 @@ class HumanPlayer(Player):
         hints = ["an empty line, 'pass' or 'спасибо' ends it", "'undo' drops the last line"]
         if req.may_nominate:
             legal = [s for s in req.nominate_options if s not in form.already_nominated]
-            hints.append(f"'nominate N' nominates one of {_seats(legal)}")
+            hints.append(f"'nominate N' nominates one of {_seats(legal)}, as does 'I nominate N' in a sentence")
         if req.may_request_extra:
             hints.append("'extra' asks for the extra word")
         limits = f"up to {req.max_words} words / {form.max_chars} characters"
@@ -424,9 +501,14 @@ class HumanPlayer(Player):
         lines: list[str] = []
         nominate: list[int] = []
         extra = False
+        asked_silence = False
         for _ in range(MAX_SPEECH_LINES):
             typed = await self.line(">")
             low = typed.strip().lower().rstrip(".!")
+            if not low and self.lines.interactive and not (lines or nominate or extra or asked_silence):
+                asked_silence = True  # a stray Enter at a terminal must not end a speech unsaid
+                self.note("(nothing said yet: press Enter again to stay silent, or type your speech)", "yellow")
+                continue
             if low in END_SPEECH:
                 break
             match = _NOMINATE.match(typed)
@@ -452,15 +534,33 @@ class HumanPlayer(Player):
                 self.note(f"(not added: the speech would be {problem}; end it with an empty line)", "yellow")
                 continue
             lines.append(typed.strip())
+            self.spoken(form, typed, nominate)
             for phrase in forbidden_in(form, typed):
                 self.note(f"(warning: «{phrase}» is a forbidden phrase and costs a foul; 'undo' drops it)", "bold red")
             if word_count(candidate) > req.max_words:
                 self.note(f"(over {req.max_words} words: the judge will cut the rest)", "yellow")
         return Decision(text=" ".join(lines), nominate=tuple(nominate), extra=extra)
 
+    def spoken(self, form: Form, typed: str, chosen: list[int]) -> None:
+        """A nomination said inside the speech ("I nominate 5"): taken as one, and said so, or a one-line hint of
+        why it is not (the words stay in the speech either way)."""
+        target = spoken_nomination(typed)
+        if target is None or target in chosen:
+            return
+        if not form.request.may_nominate:
+            self.note("(this turn carries no right to nominate: those words nominate nobody)", "yellow")
+            return
+        problem = nomination_problem(form, target, chosen)
+        if problem:
+            self.note(f"(heard a nomination of #{target}, not taken: {problem})", "yellow")
+            return
+        chosen.append(target)
+        self.note(f"(heard a nomination: nominating #{target}; 'withdraw' takes it back)")
+
     def nominate(self, form: Form, arg: str, chosen: list[int]) -> None:
         """Check a `nominate N` line at once: accepted, or refused with the reason; never part of the speech."""
-        target = arg.lstrip("#")
+        named = _SEAT_WORDS.match(arg)
+        target = named.group(1) if named else arg.lstrip("#")
         if not target.isdigit():
             self.note(f"Cannot read that: 'nominate' needs a seat number, e.g. 'nominate 5' (got {arg!r})", "red")
             return

@@ -90,9 +90,10 @@ def _mark(mark: str | None, yes_no: bool) -> Text:
     return Text(VOTE_MARKS.get(mark, "?"), style=style)
 
 
-def vote_table(round_: VoteRound) -> Text:
+def vote_table(round_: VoteRound) -> Group:
     """Candidates × voters for one round: ● a vote, ○ counted by default (R5.7), · none; a yes/no round (lift,
-    acquittal, threshold) is one row of ✓ and ✗. Drawn as fixed-width text: as clear as a table, far cheaper."""
+    acquittal, threshold) is one row of ✓ and ✗. Drawn as fixed-width text: as clear as a table, far cheaper. The
+    grid is never wrapped (its columns would break); the legend under it wraps, so a narrow terminal cuts nothing."""
     voters = round_.voters
     rows = round_.rows
     labels = ["yes / no" if round_.yes_no else seat_label(r) if r is not None else "abstain" for r in rows]
@@ -109,12 +110,33 @@ def vote_table(round_: VoteRound) -> Text:
             out.append("   ")
             out.append_text(_mark(round_.marks.get((row, v)), round_.yes_no))
         out.append(f" │ {round_.row_total(row):>3}", style="bold")
-    if round_.legend:
-        out.append("\n" + round_.legend, style="dim")
+    notes: list[RenderableType] = [Legend(round_.legend.split("   "))] if round_.legend else []
     if not voters:
         secret = round_.counts is not None and any(round_.counts)
-        out.append("\nthe ballots are not shown to this view: totals only" if secret else "\nno votes were cast", "dim")
-    return out
+        notes.append(
+            Text("the ballots are not shown to this view: totals only" if secret else "no votes were cast", "dim")
+        )
+    return Group(out, *notes)
+
+
+class Legend:
+    """A legend's entries packed into lines of the console's width, never split inside one entry."""
+
+    def __init__(self, parts: Sequence[str], gap: str = "   ") -> None:
+        self.parts = [p for p in parts if p]
+        self.gap = gap
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        line = ""
+        for part in self.parts:
+            joined = f"{line}{self.gap}{part}" if line else part
+            if line and cell_len(joined) > width:
+                yield Text(line, style="dim")
+                joined = part
+            line = joined
+        if line:
+            yield Text(line, style="dim")
 
 
 def _note(note: Note, show_calls: bool) -> tuple[Text, Text]:

@@ -23,8 +23,9 @@ def balance_table(t: Tournament, plans: Sequence[GamePlan]) -> Table:
         title=f"{t.file.name}: {len(plans)} games of {t.rules.name} ({t.players} seats), {len(labels)} configurations"
         + (f", filler {t.filler.agent}" if len(labels) < t.players else ""),
         title_justify="left",
+        show_edge=False,  # without its two edges nine columns fit 80 (a label was cut "heurist…")
     )
-    table.add_column("config")
+    table.add_column("config", no_wrap=True)
     table.add_column("games", justify="right")
     for key in [*sides, *roles]:
         table.add_column(key.split(":")[1], justify="right")

@@ -20,7 +20,7 @@ from rich.console import Console, Group
 from rich.live import Live
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.table import Table
+from rich.table import Column, Table
 
 from arena.agents import AgentSpec
 from arena.safe_write import PRIVATE, write_file
@@ -200,13 +200,16 @@ def run_tournament(
     per_game = options.estimate.per_game if options.estimate else [0.0] * len(plans)
     by_index = {plan.index: plan for plan in plans}
     queue = list(todo)
-    progress = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total} done · {task.fields[running]} running · {task.fields[left]} left"),
-        TextColumn("· ${task.fields[spent]:.4f}{task.fields[budget]} · {task.fields[errors]} errors"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
+    progress = Progress(  # folding columns: a narrow terminal wraps the words, nothing is cut (80 columns cut "0:00:…")
+        TextColumn("[bold]{task.description}", table_column=Column(overflow="fold")),
+        BarColumn(bar_width=20),
+        TextColumn(
+            "{task.completed}/{task.total} done · {task.fields[running]} running · {task.fields[left]} left"
+            " · ${task.fields[spent]:.4f}{task.fields[budget]} · {task.fields[errors]} errors",
+            table_column=Column(overflow="fold"),
+        ),
+        TimeElapsedColumn(table_column=Column(no_wrap=True, min_width=7)),
+        TimeRemainingColumn(table_column=Column(no_wrap=True, min_width=7)),
         console=console,
         transient=False,
     )
@@ -291,6 +294,8 @@ def run_tournament(
         if live is not None:
             live.update(view())
             live.stop()
+            if not console.is_terminal:
+                console.line()  # Live ends its last frame without a newline off a terminal ("┘200/200 games")
         manifest.write(out, _manifest_data(t, plans, state, options, status, started))
     return state
 

@@ -7,6 +7,8 @@ an event type without a Russian line here falls back to the English line, so not
 
 from __future__ import annotations
 
+import re
+
 from arena.engine import Event, EventType
 from arena.render.phrases import clean
 
@@ -45,6 +47,25 @@ _SPEECH = {
     "last_word": " (последнее слово)",
 }
 _CHECK = {"black": "чёрный", "red": "красный", "yes": "да", "no": "нет"}
+_TIMEOUT = re.compile(r"^no answer within ([\d.]+) s$")  # the orchestrator's reason for a decision out of time
+
+
+_REASONS = {"day vote": "дневное голосование", "night kill": "ночной выстрел"}
+_REMOVED = re.compile(r"^seat (\d+) removed$")
+_IDLE = re.compile(r"^(\d+) nights and the days between passed with nobody leaving$")
+
+
+def end_reason(text: str) -> str:
+    """The engine's reason for the end of the game (`day vote`, `seat 4 removed`, ...), in Russian."""
+    if text in _REASONS:
+        return _REASONS[text]
+    removed = _REMOVED.match(text)
+    if removed:
+        return f"место {removed.group(1)} удалено"
+    idle = _IDLE.match(text)
+    if idle:
+        return f"без выбывших прошло ночей: {idle.group(1)}"
+    return text
 
 
 def role(name: str | None) -> str:
@@ -123,11 +144,15 @@ def line(event: Event) -> str | None:
         return f"• {_s(event.seat)} получает фол {event.count}"
     if t is E.REMOVED:
         return f"• {_s(event.seat)} удалён судьёй"
+    timeout = _TIMEOUT.match(event.value or "") if t in (E.DEFAULT_APPLIED, E.ACTION_REJECTED) else None
+    if timeout is not None:
+        after = "применяется ответ по умолчанию" if t is E.DEFAULT_APPLIED else "вопрос задан снова"
+        return f"◆ {_s(event.seat)}: нет ответа за {timeout.group(1)} с (время вышло); {after}"
     if t is E.DEFAULT_APPLIED:
         return f"◆ ответ по умолчанию для {_s(event.seat)}: {clean(event.value or '')}"
     if t is E.ACTION_REJECTED:
         return f"◆ ответ {_s(event.seat)} не принят: {clean(event.value or '')}"
     if t is E.GAME_ENDED:
         winner = WINNERS.get(event.value or "", clean(event.value or ""))
-        return f"Игра окончена: {'ничья' if event.value == 'draw' else 'победа: ' + winner} ({text})"
+        return f"Игра окончена: {'ничья' if event.value == 'draw' else 'победа: ' + winner} ({end_reason(text)})"
     return None

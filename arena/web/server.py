@@ -108,9 +108,16 @@ class Server:
         return table
 
     def build(
-        self, rules: RuleSet, seats: Mapping[int, AgentSpec], *, lang: str | None = None, seed: int | None = None
+        self,
+        rules: RuleSet,
+        seats: Mapping[int, AgentSpec],
+        *,
+        lang: str | None = None,
+        seed: int | None = None,
+        human_timeout: float | None = None,
     ) -> tuple[Table, dict[int, Player]]:
-        """A new table and its bot and model players, with its transcript created; not started yet."""
+        """A new table and its bot and model players, with its transcript created; not started yet. `human_timeout`
+        (seconds per decision of a person) overrides the server's for this table."""
         lang = lang or self.config.lang
         seed = seed if seed is not None else random.SystemRandom().randrange(1_000_000)
         players = self._players(seats, seed, rules, lang)
@@ -134,7 +141,7 @@ class Server:
             seats=seats,
             lang=lang,
             writer=writer,
-            human_timeout=self.config.human_timeout,
+            human_timeout=human_timeout if human_timeout is not None else self.config.human_timeout,
             bot_delay=self.config.bot_delay,
         )
         return table, players
@@ -146,8 +153,10 @@ class Server:
         specs: Mapping[int, str] | None = None,
         lang: str | None = None,
         seed: int | None = None,
+        human_timeout: float | None = None,
     ) -> Table:
-        """A new table from the create page's choices (agent names per seat), started at once."""
+        """A new table from the create page's choices (agent names per seat, a seed, the seconds a person has per
+        decision), started at once."""
         if preset is not None and preset not in PRESETS:
             raise TableError(f"unknown preset {preset!r}; allowed: {', '.join(PRESETS)}")
         try:
@@ -162,7 +171,7 @@ class Server:
                 seats = await preflight(seats)
             except (ImportError, AgentError) as exc:
                 raise TableError(str(exc)) from None
-        return self.add(*self.build(rules, seats, lang=lang, seed=seed))
+        return self.add(*self.build(rules, seats, lang=lang, seed=seed, human_timeout=human_timeout))
 
     def build_resume(
         self, transcript: Transcript, game: Game, *, sign_key: bytes | None = None
@@ -262,4 +271,3 @@ def admin_links(config: ServeConfig, base: str) -> dict[str, str]:
         "new table": f"{base}/new/{config.admin_token}",
         "replays": f"{base}/replays/{config.admin_token}",
     }
-

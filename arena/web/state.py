@@ -16,9 +16,10 @@ from rich.rule import Rule
 from rich.text import Text
 
 from arena.engine import MODERATOR, Event, EventType, Game, Observation, RuleSet, view
-from arena.live import EventPrinter
+from arena.live import EventPrinter, fold_timeouts
 from arena.render.phrases import clean
-from arena.web import log_ru
+from arena.web import log_ru, seats
+from arena.web.reveal import reveal_json
 
 
 class LogWriter:
@@ -65,22 +66,45 @@ def speech_seconds(rules: RuleSet, max_words: int) -> int:
     return max(1, round(max_words * 60 / rules.speech.words_per_minute)) if max_words else 0
 
 
+def phase_label(phase: str, day: int, lang: str) -> str:
+    """The phase as its banner names it: `Night 1`, `Day 2` (or `Ночь 1`, `День 2`)."""
+    names = {"night": ("Night", "Ночь"), "day": ("Day", "День")}
+    if phase in names:
+        return f"{names[phase][lang == 'ru']} {day}"
+    return {"setup": ("Setup", "Раздача"), "end": ("Game over", "Игра окончена")}.get(phase, (phase, phase))[
+        lang == "ru"
+    ]
+
+
+_SPOKEN = (EventType.SPEECH, EventType.BLACK_MESSAGE)
+
+
 def observation_json(obs: Observation, game_players: int, log: LogWriter) -> dict[str, Any]:
-    """The Observation as data: table, private card, log. Removed and dead seats are read from its own events."""
+    """The Observation as data: the table (seats with their marks), the private card, the log, the live vote tally
+    and tonight's own actions. Removed and dead seats are read from its own events, as is everything else."""
     removed: set[int] = set()
-    out_seats: set[int] = set()
     lines: list[dict[str, Any]] = []
-    for number, event in obs.numbered():  # numbered as this seat numbers them: no gap counts a hidden event
+    # numbered as this seat numbers them (`seq` is its own): no gap counts a hidden event
+    for event in fold_timeouts(obs.renumbered()):
         if event.type is EventType.REMOVED and event.seat is not None:
             removed.add(event.seat)
-        if event.type is EventType.ELIMINATED and event.seat is not None:
-            out_seats.add(event.seat)
-            if event.value == "removed":
-                removed.add(event.seat)
+        if event.type is EventType.ELIMINATED and event.seat is not None and event.value == "removed":
+            removed.add(event.seat)
         text = log.line(event)
         if text is not None:
-            lines.append({"seq": number, "day": event.day, "text": text, "audience": _audience(event)})
+            line = {"seq": event.seq, "day": event.day, "text": text, "audience": _audience(event)}
+            line["type"] = event.type.value
+            line["speaker"] = event.seat if event.type in _SPOKEN else None
+            lines.append(line)
     alive = set(obs.alive)
+    known = seats.marks(obs)
+    for found in known.values():
+        for mark in found:
+            if mark["kind"] in ("team", "card"):
+                mark["label"] = log.role(mark["value"])
+    gone = seats.departures(obs)
+    nominated_by = seats.nominations(obs)
+    no_vote = seats.lost_vote(obs)
     table = []
     for seat in range(1, game_players + 1):
         status = "alive" if seat in alive else ("removed" if seat in removed else "dead")
@@ -90,8 +114,12 @@ def observation_json(obs: Observation, game_players: int, log: LogWriter) -> dic
                 "status": status,
                 "fouls": obs.fouls[seat - 1] if seat - 1 < len(obs.fouls) else 0,
                 "nominated": seat in obs.nominees,
+                "nominated_by": nominated_by.get(seat),
                 "me": seat == obs.seat,
                 "mate": seat in obs.teammates,
+                "marks": known.get(seat, []),
+                "out": gone.get(seat),
+                "lost_vote": seat in no_vote,
             }
         )
     return {
@@ -102,9 +130,12 @@ def observation_json(obs: Observation, game_players: int, log: LogWriter) -> dic
         "teammates": list(obs.teammates),
         "day": obs.day,
         "phase": obs.phase.value,
+        "phase_label": phase_label(obs.phase.value, obs.day, log.lang),
         "alive": list(obs.alive),
         "nominees": list(obs.nominees),
         "table": table,
+        "tally": seats.tally(obs),
+        "tonight": seats.tonight(obs),
         "log": lines,
         "winner": obs.winner,
         "winner_label": (log_ru.WINNERS.get(obs.winner, obs.winner) if log.lang == "ru" else obs.winner)
@@ -124,7 +155,8 @@ def roles_json(game_view: Observation, log: LogWriter) -> list[dict[str, Any]]:
 
 
 def god_json(game: Game, log: LogWriter) -> dict[str, Any]:
-    """The god view: every event, every role, and the seats' recorded reasoning. Only for finished games."""
+    """The god view: every event (night actions, checks, black chat, private notes), every role, and the seats'
+    recorded reasoning. Only for finished games (spectators) and the admin's replays."""
     obs = view(game, MODERATOR)
     data = observation_json(obs, game.n, log)
     data["roles"] = roles_json(obs, log)
@@ -133,4 +165,20 @@ def god_json(game: Game, log: LogWriter) -> dict[str, Any]:
         for item in game.inputs
         if item.op == "decide" and item.decision is not None and item.decision.reasoning
     ]
+    return data
+
+
+def end_json(game: Game, log: LogWriter) -> dict[str, Any] | None:
+    """What every page shows once the game has ended: all roles, how each seat left, the winner, the summary. None
+    while the game runs (the one gate: nothing of the moderator's view reaches a page before the end)."""
+    if not game.over:
+        return None
+    data = reveal_json(view(game, MODERATOR), log.role)
+    for claim in data["summary"]["claims"]:
+        claim["label"] = log.role(claim["role"])
+    if log.lang == "ru":
+        data["winner_label"] = log_ru.WINNERS.get(data["winner"], data["winner"])
+        data["reason"] = log_ru.end_reason(data["reason"])
+    else:
+        data["winner_label"] = data["winner"]
     return data

@@ -37,11 +37,12 @@ from arena.human.form import Form, FormError, build_form, decision_from, forbidd
 from arena.orchestrator import RunStats, run_game
 from arena.players.base import TIMEOUT_PREFIX, Answer, Player
 from arena.transcript import TranscriptWriter
-from arena.web.state import LogWriter, god_json, observation_json, speech_seconds
+from arena.web.state import LogWriter, end_json, god_json, observation_json, speech_seconds
 
 TOKEN_BYTES = 32  # 256 bits per seat link (the issue asks for at least 128)
 SPECTATOR = PUBLIC  # the seat number a spectator token maps to
 NIGHT_STEPS = 3  # a night of bots lasts this many bot pauses, however many of its actors live
+SPEECH_GRACE_S = 5.0  # past a person's speech time, for the page's own send at zero to arrive; then the default
 
 
 def new_token() -> str:
@@ -55,7 +56,8 @@ def same_token(a: str, b: str) -> bool:
 
 @dataclass
 class Ask:
-    """One pending decision of one human seat, as the page sees it."""
+    """One pending decision of one human seat, as the page sees it. `limit_s` is the clock the page shows: for a
+    speech the rules' speech time (the server allows SPEECH_GRACE_S more), otherwise the human time limit."""
 
     id: str
     seat: int
@@ -80,6 +82,13 @@ class WebSeat(Player):
         self.table = table
         self.seat = seat
         self._timed_out: Request | None = None
+
+    def time_limit(self, request: Request) -> float | None:
+        """A speech binds at the rules' time, plus the grace for the page's own send at zero. The same figure on a
+        re-ask (the page's clock goes on from the first ask), so the record names one limit."""
+        if request.kind is not Kind.SPEECH:
+            return None
+        return speech_seconds(self.table.rules, request.max_words) + self.table.speech_grace_s
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
         if problem and problem.startswith(TIMEOUT_PREFIX) and self._timed_out == request:
@@ -140,6 +149,8 @@ class Table:
     clock: Callable[[], float] = time.monotonic
     pause: Callable[[float], Awaitable[None]] = asyncio.sleep
     night_ends: float = 0.0
+    speech: tuple[int, Request, float] | None = None  # a person's speech being given: seat, request, its start
+    speech_grace_s: float = SPEECH_GRACE_S
 
     def __post_init__(self) -> None:
         self.rules = self.game.rules
@@ -199,16 +210,27 @@ class Table:
             await self.pause(left)
 
     def speaking(self, seat: int, request: Request) -> None:
-        if request.kind is Kind.SPEECH:
-            self.speaker = Speaker(seat, time.time(), speech_seconds(self.rules, request.max_words))
-            self.changed()
+        if request.kind is not Kind.SPEECH:
+            return
+        started = time.time()
+        if seat in self.tokens:  # a person's clock does not restart when the same speech is asked again
+            if self.speech is not None and self.speech[:2] == (seat, request):
+                started = self.speech[2]
+            self.speech = (seat, request, started)
+        self.speaker = Speaker(seat, started, speech_seconds(self.rules, request.max_words))
+        self.changed()
 
     # ----- a human's decision ---------------------------------------------------------------------------------------
     async def ask(self, seat: int, obs: Observation, request: Request, problem: str | None) -> Decision:
         self.speaking(seat, request)
         future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
         form = build_form(request, self.rules, self.lang, obs.nominees)
-        ask = Ask(secrets.token_urlsafe(12), seat, form, problem, time.time(), self.human_timeout, future)
+        started, limit = time.time(), self.human_timeout
+        if self.speech is not None and self.speech[:2] == (seat, request):
+            started, limit = self.speech[2], float(speech_seconds(self.rules, request.max_words))
+            if self.human_timeout is not None:
+                limit = min(limit, self.human_timeout)
+        ask = Ask(secrets.token_urlsafe(12), seat, form, problem, started, limit, future)
         self.asks[seat] = ask
         self.changed()
         try:
@@ -248,11 +270,19 @@ class Table:
         else:
             data = observation_json(view(self.game, seat), self.game.n, log)
             data["forbidden"] = list(forbidden_phrases(self.rules, self.lang))
+        data["end"] = end_json(self.game, log)  # None until the game has ended
+        data["review"] = self.review_links(seat)
         ask = self.asks.get(seat)
         data["pending"] = None
         if ask is not None:
             left = None if ask.limit_s is None else max(0.0, ask.limit_s - (now - ask.started))
-            data["pending"] = {"ask": ask.id, "form": ask.form.to_json(), "problem": ask.problem, "left_s": left}
+            data["pending"] = {
+                "ask": ask.id,
+                "form": ask.form.to_json(log.lang),
+                "problem": ask.problem,
+                "left_s": left,
+                "limit_s": ask.limit_s,
+            }
         speaker = self.speaker
         data["speaker"] = (
             None
@@ -268,6 +298,17 @@ class Table:
         data["players"] = self.game.n
         data["rules"] = self.rules.name
         return data
+
+    def review_links(self, seat: int) -> dict[str, str] | None:
+        """Once the game has ended: the replay of it from this page's own seat and as the god view (the routes in
+        `routes/replays.py` check the link and the end again)."""
+        if not self.game.over or self.writer is None or self.writer.path is None:
+            return None
+        token = self.spectator_token if seat == SPECTATOR else self.tokens[seat]
+        links = {"god": f"/review/{token}?as=god"}
+        if seat != SPECTATOR:
+            links["seat"] = f"/review/{token}"
+        return links
 
     # ----- running ----------------------------------------------------------------------------------------------
     def seat_players(self, others: Mapping[int, Player]) -> dict[int, Player]:

@@ -1,21 +1,23 @@
-"""Replays from the admin link: any saved transcript of a finished game, as the god view or as any seat, step by
-step. A file whose hash chain is broken is refused (an edited file is not shown as the game that was played), and a
-game that has not ended has no replay (its god view would tell its secrets)."""
+"""Replays: any saved transcript of a finished game, as the god view or as any seat, step by step, from the admin
+link; and a table's own game from its seat and spectator links, once that game has ended (the end of the game links
+to it). A file whose hash chain is broken is refused (an edited file is not shown as the game that was played), and
+a game that has not ended has no replay (its god view would tell its secrets)."""
 
 from __future__ import annotations
 
 import asyncio
 import re
-from typing import Any
+from pathlib import Path
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 
 from arena.engine import MODERATOR, Game, view
-from arena.transcript import TranscriptError, load
+from arena.transcript import Transcript, TranscriptError, load
 from arena.web.i18n import pick_lang
 from arena.web.routes.site import Site
 from arena.web.state import LogWriter, god_json, observation_json
+from arena.web.table import SPECTATOR
 
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,120}\.jsonl$")
 
@@ -23,28 +25,32 @@ _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,120}\.jsonl$")
 def add_routes(app: FastAPI, site: Site) -> None:
     """`/replays/{token}`, `/replay/{token}/{name}` and `/api/replay/{token}/{name}`."""
     server, config, page, lang_of, admin_or_404 = site.server, site.config, site.page, site.lang_of, site.admin_or_404
-    replay_cache: dict[str, tuple[float, Any]] = {}
+    replay_cache: dict[str, tuple[float, Transcript]] = {}
 
-    async def replay_transcript(name: str) -> Any:
-        path = server.replay_path(name) if _NAME.match(name) else None
-        if path is None:
-            raise HTTPException(status_code=404, detail="no such transcript")
+    async def cached(key: str, path: Path) -> Transcript:
         mtime = path.stat().st_mtime
-        cached = replay_cache.get(name)
-        if cached is not None and cached[0] == mtime:
-            return cached[1]
-        try:
-            transcript = await asyncio.to_thread(load, path)  # a big file is read off the loop: tables keep playing
-        except TranscriptError as exc:
-            raise HTTPException(status_code=400, detail=str(exc)) from None
-        if transcript.chain == "broken":  # an edited file is not shown as the game that was played
-            raise HTTPException(status_code=400, detail=f"tampered: {transcript.chain_error}")
-        if transcript.end is None:  # the god view of a game in progress would tell its secrets
-            raise HTTPException(status_code=404, detail="this game has not ended; its replay opens when it ends")
-        replay_cache[name] = (mtime, transcript)
+        hit = replay_cache.get(key)
+        if hit is not None and hit[0] == mtime:
+            return hit[1]
+        transcript = await asyncio.to_thread(finished, path)  # a big file is read off the loop: tables keep playing
+        replay_cache[key] = (mtime, transcript)
         if len(replay_cache) > 20:
             replay_cache.pop(next(iter(replay_cache)))
         return transcript
+
+    async def replay_transcript(name: str) -> Transcript:
+        path = server.replay_path(name) if _NAME.match(name) else None
+        if path is None:
+            raise HTTPException(status_code=404, detail="no such transcript")
+        return await cached(name, path)
+
+    async def table_transcript(token: str) -> tuple[Transcript, int]:
+        """The game of the table a seat or spectator link opens, once it has ended; and that link's seat."""
+        table, seat = site.seat_or_404(token)
+        path = table.writer.path if table.writer is not None else None
+        if not table.over or path is None:
+            raise HTTPException(status_code=404, detail="this game has not ended; its replay opens when it ends")
+        return await cached(f"table:{table.id}", path), seat
 
     @app.get("/replays/{token}", response_class=HTMLResponse)
     async def replays_page(token: str, request: Request) -> HTMLResponse:
@@ -66,27 +72,67 @@ def add_routes(app: FastAPI, site: Site) -> None:
             "lang": lang,
             "players": transcript.rules.players,
             "steps": len(transcript.inputs),
+            "api": f"/api/replay/{token}/{name}",
         }
         return page("replay.html", lang, boot)
+
+    @app.get("/review/{token}", response_class=HTMLResponse)
+    async def review_page(token: str, request: Request) -> HTMLResponse:
+        transcript, seat = await table_transcript(token)
+        lang = lang_of(request, transcript.header.lang)
+        mine = None if seat == SPECTATOR or request.query_params.get("as") == "god" else seat
+        boot = {
+            "mode": "replay",
+            "token": token,
+            "name": Path(transcript.path).name if transcript.path else "",
+            "lang": lang,
+            "players": transcript.rules.players,
+            "steps": len(transcript.inputs),
+            "api": f"/api/review/{token}",
+            "seat": mine,
+        }
+        return page("replay.html", lang, boot)
+
+    @app.get("/api/review/{token}")
+    async def review_state(token: str, request: Request, seat: int = MODERATOR, step: int = -1) -> JSONResponse:
+        transcript, _ = await table_transcript(token)  # after the end every view is open: the god view holds them all
+        return replay_json(transcript, seat, step, request.query_params.get("lang"))
 
     @app.get("/api/replay/{token}/{name}")
     async def replay_state(
         token: str, name: str, request: Request, seat: int = MODERATOR, step: int = -1
     ) -> JSONResponse:
         admin_or_404(token)
-        transcript = await replay_transcript(name)
-        inputs = transcript.inputs
-        if step < 0 or step > len(inputs):
-            step = len(inputs)
-        if not 0 <= seat <= transcript.rules.players:
-            raise HTTPException(status_code=400, detail="no such seat")
-        try:
-            game = Game(transcript.rules, transcript.header.seed, roles=transcript.header.roles)
-            game.replay(list(inputs[:step]))
-        except Exception as exc:  # a transcript the engine refuses: say so, do not crash
-            raise HTTPException(status_code=400, detail=f"cannot replay: {exc}") from None
-        log = LogWriter(game.rules, pick_lang(request.query_params.get("lang"), transcript.header.lang))
-        data = god_json(game, log) if seat == MODERATOR else observation_json(view(game, seat), game.n, log)
-        data["step"] = step
-        data["steps"] = len(inputs)
-        return JSONResponse(data)
+        return replay_json(await replay_transcript(name), seat, step, request.query_params.get("lang"))
+
+
+def finished(path: Path) -> Transcript:
+    """A transcript to replay: readable, its chain whole, its game ended (HTTP errors otherwise)."""
+    try:
+        transcript = load(path)
+    except TranscriptError as exc:
+        raise HTTPException(status_code=400, detail=str(exc)) from None
+    if transcript.chain == "broken":  # an edited file is not shown as the game that was played
+        raise HTTPException(status_code=400, detail=f"tampered: {transcript.chain_error}")
+    if transcript.end is None:  # the god view of a game in progress would tell its secrets
+        raise HTTPException(status_code=404, detail="this game has not ended; its replay opens when it ends")
+    return transcript
+
+
+def replay_json(transcript: Transcript, seat: int, step: int, lang: str | None) -> JSONResponse:
+    """The game rebuilt from its first `step` inputs, as `seat` saw it then (MODERATOR: the god view)."""
+    inputs = transcript.inputs
+    if step < 0 or step > len(inputs):
+        step = len(inputs)
+    if not 0 <= seat <= transcript.rules.players:
+        raise HTTPException(status_code=400, detail="no such seat")
+    try:
+        game = Game(transcript.rules, transcript.header.seed, roles=transcript.header.roles)
+        game.replay(list(inputs[:step]))
+    except Exception as exc:  # a transcript the engine refuses: say so, do not crash
+        raise HTTPException(status_code=400, detail=f"cannot replay: {exc}") from None
+    log = LogWriter(game.rules, pick_lang(lang, transcript.header.lang))
+    data = god_json(game, log) if seat == MODERATOR else observation_json(view(game, seat), game.n, log)
+    data["step"] = step
+    data["steps"] = len(inputs)
+    return JSONResponse(data)

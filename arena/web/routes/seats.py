@@ -12,7 +12,11 @@ from arena.web.guard import TooLarge, loads, read_body
 from arena.web.routes.site import Site
 from arena.web.table import SPECTATOR, Table
 
-_STATIC = {"app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8"}
+_STATIC = {
+    "app.js": "text/javascript; charset=utf-8",
+    "app.css": "text/css; charset=utf-8",
+    "favicon.ico": "image/x-icon",
+}
 
 
 def add_routes(app: FastAPI, site: Site) -> None:
@@ -30,6 +34,10 @@ def add_routes(app: FastAPI, site: Site) -> None:
             raise HTTPException(status_code=404)
         body = (resources.files("arena.web") / "static" / name).read_bytes()
         return Response(body, media_type=_STATIC[name])
+
+    @app.get("/favicon.ico")
+    async def favicon() -> Response:  # every browser asks for it; a 404 on every page is noise in every log
+        return await static("favicon.ico")
 
     @app.get("/seat/{token}", response_class=HTMLResponse)
     async def seat_page(token: str, request: Request) -> HTMLResponse:

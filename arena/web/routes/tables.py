@@ -12,6 +12,9 @@ from arena.web.i18n import LANGS
 from arena.web.routes.site import Site
 from arena.web.server import TableError, links
 
+MAX_SEED = 999_999_999
+MIN_LIMIT_S, MAX_LIMIT_S = 5, 3600  # seconds a person has per decision: long enough to read, short enough to play
+
 
 def add_routes(app: FastAPI, site: Site) -> None:
     """`/new/{token}` and `/api/tables/{token}`."""
@@ -26,7 +29,15 @@ def add_routes(app: FastAPI, site: Site) -> None:
         from arena.agents import list_agents  # the one lookup: --agents-dir, ./agents, user folder, examples
 
         agents.extend(sorted({found.name for found in list_agents(config.agents_dir)})[:100])
-        boot = {"mode": "create", "token": token, "lang": lang, "presets": presets, "agents": agents}
+        boot = {
+            "mode": "create",
+            "token": token,
+            "lang": lang,
+            "presets": presets,
+            "agents": agents,
+            "default_preset": load_rules(None).name,  # what `arena play` plays, not the first name (tojson sorts)
+            "human_timeout": config.human_timeout,
+        }
         return page("create.html", lang, boot)
 
     @app.post("/api/tables/{token}")
@@ -40,12 +51,21 @@ def add_routes(app: FastAPI, site: Site) -> None:
             if not isinstance(preset, str) or not isinstance(seats, dict) or lang not in LANGS:
                 raise ValueError
             specs = {int(k): str(v) for k, v in seats.items() if isinstance(v, str)}
+            seed, limit = body.get("seed"), body.get("human_timeout")
         except TooLarge:
             return JSONResponse({"error": "request too large"}, status_code=413)
         except (ValueError, KeyError, TypeError):
-            return JSONResponse({"error": "expected {preset, seats: {N: agent}, lang}"}, status_code=400)
+            return JSONResponse({"error": "expected {preset, seats: {N: agent}, lang, seed, human_timeout}"}, 400)
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED):
+            return JSONResponse({"error": f"seed: a whole number from 0 to {MAX_SEED}, or none for a random deal"}, 400)
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int | float) or not MIN_LIMIT_S <= limit <= MAX_LIMIT_S
+        ):
+            return JSONResponse({"error": f"time limit: {MIN_LIMIT_S} to {MAX_LIMIT_S} seconds per decision"}, 400)
         try:
-            table = await server.create(preset=preset, specs=specs, lang=lang)
+            table = await server.create(
+                preset=preset, specs=specs, lang=lang, seed=seed, human_timeout=float(limit) if limit else None
+            )
         except TableError as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
         base = str(request.base_url).rstrip("/")

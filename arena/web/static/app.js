@@ -1,16 +1,20 @@
 // Mafia Arena pages: a seat, the spectators, a replay, the create-a-table form.
-// Plain DOM, no framework, no external URL. Every text from the server is set with textContent (never as markup).
+// Plain DOM, no framework, no external URL: the page is a few hundred nodes redrawn from one state message, which
+// vanilla code does well; a library would add a build step and a supply chain for nothing. Every text from the
+// server is set with textContent, never as markup. Positions are set through the CSSOM (allowed by the strict CSP).
 "use strict";
 (function () {
   const boot = JSON.parse(document.getElementById("boot").textContent);
   const W = JSON.parse(document.getElementById("words").textContent);
   const $ = (id) => document.getElementById(id);
+  const RU = boot.lang === "ru";
 
   function el(tag, props, text) {
     const node = document.createElement(tag);
     if (props) {
       for (const [key, value] of Object.entries(props)) {
         if (key === "dataset") Object.assign(node.dataset, value);
+        else if (key === "aria") for (const [k, v] of Object.entries(value)) node.setAttribute("aria-" + k, String(v));
         else node[key] = value;
       }
     }
@@ -20,132 +24,372 @@
   function clear(node) { while (node && node.firstChild) node.removeChild(node.firstChild); }
   function t(key, vars) {
     let s = W[key] || key;
-    if (vars) for (const [k, v] of Object.entries(vars)) s = s.replace("{" + k + "}", String(v));
+    if (vars) for (const [k, v] of Object.entries(vars)) s = s.split("{" + k + "}").join(String(v));
     return s;
   }
-  const seats = (list) => list.map((s) => "#" + s).join(", ");
+  const seatName = (s) => "#" + s;
+  const seats = (list) => list.map(seatName).join(", ");
+  function plural(n, stem) { // "1 foul", "2 fouls"; Russian: 1 фол, 2 фола, 5 фолов
+    const m10 = n % 10, m100 = n % 100;
+    if (!RU) return n + " " + t(stem + (n === 1 ? "_one" : "_many"));
+    const form = m10 === 1 && m100 !== 11 ? "_one" : m10 >= 2 && m10 <= 4 && (m100 < 12 || m100 > 14) ? "_few" : "_many";
+    return n + " " + t(stem + form);
+  }
+  const secs = (n) => n + " " + t("sec");
+  const howWord = (how) => W["how_" + how] || String(how || "").replace(/_/g, " ");
+  function checkWord(mark) {
+    const v = mark.value === "not_sheriff" ? "not_sheriff" : mark.value;
+    return W["check_" + v] || v;
+  }
+  function show(node, on) { if (node) node.hidden = !on; }
 
-  // ----- drawing a view ---------------------------------------------------------------------------------------
-  function drawTable(state) {
-    const box = $("table");
-    if (!box) return;
-    clear(box);
-    const row = el("div", { className: "seats-row" });
-    for (const s of state.table) {
-      const cls = ["seatbox", s.status];
-      if (s.me) cls.push("me");
-      if (s.nominated) cls.push("nominated");
-      const cell = el("div", { className: cls.join(" "), id: "seat-" + s.seat, title: t(s.status) });
-      cell.appendChild(el("div", null, "#" + s.seat + (s.mate ? " ♠" : "")));
-      cell.appendChild(el("div", { className: "dim" }, t(s.status)));
-      if (s.fouls) cell.appendChild(el("div", { className: "fouls" }, s.fouls + " " + t("fouls")));
-      row.appendChild(cell);
-    }
-    box.appendChild(row);
-    if (state.nominees && state.nominees.length) box.appendChild(el("p", null, t("nominees") + ": " + seats(state.nominees)));
+  // ----- sounds (off by default; a short tone made on the page, no file, no URL) --------------------------------
+  const sound = {
+    on: false,
+    ctx: null,
+    init() {
+      const box = $("sound");
+      if (!box) return;
+      try { this.on = window.localStorage.getItem("arena-sound") === "on"; } catch (e) { this.on = false; }
+      box.checked = this.on;
+      box.addEventListener("change", () => {
+        this.on = box.checked;
+        try { window.localStorage.setItem("arena-sound", this.on ? "on" : "off"); } catch (e) { /* private mode */ }
+        if (this.on) this.play("turn");
+      });
+    },
+    play(kind) {
+      if (!this.on || !window.AudioContext) return;
+      if (!this.ctx) this.ctx = new window.AudioContext();
+      const notes = kind === "night" ? [392, 262, 196] : [660, 880];
+      notes.forEach((freq, i) => {
+        const osc = this.ctx.createOscillator(), gain = this.ctx.createGain();
+        const at = this.ctx.currentTime + i * 0.16;
+        osc.frequency.value = freq;
+        gain.gain.setValueAtTime(0.0001, at);
+        gain.gain.exponentialRampToValueAtTime(0.15, at + 0.02);
+        gain.gain.exponentialRampToValueAtTime(0.0001, at + 0.15);
+        osc.connect(gain).connect(this.ctx.destination);
+        osc.start(at);
+        osc.stop(at + 0.16);
+      });
+    },
+  };
+
+  function announce(text) { // for screen readers: the turn, the night, the end
+    const box = $("announce");
+    if (!box || !text) return;
+    box.textContent = "";
+    setTimeout(() => { box.textContent = text; }, 30);
   }
 
-  function drawLog(state) {
-    const log = $("log");
+  // ----- the table: seats around it -------------------------------------------------------------------------------
+  let choosing = null; // the pending decision's seats: {options, selected, toggle, onPick}
+  let lastState = null;
+
+  function markChips(mark) {
+    if (mark.kind === "sheriff_check") return { cls: mark.value === "black" || mark.value === "yes" ? "chip black" : "chip red", text: "⚲ " + checkWord(mark), title: t("checked_by_sheriff", { night: mark.night, value: checkWord(mark) }) };
+    if (mark.kind === "don_check") return { cls: mark.value === "sheriff" ? "chip sheriff" : "chip plain", text: "♚ " + checkWord(mark), title: t("checked_by_don", { night: mark.night, value: checkWord(mark) }) };
+    return null;
+  }
+
+  function seatLabel(s, info) { // what a screen reader says of a seat
+    const parts = [t("seat") + " " + s.seat, t(s.status)];
+    if (s.me) parts.push(t("you"));
+    if (info.role) parts.push(info.role);
+    if (s.fouls) parts.push(plural(s.fouls, "foul"));
+    if (s.nominated) parts.push(s.nominated_by ? t("nominated_by", { seat: seatName(s.nominated_by) }) : t("nominated"));
+    for (const chip of info.chips) parts.push(chip.title || chip.text);
+    if (info.speaking) parts.push(t("speaker"));
+    if (info.hands !== null) parts.push(info.hands + " " + t("hands"));
+    if (s.out) parts.push(howWord(s.out.how));
+    return parts.join(", ");
+  }
+
+  function drawRing(state, end) {
+    const ring = $("ring");
+    if (!ring) return;
+    const n = state.table.length;
+    ring.dataset.n = String(n);
+    ring.setAttribute("aria-label", t("table_label", { n: n }));
+    const hadFocus = ring.contains(document.activeElement);
+    const focused = hadFocus ? document.activeElement.dataset.seat : null;
+    clear(ring);
+    const revealed = {};
+    if (end) for (const r of end.seats) revealed[r.seat] = r;
+    const hands = {};
+    if (state.tally && !state.tally.yes_no) for (const c of state.tally.candidates) hands[c.seat] = c.hands;
+    const acted = {};
+    for (const a of state.tonight || []) if (a.target !== null && a.target !== undefined) acted[a.target] = a;
+    const speaking = state.speaker ? state.speaker.seat : null;
+    state.table.forEach((s, i) => {
+      const cls = ["seat", s.status];
+      const info = { role: null, chips: [], speaking: speaking === s.seat && !state.over, hands: s.seat in hands ? hands[s.seat] : null };
+      if (s.me) cls.push("me");
+      if (s.mate) cls.push("mate");
+      if (s.nominated) cls.push("nominated");
+      if (info.speaking) cls.push("speaking");
+      const reveal = revealed[s.seat];
+      if (reveal) { info.role = reveal.label; if (reveal.black) cls.push("black-role"); }
+      else if (s.me && state.role_label) info.role = state.role_label;
+      const seen = new Set();
+      for (const mark of (s.marks || []).slice().reverse()) { // the latest of each kind of check, once
+        if ((mark.kind === "team" || mark.kind === "card") && !reveal && !s.me) info.role = mark.label || mark.value;
+        const chip = markChips(mark);
+        if (chip && !seen.has(mark.kind)) { seen.add(mark.kind); info.chips.unshift(chip); }
+      }
+      if (s.mate && !reveal) cls.push("black-role");
+      const pick = choosing && choosing.options.has(s.seat);
+      if (pick) cls.push("choosable");
+      if (choosing && choosing.selected.has(s.seat)) cls.push("chosen");
+      if (acted[s.seat]) cls.push("target");
+      if (state.tally && state.tally.candidates.some((c) => c.seat === s.seat)) cls.push("candidate");
+      const seat = el("button", { type: "button", className: cls.join(" "), id: "seat-" + s.seat, dataset: { seat: String(s.seat) }, tabIndex: -1 });
+      seat.classList.add("sp-" + s.seat);
+      const angle = (-90 + (360 * (i + 0.5)) / n) * Math.PI / 180;
+      seat.style.setProperty("--x", (50 + 43 * Math.cos(angle)).toFixed(2) + "%");
+      seat.style.setProperty("--y", (50 + 41 * Math.sin(angle)).toFixed(2) + "%");
+      seat.appendChild(el("span", { className: "num" }, s.seat));
+      if (info.role) seat.appendChild(el("span", { className: "role" }, info.role));
+      else if (s.me) seat.appendChild(el("span", { className: "role" }, t("you")));
+      if (s.status !== "alive" && s.out) seat.appendChild(el("span", { className: "out", title: howWord(s.out.how) }, "✝ " + (W["out_" + s.out.how] || howWord(s.out.how))));
+      else if (s.status !== "alive") seat.appendChild(el("span", { className: "out" }, t(s.status)));
+      if (s.fouls) {
+        const f = el("span", { className: "fouls", title: plural(s.fouls, "foul") }, "●".repeat(Math.min(s.fouls, 4)));
+        f.setAttribute("aria-hidden", "true");
+        seat.appendChild(f);
+      }
+      const chips = el("span", { className: "chips" });
+      for (const chip of info.chips) chips.appendChild(el("span", { className: chip.cls, title: chip.title }, chip.text));
+      if (s.nominated) chips.appendChild(el("span", { className: "chip nom", title: s.nominated_by ? t("nominated_by", { seat: seatName(s.nominated_by) }) : t("nominated") }, s.nominated_by ? "⚑ " + s.nominated_by : "⚑"));
+      if (info.hands !== null && info.hands > 0) chips.appendChild(el("span", { className: "chip hands" }, "▲" + info.hands));
+      if (acted[s.seat]) chips.appendChild(el("span", { className: "chip act" }, W["act_" + acted[s.seat].kind] || acted[s.seat].kind));
+      if (s.lost_vote) chips.appendChild(el("span", { className: "chip plain" }, t("no_vote_right")));
+      if (chips.childNodes.length) seat.appendChild(chips);
+      seat.setAttribute("aria-label", seatLabel(s, info));
+      if (pick) {
+        seat.setAttribute("aria-pressed", choosing.selected.has(s.seat) ? "true" : "false");
+        seat.addEventListener("click", () => choosing && choosing.onPick(s.seat));
+      } else {
+        seat.setAttribute("aria-disabled", "true");
+      }
+      ring.appendChild(seat);
+    });
+    // one tab stop for the whole table; the arrow keys move between seats (a roving tabindex)
+    const buttons = Array.from(ring.querySelectorAll("button.seat"));
+    const start = buttons.find((b) => b.dataset.seat === focused) || buttons.find((b) => b.classList.contains("choosable")) || buttons[0];
+    if (start) start.tabIndex = 0;
+    if (hadFocus && start) start.focus(); // a redraw keeps the keyboard where it was
+  }
+
+  function ringKeys() {
+    const ring = $("ring");
+    if (!ring) return;
+    ring.addEventListener("keydown", (ev) => {
+      const buttons = Array.from(ring.querySelectorAll("button.seat"));
+      const i = buttons.indexOf(document.activeElement);
+      if (i < 0) return;
+      let j = null;
+      if (ev.key === "ArrowRight" || ev.key === "ArrowDown") j = (i + 1) % buttons.length;
+      else if (ev.key === "ArrowLeft" || ev.key === "ArrowUp") j = (i - 1 + buttons.length) % buttons.length;
+      else if (ev.key === "Home") j = 0;
+      else if (ev.key === "End") j = buttons.length - 1;
+      if (j === null) return;
+      ev.preventDefault();
+      buttons[i].tabIndex = -1;
+      buttons[j].tabIndex = 0;
+      buttons[j].focus();
+    });
+  }
+
+  // ----- the centre of the table: the phase, the speaker, the one clock, the vote ---------------------------------
+  const clock = { deadline: 0, total: 0, onZero: null, fired: false };
+
+  function setClock(leftS, totalS, onZero) {
+    clock.deadline = leftS === null || leftS === undefined ? 0 : Date.now() + leftS * 1000;
+    clock.total = totalS || 0;
+    clock.onZero = onZero || null;
+    clock.fired = false;
+    tick();
+  }
+
+  function tick() {
+    const box = $("clock");
+    if (!box) return;
+    if (!clock.deadline || !clock.total) { box.hidden = true; return; }
+    box.hidden = false;
+    const left = Math.max(0, (clock.deadline - Date.now()) / 1000);
+    const fill = $("clock-fill");
+    fill.style.width = Math.max(0, Math.min(100, (100 * left) / clock.total)).toFixed(1) + "%";
+    box.classList.toggle("low", left <= 10);
+    $("clock-text").textContent = secs(Math.ceil(left));
+    if (left <= 0 && clock.onZero && !clock.fired) { clock.fired = true; clock.onZero(); }
+  }
+  setInterval(tick, 200);
+
+  function drawTally(state) {
+    const box = $("tally");
+    if (!box) return;
+    clear(box);
+    const tally = state.tally;
+    if (!tally || state.phase !== "day") { box.hidden = true; return; }
+    box.hidden = false;
+    const mine = state.pending && state.pending.form.kind === "vote" ? state.pending.form.candidate : null;
+    box.appendChild(el("div", { className: "tally-title" }, (W["vote_" + tally.kind] || tally.kind) + ": " + seats(tally.candidates.map((c) => c.seat)) + (tally.counted ? " · " + t("counted") : "")));
+    const list = el("ul", { className: "tally-list", id: "tally-list" });
+    if (tally.yes_no) {
+      for (const key of ["yes", "no"]) {
+        const row = el("li", { className: "tally-row" });
+        row.appendChild(el("span", { className: "who" }, t(key)));
+        row.appendChild(el("span", { className: "count" }, tally[key].length));
+        row.appendChild(el("span", { className: "voters" }, tally[key].map(seatName).join(" ")));
+        list.appendChild(row);
+      }
+    } else {
+      for (const c of tally.candidates) {
+        const row = el("li", { className: "tally-row" + (c.seat === mine ? " now" : "") });
+        row.appendChild(el("span", { className: "who" }, seatName(c.seat)));
+        row.appendChild(el("span", { className: "count" }, c.hands));
+        row.appendChild(el("span", { className: "voters" }, c.voters.map((v) => (v.default ? "(#" + v.seat + ")" : "#" + v.seat)).join(" ")));
+        list.appendChild(row);
+      }
+      if (tally.abstain.length) {
+        const row = el("li", { className: "tally-row" });
+        row.appendChild(el("span", { className: "who" }, t("abstain")));
+        row.appendChild(el("span", { className: "count" }, tally.abstain.length));
+        row.appendChild(el("span", { className: "voters" }, tally.abstain.map(seatName).join(" ")));
+        list.appendChild(row);
+      }
+    }
+    box.appendChild(list);
+  }
+
+  function drawCenter(state) {
+    const phase = $("phase");
+    if (phase) phase.textContent = state.over ? t("won_by", { side: state.winner_label || state.winner || "?" }) : state.phase_label || "";
+    const sp = $("speaker");
+    if (sp) {
+      const who = state.speaker && !state.over ? state.speaker.seat : null;
+      sp.textContent = who === null ? "" : who === state.seat ? t("your_speech_now") : t("speaking_now", { seat: seatName(who) });
+    }
+    drawTally(state);
+  }
+
+  // ----- the log: speeches in the speaker's colour ----------------------------------------------------------------
+  function drawLog(lines, id) {
+    const log = $(id || "log");
     if (!log) return;
-    const atEnd = log.scrollTop + log.clientHeight >= log.scrollHeight - 20;
+    const atEnd = log.scrollTop + log.clientHeight >= log.scrollHeight - 30;
     clear(log);
-    for (const line of state.log) {
-      log.appendChild(el("li", { className: line.audience, dataset: { seq: String(line.seq) } }, line.text));
+    for (const line of lines) {
+      const cls = [line.audience];
+      if (line.type) cls.push("ev-" + line.type);
+      if (line.speaker) cls.push("spoken", "sp-" + line.speaker);
+      log.appendChild(el("li", { className: cls.join(" "), dataset: { seq: String(line.seq) } }, line.text));
     }
     if (atEnd) log.scrollTop = log.scrollHeight;
   }
 
+  // ----- the seat's own card ----------------------------------------------------------------------------------
   function drawRole(state) {
     const box = $("role");
     if (!box) return;
     clear(box);
-    if (state.role) {
-      box.appendChild(el("p", { className: "status", id: "role-name" }, t("your_role") + ": " + (state.role_label || state.role)));
-      if (state.teammates && state.teammates.length) box.appendChild(el("p", null, t("teammates") + ": " + seats(state.teammates)));
+    if (!state.role) { show($("rolecard"), boot.mode === "seat"); return; }
+    show($("rolecard"), true);
+    box.appendChild(el("p", { className: "status", id: "role-name" }, t("your_role") + ": " + (state.role_label || state.role)));
+    if (state.teammates && state.teammates.length) box.appendChild(el("p", { id: "teammates" }, t("teammates") + ": " + seats(state.teammates)));
+    const checks = [];
+    for (const s of state.table) for (const m of s.marks || []) if (m.kind === "sheriff_check" || m.kind === "don_check") checks.push([s.seat, m]);
+    if (checks.length) {
+      const ul = el("ul", { className: "checks", id: "my-checks" });
+      checks.sort((a, b) => a[1].night - b[1].night);
+      for (const [seat, m] of checks) {
+        const chip = markChips(m);
+        ul.appendChild(el("li", { className: chip.cls }, seatName(seat) + ": " + chip.title));
+      }
+      box.appendChild(ul);
     }
     const forb = $("forbidden");
-    if (forb && state.forbidden && state.forbidden.length) forb.textContent = t("forbidden") + ": " + state.forbidden.join(", ");
-  }
-
-  function drawGod(god) {
-    const box = $("god");
-    if (!box || !god) return;
-    clear(box);
-    const roles = el("div", { className: "seats-row", id: "god-roles" });
-    for (const r of god.roles || []) roles.appendChild(el("div", { className: "seatbox" }, "#" + r.seat + " " + (r.label || r.role)));
-    box.appendChild(roles);
-    if (god.reasoning && god.reasoning.length) {
-      box.appendChild(el("h3", null, t("reasoning")));
-      const list = el("ul");
-      for (const r of god.reasoning) list.appendChild(el("li", null, "#" + r.seat + ": " + r.text));
-      box.appendChild(list);
+    if (forb && state.forbidden && state.forbidden.length) {
+      clear(forb);
+      const det = el("details");
+      det.appendChild(el("summary", null, t("forbidden")));
+      det.appendChild(el("p", null, state.forbidden.map((p) => "«" + p + "»").join(", ")));
+      forb.appendChild(det);
     }
   }
-
-  let speakerEnd = 0, speakerSeat = null, askEnd = 0;
-  function tick() {
-    const sp = $("speaker");
-    if (sp) sp.textContent = speakerSeat ? t("speaker") + ": #" + speakerSeat + " · " + Math.max(0, Math.ceil((speakerEnd - Date.now()) / 1000)) + " s" : "";
-    const left = $("time-left");
-    if (left && askEnd) left.textContent = t("time_left") + ": " + Math.max(0, Math.ceil((askEnd - Date.now()) / 1000)) + " s";
-  }
-  setInterval(tick, 250);
 
   function drawStatus(state) {
     const st = $("status");
     if (!st) return;
     st.className = "status";
+    delete st.dataset.over;
     if (state.over) {
       st.textContent = t("game_over") + (state.winner ? " · " + t("winner") + ": " + (state.winner_label || state.winner) : "");
-      st.id = "status";
       st.dataset.over = "1";
     } else if (state.pending) {
-      st.textContent = t("your_turn");
+      const form = state.pending.form;
+      st.textContent = t("your_turn") + ": " + (W["kind_" + form.kind] || form.kind);
       st.className = "status turn";
     } else if (state.speaker && state.speaker.seat !== state.seat) {
-      st.textContent = t("waiting_speech", { seat: "#" + state.speaker.seat });
+      st.textContent = t("waiting_speech", { seat: seatName(state.speaker.seat) });
     } else {
       st.textContent = t("waiting");
     }
-    speakerSeat = state.speaker && !state.over ? state.speaker.seat : null;
-    speakerEnd = state.speaker ? Date.now() + state.speaker.left_s * 1000 : 0;
     const err = $("error");
     if (err) err.textContent = state.error || "";
+    show($("status-card"), boot.mode !== "seat" || !(state.pending || state.end) || !!state.error);
   }
 
   // ----- a seat's controls ------------------------------------------------------------------------------------
   let currentAsk = null;
+  let sentAsk = null;
   let send = null; // set by the connection
 
   function reply(text, good) {
     const box = $("reply");
     if (!box) return;
-    box.className = good ? "good" : "bad";
-    box.textContent = text;
+    box.className = text ? (good ? "good" : "bad") : "";
+    box.textContent = text || "";
   }
 
-  function counter(area, form) {
-    const line = el("div", { className: "counter", id: "counter" });
-    const warn = el("div", { className: "warn", id: "forbidden-hit" });
+  function speechCounter(area, form, go, note) {
+    const line = el("div", { className: "counter", id: "counter", aria: { live: "polite" } });
+    const warn = el("div", { className: "forbidden-hit", id: "forbidden-hit", role: "alert" });
     const update = () => {
       const text = area.value;
       const words = text.trim() ? text.trim().split(/\s+/).length : 0;
       line.textContent = words + " / " + form.max_words + " " + t("words") + " · " + text.length + " / " + form.max_chars + " " + t("chars");
-      line.className = "counter" + (words > form.max_words || text.length > form.max_chars ? " over" : "");
-      const low = text.toLowerCase();
+      const overWords = words - form.max_words, overChars = text.length - form.max_chars;
+      const over = overWords > 0 || overChars > 0;
+      line.className = "counter" + (over ? " over" : "");
+      if (over) line.appendChild(el("span", { className: "over-note" }, " · " + (overWords > 0 ? t("over_words", { n: overWords }) : t("over_chars", { n: overChars }))));
+      if (go) go.disabled = over;
+      const low = text.toLowerCase().split(/\s+/).join(" ");
       const hits = (form.forbidden || []).filter((p) => low.includes(p));
-      warn.textContent = hits.length ? t("forbidden") + ": " + hits.join(", ") : "";
+      warn.textContent = hits.length ? t("forbidden_hit", { list: hits.map((p) => "«" + p + "»").join(", ") }) : "";
+      warn.hidden = !hits.length;
+      if (note) note(text);
     };
     area.addEventListener("input", update);
-    update();
-    return [line, warn];
+    return [line, warn, update];
+  }
+
+  // "I nominate 5", «выставляю 5» in the text: the picker is set to it (the words alone nominate nobody)
+  const SPOKEN = /(?:^|[^\p{L}\p{N}])(?:i\s+nominate|my\s+nomination\s+is|(?<!не\s)выставляю|моя\s+кандидатура)[\s:,—-]*(?:(?:seat|player|number|игрока|игрок|номер|место|№)\s*)*#?\s*(\d{1,2})(?!\d)/iu;
+
+  function knownOf(seat) { // what the seat's own checks said of a seat, to mark it where it is offered again
+    const row = lastState && lastState.table.find((r) => r.seat === seat);
+    const marks = row ? (row.marks || []).filter((m) => m.kind === "sheriff_check" || m.kind === "don_check") : [];
+    return marks.length ? markChips(marks[marks.length - 1]) : null;
   }
 
   function pickButtons(box, form, onPick) {
-    const row = el("div", { className: "picks" });
+    const row = el("div", { className: "picks", role: "group" });
     for (const s of form.options) {
-      const b = el("button", { type: "button", className: "pick", dataset: { seat: String(s) } }, "#" + s);
+      const known = knownOf(s);
+      const b = el("button", { type: "button", className: "pick" + (known ? " checked" : ""), dataset: { seat: String(s) }, title: known ? known.title : "" }, seatName(s) + (known ? " " + known.text : ""));
       b.addEventListener("click", () => onPick(s));
       row.appendChild(b);
     }
@@ -157,47 +401,86 @@
     box.appendChild(row);
   }
 
+  function choose(options, onPick, toggle) {
+    choosing = { options: new Set(options), selected: new Set(), toggle: !!toggle, onPick: onPick };
+  }
+
   function drawControls(state) {
     const box = $("controls");
     if (!box) return;
+    const card = $("controls-card");
     const pending = state.pending;
     if (!pending) {
-      if (currentAsk !== null) { clear(box); currentAsk = null; askEnd = 0; delete box.dataset.ask; }
+      if (currentAsk !== null) { clear(box); currentAsk = null; delete box.dataset.ask; delete box.dataset.kind; }
+      choosing = null;
+      if (sentAsk !== null || state.over) { reply("", true); sentAsk = null; } // a stale "Accepted" goes
+      if (state.speaker && state.speaker.seat !== state.seat) setClock(state.speaker.left_s, state.speaker.seconds);
+      else if (!state.speaker) setClock(null, 0);
+      show(card, false);
       return;
     }
+    show(card, true);
     if (pending.ask === currentAsk) return; // keep what is being typed
+    if (currentAsk === null || pending.ask !== currentAsk) { sound.play("turn"); announce(t("your_turn") + ": " + (W["kind_" + pending.form.kind] || pending.form.kind)); }
     currentAsk = pending.ask;
-    askEnd = pending.left_s === null ? 0 : Date.now() + pending.left_s * 1000;
+    sentAsk = null;
+    choosing = null;
     clear(box);
     reply("", true);
     const form = pending.form;
     box.dataset.kind = form.kind;
     box.dataset.ask = pending.ask;
-    const submit = (answer) => send({ type: "decide", ask: pending.ask, answer: answer });
-    box.appendChild(el("h2", { id: "ask-title" }, t("your_turn") + ": " + (W["kind_" + form.kind] || form.kind.replace("_", " ")) + (form.speech ? " (" + form.speech.replace("_", " ") + ")" : "")));
+    const submit = (answer) => { sentAsk = pending.ask; send({ type: "decide", ask: pending.ask, answer: answer }); };
+    const title = t("your_turn") + ": " + (W["kind_" + form.kind] || form.kind) + (form.speech && form.speech !== "regular" ? " (" + (W["speech_" + form.speech] || form.speech) + ")" : "");
+    box.appendChild(el("h2", { id: "ask-title" }, title));
     if (pending.problem) box.appendChild(el("p", { className: "bad" }, t("refused") + ": " + pending.problem));
-    box.appendChild(el("p", { className: "dim", id: "time-left" }));
-    box.appendChild(el("p", { className: "dim" }, t("default") + ": " + form.default));
+    if (form.rule) box.appendChild(el("p", { className: "rule", id: "vote-rule" }, form.rule));
+    box.appendChild(el("p", { className: "dim", id: "default" }, t("default") + ": " + form.default));
+    let onZero = null;
 
     if (form.kind === "speech" || form.kind === "black_message") {
       const area = el("textarea", { id: "speech", maxLength: form.max_chars, placeholder: form.kind === "speech" ? t("speech_prompt") : t("message") });
+      area.setAttribute("aria-label", form.kind === "speech" ? t("speech_prompt") : t("message"));
       box.appendChild(area);
-      for (const node of counter(area, form)) box.appendChild(node);
-      if (form.kind === "speech" && form.forbidden && form.forbidden.length) box.appendChild(el("p", { className: "warn" }, t("forbidden") + ": " + form.forbidden.join(", ")));
+      const go = el("button", { type: "button", id: "send", className: "primary" }, t("send"));
       let nominate = null, extra = null;
+      const heard = el("p", { className: "dim", id: "heard" });
+      const onText = (text) => {
+        if (!nominate) return;
+        const m = SPOKEN.exec(text);
+        const seat = m ? Number(m[1]) : null;
+        if (seat !== null && form.nominate_options.includes(seat) && !nominate.value) {
+          nominate.value = String(seat);
+          choosing && (choosing.selected = new Set([seat]));
+          heard.textContent = t("heard_nomination", { seat: seatName(seat) });
+          redrawRing();
+        }
+      };
+      const [counterLine, warn, update] = speechCounter(area, form, go, onText);
+      box.appendChild(counterLine);
+      box.appendChild(warn);
       const orders = [];
       if (form.kind === "speech" && form.may_nominate) {
         nominate = el("select", { id: "nominate" });
         nominate.appendChild(el("option", { value: "" }, t("no_nomination")));
-        for (const s of form.nominate_options) nominate.appendChild(el("option", { value: String(s) }, "#" + s));
-        const label = el("label", null, t("nominate") + " ");
+        for (const s of form.nominate_options) nominate.appendChild(el("option", { value: String(s) }, seatName(s)));
+        const label = el("label", { className: "field" }, t("nominate") + " ");
         label.appendChild(nominate);
         box.appendChild(label);
         if (form.already_nominated.length) box.appendChild(el("span", { className: "dim" }, " (" + t("already_nominated") + ": " + form.already_nominated.join(", ") + ")"));
+        box.appendChild(heard);
+        box.appendChild(el("p", { className: "dim" }, t("click_seat_nominate")));
+        choose(form.nominate_options, (s) => {
+          const same = nominate.value === String(s);
+          nominate.value = same ? "" : String(s);
+          choosing.selected = same ? new Set() : new Set([s]);
+          redrawRing();
+        });
+        nominate.addEventListener("change", () => { choosing.selected = nominate.value ? new Set([Number(nominate.value)]) : new Set(); redrawRing(); });
       }
       if (form.may_request_extra) {
         extra = el("input", { type: "checkbox", id: "extra" });
-        const label = el("label", null, " " + t("extra"));
+        const label = el("label", { className: "field" }, " " + t("extra"));
         label.prepend(extra);
         box.appendChild(label);
       }
@@ -205,95 +488,257 @@
         const label = el("p", null, t("kill_order") + ": ");
         for (let i = 0; i < form.max_targets; i++) {
           const sel = el("select", { className: "order" });
+          sel.setAttribute("aria-label", t("kill_order") + " " + (i + 1));
           sel.appendChild(el("option", { value: "" }, "—"));
-          for (const s of form.options) sel.appendChild(el("option", { value: String(s) }, "#" + s));
+          for (const s of form.options) sel.appendChild(el("option", { value: String(s) }, seatName(s)));
           orders.push(sel);
           label.appendChild(sel);
         }
         box.appendChild(label);
       }
-      const go = el("button", { type: "button", id: "send" }, t("send"));
-      go.addEventListener("click", () => {
-        const answer = { text: area.value };
+      const answerOf = (text) => {
+        const answer = { text: text };
         if (form.kind === "speech") {
           answer.nominate = nominate && nominate.value ? [Number(nominate.value)] : [];
           if (extra) answer.extra = extra.checked;
         } else if (form.may_set_order) {
           answer.targets = orders.map((s) => s.value).filter((v) => v).map(Number);
         }
-        submit(answer);
-      });
-      box.appendChild(el("div")).appendChild(go);
+        return answer;
+      };
+      go.addEventListener("click", () => { if (!go.disabled) submit(answerOf(area.value)); });
+      area.addEventListener("keydown", (ev) => { if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); go.click(); } });
+      const row = el("div", { className: "actions" });
+      row.appendChild(go);
+      row.appendChild(el("span", { className: "dim keys" }, t("keys_speech")));
+      box.appendChild(row);
+      update();
+      if (form.kind === "speech" && pending.left_s !== null) {
+        onZero = () => { // the rules' time binds: what was typed goes, cut to the word budget
+          const words = area.value.trim().split(/\s+/).filter((w) => w).slice(0, form.max_words);
+          submit(answerOf(words.join(" ").slice(0, form.max_chars)));
+          reply(t("time_up_sent"), true);
+        };
+      }
+      setTimeout(() => area.focus(), 0);
     } else if (form.kind === "vote") {
-      const who = form.subject === "lift" ? seats(form.candidates) : "#" + form.candidate;
+      const who = form.subject === "lift" ? seats(form.candidates) : seatName(form.candidate);
       box.appendChild(el("p", { className: "status" }, t("vote_on") + " " + who + "?"));
-      const yes = el("button", { type: "button", id: "vote-yes" }, t("yes"));
+      const yes = el("button", { type: "button", id: "vote-yes", className: "primary" }, t("yes"));
       const no = el("button", { type: "button", id: "vote-no" }, t("no"));
       yes.addEventListener("click", () => submit({ vote: true }));
       no.addEventListener("click", () => submit({ vote: false }));
-      box.appendChild(yes);
-      box.appendChild(no);
+      const row = el("div", { className: "actions" });
+      row.append(yes, no, el("span", { className: "dim keys" }, t("keys_vote")));
+      box.appendChild(row);
+      setTimeout(() => yes.focus(), 0);
     } else if (form.kind === "best_move") {
-      box.appendChild(el("p", null, t("best_move") + " (≤ " + form.max_targets + ")"));
+      box.appendChild(el("p", null, t("click_seats_best", { n: form.max_targets })));
       const boxes = [];
+      const list = el("div", { className: "picks" });
       for (const s of form.options) {
         const cb = el("input", { type: "checkbox", value: String(s), className: "best" });
-        const label = el("label", null, " #" + s + " ");
+        const label = el("label", { className: "field" }, " " + seatName(s) + " ");
         label.prepend(cb);
         boxes.push(cb);
-        box.appendChild(label);
+        list.appendChild(label);
+        cb.addEventListener("change", () => { if (cb.checked) choosing.selected.add(s); else choosing.selected.delete(s); redrawRing(); });
       }
-      const go = el("button", { type: "button", id: "send" }, t("send"));
+      box.appendChild(list);
+      choose(form.options, (s) => {
+        const cb = boxes.find((b) => Number(b.value) === s);
+        if (!choosing.selected.has(s) && choosing.selected.size >= form.max_targets) return;
+        cb.checked = !cb.checked;
+        if (cb.checked) choosing.selected.add(s); else choosing.selected.delete(s);
+        redrawRing();
+      }, true);
+      const go = el("button", { type: "button", id: "send", className: "primary" }, t("send"));
       go.addEventListener("click", () => submit({ targets: boxes.filter((b) => b.checked).map((b) => Number(b.value)) }));
-      box.appendChild(el("div")).appendChild(go);
+      box.appendChild(el("div", { className: "actions" })).appendChild(go);
     } else if (form.kind === "choose_side") {
+      const row = el("div", { className: "actions" });
       for (const choice of form.choices) {
-        const b = el("button", { type: "button", className: "pick choice" }, choice);
+        const b = el("button", { type: "button", className: "pick choice", dataset: { choice: choice } }, W["side_" + choice] || choice);
         b.addEventListener("click", () => submit({ action: choice }));
-        box.appendChild(b);
+        row.appendChild(b);
       }
+      box.appendChild(row);
     } else if (form.kind === "probe") {
       // private: how likely each seat is to be black, as a percentage per seat (never shown to anyone else)
       box.appendChild(el("p", null, t("probe")));
       const inputs = [];
+      const list = el("div", { className: "picks" });
       for (const s of form.options) {
         const input = el("input", { type: "number", min: "0", max: "100", step: "1", value: "30", className: "probe", dataset: { seat: String(s) } });
-        const label = el("label", null, " #" + s + " ");
+        input.setAttribute("aria-label", seatName(s) + " %");
+        const label = el("label", { className: "field" }, " " + seatName(s) + " ");
         label.appendChild(input);
         label.appendChild(document.createTextNode(" % "));
         inputs.push(input);
-        box.appendChild(label);
+        list.appendChild(label);
       }
-      const go = el("button", { type: "button", id: "send" }, t("send"));
+      box.appendChild(list);
+      const go = el("button", { type: "button", id: "send", className: "primary" }, t("send"));
       go.addEventListener("click", () => {
         const beliefs = {};
         for (const input of inputs) beliefs[input.dataset.seat] = Math.min(100, Math.max(0, Number(input.value) || 0)) / 100;
         submit({ beliefs: beliefs });
       });
-      box.appendChild(el("div")).appendChild(go);
-    } else if (form.kind === "sheriff") {
+      box.appendChild(el("div", { className: "actions" })).appendChild(go);
+    } else {
+      // every targeted kind (ballot, shoot, checks, heal, visit, maniac, sheriff): a click on the table, or a button
       let action = null;
-      if (form.actions.length > 1) {
+      if (form.kind === "sheriff" && form.actions.length > 1) {
         action = el("select", { id: "action" });
-        for (const a of form.actions) action.appendChild(el("option", { value: a }, a));
+        action.setAttribute("aria-label", t("choose"));
+        for (const a of form.actions) action.appendChild(el("option", { value: a }, W["action_" + a] || a));
         box.appendChild(action);
       }
-      pickButtons(box, form, (s) => submit({ action: action ? action.value : form.actions[0] || "check", target: s }));
-    } else {
-      // every targeted kind (ballot, shoot, checks, heal, visit, maniac, and any newer one such as a probe)
-      box.appendChild(el("p", null, t("choose") + ":"));
-      pickButtons(box, form, (s) => submit({ target: s }));
+      const pickOne = (s) => {
+        const answer = { target: s };
+        if (form.kind === "sheriff") answer.action = action ? action.value : form.actions[0] || "check";
+        submit(answer);
+      };
+      box.appendChild(el("p", null, t("click_seat")));
+      pickButtons(box, form, pickOne);
+      choose(form.options, pickOne);
     }
-    tick();
+    setClock(pending.left_s, pending.limit_s, onZero);
+    redrawRing();
   }
 
+  function redrawRing() { if (lastState) drawRing(lastState, lastState.end); }
+
+  function onKey(ev) { // Y / N answer a pending yes-no vote when no field has the focus
+    const tag = (ev.target && ev.target.tagName) || "";
+    if (tag === "TEXTAREA" || tag === "INPUT" || tag === "SELECT" || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const key = ev.key.toLowerCase();
+    const yes = $("vote-yes"), no = $("vote-no");
+    if (yes && (key === "y" || key === "д")) { ev.preventDefault(); yes.click(); }
+    else if (no && (key === "n" || key === "н")) { ev.preventDefault(); no.click(); }
+  }
+
+  // ----- the end: every card, how each seat left, the summary ---------------------------------------------------
+  function drawEnd(end, state) {
+    const box = $("end");
+    if (!box) return;
+    show($("end-card"), !!end);
+    clear(box);
+    if (!end) return;
+    box.appendChild(el("h2", { id: "end-title" }, t("end_title") + " · " + t("won_by", { side: end.winner_label || end.winner })));
+    if (end.reason) box.appendChild(el("p", { className: "dim" }, end.reason));
+    const links = el("p", { className: "links", id: "review-links" });
+    const withLang = (url) => url + (url.includes("?") ? "&" : "?") + "lang=" + encodeURIComponent(boot.lang);
+    if (state.review && state.review.seat) links.appendChild(el("a", { href: withLang(state.review.seat), id: "review-seat" }, t("replay_seat")));
+    if (state.review && state.review.god) links.appendChild(el("a", { href: withLang(state.review.god), id: "review-god" }, t("replay_god")));
+    if (links.childNodes.length) box.appendChild(links);
+    box.appendChild(el("h3", null, t("every_card")));
+    const cards = el("ul", { className: "cards", id: "reveal" });
+    for (const r of end.seats) {
+      const li = el("li", { className: "card-line" + (r.black ? " black-role" : "") + (r.seat === state.seat ? " me" : "") });
+      li.appendChild(el("b", null, seatName(r.seat) + " "));
+      li.appendChild(el("span", { className: "role" }, r.label + (r.side ? " (" + (W["side_" + r.side] || r.side) + ")" : "")));
+      li.appendChild(el("span", { className: "dim" }, r.out ? " · " + howWord(r.out.how) + " · " + (r.out.phase === "night" ? t("night") : t("day")) + " " + r.out.day : ""));
+      cards.appendChild(li);
+    }
+    box.appendChild(cards);
+    drawSummary(end.summary, box, end);
+  }
+
+  function drawSummary(summary, box, end) {
+    const labels = {};
+    for (const r of end.seats) labels[r.seat] = r.label;
+    box.appendChild(el("h3", null, t("summary")));
+    const checks = el("div", { className: "summary", id: "summary-checks" });
+    checks.appendChild(el("h4", null, t("checks")));
+    const cl = el("ul");
+    for (const c of summary.checks) {
+      cl.appendChild(el("li", null, t("checked_line", { night: c.night, who: t("who_" + c.who), by: seatName(c.by), target: seatName(c.target), value: checkWord(c) })));
+    }
+    if (!summary.checks.length) cl.appendChild(el("li", { className: "dim" }, t("none_yet")));
+    checks.appendChild(cl);
+    box.appendChild(checks);
+    const claims = el("div", { className: "summary", id: "summary-claims" });
+    claims.appendChild(el("h4", null, t("claims")));
+    const ml = el("ul");
+    for (const c of summary.claims) {
+      const said = [...c.black.map((s) => seatName(s) + " " + t("check_black")), ...c.red.map((s) => seatName(s) + " " + t("check_red"))];
+      const role = c.label || c.role;
+      ml.appendChild(el("li", null, t("day") + " " + c.day + ": " + t("claimed", { seat: seatName(c.seat), role: role }) + (said.length ? " · " + t("claim_checks", { list: said.join(", ") }) : "")));
+    }
+    if (!summary.claims.length) ml.appendChild(el("li", { className: "dim" }, t("none_yet")));
+    claims.appendChild(ml);
+    box.appendChild(claims);
+    const days = el("div", { className: "summary", id: "summary-votes" });
+    days.appendChild(el("h4", null, t("votes_by_day")));
+    for (const d of summary.days) {
+      const sec = el("section", { className: "day-sum" });
+      sec.appendChild(el("h5", null, t("day") + " " + d.day));
+      const ul = el("ul");
+      if (d.morning && d.morning.seats.length) ul.appendChild(el("li", null, t("morning") + ": " + seats(d.morning.seats)));
+      if (d.nominations.length) ul.appendChild(el("li", null, t("nominations") + ": " + d.nominations.map((n) => seatName(n.by) + " → " + seatName(n.target)).join(", ")));
+      for (const r of d.rounds) {
+        let text = (W["vote_" + r.kind] || r.kind) + " (" + seats(r.candidates) + "): ";
+        if (r.kind === "lift" || r.kind === "acquittal" || r.kind === "threshold") {
+          const yes = r.votes.filter((v) => v.value === "yes").map((v) => v.seat);
+          text += t("yes") + " " + yes.length + (yes.length ? " (" + yes.join(", ") + ")" : "");
+        } else {
+          text += r.candidates.map((c) => {
+            const by = r.votes.filter((v) => v.target === c).map((v) => v.seat);
+            return seatName(c) + " " + by.length + (by.length ? " (" + by.join(", ") + ")" : "");
+          }).join(" · ");
+        }
+        ul.appendChild(el("li", null, text));
+      }
+      ul.appendChild(el("li", null, t("left_game") + ": " + (d.left.length ? d.left.map((l) => seatName(l.seat) + " " + (labels[l.seat] || "") + " (" + howWord(l.how) + ")").join(", ") : t("nobody_left"))));
+      sec.appendChild(ul);
+      days.appendChild(sec);
+    }
+    box.appendChild(days);
+  }
+
+  // ----- the god view (spectators after the end, the admin's replays) -----------------------------------------
+  function drawGod(god) {
+    const box = $("god");
+    show($("god-card"), !!god || boot.mode === "watch");
+    if (!box || !god) return;
+    clear(box);
+    const roles = el("div", { className: "seats-row", id: "god-roles" });
+    for (const r of god.roles || []) roles.appendChild(el("div", { className: "seatbox" + (r.role === "mafia" || r.role === "don" ? " black-role" : "") }, seatName(r.seat) + " " + (r.label || r.role)));
+    box.appendChild(roles);
+    box.appendChild(el("h3", null, t("god_log")));
+    const log = el("ol", { className: "log god-log", id: "god-log" });
+    box.appendChild(log);
+    drawLog(god.log || [], "god-log");
+    if (god.reasoning && god.reasoning.length) {
+      box.appendChild(el("h3", null, t("reasoning")));
+      const list = el("ul", { className: "reasoning" });
+      for (const r of god.reasoning) list.appendChild(el("li", null, seatName(r.seat) + ": " + r.text));
+      box.appendChild(list);
+    }
+  }
+
+  let lastPhase = null;
   function draw(state) {
+    lastState = state;
+    document.body.classList.toggle("night", state.phase === "night" && !state.over);
+    document.body.classList.toggle("over", !!state.over);
+    const phaseKey = state.phase + state.day;
+    if (lastPhase !== null && phaseKey !== lastPhase && !state.over) {
+      if (state.phase === "night") { sound.play("night"); announce(t("night_falls") + ": " + state.phase_label); }
+      else if (state.phase === "day") announce(t("day_breaks") + ": " + state.phase_label);
+    }
+    if (state.over && lastPhase !== null && !lastPhase.startsWith("end")) announce(t("game_over") + " · " + t("winner") + ": " + (state.winner_label || state.winner));
+    lastPhase = phaseKey;
     drawRole(state);
     drawStatus(state);
-    drawTable(state);
-    drawLog(state);
+    drawCenter(state);
     if (boot.mode === "seat") drawControls(state);
-    if (state.god) drawGod(state.god);
+    else setClock(state.speaker ? state.speaker.left_s : null, state.speaker ? state.speaker.seconds : 0);
+    drawRing(state, state.end);
+    drawLog(state.log);
+    drawEnd(state.end, state);
+    if (boot.mode === "watch") drawGod(state.god);
   }
 
   // ----- the live connection (WebSocket, with an HTTP fallback while it is down) --------------------------------
@@ -310,8 +755,13 @@
     function onMessage(msg) {
       if (!msg) return;
       if (msg.type === "state") draw(msg.state);
-      else if (msg.type === "accepted") reply(t("accepted"), true);
-      else if (msg.type === "refused") reply(t("refused") + ": " + msg.reason, false);
+      else if (msg.type === "accepted") {
+        reply(t("sent_waiting"), true);
+        const box = $("controls");
+        if (box && box.dataset.ask === sentAsk) { for (const b of box.querySelectorAll("button, textarea, select, input")) b.disabled = true; }
+        choosing = null;
+        redrawRing();
+      } else if (msg.type === "refused") { sentAsk = null; reply(t("refused") + ": " + msg.reason, false); }
     }
     function open() {
       const scheme = location.protocol === "https:" ? "wss://" : "ws://";
@@ -334,17 +784,36 @@
   function replay() {
     let step = boot.steps;
     const viewAs = $("view-as");
-    viewAs.appendChild(el("option", { value: "0" }, t("god_view")));
+    if (boot.god !== false) viewAs.appendChild(el("option", { value: "0" }, t("god_view")));
     for (let s = 1; s <= boot.players; s++) viewAs.appendChild(el("option", { value: String(s) }, t("seat") + " #" + s));
+    if (boot.seat) viewAs.value = String(boot.seat);
+    else if (boot.as === "god") viewAs.value = "0";
     const load = () => {
-      const url = "/api/replay/" + encodeURIComponent(boot.token) + "/" + encodeURIComponent(boot.name) + "?seat=" + viewAs.value + "&step=" + step + "&lang=" + encodeURIComponent(boot.lang);
+      const url = boot.api + (boot.api.includes("?") ? "&" : "?") + "seat=" + viewAs.value + "&step=" + step + "&lang=" + encodeURIComponent(boot.lang);
       fetch(url, { cache: "no-store" }).then((r) => r.json()).then((state) => {
         $("step").textContent = String(state.step);
         if (state.detail) { $("error").textContent = state.detail; return; }
-        drawRole(state); drawTable(state); drawLog(state);
+        lastState = state;
+        drawRole(state);
+        const phase = $("phase");
+        if (phase) phase.textContent = state.phase_label || "";
+        drawTally(state);
+        drawRing(state, null);
+        drawLog(state.log);
         const god = $("god");
         clear(god);
-        if (state.roles) drawGod(state);
+        show($("god-card"), !!state.roles);
+        if (state.roles) {
+          const roles = el("div", { className: "seats-row", id: "god-roles" });
+          for (const r of state.roles) roles.appendChild(el("div", { className: "seatbox" + (r.role === "mafia" || r.role === "don" ? " black-role" : "") }, seatName(r.seat) + " " + (r.label || r.role)));
+          god.appendChild(roles);
+          if (state.reasoning && state.reasoning.length) {
+            god.appendChild(el("h3", null, t("reasoning")));
+            const list = el("ul", { className: "reasoning" });
+            for (const r of state.reasoning) list.appendChild(el("li", null, seatName(r.seat) + ": " + r.text));
+            god.appendChild(list);
+          }
+        }
       });
     };
     const go = (to) => { step = Math.max(0, Math.min(boot.steps, to)); load(); };
@@ -361,10 +830,12 @@
     const preset = $("preset"), list = $("seat-list"), lang = $("table-lang");
     lang.value = boot.lang;
     for (const name of Object.keys(boot.presets)) preset.appendChild(el("option", { value: name }, name));
+    preset.value = boot.default_preset || ("fiim" in boot.presets ? "fiim" : Object.keys(boot.presets)[0]);
     const drawSeats = () => {
       clear(list);
       for (let s = 1; s <= boot.presets[preset.value]; s++) {
         const sel = el("select", { className: "agent", dataset: { seat: String(s) } });
+        sel.setAttribute("aria-label", t("seat") + " " + s);
         for (const a of boot.agents) sel.appendChild(el("option", { value: a }, a));
         const label = el("label", null, "#" + s + " ");
         label.appendChild(sel);
@@ -373,10 +844,19 @@
     };
     preset.addEventListener("change", drawSeats);
     drawSeats();
-    $("create").addEventListener("click", () => {
+    const button = $("create"), busy = $("busy");
+    button.addEventListener("click", () => {
       const seatsMap = {};
       for (const sel of list.querySelectorAll("select.agent")) seatsMap[sel.dataset.seat] = sel.value;
-      fetch("/api/tables/" + encodeURIComponent(boot.token), { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ preset: preset.value, lang: lang.value, seats: seatsMap }) })
+      const body = { preset: preset.value, lang: lang.value, seats: seatsMap };
+      const seed = $("seed").value.trim(), limit = $("time-limit").value.trim();
+      if (seed) body.seed = Number(seed);
+      if (limit) body.human_timeout = Number(limit);
+      button.disabled = true;
+      busy.hidden = false;
+      $("create-form").setAttribute("aria-busy", "true");
+      reply("", true);
+      fetch("/api/tables/" + encodeURIComponent(boot.token), { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) })
         .then((r) => r.json()).then((data) => {
           const out = $("links");
           clear(out);
@@ -389,10 +869,15 @@
             ul.appendChild(li);
           }
           out.appendChild(ul);
-        });
+        })
+        .catch(() => reply(t("connection_lost"), false))
+        .finally(() => { button.disabled = false; busy.hidden = true; $("create-form").removeAttribute("aria-busy"); });
     });
   }
 
+  sound.init();
+  ringKeys();
+  document.addEventListener("keydown", onKey);
   if (boot.mode === "seat" || boot.mode === "watch") connect();
   else if (boot.mode === "replay") replay();
   else if (boot.mode === "create") create();
