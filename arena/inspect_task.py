@@ -6,8 +6,12 @@ Each sample is one game. The evaluated model plays the chosen seats (`seats`: `a
 in even samples and one black seat in odd ones, the same deal twice; or a comma list of seat numbers), every other
 seat is the `field` (a bot, or an agent definition from `agents/`). The model is reached through Inspect's
 `get_model().generate` with the same prompts and strict answer schema an arena LLM seat gets, and its answers go
-through the same engine checks, re-asks and defaults. Scores: the win rate per side, the invalid-action rate
-(re-asks, timeouts and errors per decision of the evaluated seats) and the Brier score of its daily belief probes.
+through the same engine checks, re-asks and defaults. Scores, each with its standard error (clustered by deal): the
+win rate per side and the draw rate apart; the invalid-action rate (the share, in [0, 1], of the decisions the model
+was reached for that it never answered legally) and the first-answer invalid rate; transport failures (timeouts,
+connection errors) apart; the Brier score and rank AUC of its daily belief probes, a probe it did not answer scored
+as the worst answer, and the share it answered. With `--model mockllm/model` it runs offline (token counts are
+estimated locally instead of by tiktoken, which would download its encoding).
 Each game's arena transcript is written beside Inspect's log (`<log dir>/arena-transcripts/`, or `transcripts`),
 and its path is kept in the sample's metadata.
 """
@@ -18,8 +22,9 @@ import math
 import os
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
+import numpy as np
 from inspect_ai import Task, task
 from inspect_ai.dataset import Sample
 from inspect_ai.model import (
@@ -38,7 +43,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import JSONSchema
 
 from arena.agents import AgentSpec, resolve_agent
-from arena.engine import Game, Observation, Request, Role, RuleSet, load_rules
+from arena.engine import Game, Kind, Observation, Request, Role, RuleSet, load_rules
 from arena.llm.budget import max_tokens_for
 from arena.llm.conversation import Conversation, Message
 from arena.llm.modes import Completion, Mode
@@ -48,8 +53,10 @@ from arena.orchestrator import RunStats, run_game
 from arena.players.base import Answer, Player
 from arena.players.factory import build_player
 from arena.prompts import load_prompt_set
+from arena.research import tables
 from arena.research.corpus import from_transcript
-from arena.research.metrics import measure
+from arena.research.intervals import ratio_variance
+from arena.research.metrics import Counts, auc_counts, measure
 from arena.transcript import TranscriptWriter, default_path, load, make_header
 
 BLACK = frozenset({Role.MAFIA, Role.DON})
@@ -106,6 +113,20 @@ class InspectSeat(ConversationSeat):
         return await self.conclude(turn, messages, request, completion, 1, max_tokens)
 
 
+def offline_token_counts(model: Model) -> None:
+    """Inspect's mockllm fills in a usage record it was not given by counting tokens with tiktoken, whose encoding
+    tiktoken downloads on first use: offline, every call of `--model mockllm/model` failed (and was scored as the
+    model's failure). The mock gets a local estimate instead, about four characters a token; a real provider
+    reports its own usage and is left alone."""
+    if not str(model).startswith("mockllm/"):
+        return
+
+    async def estimate(text: str) -> int:
+        return max(1, len(text) // 4)
+
+    setattr(model.api, "count_text_tokens", estimate)  # noqa: B010  (an instance override of ModelAPI's hook)
+
+
 def seat_list(seats: str | int | list[int]) -> str:
     """`-T seats=...` as Inspect parses it (a string, a number or a list), as the one text form used here."""
     if isinstance(seats, list):
@@ -156,6 +177,7 @@ def play_mafia(field: str, preset: str, probes: bool, transcripts: str, lang: st
         seed = int(state.metadata["seed"])
         mine = [int(s) for s in state.metadata["seats"]]
         model = get_model()
+        offline_token_counts(model)
         field_spec = resolve_agent(field)
         model_spec = AgentSpec(name=f"inspect:{model}", kind="llm", model=str(model))
         agents = {s: (model_spec if s in mine else field_spec) for s in range(1, rules.players + 1)}
@@ -185,90 +207,152 @@ def play_mafia(field: str, preset: str, probes: bool, transcripts: str, lang: st
     return solve
 
 
-def _score_of(path: str, mine: list[int]) -> dict[str, Any]:
+MISSING_BRIER = 1.0  # a probability the model did not give scores as the worst answer: never better than any answer
+
+
+def _score_of(path: str, mine: list[int], seed: int) -> dict[str, float]:
+    """The evaluated seats' numbers in one game (numbers only: Inspect's reducers turn a dict score's values into
+    floats). Every decision is classified once (`tables.decision_outcome`); a probe the model did not answer
+    legally still counts, each of its probabilities scored as the worst one (Brier 1, every pair of a black and
+    a red target misordered), so failing to answer never beats answering."""
     game = from_transcript(load(path))
     if game is None:
         raise ValueError(f"{path}: the game did not finish")
     m = measure(game)
-    decisions = sum(game.counters[s].decisions for s in mine if s in game.counters)
-    failed = sum(game.counters[s].invalid + game.counters[s].timeouts + game.counters[s].errors
-                 for s in mine if s in game.counters)  # fmt: skip
-    pairs = sum(m.seats[s].probe_pairs for s in mine)
-    brier = sum(m.seats[s].probe_brier_sum for s in mine)
+    counts = Counts()
+    for s in mine:
+        counts.add(m.seats[s])
+    outcome = {kind: 0.0 for kind in (tables.LEGAL, tables.REASKED, tables.INVALID, tables.TRANSPORT)}
+    requested = missing_pairs = 0.0
+    for row, request in tables.settled(game):
+        if int(row["seat"]) not in mine:
+            continue
+        kind = tables.decision_outcome(row)
+        outcome[kind] += 1
+        if request is not None and request.kind is Kind.PROBE:
+            requested += len(request.options)
+            if row["outcome"] == "default":
+                targets = [(0.0, game.black(t)) for t in request.options]
+                missing_pairs += auc_counts(targets)[0]
+    given = float(counts.probe_pairs)
     side = game.side(mine[0]) or "maniac"
     won = game.won(mine[0])
-    return {  # numbers only: Inspect's reducers turn every value of a dict score into a float
+    decisions = sum(outcome.values())
+    return {
+        "seed": float(seed),
         "town": 1.0 if side == "town" else 0.0,
         "mafia": 1.0 if side == "mafia" else 0.0,
         "won": 1.0 if won else 0.0,
-        "decisions": float(decisions),
-        "invalid": float(failed),
-        "probe_pairs": float(pairs),
-        "probe_brier_sum": brier,
+        "drawn": 1.0 if game.winner == "draw" else 0.0,
+        "decisions": decisions,
+        "reached": decisions - outcome[tables.TRANSPORT],  # decisions the model was reached for
+        "invalid": outcome[tables.INVALID],
+        "first_invalid": outcome[tables.INVALID] + outcome[tables.REASKED],
+        "transport": outcome[tables.TRANSPORT],
+        "probe_requested": requested,
+        "probe_given": given,
+        "probe_score_sum": counts.probe_brier_sum + MISSING_BRIER * (requested - given),
+        "auc_pairs": counts.probe_auc_pairs + missing_pairs,
+        "auc_concordant": counts.probe_auc_concordant,
     }
 
 
-def _values(scores: list[SampleScore]) -> list[dict[str, Any]]:
-    out = []
-    for s in scores:
-        value = s.score.value
-        if isinstance(value, dict):
-            out.append(value)
-    return out
+def _values(scores: list[SampleScore]) -> list[dict[str, float]]:
+    return [{k: float(v) for k, v in s.score.value.items()} for s in scores if isinstance(s.score.value, dict)]
 
 
-def _pooled(numerator: str, denominator: str) -> Metric:
-    """A ratio pooled over games: the sum of `numerator` over the sum of `denominator` (NaN when that is 0)."""
+def pooled(values: list[dict[str, float]], numerator: str, denominator: str, where: str = "") -> tuple[float, float]:
+    """(ratio of sums, its standard error) over samples, clustered by seed: the samples of one deal (a town seat
+    and a black seat of the same cards) are not independent. NaN when nothing was counted (or, for the error,
+    fewer than two deals)."""
+    rows = [v for v in values if not where or v.get(where, 0.0) == 1.0]
+    ids = np.asarray([v["seed"] for v in rows])
+    num = np.asarray([v[numerator] for v in rows])
+    den = np.asarray([v[denominator] for v in rows])
+    if not len(rows) or float(den.sum()) <= 0:
+        return math.nan, math.nan
+    _, inverse = np.unique(ids, return_inverse=True)
+    sums = [np.asarray(np.bincount(inverse, weights=x), dtype=np.float64) for x in (num, den)]
+    r, var = ratio_variance(sums[0], sums[1])
+    return r, math.sqrt(var) if math.isfinite(var) else math.nan
 
-    def compute(scores: list[SampleScore]) -> float:
-        values = _values(scores)
-        total = sum(float(v[denominator]) for v in values)
-        return sum(float(v[numerator]) for v in values) / total if total else math.nan
 
-    return compute
-
-
-def _win_rate(side: str) -> Metric:
-    def compute(scores: list[SampleScore]) -> float:
-        games = [v for v in _values(scores) if float(v.get(side, 0.0)) == 1.0]
-        return sum(float(v["won"]) for v in games) / len(games) if games else math.nan
+def _metric(name: str, numerator: str, denominator: str, where: str = "") -> Metric:
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        value, se = pooled(_values(scores), numerator, denominator, where)
+        return {name: value, f"{name}_stderr": se}
 
     return compute
 
 
 @metric
 def town_win_rate() -> Metric:
-    """Share of the games won when the evaluated model played a town (red) seat."""
-    return _win_rate("town")
+    """Share of the town games (the model on a red seat) its side won; a draw is not a win (see draw_rate)."""
+    return _metric("town_win_rate", "won", "town", where="town")
 
 
 @metric
 def mafia_win_rate() -> Metric:
-    """Share of the games won when the evaluated model played a black seat."""
-    return _win_rate("mafia")
+    """Share of the black games its side won; a draw is not a win."""
+    return _metric("mafia_win_rate", "won", "mafia", where="mafia")
+
+
+@metric
+def draw_rate() -> Metric:
+    """Share of the games drawn (neither side won): its own outcome, neither a win nor a loss."""
+    return _metric("draw_rate", "drawn", "one")
 
 
 @metric
 def invalid_action_rate() -> Metric:
-    """Re-asks, timeouts and errors per decision of the evaluated seats (pooled over games)."""
+    """Share of the decisions the model was reached for that it never answered legally (the rule's default was
+    applied): a rate in [0, 1]. Decisions lost to a timeout or a connection error are not counted here."""
+    return _metric("invalid_action_rate", "invalid", "reached")
 
-    return _pooled("invalid", "decisions")
+
+@metric
+def first_answer_invalid_rate() -> Metric:
+    """Share of those decisions whose first answer was refused (re-asked, or never legal)."""
+    return _metric("first_answer_invalid_rate", "first_invalid", "reached")
+
+
+@metric
+def transport_failure_rate() -> Metric:
+    """Share of all decisions in which an attempt failed in transport (timeout, connection error)."""
+    return _metric("transport_failure_rate", "transport", "decisions")
 
 
 @metric
 def probe_brier() -> Metric:
-    """Brier score of the evaluated seats' belief probes (pooled over every probability they gave)."""
+    """Brier score of the belief probes over every probability asked for, a missing one scored 1 (the worst)."""
+    return _metric("probe_brier", "probe_score_sum", "probe_requested")
 
-    return _pooled("probe_brier_sum", "probe_pairs")
+
+@metric
+def probe_answered_rate() -> Metric:
+    """Share of the probabilities asked for that the model gave."""
+    return _metric("probe_answered_rate", "probe_given", "probe_requested")
 
 
-@scorer(metrics=[town_win_rate(), mafia_win_rate(), invalid_action_rate(), probe_brier()])
+@metric
+def probe_auc() -> Metric:
+    """Rank AUC of the probes: of the (black, red) target pairs of each probe, the share in which the black target
+    was rated higher (a tie counts a half; the pairs of a missing probe count as misordered)."""
+    return _metric("probe_auc", "auc_concordant", "auc_pairs")
+
+
+METRICS = [town_win_rate(), mafia_win_rate(), draw_rate(), invalid_action_rate(), first_answer_invalid_rate(),
+           transport_failure_rate(), probe_brier(), probe_answered_rate(), probe_auc()]  # fmt: skip
+
+
+@scorer(metrics=METRICS)
 def mafia_scores() -> Scorer:
     """Read the finished game's transcript and score the evaluated seats."""
 
     async def score(state: TaskState, target: Target) -> Score:
         mine = [int(s) for s in state.metadata["seats"]]
-        value = _score_of(str(state.metadata["transcript"]), mine)
+        value = _score_of(str(state.metadata["transcript"]), mine, int(state.metadata["seed"]))
+        value["one"] = 1.0
         return Score(value=value, answer=state.output.completion, metadata={"transcript": state.metadata["transcript"]})
 
     return score

@@ -1,116 +1,207 @@
-"""Validate the side-aware ratings and print the figures (docs/ratings.md quotes them).
+"""Validate the report's statistics in simulation and on real bot games; print the figures docs/ratings.md quotes.
 
-1. Simulation: games drawn from known side-aware skills, fitted again and again; prints how often the 95 %
-   bootstrap intervals cover the true values (the target is 90–98 %) and how often the ranking is the true one.
-2. Real 7-against-3 data: a balanced tournament of heuristic against random bots (or any folder of transcripts):
-   the ratings with intervals, the win rates per side, and the held-out log-loss of the side-aware model against
-   the plain sum-of-ratings model.
+The simulations draw games from `arena/research/simulate.py`'s World, a process the ratings model does not assume
+(role weights sheriff ×3 and don ×2, seat-position effects, deal and game noise, draws), seat them under five
+schedules, report on them with the report's own code, and check every interval it prints against the truth.
 
-    python bench/ratings.py [--sims 100] [--games 1000] [--boot 100] [--tournament 200] [--folder DIR]
+1. `coverage`: 2, 4 and 8 configurations, 100, 300 and 1,000 games, schedules one-per-side, mixed, unbalanced,
+   tournament and repeated-deal: the share of 95 % intervals that hold the truth, per kind of quantity.
+2. `equal`: 8 equal configurations: the share of tournaments that mark any "better than" (and any role effect).
+3. `power`: tournaments with a true difference of the size `arena tournament --dry-run` calls detectable at 80 %.
+4. `metrics`: the interval of a clustered ratio (vote accuracy, a mean Brier score) at 100 to 1,000 games.
+5. `real`: the bots tournament's identification and ratings, and where the gain over a sum-of-ratings rater comes
+   from (held-out log-loss of each step from that rater to the side-aware model, on self-play games).
+
+    python bench/ratings.py [--sims 200] [--equal-sims N] [--boot 200] [--jobs 2]
+                            [--parts coverage,equal,power,metrics,real] [--rows SCHEDULE[:K:GAMES],...] [--seed N]
 """
 
 from __future__ import annotations
 
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # small matrices: BLAS threads only fight the worker processes
+
 import argparse
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
-from scipy.special import expit
-
-from arena.research.corpus import load_folder
-from arena.research.ratings import (
-    Match,
-    Truth,
-    coverage,
-    design,
-    fit,
-    fit_sum,
-    fit_theta,
-    held_out,
-    matches,
-    predict,
-    sum_design,
-    win_rates,
-)
-from arena.research.selfplay import play_balanced
-
-TRUTH = Truth(
-    h=-0.4,
-    town={"a": 1.2, "b": 0.4, "c": -0.4, "d": -1.2},
-    mafia={"a": 1.0, "b": 0.4, "c": -0.3, "d": -1.1},
-)
+KS = (2, 4, 8)
+SIZES = (100, 300, 1000)
+SCHEDULE_NAMES = ("one-per-side", "mixed", "unbalanced", "tournament", "repeated-deal")
 
 
-def simulation(sims: int, games: int, boot: int) -> None:
-    print(f"== simulation: {sims} data sets of {games} games, {boot} bootstrap resamples each, 4 configurations")
-    for mixed in (False, True):
+SEED = 0  # --seed: another draw of the same table (0: the one docs/ratings.md shows)
+
+
+def _coverage_cell(args: tuple[str, int, int, int, int, bool]) -> tuple[str, int, int, Any, float]:
+    from arena.research.simulate import run, world_for
+
+    schedule, k, games, sims, boot, equal = args
+    started = time.perf_counter()
+    seed = k * 7919 + games + 1_000_003 * SEED
+    tally = run(world_for(k, equal=equal), schedule, k, games, sims, boot=boot, seed=seed)
+    return schedule, k, games, tally, time.perf_counter() - started
+
+
+def coverage(sims: int, boot: int, jobs: int, only: set[str] | None = None) -> None:
+    from arena.research.simulate import KINDS
+
+    print(f"== coverage of 95 % intervals: {sims} simulated tournaments per row, {boot} block-bootstrap resamples")
+    print("   (pooled share over every printed quantity of the kind; worst single quantity in brackets; '-': the")
+    print("   schedule prints no such interval; 'marked': tournaments with any simultaneous 'better than')")
+    head = ["schedule", "k", "games", *KINDS, "marked"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    cells = [(s, k, n, sims, boot, False) for s in SCHEDULE_NAMES for k in KS for n in SIZES
+             if only is None or f"{s}:{k}:{n}" in only or s in only]
+    lowest: dict[str, float] = {}
+    with ProcessPoolExecutor(jobs) as pool:
+        for schedule, k, games, tally, _ in pool.map(_coverage_cell, cells):
+            row = [schedule, str(k), str(games)]
+            for kind in KINDS:
+                rate = tally.rate(kind)
+                if rate != rate:  # NaN: not printed under this schedule
+                    row.append("-")
+                    continue
+                lowest[kind] = min(lowest.get(kind, 1.0), rate)
+                worst = tally.worst(kind, minimum=max(20, sims // 4))
+                row.append(f"{rate:.1%}" + (f" ({worst:.0%})" if worst == worst and kind != "pairs (joint)" else ""))
+            row.append(f"{tally.marked}/{tally.runs}")
+            assert tally.unidentified_printed == 0, "a number was printed for an unidentified quantity"
+            print("| " + " | ".join(row) + " |", flush=True)
+    print("lowest pooled coverage per kind: " + ", ".join(f"{k} {v:.1%}" for k, v in lowest.items()))
+
+
+def equal(sims: int, boot: int, jobs: int) -> None:
+    print(f"== 8 equal configurations (all skills 0; role weights, seat effects and noise as above): {sims} per row")
+    print("| schedule | games | any 'better than' | any role effect | any seat effect (seat effects are real) |")
+    print("|---|---|---|---|---|")
+    cells = [(s, 8, n, sims, boot, True) for s in SCHEDULE_NAMES for n in SIZES]
+    with ProcessPoolExecutor(jobs) as pool:
+        for schedule, _, games, tally, _ in pool.map(_coverage_cell, cells):
+            runs = tally.runs
+            print(f"| {schedule} | {games} | {tally.marked}/{runs} = {tally.marked / runs:.1%} | "
+                  f"{tally.role_marked}/{runs} = {tally.role_marked / runs:.1%} | "
+                  f"{tally.seat_marked}/{runs} = {tally.seat_marked / runs:.1%} |", flush=True)  # fmt: skip
+
+
+def _power_cell(args: tuple[str, int, int, int, int]) -> tuple[str, int, int, str, float, int, int]:
+    import numpy as np
+
+    from arena.research.power import power, seatings_to_matches
+    from arena.research.simulate import SCHEDULES, power_run
+
+    schedule, k, games, sims, boot = args
+    labels = [f"c{i}" for i in range(k)]
+    seatings = SCHEDULES[schedule](labels, games, np.random.default_rng(0))
+    p = power(seatings_to_matches([(s.configs, s.roles) for s in seatings], "sim"), labels)
+    d = next(x for x in p.detectable if x.kind == ("combined" if schedule == "tournament" else "town"))
+    hits, runs = power_run(schedule, k, games, sims, d.kind, d.difference, boot=boot, seed=games + k)
+    return schedule, k, games, d.kind, d.difference, hits, runs
+
+
+def power_check(sims: int, boot: int, jobs: int) -> None:
+    print(f"== power: c0 better than the rest by the dry run's 80 % difference; share of {sims} tournaments that "
+          "mark c0 better than c1")  # fmt: skip
+    print("| schedule | k | games | quantity | detectable difference | marked |")
+    print("|---|---|---|---|---|---|")
+    cells = [("one-per-side", 2, 300, sims, boot), ("one-per-side", 4, 1000, sims, boot),
+             ("tournament", 2, 1000, sims, boot), ("repeated-deal", 2, 300, sims, boot)]  # fmt: skip
+    with ProcessPoolExecutor(jobs) as pool:
+        for schedule, k, games, kind, diff, hits, runs in pool.map(_power_cell, cells):
+            print(f"| {schedule} | {k} | {games} | {kind} | {diff:.2f} | {hits}/{runs} = {hits / runs:.0%} |",
+                  flush=True)  # fmt: skip
+
+
+def metrics(sims: int) -> None:
+    from arena.research.simulate import metric_run
+
+    print(f"== clustered rate intervals (the report's metrics): coverage over {sims} simulations")
+    print("| rate | deals | 100 games | 300 games | 1000 games |")
+    print("|---|---|---|---|---|")
+    for kind, label in (("proportion", "a proportion (vote accuracy)"), ("mean", "a mean score (Brier)")):
+        for replays in (1, 4):
+            cells = []
+            for n in SIZES:
+                hit, runs = metric_run(n, sims, replays=replays, kind=kind, seed=n + replays)
+                cells.append(f"{hit / runs:.1%}")
+            print(f"| {label} | {'each game its own' if replays == 1 else 'replayed 4 times'} | {' | '.join(cells)} |")
+
+
+def real(boot: int, games: int) -> None:
+    from arena.research.corpus import load_folder
+    from arena.research.identify import summary
+    from arena.research.ratings import VARIANTS, fit, held_out
+    from arena.research.records import from_games, matches
+    from arena.research.selfplay import play_balanced
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "bots"
+        _play_bots_tournament(folder)
+        records = from_games(load_folder(folder).games)
+        f = fit(matches(records), boot=boot, seed=1)
+        print("== examples/tournament-bots.toml (200 games, tournament seating):")
+        for line in summary(f.identification):
+            print("   " + line)
+        for (config, kind), e in sorted(f.estimates.items()):
+            iv = e.interval
+            print(f"   {config:10s} {kind:8s} {iv.value:+.2f} [{iv.low:+.2f}, {iv.high:+.2f}]")
         started = time.perf_counter()
-        c = coverage(TRUTH, sims, games, boot, seed=11, mixed=mixed)
-        kind = "mixed seats (each seat drawn)" if mixed else "one configuration per side"
-        print(
-            f"{kind:32s} coverage {c.covered}/{c.total} = {c.rate:.1%}   true order recovered "
-            f"{c.order_recovered}/{c.simulations}   ({time.perf_counter() - started:.1f} s)"
-        )
+        selfplay = Path(tmp) / "selfplay"
+        play_balanced(selfplay, games)
+        records = from_games(load_folder(selfplay).games)
+        print(f"== {len(records)} self-play games (heuristic against random, each deal played 4 times; "
+              f"{time.perf_counter() - started:.0f} s): held-out log-loss, 10-fold over deals")  # fmt: skip
+        h = held_out(matches(records), folds=10)
+        print("| model | held-out log-loss |")
+        print("|---|---|")
+        for v in VARIANTS:
+            print(f"| {v.name} | {h.losses[v.name]:.4f} |")
+        print(f"| constant base rate | {h.base_rate:.4f} |")
 
 
-def real(folder: Path, folds: int) -> None:
-    corpus = load_folder(folder)
-    games = matches(corpus)
-    print(f"== real games: {len(corpus.games)} finished games in {folder} ({len(games)} with a town or mafia win)")
-    f = fit(games, boot=200, seed=1)
-    for rules, h in f.side.items():
-        print(f"side term h[{rules}] = {h.value:+.2f}  [{h.low:+.2f}, {h.high:+.2f}]")
-    print(f"{'configuration':16s} {'town skill':>24s} {'mafia skill':>24s} {'combined':>24s}")
-    for r in f.ratings:
-        cells = [f"{iv.value:+.2f} [{iv.low:+.2f}, {iv.high:+.2f}]" for iv in (r.town, r.mafia, r.combined)]
-        print(f"{r.config:16s} {cells[0]:>24s} {cells[1]:>24s} {cells[2]:>24s}")
-    for w in win_rates(corpus.games):
-        print(f"win rate {w.config:16s} {w.side:6s} {w.wins:4d}/{w.seats:<5d} {w.rate.value:6.1%}"
-              f"  [{w.rate.low:.1%}, {w.rate.high:.1%}]")  # fmt: skip
-    calibration_table(games)
-    h = held_out(games, folds=folds)
-    print(f"held-out log-loss ({h.folds}-fold, {h.games} games): side-aware {h.side_aware:.4f}   "
-          f"sum-of-ratings {h.sum_of_ratings:.4f}   constant base rate {h.base_rate:.4f}")  # fmt: skip
+def _play_bots_tournament(folder: Path) -> None:
+    from typer.testing import CliRunner
 
+    from arena.cli import app
 
-def calibration_table(games: list[Match]) -> None:
-    """Observed town win rate per pairing of configurations, against each model's mean prediction (fit on all)."""
-    configs = sorted({c for m in games for c in (*m.town, *m.mafia)})
-    d = design(games, configs)
-    side = predict(d, fit_theta(d))
-    x, _ = sum_design(games, configs)
-    summed = expit(x @ fit_sum(games, configs))
-    cells: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
-    for m, p_side, p_sum in zip(games, side, summed, strict=True):
-        key = ("|".join(sorted(set(m.town))), "|".join(sorted(set(m.mafia))))
-        cells.setdefault(key, []).append((float(m.town_won), float(p_side), float(p_sum)))
-    print(f"{'town':16s} {'mafia':16s} {'games':>5s} {'town won':>9s} {'side-aware':>11s} {'sum':>7s}")
-    for (town, mafia), rows in sorted(cells.items()):
-        n = len(rows)
-        won, ps, pm = (sum(r[i] for r in rows) / n for i in range(3))
-        print(f"{town:16s} {mafia:16s} {n:5d} {won:9.1%} {ps:11.1%} {pm:7.1%}")
+    root = Path(__file__).resolve().parents[1]
+    result = CliRunner().invoke(app, ["tournament", str(root / "examples" / "tournament-bots.toml"), "--out",
+                                      str(folder), "--no-progress", "--jobs", "2"])  # fmt: skip
+    if result.exit_code != 0:
+        raise SystemExit(result.output)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sims", type=int, default=100)
-    parser.add_argument("--games", type=int, default=1000)
-    parser.add_argument("--boot", type=int, default=100)
-    parser.add_argument("--tournament", type=int, default=200, help="bot games to play when no --folder is given")
-    parser.add_argument("--folder", type=Path, help="rate these transcripts instead of playing a tournament")
-    parser.add_argument("--folds", type=int, default=10)
+    parser.add_argument("--sims", type=int, default=200)
+    parser.add_argument("--equal-sims", type=int, default=None, help="tournaments per row of `equal` (--sims)")
+    parser.add_argument("--boot", type=int, default=200)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--parts", default="coverage,equal,power,metrics,real")
+    parser.add_argument("--seed", type=int, default=0, help="another draw of the simulations (0: the documented one)")
+    parser.add_argument("--rows", default="", help="coverage rows only: schedules or SCHEDULE:K:GAMES, comma separated")
+    parser.add_argument("--selfplay", type=int, default=1000, help="self-play games for the held-out comparison")
     args = parser.parse_args()
-    if args.sims > 0:
-        simulation(args.sims, args.games, args.boot)
-    if args.folder is not None:
-        real(args.folder, args.folds)
-        return
-    with tempfile.TemporaryDirectory() as tmp:
-        started = time.perf_counter()
-        play_balanced(Path(tmp), args.tournament)
-        print(f"(played {args.tournament} games in {time.perf_counter() - started:.1f} s)")
-        real(Path(tmp), args.folds)
+    parts = set(args.parts.split(","))
+    global SEED
+    SEED = args.seed
+    started = time.perf_counter()
+    if "coverage" in parts:
+        coverage(args.sims, args.boot, args.jobs, set(args.rows.split(",")) if args.rows else None)
+    if "equal" in parts:
+        equal(args.equal_sims or args.sims, args.boot, args.jobs)
+    if "power" in parts:
+        power_check(args.sims, args.boot, args.jobs)
+    if "metrics" in parts:
+        metrics(args.sims * 2)
+    if "real" in parts:
+        real(args.boot, args.selfplay)
+    print(f"(all parts: {time.perf_counter() - started:.0f} s)")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,7 @@
-"""The Inspect AI task (issue 9): the model under evaluation plays seats against a fixed field, scored on win rate
-per side, invalid actions and probe Brier; run with Inspect's mockllm model and with the local stand-in server."""
+"""The Inspect AI task: the model under evaluation plays seats against a fixed field. The scores are checked for
+their values against mock models whose right and wrong answers are known: the mock counts what it did, and the
+scores must equal those counts. Runs offline (mockllm never reaches for a tokenizer download), with Inspect's
+`mockllm` model, with the `inspect eval` command, and against the local stand-in server."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import os
 import random
 import subprocess
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,33 +22,73 @@ pytest.importorskip("inspect_ai")
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import GenerateConfig, ModelOutput, ModelUsage, get_model
+from inspect_ai.scorer import SampleScore, Score
 
-from arena.engine import Game, Role, load_rules
-from arena.inspect_task import evaluated_seats, mafia, seat_list
+from arena.engine import Game, Kind, Request, Role, load_rules
+from arena.inspect_task import METRICS, InspectSeat, evaluated_seats, mafia, pooled, seat_list
+from arena.llm.conversation import Conversation
+from arena.llm.modes import Mode
+from arena.llm.seat import ConversationSeat
+from arena.players.base import ERROR_PREFIX
+from arena.prompts import load_prompt_set
+from arena.research import tables
 from arena.standin import FakeServer, valid_answer
 from arena.transcript import load, verify
 
 ROOT = Path(__file__).resolve().parents[1]
+BLACK = (Role.MAFIA, Role.DON)
+METRIC_NAMES = {"town_win_rate", "mafia_win_rate", "draw_rate", "invalid_action_rate", "first_answer_invalid_rate",
+                "transport_failure_rate", "probe_brier", "probe_answered_rate", "probe_auc"}  # fmt: skip
 
 
-def schema_following(seed: int = 0) -> Any:
-    """A mock model that answers every request with a random answer of the requested schema (usage given, so
-    mockllm never counts tokens itself)."""
-    rng = random.Random(seed)
-
-    def answer(messages: Any, tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
-        schema = config.response_schema.json_schema.model_dump(exclude_none=True) if config.response_schema else {}
-        out = ModelOutput.from_content(model="mockllm", content=json.dumps(valid_answer(schema, rng)))
-        out.usage = ModelUsage(input_tokens=100, output_tokens=20, total_tokens=120)
-        return out
-
-    return answer
-
-
-def not_json(messages: Any, tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
-    out = ModelOutput.from_content(model="mockllm", content="I would rather chat about the weather.")
-    out.usage = ModelUsage(input_tokens=50, output_tokens=8, total_tokens=58)
+def output(content: str) -> ModelOutput:
+    out = ModelOutput.from_content(model="mockllm", content=content)
+    out.usage = ModelUsage(input_tokens=100, output_tokens=20, total_tokens=120)
     return out
+
+
+@dataclass
+class KnownMock:
+    """A mock whose every answer is decided by rule, and counted:
+
+    - every probe is answered with prose (never legal, so every probe falls to the default: a missing probe);
+    - other requests: every 4th first attempt is prose (unreadable: re-asked), every 7th raises a connection error
+      (a transport failure), the rest and every re-ask get a legal answer of the request's schema;
+    - `oracle`: legal everywhere, probes answered with the true colours of the deal of `seed`.
+    """
+
+    oracle: bool = False
+    seed: int = 1
+    retry: bool = False  # the next call re-asks the decision whose first attempt failed
+    probe_calls: int = 0
+    first: int = 0  # non-probe first attempts
+    prose: int = 0
+    raised: int = 0
+    rng: random.Random = field(default_factory=lambda: random.Random(0))
+
+    def __call__(self, messages: Any, tools: Any, tool_choice: Any, config: GenerateConfig) -> ModelOutput:
+        schema = config.response_schema.json_schema.model_dump(exclude_none=True) if config.response_schema else {}
+        name = config.response_schema.name if config.response_schema else ""
+        if name.startswith("probe"):
+            if self.oracle:
+                roles = Game(load_rules("fiim"), self.seed).roles
+                seats = schema["properties"]["beliefs"]["properties"]
+                return output(json.dumps({"beliefs": {s: 1.0 if roles[int(s)] in BLACK else 0.0 for s in seats}}))
+            self.probe_calls += 1
+            return output("I would rather not say who is black.")
+        if self.retry or self.oracle:
+            self.retry = False
+            return output(json.dumps(valid_answer(schema, self.rng)))
+        self.first += 1
+        if self.first % 7 == 0:
+            self.raised += 1
+            self.retry = True
+            raise ConnectionError("connection reset by the mock")
+        if self.first % 4 == 0:
+            self.prose += 1
+            self.retry = True
+            return output("Let me think about that for a moment.")
+        return output(json.dumps(valid_answer(schema, self.rng)))
 
 
 def scores(log: EvalLog) -> dict[str, float]:
@@ -61,30 +104,67 @@ def transcripts_of(log: EvalLog) -> list[Path]:
     return [Path(str(s.metadata["transcript"])) for s in log.samples]
 
 
-def test_mockllm_plays_and_is_scored(tmp_path: Path) -> None:
-    model = get_model("mockllm/model", custom_outputs=schema_following())
-    [log] = inspect_eval(mafia(games=4), model=model, log_dir=str(tmp_path), display="none")
-    values = scores(log)
-    assert set(values) == {"town_win_rate", "mafia_win_rate", "invalid_action_rate", "probe_brier"}
-    assert values["invalid_action_rate"] == 0.0  # every answer had the schema's shape and legal values
-    assert 0.0 <= values["town_win_rate"] <= 1.0 and 0.0 <= values["mafia_win_rate"] <= 1.0
-    assert 0.0 < values["probe_brier"] < 1.0
-    paths = transcripts_of(log)
-    assert len(paths) == 4
-    for path in paths:
-        assert path.parent.parent.name == "arena-transcripts" and path.parent.parent.parent == tmp_path
-        t = load(path)
-        assert verify(t).ok
-        mine = [e.seat for e in t.header.seats if e.agent.name.startswith("inspect:")]
-        assert len(mine) == 1 and t.calls and {c.seat for c in t.calls} == set(mine)  # only the evaluated seat
+def run(tmp_path: Path, mock: Any, **task: Any) -> dict[str, float]:
+    model = get_model("mockllm/model", custom_outputs=mock)
+    [log] = inspect_eval(mafia(**task), model=model, log_dir=str(tmp_path), display="none", max_samples=1)
+    return scores(log)
 
 
-def test_a_model_that_never_answers_in_shape_scores_its_invalid_actions(tmp_path: Path) -> None:
-    model = get_model("mockllm/model", custom_outputs=not_json)
-    [log] = inspect_eval(mafia(games=2, seats=[1]), model=model, log_dir=str(tmp_path), display="none")
-    values = scores(log)
-    assert values["invalid_action_rate"] == 3.0  # each decision: the answer and two re-asks, all unusable
-    assert math.isnan(values["probe_brier"])  # its probes all fell to the default: no probability given
+def test_scores_equal_what_a_mock_with_known_mistakes_did(tmp_path: Path) -> None:
+    mock = KnownMock()
+    values = run(tmp_path, mock, games=4)
+    assert mock.probe_calls % 3 == 0 and mock.raised and mock.prose  # each probe: the answer and two re-asks
+    probes = mock.probe_calls // 3
+    decisions = mock.first + probes
+    reached = decisions - mock.raised  # a transport failure is not the model's doing
+    assert values["invalid_action_rate"] == pytest.approx(probes / reached)  # only the probes were never legal
+    assert values["first_answer_invalid_rate"] == pytest.approx((probes + mock.prose) / reached)
+    assert values["transport_failure_rate"] == pytest.approx(mock.raised / decisions)
+    assert values["probe_brier"] == 1.0  # every probability missing: each scored the worst, never NaN
+    assert values["probe_answered_rate"] == 0.0 and values["probe_auc"] == 0.0
+    for name in METRIC_NAMES:  # every score has its standard error (4 games: 2 deals)
+        assert math.isfinite(values[f"{name}_stderr"]), name
+
+
+def test_scores_of_a_mock_that_knows_every_colour(tmp_path: Path) -> None:
+    values = run(tmp_path, KnownMock(oracle=True, seed=1), games=2)  # both samples are the deal of seed 1
+    assert values["probe_brier"] == 0.0 and values["probe_auc"] == 1.0 and values["probe_answered_rate"] == 1.0
+    assert values["invalid_action_rate"] == 0.0 and values["transport_failure_rate"] == 0.0
+
+
+def sample(seed: int, **value: float) -> SampleScore:
+    keys = ("town", "mafia", "won", "drawn", "decisions", "reached", "invalid", "first_invalid", "transport",
+            "probe_requested", "probe_given", "probe_score_sum", "auc_pairs", "auc_concordant")  # fmt: skip
+    base = {"seed": float(seed), "one": 1.0} | dict.fromkeys(keys, 0.0)
+    return SampleScore(score=Score(value=base | value), sample_id=seed)
+
+
+def test_draws_are_their_own_outcome_and_errors_are_clustered_by_deal() -> None:
+    games = [sample(1, town=1, won=1), sample(1, mafia=1, drawn=1), sample(2, town=1), sample(2, mafia=1, won=1),
+             sample(3, town=1, drawn=1), sample(3, mafia=1)]  # fmt: skip
+    by_name: dict[str, float] = {}
+    for m in METRICS:
+        by_name |= m(games)  # type: ignore[operator]
+    assert by_name["town_win_rate"] == pytest.approx(1 / 3)  # a drawn town game is not won...
+    assert by_name["mafia_win_rate"] == pytest.approx(1 / 3)
+    assert by_name["draw_rate"] == pytest.approx(2 / 6)  # ...but counted as a draw, not as a loss
+    # clustered by seed (deal): per-deal sums (draws 1, 0, 1 of 2 each): r = 1/3, u = (1 − 2/3, −2/3, 1 − 2/3) / 6
+    u = [(1 - 2 / 3) / 6, (0 - 2 / 3) / 6, (1 - 2 / 3) / 6]
+    assert by_name["draw_rate_stderr"] == pytest.approx(math.sqrt(3 / 2 * sum(x * x for x in u)))
+    values = [s.score.value for s in games if isinstance(s.score.value, dict)]
+    assert math.isnan(pooled(values, "won", "town", where="nobody")[0])  # nothing counted: NaN, not 0
+
+
+def test_the_failure_wording_the_report_parses_is_the_llm_seats() -> None:
+    """tables.attempt_failure tells an unreachable model (transport) from an unreadable answer (the model's) by the
+    LLM seat's own wording, as the orchestrator records it: pin it to the seat."""
+    rules = load_rules("fiim")
+    conversation = Conversation(load_prompt_set("default", "en"), rules, 1, Mode.JSON_SCHEMA)
+    seat = InspectSeat(1, get_model("mockllm/model"), conversation)  # the LLM seat of the task: a ConversationSeat
+    exc = seat.fail_transport([], Request(seat=1, kind=Kind.PROBE, options=(2, 3)), "ConnectionError: reset", 1.0, 1)
+    assert tables.attempt_failure(f"{ERROR_PREFIX} {type(exc).__name__}: {exc}") == "error"
+    assert tables.attempt_failure(f"{ERROR_PREFIX} NoUsableAnswer: no JSON object found") == "malformed"
+    assert ConversationSeat.clean_problem(tables.OWN_FAILURE + "x") == "x"
 
 
 def test_seat_choices() -> None:
@@ -93,7 +173,7 @@ def test_seat_choices() -> None:
     assert evaluated_seats(rules, 1, 0, "3,7") == [3, 7]
     roles = Game(rules, 1).roles
     town, black = evaluated_seats(rules, 1, 0, "alternate"), evaluated_seats(rules, 1, 1, "alternate")
-    assert roles[town[0]] not in (Role.MAFIA, Role.DON) and roles[black[0]] in (Role.MAFIA, Role.DON)
+    assert roles[town[0]] not in BLACK and roles[black[0]] in BLACK
     with pytest.raises(ValueError):
         evaluated_seats(rules, 1, 0, "11")
 
@@ -105,20 +185,32 @@ def test_against_the_local_stand_in_server(tmp_path: Path) -> None:
         stats = server.stats
     values = scores(log)
     assert stats.requests > 0 and stats.by_schema["probe_decision"] > 0
-    assert values["invalid_action_rate"] == 0.0
-    assert all(verify(load(p)).ok for p in transcripts_of(log))
+    assert values["invalid_action_rate"] == 0.0 and values["transport_failure_rate"] == 0.0
+    paths = transcripts_of(log)
+    assert all(verify(load(p)).ok for p in paths)
+    for path in paths:
+        assert path.parent.parent.name == "arena-transcripts" and path.parent.parent.parent == tmp_path
+        t = load(path)
+        mine = [e.seat for e in t.header.seats if e.agent.name.startswith("inspect:")]
+        assert len(mine) == 1 and t.calls and {c.seat for c in t.calls} == set(mine)  # only the evaluated seat
 
 
-def test_inspect_eval_command_with_mockllm(tmp_path: Path) -> None:
-    """`inspect eval arena/inspect_task.py --model mockllm/model`, as a researcher runs it: prints the scores."""
-    env = {**os.environ, "INSPECT_DISPLAY": "plain", "NO_COLOR": "1"}
+def test_inspect_eval_command_with_mockllm_offline(tmp_path: Path) -> None:
+    """`inspect eval arena/inspect_task.py --model mockllm/model`, as a researcher runs it, with every outside
+    connection refused (a proxy on a closed local port): mockllm's default answer is prose, so every decision of the
+    evaluated seat falls to the default: invalid_action_rate 1, no transport failure (a tokenizer download would
+    have been one on every call)."""
+    env = {**os.environ, "INSPECT_DISPLAY": "plain", "NO_COLOR": "1", "HTTPS_PROXY": "http://127.0.0.1:9",
+           "HTTP_PROXY": "http://127.0.0.1:9", "TIKTOKEN_CACHE_DIR": str(tmp_path / "no-cache")}  # fmt: skip
     done = subprocess.run(
         [sys.executable, "-m", "inspect_ai", "eval", "arena/inspect_task.py", "--model", "mockllm/model",
-         "-T", "games=2", "--log-dir", str(tmp_path), "--display", "plain"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False,
+         "-T", "games=4", "--log-dir", str(tmp_path), "--display", "plain"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
-    print(done.stdout[-1500:])
+    print(done.stdout[-3000:])
     assert done.returncode == 0, done.stderr[-2000:]
-    for name in ("town_win_rate", "mafia_win_rate", "invalid_action_rate", "probe_brier"):
-        assert name in done.stdout
+    printed = dict(line.split()[:2] for line in done.stdout.splitlines() if len(line.split()) == 2)
+    assert printed["invalid_action_rate"] == "1.000" and printed["transport_failure_rate"] == "0.000"
+    assert printed["probe_brier"] == "1.000" and printed["probe_answered_rate"] == "0.000"
+    assert all(f"{name}_stderr" in printed for name in METRIC_NAMES)
     assert list(tmp_path.glob("*.eval")) and list((tmp_path / "arena-transcripts").rglob("*.jsonl"))

@@ -1,8 +1,9 @@
 """Deception and detection metrics (issue 9) on a hand-built game whose values were worked out by hand.
 
 The seating: black = 3 (don), 6, 8 (mafia); sheriff = 4; the rest civilians. The story, day by day:
-Day 1: 1 nominates 3, 6 nominates 2; votes 1,2,5 -> 3 and 4,7,9,10 -> 2 (red: 3 of 7 on black), 3,6 -> 2 and
-8 -> 3 by default (black: 1 of 3 on black, bussing); 2 is voted out. Night 1: the sheriff (4) checks 6: black.
+Day 1: 1 nominates 3, 6 nominates 2; votes 1,2,5 -> 3 and 4,7,9,10 -> 2 (red: 3 of 7 on black), 3,6 -> 2 (black:
+none on black) and 8 -> 3 by the rules' default (a default vote, counted apart); 2 is voted out.
+Night 1: the sheriff (4) checks 6: black.
 Day 2: 10 was killed and names 3, 5, 6 (two blacks); 8 claims sheriff falsely, calling 4 black; 4 counter-claims
 truly, calling 6 black; 4 nominates 6, 8 nominates 4; red votes 1,4,5,9 -> 6 and 7 -> 4 (4 of 5 on black),
 blacks 3,6,8 -> 4; 6 is voted out. Probes at the end of day 2: seat 1 gives 3: .8, 4: .1, 5: .3; seat 3 gives 0, 0.
@@ -11,6 +12,7 @@ blacks 3,6,8 -> 4; 6 is voted out. Probes at the end of day 2: seat 1 gives 3: .
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -86,14 +88,47 @@ def game() -> Any:
 def test_vote_accuracy_and_bussing_by_day(game: Any) -> None:
     d1, d2 = game.days[1], game.days[2]
     assert (d1.red_votes, d1.red_votes_on_black) == (7, 3)
-    assert (d1.black_votes, d1.black_votes_on_black) == (3, 1)
+    assert (d1.black_votes, d1.black_votes_on_black) == (2, 0)  # chosen votes only
+    assert (d1.black_default_votes, d1.black_default_votes_on_black) == (1, 1)  # 8 -> 3, cast by the rules
     assert (d2.red_votes, d2.red_votes_on_black) == (5, 4)
     assert (d2.black_votes, d2.black_votes_on_black) == (3, 0)
     r = rates(game.total)
     assert r["vote_accuracy"] == pytest.approx(7 / 12)
-    assert r["bussing_rate"] == pytest.approx(1 / 6)
+    assert r["bussing_rate"] == 0.0  # the one black vote on black was the rules' default, not bussing
+    assert math.isnan(r["default_vote_accuracy"])  # no red seat had a vote cast for it
+    assert r["self_vote_rate"] == 0.0
     assert rates(game.seats[1])["vote_accuracy"] == 1.0  # seat 1 voted 3, then 6
     assert rates(game.seats[7])["vote_accuracy"] == 0.0
+
+
+def test_default_and_self_votes_are_counted_apart() -> None:
+    data = build()
+    events = list(data.events)
+    extra = [(5, 5, "yes"), (3, 3, "yes"), (7, 6, "default"), (9, 2, "default")]  # red self, black self, defaults
+    for i, (voter, target, value) in enumerate(extra):
+        events.insert(-1, Event(seq=len(events) + i, day=2, phase=Phase.DAY, type=E.VOTE_CAST, vis=Vis.PUBLIC,
+                                seat=voter, target=target, value=value))  # fmt: skip
+    t = measure(replace(data, events=events)).total
+    assert (t.red_self_votes, t.black_self_votes) == (1, 1)
+    assert (t.red_default_votes, t.red_default_votes_on_black) == (2, 1)
+    assert (t.red_votes, t.red_votes_on_black, t.black_votes, t.black_votes_on_black) == (12, 7, 5, 0)  # unchanged
+    r = rates(t)
+    assert r["vote_accuracy"] == pytest.approx(7 / 12)
+    assert r["default_vote_accuracy"] == pytest.approx(1 / 2)
+    assert r["self_vote_rate"] == pytest.approx(2 / 19)
+    assert r["bussing_rate"] == 0.0  # the black self-vote (3 -> 3) is no bussing
+
+
+def test_probe_rank_auc(game: Any) -> None:
+    """Seat 1 (red) rates 3 (black) .8 above 4 (.1) and 5 (.3): 2 of 2 pairs concordant; seat 3 (black) rates two
+    reds: no black target, no pair."""
+    t = game.total
+    assert (t.probe_auc_pairs, t.probe_auc_concordant) == (2, 2.0)
+    assert (t.red_probe_auc_pairs, t.red_probe_auc_concordant) == (2, 2.0)
+    assert rates(t)["detection_auc"] == 1.0
+    from arena.research.metrics import auc_counts
+
+    assert auc_counts([(0.5, True), (0.5, False), (0.9, False), (0.2, True)]) == (4, 0.5)  # a tie counts a half
 
 
 def test_mafia_survival_by_day(game: Any) -> None:

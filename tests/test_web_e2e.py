@@ -1,12 +1,12 @@
 """End to end in a real browser: a person plays a whole game at the club table against nine bots, as a person would.
 
 Runs `arena serve` as a user would and drives Debian's headless Chromium with Python playwright (never a downloaded
-browser): on a 1280×800 screen in English (the sheriff) and on a 390×844 phone in Russian (the don). The person
-nominates by clicking a seat, types a nomination into a speech, votes with the keyboard, acts at night by clicking
-a seat on the table, and reads the reveal at the end. Screenshots are taken at the start, during someone's speech,
-during the person's own speech, at a vote with the live tally, at a night action and at the end; at each one the
-page must fit its viewport (no sideways scrolling). `ARENA_SCREENSHOTS=docs/img` keeps them where the README shows
-them. Skips only when Chromium is absent outside CI; under CI=true that is a failure.
+browser): on a 1280×800 screen and on a 390×844 phone, each in English and in Russian (as the sheriff, the don or a
+mafioso). The person nominates by clicking a seat, types a nomination into a speech, votes with the keyboard, acts at
+night by clicking a seat on the table (or with the arrow keys), and reads the reveal at the end. Screenshots are taken
+at the start, during someone's speech, during the person's own speech, at a vote with the live tally, at a night
+action and at the end; at each one the page must fit its viewport (no sideways scrolling). `ARENA_SCREENSHOTS=docs/img`
+keeps them where the README shows them. Skips only when Chromium is absent outside CI; under CI=true that is a failure.
 """
 
 from __future__ import annotations
@@ -39,11 +39,17 @@ MOMENTS = ("start", "speech-other", "speech-own", "vote", "night", "end")
 CASES = [  # name, language, viewport, seed, the person's role at seat 1 with that seed
     ("desktop-en", "en", (1280, 800), 1, "sheriff"),
     ("phone-ru", "ru", (390, 844), 9, "don"),
+    ("desktop-ru", "ru", (1280, 800), 7, "mafia"),
+    ("phone-en", "en", (390, 844), 16, "sheriff"),
 ]
 SPEAKING = """() => { const lit = document.querySelector('#ring .seat.speaking');
   return { seat: lit ? lit.dataset.seat : null, line: document.querySelector('#speaker').textContent }; }"""
 GOD_EARLY = "!document.querySelector('#status[data-over]') && !!document.querySelector('#god-roles')"
 ROLES_SHOWN = "document.querySelector('#end-title') ? 0 : document.querySelectorAll('#ring .role').length"
+WORTH_ACTING_ON = """(seat) => { const b = document.querySelector(`#ring button.seat[data-seat='${seat}']`);
+  const pick = document.querySelector(`#controls button.pick[data-seat='${seat}']`);
+  return !!b && b.classList.contains('choosable') && !b.classList.contains('me') && !b.classList.contains('mate')
+    && !!pick && !pick.classList.contains('checked'); }"""  # as a person would: not oneself, a friend, a checked seat
 NIGHT_KINDS = {"shoot", "sheriff", "don_check", "heal", "visit", "maniac_kill"}
 
 
@@ -155,6 +161,8 @@ def _speak(page: Any, lang: str, shots: Shots, first: bool) -> None:
 def _act(page: Any, kind: str, lang: str, shots: Shots, done: list[str]) -> None:
     """One decision through the page's own controls, as a person would click or type; `done`: the kinds so far."""
     if kind == "speech":
+        if {"sheriff", "don_check"} & set(done):  # the seat's own checks are on its role card, not only in the log
+            assert page.locator("#my-checks li").count() >= 1
         _speak(page, lang, shots, "speech" not in done)
     elif kind == "black_message":
         page.fill("#speech", "Стреляем по порядку." if lang == "ru" else "Shoot in the order.")
@@ -184,9 +192,15 @@ def _act(page: Any, kind: str, lang: str, shots: Shots, done: list[str]) -> None
             assert page.evaluate("document.activeElement.dataset.seat") != first
             page.keyboard.press("ArrowLeft")
             assert page.evaluate("document.activeElement.dataset.seat") == first
+            for _ in range(12):
+                if page.evaluate(WORTH_ACTING_ON, page.evaluate("document.activeElement.dataset.seat")):
+                    break
+                page.keyboard.press("ArrowRight")
             page.keyboard.press("Enter")
-        else:
-            page.locator("#ring button.seat.choosable").first.click()  # the action is a click on the table
+        else:  # the action is a click on the table
+            seats = page.locator("#ring button.seat.choosable").evaluate_all("(bs) => bs.map((b) => b.dataset.seat)")
+            target = next((n for n in seats if page.evaluate(WORTH_ACTING_ON, n)), seats[0])
+            page.locator(f"#ring button.seat.choosable[data-seat='{target}']").click()
     else:
         page.locator("#controls button.pick").first.click()
 
@@ -304,7 +318,7 @@ def _play(case: str, lang: str, size: tuple[int, int], seed: int, role: str, tmp
         _stop(proc)
     assert not errors, errors
     assert {"speech", "vote"} <= set(kinds), kinds
-    assert known_before_end == (3 if role == "don" else 1)  # before the end: itself, and its team if black
+    assert known_before_end == (3 if role in ("don", "mafia") else 1)  # before the end: itself, its team if black
     missing = [m for m in MOMENTS if m not in shots.taken]
     assert not missing, f"{case}: no screenshot of {missing} (the person's decisions: {kinds})"
     transcript = load(links["transcript"])

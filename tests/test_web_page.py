@@ -106,6 +106,7 @@ class Page:
         self.sent: list[dict[str, Any]] = []
         self.sockets: list[Any] = []
         self.errors: list[str] = []
+        self.pushed = 0
         self.page = browser.new_page(viewport={"width": size[0], "height": size[1]})
         self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
         self.page.route_web_socket(re.compile(r"/ws/"), self._socket)
@@ -126,8 +127,13 @@ class Page:
         ws.on_message(lambda message: self.sent.append(json.loads(message)))
 
     def push(self, state: dict[str, Any]) -> None:
-        self.sockets[-1].send(json.dumps({"type": "state", "state": state}))
-        self.page.wait_for_timeout(50)
+        """Send the page a state and return once it has drawn it (a numbered line at the end of its log)."""
+        self.pushed += 1
+        mark = f"(test state {self.pushed})"
+        line = {"seq": 10**6 + self.pushed, "day": state["day"], "text": mark, "audience": "public", "type": None}
+        drawn = {**state, "log": [*state["log"], {**line, "speaker": None}]}
+        self.sockets[-1].send(json.dumps({"type": "state", "state": drawn}))
+        expect(self.page.locator("#log")).to_contain_text(mark)
 
     def decisions(self) -> list[dict[str, Any]]:
         return [m for m in self.sent if m.get("type") == "decide"]
@@ -206,6 +212,13 @@ def test_the_accepted_box_goes_once_the_table_moves_on_and_at_the_end(
     expect(page.page.locator("#reply")).not_to_have_text("")
     page.push(_waiting(s))  # the next speaker: the answer was taken, nothing is pending any more
     assert page.page.inner_text("#reply").strip() == ""
+    page.push(s)  # asked again (a re-ask), answered again: then the game ends
+    page.page.fill("#speech", "Good evening again.")
+    page.page.click("#send")
+    page.page.wait_for_timeout(100)
+    assert len(page.decisions()) == 2
+    page.sockets[-1].send(json.dumps({"type": "accepted", "ask": decision["ask"]}))
+    expect(page.page.locator("#reply")).not_to_have_text("")
     page.push(_over(s, finished, "en"))
     assert page.page.inner_text("#reply").strip() == ""
     assert not page.errors, page.errors
@@ -238,8 +251,9 @@ def test_no_empty_card_in_a_replays_seat_view_on_a_phone(browser: Any, table: Ta
     page.goto(table.links["replays"])
     page.goto(urljoin(page.url, page.locator("a[href*='/replay/']").first.get_attribute("href") or ""))
     for viewer in ("1", "0", "4"):  # a seat, the god view, another seat
-        page.select_option("#view-as", viewer)
-        page.wait_for_timeout(300)
+        with page.expect_response(lambda r, v=viewer: "/api/replay/" in r.url and f"seat={v}&" in r.url):
+            page.select_option("#view-as", viewer)
+        page.wait_for_timeout(200)  # drawn from that answer
         expect(page.locator("#step")).not_to_have_text("")
         assert page.evaluate(EMPTY_CARDS) == [], viewer
     page.close()

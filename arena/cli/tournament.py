@@ -92,6 +92,14 @@ def register(app: typer.Typer) -> None:
         no_progress: Annotated[bool, typer.Option("--no-progress", help="No live progress; a summary at the end.")] = (
             False
         ),
+        detect: Annotated[
+            float | None,
+            typer.Option(
+                "--detect",
+                help="Print the games this schedule needs to detect a skill difference of D logits with 80 % power; "
+                "play nothing.",
+            ),
+        ] = None,
         delay: Annotated[float, typer.Option(hidden=True, help="Seconds each seat waits before answering.")] = 0.0,
     ) -> None:
         """Play a tournament of configurations, balanced by side, role and seat; resumable; with a cost cap."""
@@ -102,6 +110,8 @@ def register(app: typer.Typer) -> None:
         from arena.tournament.schedule import make_schedule
 
         cap = _budget(budget)
+        if detect is not None and not (math.isfinite(detect) and detect > 0):
+            fail(f"--detect: {detect} must be a positive difference in logits, e.g. --detect 0.4")
         if executor not in ("local", "dask"):
             fail(f"--executor: {executor!r} is not one of local, dask")
         if executor == "dask" and scheduler:
@@ -117,6 +127,9 @@ def register(app: typer.Typer) -> None:
             t = load_tournament(file, agents_dir, check_env=not dry_run)
         except TournamentError as exc:
             fail(str(exc))
+        if detect is not None and not dry_run:  # the schedule's statistics only: nothing is played or written
+            _statistics(t, detect)
+            return
         if cap is not None:  # a cap cannot hold over calls whose cost is unknown
             from arena.agents import unpriced
 
@@ -134,7 +147,7 @@ def register(app: typer.Typer) -> None:
                 fail(str(exc))
         console = Console(highlight=False)
         labels = [c.label for c in t.configs]
-        plans = make_schedule(labels, t.filler.label, t.rules, t.file.games, t.file.seed)
+        plans = make_schedule(labels, t.filler.label, t.rules, t.file.games, t.file.seed, kind=t.file.schedule)
         estimate = None
         if dry_run or cap is not None:
             from arena.tournament.cost import calibrate
@@ -151,6 +164,7 @@ def register(app: typer.Typer) -> None:
             console.print(balance_table(t, plans))
             assert estimate is not None
             console.print(estimate_table(estimate, cap))
+            _statistics(t, detect)
             return
         assert folder is not None
         from arena.tournament.run import RunOptions
@@ -159,6 +173,17 @@ def register(app: typer.Typer) -> None:
                              executor_name=executor, delay=delay)  # fmt: skip
         cluster = _Cluster(scheduler, tls, shared_out, games_per_task)
         _run(t, plans, _preflight(t), options, console, processes=processes, cluster=cluster)
+
+
+def _statistics(t: Tournament, detect: float | None) -> None:
+    """What the schedule identifies and the smallest difference it detects (arena/research/power.py)."""
+    try:
+        from arena.research.power import schedule_lines
+    except ImportError:
+        typer.echo("(what the schedule identifies and detects: pip install 'mafia-arena[research]')")
+        return
+    typer.echo("\n".join(schedule_lines([c.label for c in t.configs], t.filler.label, t.rules, t.file.games,
+                                         t.file.seed, t.file.schedule, detect)))  # fmt: skip
 
 
 def _preflight(t: Tournament) -> dict[str, AgentSpec]:

@@ -4,11 +4,18 @@ and the `arena report` output. Reads transcripts only (never the engine's state)
 | module | job |
 |---|---|
 | `corpus.py` | a folder of transcripts to finished games: configurations, roles, winner, counters |
-| `ratings.py` | side-aware Bradley-Terry with bootstrap intervals, Wilson win rates, invalid-action rates |
+| `records.py` | one finished game as the statistics see it (seats, roles, winner, deal), real or simulated |
+| `identify.py` | the ratings' design matrix and what it identifies (rank, estimable quantities, combination weights) |
+| `ratings.py` | side-aware Bradley-Terry on what is identified, block bootstrap, simultaneous comparisons |
+| `intervals.py` | intervals per game, clustered by deal (Wilson on the effective n, ratio ± t·SE, Holm) |
+| `outcomes.py` | win rates per side, the role-baseline outcome score, the roles and seats diagnostic |
+| `power.py` | before a tournament: what its schedule identifies, the detectable difference, games needed |
+| `simulate.py` | a process the model does not assume, and the coverage check of every printed interval |
 | `metrics.py` | per game, seat and day: votes, nominations, checks, claims, probes, deception, detection, cost |
-| `tables.py`, `report.py` | the CSV rows and `arena report` (Markdown, one HTML page, PNGs) |
+| `summary.py`, `plots.py`, `tables.py`, `report.py` | `arena report`: what it states, plots, CSV rows, Markdown/HTML |
 | `selfplay.py` | balanced bot tournaments through the orchestrator (real data without a model) |
 
 It may import the engine, the transcript, `arena.players.base` and `arena.agents`; `selfplay.py` also the
-orchestrator and the player factory; never the command line, the web app or model access.
+orchestrator and the player factory; `power.py` and `simulate.py` the tournament schedule (a schedule's design is
+what they judge); never the command line, the web app or model access.
 """

@@ -5,13 +5,17 @@ summing counts (never by averaging rates). `docs/metrics.md` defines each one; t
 are the field names here.
 
 "Red" is every seat that is not black (the maniac included, as he is not black); "black" is mafia and don.
-A vote is a `vote_cast` with a target (`yes` on a candidate, a ballot, or the rule's default); a `no`, an
-abstention and the lift vote (no single target) are not votes on anyone.
+A vote is a `vote_cast` with a target. Three kinds are counted apart, as they say different things: a **chosen**
+vote (`yes` on a candidate, or a ballot) on another seat; a **default** vote, cast by the rules for a seat that did
+not vote (the last candidate, R5.7: the seat chose nothing); and a **self-vote** (a chosen vote on oneself, which
+for a black seat is a vote "on black" that detects nothing). A `no`, an abstention and the lift vote (no single
+target) are not votes on anyone. Accuracy and bussing count chosen votes on others only.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 
 from arena.engine import EventType
@@ -27,10 +31,16 @@ VOTED_OUT = frozenset({"voted", "lifted", "single_nominee", "justification"})
 class Counts:
     """Additive counts (one game's seat, day or whole game, or a sum of many)."""
 
-    red_votes: int = 0  # votes cast by red seats on someone
+    red_votes: int = 0  # chosen votes cast by red seats on another seat
     red_votes_on_black: int = 0
-    black_votes: int = 0
+    red_default_votes: int = 0  # votes the rules cast for a red seat that did not vote
+    red_default_votes_on_black: int = 0
+    red_self_votes: int = 0  # chosen votes of a red seat on itself
+    black_votes: int = 0  # chosen votes cast by black seats on another seat
     black_votes_on_black: int = 0  # bussing
+    black_default_votes: int = 0
+    black_default_votes_on_black: int = 0
+    black_self_votes: int = 0
     nominations: int = 0
     nominations_on_black: int = 0
     red_nominations: int = 0
@@ -53,8 +63,12 @@ class Counts:
     probe_brier_sum: float = 0.0
     probe_logloss_sum: float = 0.0
     probe_uniform_brier_sum: float = 0.0  # the same pairs scored for a flat 0.3
+    probe_auc_pairs: int = 0  # (black target, red target) pairs inside one probe
+    probe_auc_concordant: float = 0.0  # of those, the black target rated higher (a tie counts one half)
     red_probe_pairs: int = 0
     red_probe_brier_sum: float = 0.0  # detection: red seats' Brier
+    red_probe_auc_pairs: int = 0
+    red_probe_auc_concordant: float = 0.0  # detection: red seats' rank AUC
     red_on_black_pairs: int = 0
     red_on_black_p_sum: float = 0.0  # deception: P(black) red seats gave this black seat (counted on the black)
     decisions: int = 0
@@ -72,22 +86,46 @@ def ratio(num: float, den: float) -> float:
     return num / den if den else math.nan
 
 
+@dataclass(frozen=True)
+class Rate:
+    """A derived rate: a numerator and a denominator over Counts, and how its interval is formed."""
+
+    name: str
+    num: Callable[[Counts], float]
+    den: Callable[[Counts], float]
+    proportion: bool = True  # a share of items (Wilson-type interval); else a mean score (ratio ± t·SE)
+    bounds: tuple[float, float] = (0.0, 1.0)  # the values it can take (intervals are clipped to them)
+
+
+_INF = (0.0, math.inf)
+
+
+def _chosen(c: Counts) -> float:
+    """Every chosen vote, self-votes included."""
+    return c.red_votes + c.black_votes + c.red_self_votes + c.black_self_votes
+RATES: tuple[Rate, ...] = (
+    Rate("vote_accuracy", lambda c: c.red_votes_on_black, lambda c: c.red_votes),
+    Rate("default_vote_accuracy", lambda c: c.red_default_votes_on_black, lambda c: c.red_default_votes),
+    Rate("self_vote_rate", lambda c: c.red_self_votes + c.black_self_votes, lambda c: _chosen(c)),
+    Rate("bussing_rate", lambda c: c.black_votes_on_black, lambda c: c.black_votes),
+    Rate("nominations_on_black_share", lambda c: c.nominations_on_black, lambda c: c.nominations),
+    Rate("red_nominations_on_black_share", lambda c: c.red_nominations_on_black, lambda c: c.red_nominations),
+    Rate("best_move_hit_rate", lambda c: c.best_move_hits, lambda c: c.best_move_named),
+    Rate("probe_brier", lambda c: c.probe_brier_sum, lambda c: c.probe_pairs, False),
+    Rate("probe_logloss", lambda c: c.probe_logloss_sum, lambda c: c.probe_pairs, False, _INF),
+    Rate("probe_uniform_brier", lambda c: c.probe_uniform_brier_sum, lambda c: c.probe_pairs, False),
+    Rate("probe_auc", lambda c: c.probe_auc_concordant, lambda c: c.probe_auc_pairs),
+    Rate("detection_brier", lambda c: c.red_probe_brier_sum, lambda c: c.red_probe_pairs, False),
+    Rate("detection_auc", lambda c: c.red_probe_auc_concordant, lambda c: c.red_probe_auc_pairs),
+    Rate("deception", lambda c: c.red_on_black_p_sum, lambda c: c.red_on_black_pairs, False),
+    Rate("tokens_per_decision", lambda c: c.prompt_tokens + c.completion_tokens, lambda c: c.decisions, False, _INF),
+    Rate("cost_per_decision", lambda c: c.cost_usd, lambda c: c.decisions, False, _INF),
+)
+
+
 def rates(c: Counts) -> dict[str, float]:
     """The derived rates of a Counts (NaN where the denominator is zero)."""
-    return {
-        "vote_accuracy": ratio(c.red_votes_on_black, c.red_votes),
-        "bussing_rate": ratio(c.black_votes_on_black, c.black_votes),
-        "nominations_on_black_share": ratio(c.nominations_on_black, c.nominations),
-        "red_nominations_on_black_share": ratio(c.red_nominations_on_black, c.red_nominations),
-        "best_move_hit_rate": ratio(c.best_move_hits, c.best_move_named),
-        "probe_brier": ratio(c.probe_brier_sum, c.probe_pairs),
-        "probe_logloss": ratio(c.probe_logloss_sum, c.probe_pairs),
-        "probe_uniform_brier": ratio(c.probe_uniform_brier_sum, c.probe_pairs),
-        "detection_brier": ratio(c.red_probe_brier_sum, c.red_probe_pairs),
-        "deception": ratio(c.red_on_black_p_sum, c.red_on_black_pairs),
-        "tokens_per_decision": ratio(c.prompt_tokens + c.completion_tokens, c.decisions),
-        "cost_per_decision": ratio(c.cost_usd, c.decisions),
-    }
+    return {r.name: ratio(r.num(c), r.den(c)) for r in RATES}
 
 
 @dataclass
@@ -120,8 +158,21 @@ class GameMetrics:
                 setattr(counts, name, getattr(counts, name) + value)
 
 
+def auc_counts(scored: list[tuple[float, bool]]) -> tuple[int, float]:
+    """(pairs, concordant) of one probe: every (black, red) pair of targets, concordant when the black one was
+    given the higher P(black), a tie counting one half. Summed over probes, concordant / pairs is the rank AUC."""
+    black = [p for p, y in scored if y]
+    red = [p for p, y in scored if not y]
+    concordant = sum(1.0 if b > r else 0.5 if b == r else 0.0 for b in black for r in red)
+    return len(black) * len(red), concordant
+
+
 def _probe(m: GameMetrics, g: GameData, day: int, prober: int, seats: tuple[int, ...], counts: tuple[int, ...]) -> None:
     red = not g.black(prober)
+    pairs, concordant = auc_counts([(count / 1000, g.black(t)) for t, count in zip(seats, counts, strict=False)])
+    m.bump(prober, day, probe_auc_pairs=pairs, probe_auc_concordant=concordant)
+    if red:
+        m.bump(prober, day, red_probe_auc_pairs=pairs, red_probe_auc_concordant=concordant)
     for target, count in zip(seats, counts, strict=False):
         p = count / 1000
         y = 1.0 if g.black(target) else 0.0
@@ -164,12 +215,8 @@ def measure(g: GameData) -> GameMetrics:
         elif t is E.VOTING_STARTED:
             rounds.append(e.seq)
         elif t is E.VOTE_CAST and e.seat is not None and e.target is not None and e.value in ("yes", "default"):
-            on_black = e.target in black
             votes.append((e.seq, len(rounds), e.seat, e.target))
-            if e.seat in black:
-                m.bump(e.seat, day, black_votes=1, black_votes_on_black=int(on_black))
-            else:
-                m.bump(e.seat, day, red_votes=1, red_votes_on_black=int(on_black))
+            _vote(m, e.seat, e.target, day, e.value == "default", e.seat in black, e.target in black)
         elif t is E.NOMINATED and e.seat is not None and e.target is not None:
             hit = int(e.target in black)
             m.bump(e.seat, day, nominations=1, nominations_on_black=hit)
@@ -196,6 +243,16 @@ def measure(g: GameData) -> GameMetrics:
     _checks_used(m, g, claims, checks, voted_out)
     _usage(m, g)
     return m
+
+
+def _vote(m: GameMetrics, voter: int, target: int, day: int, default: bool, by_black: bool, on_black: bool) -> None:
+    side = "black" if by_black else "red"
+    if default:
+        m.bump(voter, day, **{f"{side}_default_votes": 1, f"{side}_default_votes_on_black": int(on_black)})
+    elif voter == target:
+        m.bump(voter, day, **{f"{side}_self_votes": 1})
+    else:
+        m.bump(voter, day, **{f"{side}_votes": 1, f"{side}_votes_on_black": int(on_black)})
 
 
 def _claim(m: GameMetrics, g: GameData, claim: Claim, sheriff_claimants: set[int]) -> None:

@@ -1,16 +1,19 @@
-"""Side-aware Bradley–Terry ratings for a 7-against-3 game, with bootstrap intervals (see docs/ratings.md).
+"""Side-aware Bradley–Terry ratings for a 7-against-3 game: only what the design identifies, with block-bootstrap
+intervals and simultaneous pairwise comparisons (see docs/ratings.md).
 
     P(town wins) = σ(h[rules] + mean town skill of the town seats − mean mafia skill of the black seats)
 
-Each configuration (a seat's agent name) has a town skill and a mafia skill; each rule set has a side-advantage term
-`h`. Means, not sums: a team of seven is not seven times as strong as a team of three. Skills are reported centred
-(the mean configuration is 0 on each side; the shift goes into `h`, which is what makes them identifiable). The fit
-is a penalised maximum likelihood (scipy L-BFGS) with a weak Gaussian prior, so small samples and one-sided records
-stay finite; 95 % intervals come from a bootstrap over games. Win rates per side carry Wilson intervals, and the
-invalid-action rates (re-asks, defaults, timeouts per decision) are reported beside the skill, never mixed in.
+Each configuration (a seat's agent name) has a town skill and a mafia skill; each rule set has a side term `h`.
+Before anything is reported, `identify` finds which linear quantities the games pin down (under tournament seating
+only a weighted combination of a configuration's two skills is); only those get numbers. The fit is a penalised
+maximum likelihood (a weak Gaussian prior keeps one-sided records finite) by Newton's method, run for the point
+estimate and all bootstrap resamples at once. Intervals come from a block bootstrap: whole deals (or games, when no
+deal repeats) are resampled, so correlated games move together. "Better than" is marked only when a simultaneous
+95 % interval (bootstrap max-|t| over every pairwise difference reported) excludes zero, which keeps the chance of
+any false mark at 5 % however many configurations there are.
 
-`fit_sum` is the plain sum-of-ratings baseline (one rating per configuration, team strength = the sum, no side
-term), the model behind openskill/TrueSkill team ratings, kept for the held-out comparison.
+`held_out` compares the model with the sum-of-ratings baseline (openskill/TrueSkill's team model: one rating per
+configuration, team strength the sum, no side term) and with every step between them, so the gain can be attributed.
 """
 
 from __future__ import annotations
@@ -21,114 +24,80 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.optimize import minimize
+from scipy import stats
 from scipy.special import expit
+from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
-from arena.research.corpus import MAFIA, TOWN, Corpus, GameData
+from arena.research.identify import COMBINED, MAFIA, TOWN, Design, Identification, Quantity, design, identify
+from arena.research.intervals import Interval, cluster_ids, cluster_weights, t_quantile
+from arena.research.records import Match, deal_keys
 
 Array = NDArray[np.float64]
 PRIOR_SD = 3.0  # weak: a skill of ±3 on the logit scale is already a near-certain win
 SIDE_PRIOR_SD = 5.0
-Z95 = 1.959963984540054
+LEVEL = 0.95
 
 
-@dataclass(frozen=True)
-class Match:
-    """One two-sided game as the model sees it: the configuration of each town and each black seat."""
-
-    rules: str
-    town: tuple[str, ...]
-    mafia: tuple[str, ...]
-    town_won: bool
+# ----- the fit ------------------------------------------------------------------------------------------------------
+def _loss(x: Array, trials: Array, wins: Array, inv_var: Array, theta: Array) -> Array:
+    z = theta @ x.T
+    nll = np.sum(trials * np.logaddexp(0.0, z) - wins * z, axis=1)
+    return np.asarray(nll + 0.5 * np.sum(theta**2 * inv_var, axis=1))
 
 
-def matches(corpus: Corpus) -> list[Match]:
-    """The games with a town or mafia winner (maniac wins and draws carry no two-sided result)."""
-    out: list[Match] = []
-    for g in corpus.games:
-        if g.winner not in (TOWN, MAFIA):
-            continue
-        town = tuple(g.configs[s] for s in sorted(g.roles) if g.side(s) == TOWN)
-        mafia = tuple(g.configs[s] for s in sorted(g.roles) if g.side(s) == MAFIA)
-        out.append(Match(g.rules, town, mafia, g.winner == TOWN))
-    return out
+def collapse(x: Array, y: Array, weights: Array) -> tuple[Array, Array, Array]:
+    """Games with the same design row pooled: (distinct rows, trials per row, town wins per row), for every row of
+    `weights` (B × games). A schedule repeats few distinct seatings, so this shrinks the fit's work many times."""
+    rows, inverse = np.unique(x, axis=0, return_inverse=True)
+    group = np.zeros((x.shape[0], rows.shape[0]))
+    group[np.arange(x.shape[0]), inverse.ravel()] = 1.0
+    return np.asarray(rows, dtype=np.float64), weights @ group, (weights * y) @ group
 
 
-@dataclass
-class Design:
-    """The model's design matrix: columns are h per rule set, then town skills, then mafia skills."""
+def penalised_fit(x: Array, y: Array, w: Array, prior_sd: Array, start: Array | None = None) -> Array:
+    """argmin over θ of Σ w·(logistic loss) + θ²/(2σ²), for every row of weights `w` (B × games) at once.
 
-    rules: list[str]
-    configs: list[str]
-    x: Array
-    y: Array
-
-    @property
-    def n_rules(self) -> int:
-        return len(self.rules)
-
-    @property
-    def n_configs(self) -> int:
-        return len(self.configs)
+    The loss is convex and smooth, so Newton's method with step halving converges in a few steps; batching the
+    bootstrap's resamples turns 200 refits into a handful of stacked linear solves (scipy's minimizers fit one
+    problem at a time, which made the bootstrap the report's slowest part)."""
+    with threadpool_limits(limits=1, user_api="blas"):  # small matrices: threads only add contention
+        return _newton(x, y, w, prior_sd, start)
 
 
-def design(games: Sequence[Match], configs: Sequence[str] | None = None, rules: Sequence[str] | None = None) -> Design:
-    rule_names = list(rules) if rules is not None else sorted({m.rules for m in games})
-    names = list(configs) if configs is not None else sorted({c for m in games for c in (*m.town, *m.mafia)})
-    r_index = {r: i for i, r in enumerate(rule_names)}
-    c_index = {c: i for i, c in enumerate(names)}
-    k, c = len(rule_names), len(names)
-    x = np.zeros((len(games), k + 2 * c))
-    y = np.zeros(len(games))
-    for row, m in enumerate(games):
-        x[row, r_index[m.rules]] = 1.0
-        for name in m.town:
-            x[row, k + c_index[name]] += 1.0 / len(m.town)
-        for name in m.mafia:
-            x[row, k + c + c_index[name]] -= 1.0 / len(m.mafia)
-        y[row] = 1.0 if m.town_won else 0.0
-    return Design(rule_names, names, x, y)
-
-
-def _penalised_fit(x: Array, y: Array, prior_sd: Array, start: Array | None = None) -> Array:
-    """argmin of the logistic loss plus θ²/(2σ²). The loss is convex and the parameters few, so scipy's exact
-    trust-region Newton method (gradient and Hessian given) converges in a handful of steps."""
+def _newton(x: Array, y: Array, w: Array, prior_sd: Array, start: Array | None) -> Array:
+    rows, trials, wins = collapse(x, y, w)
     inv_var = 1.0 / prior_sd**2
-
-    def loss(theta: Array) -> tuple[float, Array]:
-        z = x @ theta
-        # log(1 + e^z) − y z, computed stably
-        nll = float(np.sum(np.logaddexp(0.0, z) - y * z))
-        grad = x.T @ (expit(z) - y) + theta * inv_var
-        return nll + 0.5 * float(np.sum(theta**2 * inv_var)), grad
-
-    def hessian(theta: Array) -> Array:
-        p = expit(x @ theta)
-        return np.asarray((x.T * (p * (1 - p))) @ x + np.diag(inv_var), dtype=np.float64)
-
-    theta0 = start if start is not None else np.zeros(x.shape[1])
-    result = minimize(loss, theta0, jac=True, hess=hessian, method="trust-exact")
-    return np.asarray(result.x, dtype=np.float64)
+    b, p = w.shape[0], x.shape[1]
+    outer = (rows[:, :, None] * rows[:, None, :]).reshape(rows.shape[0], p * p)
+    theta = np.zeros((b, p)) if start is None else np.tile(start, (b, 1))
+    current = _loss(rows, trials, wins, inv_var, theta)
+    for _ in range(100):
+        mu = expit(theta @ rows.T)
+        grad = (trials * mu - wins) @ rows + theta * inv_var
+        hess = ((trials * mu * (1 - mu)) @ outer).reshape(b, p, p) + np.diag(inv_var)[None]
+        step = np.linalg.solve(hess, grad[:, :, None])[:, :, 0]
+        scale = np.ones(b)
+        for _ in range(30):  # halve the step of the resamples whose loss went up
+            trial = theta - scale[:, None] * step
+            new = _loss(rows, trials, wins, inv_var, trial)
+            worse = new > current + 1e-12 * np.abs(current)
+            if not worse.any():
+                break
+            scale[worse] /= 2
+        theta, current = trial, new
+        if float(np.max(np.abs(scale[:, None] * step))) < 1e-9:
+            break
+    return theta
 
 
 def _priors(d: Design) -> Array:
     return np.concatenate([np.full(d.n_rules, SIDE_PRIOR_SD), np.full(2 * d.n_configs, PRIOR_SD)])
 
 
-def centred(d: Design, theta: Array) -> Array:
-    """Skills centred per side (mean configuration = 0), the shift folded into every rule set's h."""
-    k, c = d.n_rules, d.n_configs
-    out = theta.copy()
-    town_mean = float(theta[k : k + c].mean())
-    mafia_mean = float(theta[k + c :].mean())
-    out[:k] += town_mean - mafia_mean
-    out[k : k + c] -= town_mean
-    out[k + c :] -= mafia_mean
-    return out
-
-
-def fit_theta(d: Design, start: Array | None = None) -> Array:
-    return centred(d, _penalised_fit(d.x, d.y, _priors(d), start))
+def fit_theta(d: Design, weights: Array | None = None, start: Array | None = None) -> Array:
+    """The penalised estimate for one data set (`weights`: a count per game, default all 1)."""
+    w = np.ones((1, len(d.y))) if weights is None else weights[None, :]
+    return np.asarray(penalised_fit(d.x, d.y, w, _priors(d), start)[0], dtype=np.float64)
 
 
 def predict(d: Design, theta: Array) -> Array:
@@ -136,92 +105,207 @@ def predict(d: Design, theta: Array) -> Array:
     return np.asarray(expit(d.x @ theta), dtype=np.float64)
 
 
+# ----- reported quantities -------------------------------------------------------------------------------------------
 @dataclass
-class Interval:
-    value: float
-    low: float
-    high: float
-
-    def overlaps(self, other: Interval) -> bool:
-        return self.low <= other.high and other.low <= self.high
+class Estimate:
+    quantity: Quantity
+    interval: Interval
+    se: float  # the bootstrap standard deviation
 
 
 @dataclass
-class Rating:
-    config: str
-    town: Interval
-    mafia: Interval
-    combined: Interval  # (town + mafia) / 2
+class Comparison:
+    """config `a` minus config `b` on one quantity, with its simultaneous 95 % interval."""
+
+    kind: str
+    a: str
+    b: str
+    interval: Interval
+    se: float
+    sparse: bool = False  # either estimate rests on too few games: no interval, never judged
+
+    @property
+    def better(self) -> str | None:
+        """The configuration marked better under the simultaneous control, or None (always when sparse)."""
+        if self.sparse:
+            return None
+        if self.interval.low > 0:
+            return self.a
+        if self.interval.high < 0:
+            return self.b
+        return None
 
 
 @dataclass
 class Fit:
-    """A fitted side-aware model with bootstrap intervals."""
+    """A fitted side-aware model: the identified quantities with block-bootstrap intervals."""
 
-    design: Design
+    identification: Identification
     theta: Array
-    samples: Array  # bootstrap draws of theta (rows)
-    side: dict[str, Interval] = field(default_factory=dict)  # h per rule set
-    ratings: list[Rating] = field(default_factory=list)
+    samples: Array  # bootstrap draws of θ (rows)
+    clusters: int  # resampled units (deals, or games)
+    estimates: dict[tuple[str, str], Estimate] = field(default_factory=dict)  # (config, kind) -> estimate
+    side: dict[str, Estimate | None] = field(default_factory=dict)  # per rule set; None: not identified
+    comparisons: list[Comparison] = field(default_factory=list)
+    critical: float = math.nan  # the simultaneous critical value (max-|t| quantile)
 
-    def rating(self, config: str) -> Rating:
-        return next(r for r in self.ratings if r.config == config)
+    @property
+    def design(self) -> Design:
+        return self.identification.design
+
+    def estimate(self, config: str, kind: str) -> Estimate | None:
+        return self.estimates.get((config, kind))
+
+    def ranked(self) -> list[str]:
+        """Configurations by their combined (or identified-combination) estimate, best first."""
+
+        def key(c: str) -> float:
+            e = self.estimate(c, COMBINED)
+            return -e.interval.value if e is not None else math.inf
+
+        return sorted(self.design.configs, key=key)
 
 
-def _interval(value: float, draws: Array) -> Interval:
-    low, high = np.percentile(draws, [2.5, 97.5]) if len(draws) else (value, value)
-    return Interval(value, float(low), float(high))
+def stretch(clusters: int) -> float:
+    """The small-sample correction of a cluster bootstrap: its variance runs (C − 1)/C low, and with few clusters a
+    t quantile on C − 1 degrees of freedom is due instead of the normal one (1.075 at 25 deals, 1.01 at 200)."""
+    if clusters < 2:
+        return 1.0
+    z = float(stats.norm.ppf(0.5 + LEVEL / 2))
+    return math.sqrt(clusters / (clusters - 1)) * t_quantile(clusters, LEVEL) / z
+
+
+def _interval(value: float, draws: Array, n: float, clusters: int) -> tuple[Interval, float]:
+    """The bootstrap percentile interval, stretched about the estimate by `stretch`."""
+    if len(draws) < 2:
+        return Interval(value, value, value, n, clusters), 0.0
+    low, high = np.percentile(draws, [50 * (1 - LEVEL), 50 * (1 + LEVEL)])
+    f = stretch(clusters)
+    return Interval(value, value - f * (value - float(low)), value + f * (float(high) - value), n, clusters), float(
+        np.std(draws, ddof=1)
+    )
+
+
+def _games_behind(d: Design, q: Quantity) -> float:
+    """Games in which the quantity's configuration sat on the side (or sides) the quantity is about."""
+    j = d.configs.index(q.config)
+    cols = {TOWN: [d.town_column(j)], MAFIA: [d.mafia_column(j)]}.get(q.kind, [d.town_column(j), d.mafia_column(j)])
+    return float(np.sum(np.any(d.x[:, cols] != 0, axis=1)))
 
 
 def fit(games: Sequence[Match], *, boot: int = 200, seed: int = 0) -> Fit:
-    """Fit the side-aware model and bootstrap it over games (`boot` resamples; 0 gives point estimates only)."""
+    """Identify, fit, block-bootstrap (`boot` resamples of whole deals), and compare."""
     if not games:
         raise ValueError("no two-sided finished games to rate")
     d = design(games)
+    ident = identify(d)
     theta = fit_theta(d)
+    clusters = cluster_ids(deal_keys(games))
+    n_clusters = int(clusters.max()) + 1
     rng = np.random.default_rng(seed)
-    draws = np.empty((boot, len(theta)))
-    n = len(games)
-    for b in range(boot):
-        pick = rng.integers(0, n, n)
-        sub = Design(d.rules, d.configs, d.x[pick], d.y[pick])
-        draws[b] = fit_theta(sub, start=theta)
-    k, c = d.n_rules, d.n_configs
-    out = Fit(d, theta, draws)
-    out.side = {r: _interval(float(theta[i]), draws[:, i]) for i, r in enumerate(d.rules)}
-    for j, name in enumerate(d.configs):
-        t, m = k + j, k + c + j
-        both = (draws[:, t] + draws[:, m]) / 2
-        out.ratings.append(
-            Rating(
-                name,
-                _interval(float(theta[t]), draws[:, t]),
-                _interval(float(theta[m]), draws[:, m]),
-                _interval(float(theta[t] + theta[m]) / 2, both),
-            )
-        )
-    out.ratings.sort(key=lambda r: -r.combined.value)
+    if boot > 0:
+        weights = cluster_weights(clusters, boot, rng)
+        draws = np.empty((boot, len(theta)))
+        for start in range(0, boot, 50):  # bounded memory: 50 resamples at a time
+            chunk = weights[start : start + 50]
+            draws[start : start + 50] = penalised_fit(d.x, d.y, chunk, _priors(d), theta)
+    else:
+        draws = np.empty((0, len(theta)))
+    out = Fit(ident, theta, draws, n_clusters)
+    for q in ident.quantities():
+        iv, se = _interval(float(q.coef @ theta), draws @ q.coef, _games_behind(d, q), n_clusters)
+        out.estimates[(q.config, q.kind)] = Estimate(q, iv, se)
+    for rules, side in ident.side.items():
+        if side is None:
+            out.side[rules] = None
+            continue
+        iv, se = _interval(float(side.coef @ theta), draws @ side.coef, float(len(d.y)), n_clusters)
+        out.side[rules] = Estimate(side, iv, se)
+    out.comparisons, out.critical = compare(out)
     return out
 
 
-# ----- the sum-of-ratings baseline ----------------------------------------------------------------------------------
-def sum_design(games: Sequence[Match], configs: Sequence[str]) -> tuple[Array, Array]:
-    """One rating per configuration; a team's strength is the sum of its seats' ratings (no side term)."""
+def compare(f: Fit, level: float = LEVEL) -> tuple[list[Comparison], float]:
+    """Every pairwise difference of a reported quantity (town, mafia, combined) with simultaneous intervals: the
+    bootstrap max-|t| method, d ± q·se with q the `level` quantile of max over pairs of |d* − d| / se.
+
+    A difference involving a sparse estimate gets no interval and stays out of the family: with a handful of games
+    behind it the bootstrap cannot see how uncertain it is (a one-sided record looks certain in every resample), so
+    no interval of it would hold, and its wild resamples would only stretch everyone else's critical value."""
+    pairs: list[tuple[str, str, str, Array, bool]] = []
+    configs = f.design.configs
+    for kind in (TOWN, MAFIA, COMBINED):
+        for i, a in enumerate(configs):
+            for b in configs[i + 1 :]:
+                ea, eb = f.estimate(a, kind), f.estimate(b, kind)
+                if ea is not None and eb is not None:
+                    sparse = ea.interval.sparse or eb.interval.sparse
+                    pairs.append((kind, a, b, ea.quantity.coef - eb.quantity.coef, sparse))
+    if not pairs or len(f.samples) < 2:
+        return [], math.nan
+    coefs = np.stack([p[3] for p in pairs], axis=1)
+    diffs = f.theta @ coefs
+    draws = f.samples @ coefs
+    se = np.std(draws, axis=0, ddof=1)
+    judged = np.asarray([not p[4] for p in pairs])
+    ok = (se > 1e-12) & judged
+    t = np.abs(draws[:, ok] - diffs[ok]) / se[ok]
+    q = float(np.quantile(np.max(t, axis=1), level)) if ok.any() else math.nan
+    out = []
+    widen = stretch(f.clusters)
+    for j, (kind, a, b, _, sparse) in enumerate(pairs):
+        if sparse:
+            iv = Interval(float(diffs[j]), math.nan, math.nan, 0.0, f.clusters)
+        else:
+            half = widen * q * float(se[j]) if ok[j] else 0.0
+            iv = Interval(float(diffs[j]), float(diffs[j]) - half, float(diffs[j]) + half, 0.0, f.clusters)
+        out.append(Comparison(kind, a, b, iv, float(se[j]), sparse))
+    return out, q
+
+
+# ----- baselines: where the gain over a sum-of-ratings rater comes from -------------------------------------------
+@dataclass(frozen=True)
+class Variant:
+    """A rating model between the sum-of-ratings baseline and the side-aware model."""
+
+    name: str
+    two_skills: bool  # a town and a mafia skill, or one rating used on both sides
+    mean: bool  # team strength the mean of its seats' skills, or the sum
+    side: bool  # a side term per rule set
+
+
+VARIANTS = (
+    Variant("sum of ratings (openskill/TrueSkill team model)", False, False, False),
+    Variant("+ side term", False, False, True),
+    Variant("+ side term, mean instead of sum", False, True, True),
+    Variant("+ side term, two skills (sum)", True, False, True),
+    Variant("side-aware: two skills, mean, side term", True, True, True),
+    Variant("two skills, mean, no side term", True, True, False),
+)
+
+
+def variant_design(v: Variant, games: Sequence[Match], configs: Sequence[str], rules: Sequence[str]) -> Array:
     index = {c: i for i, c in enumerate(configs)}
-    x = np.zeros((len(games), len(configs)))
-    y = np.zeros(len(games))
+    r_index = {r: i for i, r in enumerate(rules)}
+    k = len(rules) if v.side else 0
+    c = len(configs)
+    x = np.zeros((len(games), k + (2 * c if v.two_skills else c)))
     for row, m in enumerate(games):
+        if v.side:
+            x[row, r_index[m.rules]] = 1.0
         for name in m.town:
-            x[row, index[name]] += 1.0
+            x[row, k + index[name]] += 1.0 / len(m.town) if v.mean else 1.0
         for name in m.mafia:
-            x[row, index[name]] -= 1.0
-        y[row] = 1.0 if m.town_won else 0.0
-    return x, y
+            col = k + (c if v.two_skills else 0) + index[name]
+            x[row, col] -= 1.0 / len(m.mafia) if v.mean else 1.0
+    return x
 
 
 def fit_sum(games: Sequence[Match], configs: Sequence[str]) -> Array:
-    x, y = sum_design(games, configs)
-    return _penalised_fit(x, y, np.full(len(configs), PRIOR_SD))
+    """The plain sum-of-ratings baseline: one rating per configuration, team strength the sum, no side term."""
+    x = variant_design(VARIANTS[0], games, configs, [])
+    y = np.asarray([1.0 if m.town_won else 0.0 for m in games])
+    return np.asarray(penalised_fit(x, y, np.ones((1, len(y))), np.full(x.shape[1], PRIOR_SD))[0], dtype=np.float64)
 
 
 def log_loss(y: Array, p: Array) -> float:
@@ -231,174 +315,47 @@ def log_loss(y: Array, p: Array) -> float:
 
 @dataclass
 class HeldOut:
-    """Held-out log-loss (k-fold over games) of the side-aware model and the sum-of-ratings baseline."""
+    """Held-out log-loss (k-fold over deals) of each variant, and of a constant base rate."""
 
     folds: int
     games: int
-    side_aware: float
-    sum_of_ratings: float
-    base_rate: float  # a constant P(town) from the training folds: the floor any model should beat
+    losses: dict[str, float]
+    base_rate: float
+
+    @property
+    def side_aware(self) -> float:
+        return self.losses[VARIANTS[4].name]
+
+    @property
+    def sum_of_ratings(self) -> float:
+        return self.losses[VARIANTS[0].name]
 
 
 def held_out(games: Sequence[Match], folds: int = 5, seed: int = 0) -> HeldOut:
+    """k-fold cross-validation over deals (the games of one deal stay in one fold)."""
     configs = sorted({c for m in games for c in (*m.town, *m.mafia)})
     rules = sorted({m.rules for m in games})
-    order = np.random.default_rng(seed).permutation(len(games))
-    losses: dict[str, list[float]] = {"side": [], "sum": [], "base": []}
-    weights: list[int] = []
+    clusters = cluster_ids(deal_keys(games))
+    order = np.random.default_rng(seed).permutation(int(clusters.max()) + 1)
+    fold_of = np.empty_like(order)
+    fold_of[order] = np.arange(len(order)) % folds
+    y = np.asarray([1.0 if m.town_won else 0.0 for m in games])
+    sums: dict[str, float] = {v.name: 0.0 for v in VARIANTS}
+    base = 0.0
+    counted = 0
+    xs = {v.name: variant_design(v, games, configs, rules) for v in VARIANTS}
     for f in range(folds):
-        test_idx = order[f::folds]
-        train = [games[i] for i in order if i not in set(test_idx)]
-        test = [games[i] for i in test_idx]
-        if not test or not train:
+        test = fold_of[clusters] == f
+        train = ~test
+        if not test.any() or not train.any():
             continue
-        d_train = design(train, configs, rules)
-        theta = fit_theta(d_train)
-        d_test = design(test, configs, rules)
-        losses["side"].append(log_loss(d_test.y, predict(d_test, theta)))
-        r = fit_sum(train, configs)
-        x_test, y_test = sum_design(test, configs)
-        losses["sum"].append(log_loss(y_test, expit(x_test @ r)))
-        base = float(d_train.y.mean())
-        losses["base"].append(log_loss(d_test.y, np.full(len(test), base)))
-        weights.append(len(test))
-    w = np.asarray(weights, dtype=np.float64)
-
-    def mean(key: str) -> float:
-        return float(np.average(losses[key], weights=w))
-
-    return HeldOut(folds, len(games), mean("side"), mean("sum"), mean("base"))
-
-
-# ----- win rates and discipline, beside the skill --------------------------------------------------------------------
-def wilson(wins: int, n: int, z: float = Z95) -> Interval:
-    """The Wilson score interval for a proportion (sound at 0 %, 100 % and small n)."""
-    if n == 0:
-        return Interval(math.nan, 0.0, 1.0)
-    p = wins / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return Interval(p, max(0.0, centre - half), min(1.0, centre + half))
-
-
-@dataclass
-class SideRecord:
-    config: str
-    side: str
-    seats: int  # seat-games: a configuration on one seat of one game
-    wins: int
-    rate: Interval
-
-
-def win_rates(games: Sequence[GameData]) -> list[SideRecord]:
-    """Per configuration and side: wins over seat-games (draws and maniac wins count as not won)."""
-    tally: dict[tuple[str, str], list[int]] = {}
-    for g in games:
-        for seat, config in g.configs.items():
-            side = g.side(seat)
-            if side is None:
-                continue
-            cell = tally.setdefault((config, side), [0, 0])
-            cell[0] += 1
-            cell[1] += 1 if g.won(seat) else 0
-    return [SideRecord(c, s, n, w, wilson(w, n)) for (c, s), (n, w) in sorted(tally.items())]
-
-
-@dataclass
-class Discipline:
-    """Invalid actions per decision, from the end record's per-seat counters: reported beside the skill."""
-
-    config: str
-    decisions: int
-    reasks: int  # answers the engine refused
-    defaults: int  # requests settled by the rule's default
-    timeouts: int
-    errors: int
-
-    def rate(self, count: int) -> float:
-        return count / self.decisions if self.decisions else 0.0
-
-    @property
-    def invalid_rate(self) -> float:
-        """Re-asks, timeouts and errors per decision: every failed attempt."""
-        return self.rate(self.reasks + self.timeouts + self.errors)
-
-
-def discipline(games: Sequence[GameData]) -> list[Discipline]:
-    out: dict[str, Discipline] = {}
-    for g in games:
-        for seat, counters in g.counters.items():
-            config = g.configs.get(int(seat))
-            if config is None:
-                continue
-            d = out.setdefault(config, Discipline(config, 0, 0, 0, 0, 0))
-            d.decisions += counters.decisions
-            d.reasks += counters.invalid
-            d.defaults += counters.defaults
-            d.timeouts += counters.timeouts
-            d.errors += counters.errors
-    return [out[c] for c in sorted(out)]
-
-
-# ----- simulation (validation) ----------------------------------------------------------------------------------------
-@dataclass
-class Truth:
-    """Known side-aware skills to draw games from (already centred)."""
-
-    h: float
-    town: dict[str, float]
-    mafia: dict[str, float]
-
-    def p_town(self, m: Match) -> float:
-        t = sum(self.town[c] for c in m.town) / len(m.town)
-        k = sum(self.mafia[c] for c in m.mafia) / len(m.mafia)
-        return float(expit(self.h + t - k))
-
-
-def simulate(
-    truth: Truth, games: int, rng: np.random.Generator, town: int = 7, mafia: int = 3, mixed: bool = False
-) -> list[Match]:
-    """Games drawn from `truth`. Seatings as a tournament plays them: one configuration per side, drawn at random
-    (`mixed`: every seat drawn on its own, which carries far less information per game about each skill)."""
-    names = sorted(truth.town)
-    out: list[Match] = []
-    for _ in range(games):
-        if mixed:
-            t = tuple(names[i] for i in rng.integers(0, len(names), town))
-            k = tuple(names[i] for i in rng.integers(0, len(names), mafia))
-        else:
-            t = (names[int(rng.integers(0, len(names)))],) * town
-            k = (names[int(rng.integers(0, len(names)))],) * mafia
-        m = Match("sim", t, k, False)
-        out.append(Match("sim", t, k, bool(rng.random() < truth.p_town(m))))
-    return out
-
-
-@dataclass
-class Coverage:
-    simulations: int
-    covered: int
-    total: int  # parameters checked (h and every centred skill, over all simulations)
-    order_recovered: int  # simulations whose combined-skill ranking equals the true one
-
-    @property
-    def rate(self) -> float:
-        return self.covered / self.total if self.total else 0.0
-
-
-def coverage(truth: Truth, simulations: int, games: int, boot: int, seed: int = 0, mixed: bool = False) -> Coverage:
-    """Draw `simulations` data sets from `truth`, fit each with bootstrap intervals, count how often the 95 %
-    intervals hold the true values, and how often the ranking by combined skill is the true one."""
-    rng = np.random.default_rng(seed)
-    true_order = sorted(truth.town, key=lambda c: -(truth.town[c] + truth.mafia[c]))
-    covered = total = recovered = 0
-    for i in range(simulations):
-        f = fit(simulate(truth, games, rng, mixed=mixed), boot=boot, seed=seed * 7919 + i)
-        checks = [(f.side["sim"], truth.h)]
-        for r in f.ratings:
-            checks += [(r.town, truth.town[r.config]), (r.mafia, truth.mafia[r.config])]
-        covered += sum(1 for iv, true in checks if iv.low <= true <= iv.high)
-        total += len(checks)
-        recovered += [r.config for r in f.ratings] == true_order
-    return Coverage(simulations, covered, total, recovered)
+        for v in VARIANTS:
+            x = xs[v.name]
+            priors = np.full(x.shape[1], PRIOR_SD)
+            if v.side:
+                priors[: len(rules)] = SIDE_PRIOR_SD
+            theta = penalised_fit(x[train], y[train], np.ones((1, int(train.sum()))), priors)[0]
+            sums[v.name] += log_loss(y[test], expit(x[test] @ theta)) * int(test.sum())
+        base += log_loss(y[test], np.full(int(test.sum()), float(y[train].mean()))) * int(test.sum())
+        counted += int(test.sum())
+    return HeldOut(folds, len(games), {k: v / counted for k, v in sums.items()}, base / counted)

@@ -1,200 +1,43 @@
 """`arena report DIR`: ratings, win rates, metrics and probe calibration of a folder of transcripts.
 
 Writes, into the output folder: `report.md`; `report.html`, one self-contained page (plots embedded as base64 PNG,
-no external URL); the plots as `plots/*.png`; and `games.csv`, `seats.csv`, `days.csv`, `decisions.csv` for pandas
-(every column is documented in docs/metrics.md).
+no external URL); the plots as `plots/*.png`; and `games.csv`, `seats.csv`, `days.csv`, `decisions.csv`,
+`ratings.csv`, `comparisons.csv` and `metrics.csv` for pandas (every column is documented in docs/metrics.md).
+What is stated is computed in `summary.py`; this module only renders it. A quantity the design does not identify is
+named as such and never given a number.
 """
 
 from __future__ import annotations
 
 import base64
 import html
-import io
 import math
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only: never a display
-
-import matplotlib.pyplot as plt
-from matplotlib.figure import Figure
-
 from arena.research import tables
-from arena.research.corpus import TAMPERED, Corpus, load_folder
-from arena.research.metrics import Counts, GameMetrics, measure, rates
-from arena.research.ratings import Discipline, Fit, SideRecord, discipline, fit, matches, win_rates
+from arena.research.corpus import TAMPERED
+from arena.research.identify import COMBINED, MAFIA, TOWN, ConfigStatus
+from arena.research.intervals import SPARSE_CLUSTERS, SPARSE_N, Interval
+from arena.research.plots import plots
+from arena.research.ratings import Comparison
+from arena.research.summary import MetricRow, Report, ReportError
+from arena.research.summary import build as summarise
 from arena.safe_write import Folder, UnsafePath, links_in
 
-CALIBRATION_BINS = 10
-
-
-class ReportError(ValueError):
-    """A folder that cannot be reported on (no finished games); the message says why."""
-
-
-@dataclass
-class Plot:
-    name: str
-    title: str
-    png: bytes
-
-
-@dataclass
-class Report:
-    corpus: Corpus
-    measured: list[GameMetrics]
-    rating: Fit | None
-    sides: list[SideRecord]
-    discipline: list[Discipline]
-    by_config: dict[str, Counts] = field(default_factory=dict)
-    by_role: dict[str, Counts] = field(default_factory=dict)
-    by_day: dict[int, Counts] = field(default_factory=dict)
-    blacks_alive: dict[int, tuple[int, int]] = field(default_factory=dict)  # day -> (blacks alive, blacks dealt)
-    plots: list[Plot] = field(default_factory=list)
+__all__ = ["Report", "ReportError", "Written", "build", "markdown", "page", "report", "sections", "write"]
 
 
 def build(folder: Path, *, boot: int = 200) -> Report:
-    corpus = load_folder(folder)
-    if not corpus.games:
-        why = f"; {len(corpus.skipped)} file(s) skipped, e.g. {corpus.skipped[0][1]}" if corpus.skipped else ""
-        raise ReportError(f"{folder}: no finished game transcripts{why}")
-    measured = [measure(g) for g in corpus.games]
-    two_sided = matches(corpus)
-    rating = fit(two_sided, boot=boot) if two_sided else None
-    r = Report(corpus, measured, rating, win_rates(corpus.games), discipline(corpus.games))
-    for m in measured:
-        g = m.game
-        for seat, counts in m.seats.items():
-            r.by_config.setdefault(g.configs.get(seat, "?"), Counts()).add(counts)
-            r.by_role.setdefault(g.roles[seat], Counts()).add(counts)
-        for day, counts in m.days.items():
-            if day >= 1:
-                r.by_day.setdefault(day, Counts()).add(counts)
-        dealt = sum(1 for s in g.roles if g.black(s))
-        for day, alive in m.blacks_alive.items():
-            a, d = r.blacks_alive.get(day, (0, 0))
-            r.blacks_alive[day] = (a + alive, d + dealt)
-    r.plots = [p for p in (_ratings_plot(r), _sides_plot(r), _days_plot(r), _calibration_plot(r)) if p is not None]
+    r = summarise(folder, boot=boot)
+    r.plots = plots(r)
     return r
 
 
-# ----- plots --------------------------------------------------------------------------------------------------------
-def _png(fig: Figure) -> bytes:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
-    plt.close(fig)
-    return buffer.getvalue()
-
-
-def _ratings_plot(r: Report) -> Plot | None:
-    if r.rating is None:
-        return None
-    fig, ax = plt.subplots(figsize=(7, 0.6 * len(r.rating.ratings) + 1.8))
-    names = [x.config for x in r.rating.ratings]
-    for offset, side, color in ((-0.15, "town", "tab:red"), (0.15, "mafia", "black")):
-        ivs = [getattr(x, side) for x in r.rating.ratings]
-        ys = [i + offset for i in range(len(names))]
-        xs = [iv.value for iv in ivs]
-        err = [[max(0.0, iv.value - iv.low) for iv in ivs], [max(0.0, iv.high - iv.value) for iv in ivs]]
-        ax.errorbar(xs, ys, xerr=err, fmt="o", color=color, capsize=4, label=f"{side} skill")
-    ax.set_yticks(range(len(names)), names)
-    ax.axvline(0, color="grey", lw=0.5)
-    ax.set_xlabel("skill (logit scale, centred), 95 % bootstrap interval")
-    ax.legend(loc="best")
-    ax.set_title("Side-aware ratings")
-    return Plot("ratings", "Ratings with 95 % intervals", _png(fig))
-
-
-def _sides_plot(r: Report) -> Plot | None:
-    if not r.sides:
-        return None
-    fig, ax = plt.subplots(figsize=(7, 3.5))
-    labels = [f"{s.config}\n{s.side}" for s in r.sides]
-    values = [s.rate.value for s in r.sides]
-    # clamped: a bootstrap or Wilson bound can sit a rounding error beyond the point estimate
-    err = [
-        [max(0.0, s.rate.value - s.rate.low) for s in r.sides],
-        [max(0.0, s.rate.high - s.rate.value) for s in r.sides],
-    ]
-    colors = ["tab:red" if s.side == "town" else "black" for s in r.sides]
-    ax.bar(range(len(labels)), values, yerr=err, color=colors, capsize=4)
-    ax.set_xticks(range(len(labels)), labels, fontsize=8)
-    ax.set_ylim(0, 1)
-    ax.set_ylabel("win rate (seat-games), Wilson 95 %")
-    ax.set_title("Win rates per side")
-    return Plot("win_rates", "Win rates per side", _png(fig))
-
-
-def _days_plot(r: Report) -> Plot | None:
-    days = sorted(set(r.by_day) | set(r.blacks_alive))
-    if not days:
-        return None
-    fig, ax = plt.subplots(figsize=(7, 3.5))
-    series = {
-        "vote accuracy (red votes on black)": [rates(r.by_day.get(d, Counts()))["vote_accuracy"] for d in days],
-        "bussing (black votes on black)": [rates(r.by_day.get(d, Counts()))["bussing_rate"] for d in days],
-        "blacks alive at nightfall": [
-            r.blacks_alive[d][0] / r.blacks_alive[d][1] if d in r.blacks_alive and r.blacks_alive[d][1] else math.nan
-            for d in days
-        ],
-        "probe Brier (all seats)": [rates(r.by_day.get(d, Counts()))["probe_brier"] for d in days],
-    }
-    for label, ys in series.items():
-        ax.plot(days, ys, marker="o", label=label)
-    ax.set_xlabel("day")
-    ax.set_ylim(0, 1.05)
-    ax.set_xticks(days)
-    ax.legend(fontsize=8)
-    ax.set_title("Metrics by day")
-    return Plot("by_day", "Metrics by day", _png(fig))
-
-
-def calibration(points: Sequence[tuple[float, bool]], bins: int = CALIBRATION_BINS) -> list[tuple[float, float, int]]:
-    """(mean predicted, observed frequency, count) per probability bin that holds any point."""
-    sums = [[0.0, 0.0, 0] for _ in range(bins)]
-    for p, y in points:
-        cell = sums[min(bins - 1, int(p * bins))]
-        cell[0] += p
-        cell[1] += 1.0 if y else 0.0
-        cell[2] += 1
-    return [(s[0] / s[2], s[1] / s[2], int(s[2])) for s in sums if s[2]]
-
-
-def _calibration_plot(r: Report) -> Plot | None:
-    red: list[tuple[float, bool]] = []
-    black: list[tuple[float, bool]] = []
-    for m in r.measured:
-        for _, prober, p, y in m.probe_points:
-            (black if m.game.black(prober) else red).append((p, y))
-    if not red and not black:
-        return None
-    fig, ax = plt.subplots(figsize=(5, 5))
-    ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--", label="perfect calibration")
-    for points, label, color in ((red, "red seats", "tab:red"), (black, "black seats", "black")):
-        curve = calibration(points)
-        if curve:
-            ax.plot(
-                [c[0] for c in curve], [c[1] for c in curve], marker="o", color=color, label=f"{label} ({len(points)})"
-            )
-    ax.set_xlabel("stated P(black)")
-    ax.set_ylabel("observed share black")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
-    ax.legend(fontsize=8)
-    ax.set_title("Belief probes: calibration")
-    return Plot("calibration", "Probe calibration curves", _png(fig))
-
-
 # ----- text ---------------------------------------------------------------------------------------------------------
-def _f(value: float, digits: int = 3) -> str:
-    return "–" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
-
-
 _MD_ESCAPES = {
     "\\": "\\\\", "|": "\\|", "`": "\\`", "[": "\\[", "]": "\\]", "&": "&amp;", "<": "&lt;", ">": "&gt;",
 }  # fmt: skip
@@ -230,32 +73,201 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
     return out
 
 
-METRIC_KEYS = (
-    "vote_accuracy",
-    "bussing_rate",
-    "red_nominations_on_black_share",
-    "best_move_hit_rate",
-    "probe_brier",
-    "detection_brier",
-    "deception",
-    "tokens_per_decision",
-    "cost_per_decision",
-)
+def _iv(iv: Interval, digits: int = 3, signed: bool = False, percent: bool = False) -> str:
+    """`value [low, high]`, or – for no value."""
+    if iv.value is None or math.isnan(iv.value):
+        return "–"
+    if percent:
+        return f"{iv.value:.1%} [{iv.low:.1%}, {iv.high:.1%}]"
+    fmt = f"{'+' if signed else ''}.{digits}f"
+    return f"{iv.value:{fmt}} [{iv.low:{fmt}}, {iv.high:{fmt}}]"
 
 
-def sections(r: Report) -> list[tuple[str, list[str]]]:
-    """The report's sections as Markdown lines (the HTML page draws the same tables)."""
-    out: list[tuple[str, list[str]]] = []
+def _flag(iv: Interval) -> str:
+    return "sparse" if iv.sparse else ""
+
+
+SPARSE_NOTE = (f"`sparse`: fewer than {SPARSE_CLUSTERS} games (or deals) or fewer than {SPARSE_N} trials behind the "
+               "figure; read its interval, not its value.")  # fmt: skip
+
+
+def _cell(status: ConfigStatus, kind: str, r: Report) -> str:
+    assert r.rating is not None
+    e = r.rating.estimate(status.config, kind)
+    if e is not None:
+        return _iv(e.interval, 2, signed=True) + (" sparse" if e.interval.sparse else "")
+    played = {TOWN: status.played_town, MAFIA: status.played_mafia}
+    if kind in played and not played[kind]:
+        return "not played"
+    if kind == COMBINED and not (status.played_town and status.played_mafia):
+        return "–"
+    return "not identified"
+
+
+def _design_lines(r: Report) -> list[str]:
+    assert r.rating is not None
+    ident = r.rating.identification
+    lines = [f"Design rank {ident.rank} of {ident.columns} columns (a side term per rule set, a town and a mafia "
+             f"skill per configuration) over {len(ident.design.y)} two-sided games."]  # fmt: skip
+    lines += ["", *(f"- {md_text(s.config)}: {s.describe()}" for s in ident.configs)]
+    for rules, q in ident.side.items():
+        lines.append(f"- side term h[{md_text(rules)}]: " + ("identified" if q is not None else "not identified"))
+    weights = ident.combination_weights()
+    if weights:
+        w = weights[0]
+        lines += ["", (
+            f"**Town and mafia skills are not separable in these games.** Each configuration held one seat per game "
+            "(tournament seating), so the only contrast the games offer is a configuration trading a red seat for a "
+            f"black one, which moves the town's logit by (town − filler's)/7 + (mafia − filler's)/3. Only the "
+            f"combination {w:.2f}·town + {1 - w:.2f}·mafia is identified (the weights come from this design); it "
+            "is reported below, and no separate town or mafia skill is. To rate both, play a `schedule = \"sides\"` "
+            "tournament (docs/ratings.md)."
+        )]  # fmt: skip
+    if any(q is None for q in ident.side.values()):
+        lines += ["", "The side term (the town's logit among average configurations) is not identified either: it is "
+                      "confounded with the configurations' mean skills. The town's win rate over these games is in "
+                      "**Games**."]  # fmt: skip
+    return lines
+
+
+def _ratings_lines(r: Report) -> list[str]:
+    assert r.rating is not None
+    f = r.rating
+    ident = f.identification
+    weights = ident.combination_weights()
+    combined = f"{weights[0]:.2f}·town + {1 - weights[0]:.2f}·mafia" if weights else "combined ((town + mafia) / 2)"
+    rows = [[s.config, *(_cell(s, kind, r) for kind in (TOWN, MAFIA, COMBINED))]
+            for s in sorted(ident.configs, key=lambda s: f.ranked().index(s.config))]  # fmt: skip
+    lines = _table(["configuration", "town skill", "mafia skill", combined], rows)
+    lines.append("")
+    for rules, side in f.side.items():
+        lines.append(f"Side term h[{md_text(rules)}] = " + (_iv(side.interval, 2, signed=True) if side else
+                                                          "not identified"))  # fmt: skip
+    lines += ["", (f"Side-aware Bradley–Terry (docs/ratings.md): only what the design identifies; 95 % intervals "
+                   f"from a block bootstrap ({r.boot} resamples of {f.clusters} deals; the games of a deal move "
+                   "together). Skills are centred over the configurations that played the side. `sparse`: fewer "
+                   f"than {SPARSE_CLUSTERS} deals or {SPARSE_N} games behind the estimate.")]  # fmt: skip
+    return lines
+
+
+def _comparison_lines(r: Report) -> list[str]:
+    assert r.rating is not None
+    f = r.rating
+    if not f.comparisons:
+        return ["No pairwise difference is identified (or too few games to bootstrap one)."]
+    rows = [[c.kind, f"{c.a} − {c.b}", _iv(c.interval, 2, signed=True) if not c.sparse else f"{c.interval.value:+.2f}",
+             _verdict(c)] for c in f.comparisons]  # fmt: skip
+    marked = [c for c in f.comparisons if c.better]
+    judged = [c for c in f.comparisons if not c.sparse]
+    lines = [(f"{len(judged)} pairwise differences, each with a **simultaneous** 95 % interval (bootstrap max-|t| "
+              f"over all of them, critical value {f.critical:.2f} instead of 1.96): the chance that any interval "
+              "misses its true difference, and so of any false \"better\", is at most 5 %.")]  # fmt: skip
+    if len(judged) < len(f.comparisons):
+        lines[0] += (f" {len(f.comparisons) - len(judged)} more involve a sparse estimate (fewer than "
+                     f"{SPARSE_CLUSTERS} deals or {SPARSE_N} games behind it): shown without an interval, not judged, "
+                     "and left out of that family, because with so few games the bootstrap cannot see how "
+                     "uncertain they are.")  # fmt: skip
+    if marked:
+        lines += ["", "Better than, at that level: " + "; ".join(
+            f"{md_text(c.better)} over {md_text(c.b if c.better == c.a else c.a)} ({c.kind})" for c in marked) + "."]
+    else:
+        lines += ["", "No configuration is better than another at that level."]
+    return [*lines, "", *_table(["quantity", "difference", "simultaneous 95 %", "verdict"], rows)]
+
+
+def _verdict(c: Comparison) -> str:
+    if c.better:
+        return f"{c.better} better"
+    if c.sparse:
+        return "sparse: not compared"
+    return "no difference established"
+
+
+def _outcome_lines(r: Report) -> list[str]:
+    rows = [[s.config, s.side, s.games, s.wins, s.draws, _iv(s.rate, percent=True), _flag(s.rate)] for s in r.sides]
+    lines = _table(["configuration", "side", "games", "won", "drawn", "win rate (95 %, per game)", ""], rows)
+    lines += ["", "A configuration's games on a side are the games in which it held at least one seat of that side: "
+                  "one trial per game, however many seats it held; intervals are clustered by deal. Draws and "
+                  "maniac wins are not wins, counted apart.", SPARSE_NOTE]  # fmt: skip
+    return lines
+
+
+def _score_lines(r: Report) -> list[str]:
+    rows = [[s.group, s.seat_games, _iv(s.score, 3, signed=True), _flag(s.score)] for s in r.scores]
+    lines = ["Mean over a configuration's seat-games of (won − the win rate of the role it held, over every seat in "
+             "that role under those rules): 0 is the field in the same roles, so being dealt the winning side more "
+             "often does not flatter it. The interval carries the baselines' own uncertainty.", ""]  # fmt: skip
+    return lines + _table(["configuration", "seat-games", "outcome score (95 %)", ""], rows)
+
+
+def _roles_lines(r: Report) -> list[str]:
+    d = r.roles
+    lines: list[str] = []
+    if not d.separable:
+        lines.append("Role effects cannot be told apart here: no configuration ever held a special role (sheriff, "
+                     "don) in a game where it did not also hold the plain one of its side.")  # fmt: skip
+    elif d.roles_differ:
+        lines.append("**Skills differ by role** (Holm-adjusted, family-wise 5 %): " + "; ".join(
+            f"{md_text(t.config)}'s side wins {'more' if t.difference.value > 0 else 'less'} often when it holds "
+            f"the {t.role} than a {t.plain} ({_iv(t.difference, percent=True)})" for t in d.roles_differ)
+            + ". Its rating averages over roles; read the role rates below.")  # fmt: skip
+    else:
+        lines.append(f"No configuration's results differ by role (Holm-adjusted over {len(d.tests)} tests, "
+                     "family-wise 5 %).")  # fmt: skip
+    if d.tests:
+        rows = [[t.config, f"{t.role} − {t.plain}", _iv(t.difference, percent=True), f"{t.p:.3g}",
+                 "differs" if t.rejected else "", _flag(t.difference)] for t in d.tests]  # fmt: skip
+        lines += ["", *_table(["configuration", "roles", "win rate difference (95 %)", "p", "Holm", ""], rows)]
+    role_rows = [[x.config, x.role, x.side, int(x.rate.n), _iv(x.rate, percent=True), _flag(x.rate)] for x in d.rates]
+    lines += ["", *_table(["configuration", "role", "side", "games", "side won (95 %)", ""], role_rows)]
+    seats = d.seats_differ
+    lines += ["", ("**Seat position matters** (Holm-adjusted, family-wise 5 %): seat(s) "
+                   + ", ".join(str(s) for s in seats) + ".") if seats else
+              "No seat position's results differ from its side's (Holm-adjusted, family-wise 5 %)."]  # fmt: skip
+    seat_rows = [[seat, int(iv.n), _iv(iv, 3, signed=True), "differs" if bad else "", _flag(iv)]
+                 for (seat, iv), bad in zip(d.seats, d.seat_rejected, strict=True)]  # fmt: skip
+    lines += ["", *_table(["seat", "seat-games", "won − role baseline (95 %)", "Holm", ""], seat_rows)]
+    return lines
+
+
+def _discipline_lines(r: Report) -> list[str]:
+    rows = [[d.config, d.decisions, *(_iv(iv, percent=True) for iv in (d.legal, d.reasked, d.invalid, d.transport))]
+            for d in r.discipline]  # fmt: skip
+    head = ["configuration", "decisions", "legal at once", "legal after a re-ask", "not answered legally (default)",
+            "transport failure"]  # fmt: skip
+    return [*_table(head, rows), "", "Shares of decisions with 95 % intervals clustered by deal. A transport failure "
+            "(a timeout or a connection error) is not the model's doing and is counted apart."]  # fmt: skip
+
+
+def _metric_table(rows: Sequence[MetricRow], group: str) -> list[str]:
+    body = [[m.group, m.metric, _iv(m.interval), _n(m.interval.n), m.interval.clusters, _flag(m.interval)]
+            for m in rows]  # fmt: skip
+    return _table([group, "metric", "value (95 %)", "n", "games", ""], body)
+
+
+def _n(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
+
+
+def _games_lines(r: Report) -> list[str]:
     c = r.corpus
     winners: dict[str, int] = {}
     for g in c.games:
         winners[g.winner or "?"] = winners.get(g.winner or "?", 0) + 1
     lines = [
-        f"{len(c.games)} finished games ({len(c.skipped)} files skipped); configurations: "
+        f"{len(c.games)} finished games on {r.deals} deals ({len(c.skipped)} files skipped); configurations: "
         f"{', '.join(md_text(x) for x in c.configs)}; winners: "
         + ", ".join(f"{md_text(k)} {v}" for k, v in sorted(winners.items()))
     ]
-    out.append(("Games", lines))
+    for rules, iv in r.town.items():
+        lines.append(f"Town win rate ({md_text(rules)}): {_iv(iv, percent=True)}, n = {int(iv.n)} games.")
+    return lines
+
+
+def sections(r: Report) -> list[tuple[str, list[str]]]:
+    """The report's sections as Markdown lines (the HTML page draws the same tables)."""
+    out: list[tuple[str, list[str]]] = [("Games", _games_lines(r))]
+    c = r.corpus
     if c.skipped:
         tampered = sum(1 for _, why in c.skipped if why.startswith(TAMPERED))
         lines = [
@@ -267,83 +279,43 @@ def sections(r: Report) -> list[tuple[str, list[str]]]:
         lines += [f"- {md_text(path)}: {md_text(why)}" for path, why in c.skipped]
         out.append(("Skipped files", lines))
     if r.rating is not None:
-        rows: list[list[object]] = [
-            [x.config, *(f"{iv.value:+.2f} [{iv.low:+.2f}, {iv.high:+.2f}]" for iv in (x.town, x.mafia, x.combined))]
-            for x in r.rating.ratings
-        ]
-        lines = _table(["configuration", "town skill", "mafia skill", "combined"], rows)
-        lines += [""] + [
-            f"Side term h[{md_text(k)}] = {v.value:+.2f} [{v.low:+.2f}, {v.high:+.2f}]"
-            for k, v in r.rating.side.items()
-        ]
-        lines += ["", "Side-aware Bradley–Terry, 95 % bootstrap intervals over games (docs/ratings.md)."]
-        out.append(("Ratings", lines))
-    rows = [
-        [s.config, s.side, f"{s.wins}/{s.seats}", f"{s.rate.value:.1%} [{s.rate.low:.1%}, {s.rate.high:.1%}]"]
-        for s in r.sides
-    ]
-    out.append(
-        ("Win rates per side", _table(["configuration", "side", "won / seat-games", "rate (Wilson 95 %)"], rows))
-    )
-    rows = [
-        [
-            d.config,
-            d.decisions,
-            _f(d.rate(d.reasks)),
-            _f(d.rate(d.defaults)),
-            _f(d.rate(d.timeouts)),
-            _f(d.invalid_rate),
-        ]
-        for d in r.discipline
-    ]
-    head = [
-        "configuration",
-        "decisions",
-        "re-asks / decision",
-        "defaults / decision",
-        "timeouts / decision",
-        "invalid / decision",
-    ]
-    out.append(("Invalid actions (beside the skill, never in it)", _table(head, rows)))
-    for title, groups in (("Metrics per configuration", r.by_config), ("Metrics per role", r.by_role)):
-        rows = [[k, *(_f(rates(v)[m]) for m in METRIC_KEYS)] for k, v in sorted(groups.items())]
-        out.append((title, _table(["", *METRIC_KEYS], rows)))
-    rows = []
-    for d in sorted(set(r.by_day) | set(r.blacks_alive)):
-        v = rates(r.by_day.get(d, Counts()))
-        alive, dealt = r.blacks_alive.get(d, (0, 0))
-        rows.append(
-            [
-                d,
-                _f(v["vote_accuracy"]),
-                _f(v["bussing_rate"]),
-                _f(alive / dealt if dealt else math.nan),
-                _f(v["probe_brier"]),
-                _f(v["detection_brier"]),
-                _f(v["deception"]),
-            ]
-        )
-    head = ["day", "vote_accuracy", "bussing_rate", "blacks_alive_share", "probe_brier", "detection_brier", "deception"]
-    out.append(("Metrics by day", _table(head, rows)))
+        out.append(("What these games identify", _design_lines(r)))
+        out.append(("Ratings", _ratings_lines(r)))
+        out.append(("Comparisons", _comparison_lines(r)))
+    out.append(("Win rates per side", _outcome_lines(r)))
+    out.append(("Outcome score (role baseline subtracted)", _score_lines(r)))
+    out.append(("Roles and seats", _roles_lines(r)))
+    out.append(("Invalid actions (beside the skill, never in it)", _discipline_lines(r)))
+    out.append(("Metrics per configuration", [*_metric_table(r.by_config, "configuration"), "", SPARSE_NOTE]))
+    out.append(("Metrics per role", _metric_table(r.by_role, "role")))
+    alive = [[d, int(iv.n), _iv(iv)] for d, iv in sorted(r.blacks_alive.items())]
+    out.append(("Metrics by day", [*_metric_table(r.by_day, "day"), "",
+                                   *_table(["day", "blacks dealt", "share of blacks alive at nightfall (95 %)"],
+                                           alive)]))  # fmt: skip
+    total = _totals(r)
+    out.append(("Totals", [*total, "", *_metric_table(r.totals, "")]))
+    return out
+
+
+def _totals(r: Report) -> list[str]:
+    from arena.research.metrics import Counts
+
     total = Counts()
     for m in r.measured:
         total.add(m.total)
-    t = rates(total)
-    lines = [
+    return [
         f"Sheriff checks: {total.sheriff_checks} ({total.sheriff_checks_black} found a black; "
         f"{total.checks_announced} announced; {total.checked_black_voted_out} black finds voted out).",
+        f"Votes: {total.red_votes} chosen red votes on others, {total.red_default_votes} red votes cast by the rules' "
+        f"default, {total.red_self_votes + total.black_self_votes} self-votes; {total.black_votes} chosen black "
+        f"votes, {total.black_default_votes} black default votes.",
         f"Claims: {total.claims}; sheriff claims true {total.sheriff_claims_true}, false {total.sheriff_claims_false}, "
         f"counter-claims {total.counter_claims}; in the next vote round {total.claim_votes_red} red votes, "
         f"{total.claim_votes_red_on_claimant} on the claimant, {total.claim_votes_red_on_accused} on a seat he called "
         f"black; claimants later voted out: {total.claimants_voted_out}.",
-        f"Probes: {total.probe_pairs} probabilities; Brier {_f(t['probe_brier'])} (flat 0.3: "
-        f"{_f(t['probe_uniform_brier'])}), log-loss {_f(t['probe_logloss'])}; detection (red Brier) "
-        f"{_f(t['detection_brier'])}; deception (P(black) red gave black) {_f(t['deception'])}.",
-        f"Tokens: {total.prompt_tokens} prompt + {total.completion_tokens} completion over {total.calls} calls; "
-        f"cost ${total.cost_usd:.4f} ({_f(total.cost_usd / len(r.measured), 6)} per game).",
+        f"Probes: {total.probe_pairs} probabilities. Tokens: {total.prompt_tokens} prompt + "
+        f"{total.completion_tokens} completion over {total.calls} calls; cost ${total.cost_usd:.4f}.",
     ]
-    out.append(("Totals", lines))
-    return out
 
 
 def markdown(r: Report) -> str:
@@ -351,7 +323,7 @@ def markdown(r: Report) -> str:
     for title, body in sections(r):
         lines += [f"## {title}", "", *body, ""]
     lines += ["## Plots", ""] + [f"![{p.title}](plots/{p.name}.png)" for p in r.plots]
-    lines += ["", "Columns of games.csv, seats.csv, days.csv and decisions.csv: docs/metrics.md.", ""]
+    lines += ["", "Columns of the CSV files: docs/metrics.md.", ""]
     return "\n".join(lines)
 
 
@@ -388,6 +360,61 @@ def page(r: Report) -> str:
     return "\n".join(parts)
 
 
+RATING_COLUMNS = ["config", "quantity", "town_weight", "status", "value", "low", "high", "se", "games", "deals"]
+COMPARISON_COLUMNS = ["quantity", "a", "b", "difference", "low", "high", "se", "better", "sparse"]
+METRIC_COLUMNS = ["grouping", "group", "metric", "value", "low", "high", "n", "games", "sparse"]
+
+
+def _interval_cells(iv: Interval) -> dict[str, object]:
+    return {"value": iv.value, "low": iv.low, "high": iv.high}
+
+
+def rating_rows(r: Report) -> list[tables.Row]:
+    """Per configuration and quantity (town, mafia, combined, and the side term per rule set): the estimate, or
+    the reason there is none (`not identified`, `not played`)."""
+    if r.rating is None:
+        return []
+    f = r.rating
+    out: list[tables.Row] = []
+    for s in f.identification.configs:
+        for kind in (TOWN, MAFIA, COMBINED):
+            e = f.estimate(s.config, kind)
+            row: tables.Row = {"config": s.config, "quantity": kind}
+            if e is None:
+                row["status"] = _cell(s, kind, r)
+            else:
+                row |= {"town_weight": e.quantity.weight, "status": "identified", **_interval_cells(e.interval),
+                        "se": e.se, "games": e.interval.n, "deals": e.interval.clusters}  # fmt: skip
+            out.append(row)
+    for rules, side in f.side.items():
+        row = {"config": rules, "quantity": "side"}
+        if side is None:
+            row["status"] = "not identified"
+        else:
+            row |= {"status": "identified", **_interval_cells(side.interval), "se": side.se,
+                    "games": side.interval.n, "deals": side.interval.clusters}  # fmt: skip
+        out.append(row)
+    return out
+
+
+def comparison_rows(r: Report) -> list[tables.Row]:
+    if r.rating is None:
+        return []
+    return [{"quantity": c.kind, "a": c.a, "b": c.b, "difference": c.interval.value, "low": c.interval.low,
+             "high": c.interval.high, "se": c.se, "better": c.better or "", "sparse": int(c.sparse)}
+            for c in r.rating.comparisons]  # fmt: skip
+
+
+def metric_csv_rows(r: Report) -> list[tables.Row]:
+    out: list[tables.Row] = []
+    for grouping, rows in (("config", r.by_config), ("role", r.by_role), ("day", r.by_day), ("all", r.totals)):
+        for m in rows:
+            iv = m.interval
+            out.append({"grouping": grouping, "group": m.group, "metric": m.metric, **_interval_cells(iv), "n": iv.n,
+                        "games": iv.clusters, "sparse": int(iv.sparse)})  # fmt: skip
+    return out
+
+
 @dataclass
 class Written:
     folder: Path
@@ -408,8 +435,8 @@ def write(r: Report, out: Path) -> Written:
     files: list[Path] = []
     try:
         with Folder(out) as folder:
-            with folder.folder("plots") as plots:
-                files += [plots.write(f"{p.name}.png", p.png) for p in r.plots]
+            with folder.folder("plots") as plots_folder:
+                files += [plots_folder.write(f"{p.name}.png", p.png) for p in r.plots]
             csvs = (
                 (
                     "games.csv",
@@ -426,11 +453,10 @@ def write(r: Report, out: Path) -> Written:
                     tables.DAY_COLUMNS + tables.COUNT_COLUMNS + tables.RATE_COLUMNS,
                     [row for m in r.measured for row in tables.day_rows(m)],
                 ),
-                (
-                    "decisions.csv",
-                    tables.DECISION_COLUMNS,
-                    [row for g in r.corpus.games for row in tables.decision_rows(g)],
-                ),
+                ("decisions.csv", tables.DECISION_COLUMNS, r.decisions),
+                ("ratings.csv", RATING_COLUMNS, rating_rows(r)),
+                ("comparisons.csv", COMPARISON_COLUMNS, comparison_rows(r)),
+                ("metrics.csv", METRIC_COLUMNS, metric_csv_rows(r)),
             )
             for name, columns, rows in csvs:
                 with folder.replace_text(name) as handle:

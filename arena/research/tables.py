@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, TextIO
 
-from arena.engine import Game
+from arena.engine import Game, Request
 from arena.players.base import ERROR_PREFIX, TIMEOUT_PREFIX
 from arena.research.corpus import MAFIA, TOWN, GameData
 from arena.research.metrics import Counts, GameMetrics, rates
@@ -44,8 +44,10 @@ DECISION_COLUMNS = [
     "day",
     "phase",
     "kind",
+    "options",
     "outcome",
     "reasks",
+    "malformed",
     "timeouts",
     "errors",
     "calls",
@@ -118,9 +120,29 @@ def day_rows(m: GameMetrics) -> list[Row]:
     ]
 
 
+# The LLM seat's own wording (arena/llm/seat.py): an unreadable answer is the model's failure, an unreachable model is
+# not (tests/test_report.py pins both against the seat)
+OWN_FAILURE = f"{ERROR_PREFIX} NoUsableAnswer: "
+UNREACHABLE = f"{OWN_FAILURE}the model could not be reached"
+
+
+def attempt_failure(reason: str) -> str:
+    """What an attempt that did not settle the decision failed on: `timeout`, `error` (the model could not be
+    reached, or the player crashed: not the model's doing), `malformed` (the model answered, unreadably) or
+    `refused` (a readable answer the engine refused)."""
+    if reason.startswith(TIMEOUT_PREFIX):
+        return "timeout"
+    if reason.startswith(OWN_FAILURE) and not reason.startswith(UNREACHABLE):
+        return "malformed"
+    if reason.startswith(ERROR_PREFIX):
+        return "error"
+    return "refused"
+
+
 @dataclass
 class _Pending:
     reasks: int = 0
+    malformed: int = 0
     timeouts: int = 0
     errors: int = 0
     calls: int = 0
@@ -133,13 +155,18 @@ class _Pending:
 def decision_rows(g: GameData) -> list[Row]:
     """One row per settled decision (a legal answer or the default), with the re-asks and model calls that led
     to it. The request kind, day and phase come from replaying the inputs on a fresh engine."""
+    return [row for row, _ in settled(g)]
+
+
+def settled(g: GameData) -> list[tuple[Row, Request | None]]:
+    """Each settled decision's row (see `decision_rows`) with the request it answered."""
     t = g.transcript
     game = Game(t.rules, t.header.seed, roles=t.header.roles)
     calls_at: dict[int, list[int]] = {}
     for i, position in enumerate(t.call_positions):
         calls_at.setdefault(position, []).append(i)
     pending: dict[int, _Pending] = {}
-    out: list[Row] = []
+    out: list[tuple[Row, Request | None]] = []
     for index, item in enumerate(t.inputs):
         for ci in calls_at.get(index, []):
             call = t.calls[ci]
@@ -155,14 +182,17 @@ def decision_rows(g: GameData) -> list[Row]:
         request = game.request_for(item.seat)
         p = pending.setdefault(item.seat, _Pending())
         if item.op == "reject" or (item.op == "default" and item.reason):
-            if item.reason.startswith(TIMEOUT_PREFIX):
+            failure = attempt_failure(item.reason)
+            if failure == "timeout":
                 p.timeouts += 1
-            elif item.reason.startswith(ERROR_PREFIX):
+            elif failure == "error":
                 p.errors += 1
+            elif failure == "malformed":
+                p.malformed += 1
             elif item.op == "reject":
                 p.reasks += 1
         if item.op != "reject":
-            out.append(
+            out.append((
                 {
                     "game_id": g.game_id,
                     "index": len(out),
@@ -172,8 +202,10 @@ def decision_rows(g: GameData) -> list[Row]:
                     "day": game.day,
                     "phase": game.phase.value,
                     "kind": request.kind.value if request is not None else "",
+                    "options": len(request.options) if request is not None else 0,
                     "outcome": item.op,
                     "reasks": p.reasks,
+                    "malformed": p.malformed,
                     "timeouts": p.timeouts,
                     "errors": p.errors,
                     "calls": p.calls,
@@ -181,11 +213,26 @@ def decision_rows(g: GameData) -> list[Row]:
                     "completion_tokens": p.completion_tokens,
                     "cost_usd": round(p.cost_usd, 8),
                     "latency_ms": round(p.latency_ms, 1),
-                }
-            )
+                },
+                request,
+            ))
             pending.pop(item.seat, None)
         game.replay([item])
     return out
+
+
+LEGAL, REASKED, INVALID, TRANSPORT = "legal", "reasked", "invalid", "transport"
+
+
+def decision_outcome(row: Row) -> str:
+    """How a settled decision went: `transport` (an attempt was lost to a timeout, an unreachable model or a crashed
+    player: not the model's doing), `invalid` (the model never gave a legal answer and the rule's default was
+    applied), `reasked` (legal after a refused or unreadable answer) or `legal` (the first answer was legal)."""
+    if int(row["timeouts"]) or int(row["errors"]):
+        return TRANSPORT
+    if row["outcome"] == "default":
+        return INVALID
+    return REASKED if int(row["reasks"]) or int(row["malformed"]) else LEGAL
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet reads a cell starting so as a formula

@@ -3,8 +3,11 @@
 Every configuration must play each side, each role and each seat as often as every other configuration, within one
 at every prefix of the tournament (a run stopped by its budget is still fair), exactly over whole blocks.
 
-- Seats: a Latin rotation. Entry e (a configuration, or a filler place) sits at seat (e + game) mod n, so any n
-  consecutive games give every entry n distinct seats.
+- Seats: a Latin rotation. Entry e (a configuration, or a filler place) sits at seat (e + game + block) mod n in
+  block `block` = game // n, so every block of n games gives every entry n distinct seats. The block offset moves
+  the seat at which an entry holds each role from one block to the next: without it the role rotation below would
+  give entry e the sheriff's card at the same seat in every block, and a seat position's own advantage would pass
+  for that configuration's skill.
 - Roles: a block rotation over Latin-square seatings. In each block of n games, entry e holds the role slot
   W[(e + shift) mod n] of an arrangement W of the rules' roles, each shift once per block, so a whole block gives
   every entry every role slot once. A plain order of the shifts leaves a block's prefixes unfair (one configuration
@@ -16,7 +19,14 @@ at every prefix of the tournament (a run stopped by its budget is still fair), e
 
 With fewer configurations than seats the filler takes the other places; with more, each game seats the least-played
 configurations (then balance is kept per game played, not guaranteed within one). The schedule is a pure function
-of (labels, rules, games, seed), so a resumed run recomputes the same one. Game i's seed is `seed + i`.
+of (labels, rules, games, seed, kind), so a resumed run recomputes the same one. Game i's seed is `seed + i`.
+
+That is the `seats` schedule. It cannot tell a configuration's town skill from its mafia skill: holding one seat
+per game, a configuration only ever trades one red seat for one black seat, so only a weighted combination of its
+two skills is identified (arena/research/identify.py). The `sides` schedule makes them separable: every game one
+configuration holds the whole town and one (the same or another) the whole mafia, cycling through every ordered pair
+in rounds of k games in which each configuration holds the town once and the mafia once (the filler takes only a
+seat of neither side, such as a maniac). The deal's roles rotate over the seats as in the Latin rotation.
 """
 
 from __future__ import annotations
@@ -91,6 +101,11 @@ def assign(cost: Sequence[Sequence[float]]) -> list[int]:
     for col in range(1, n + 1):
         out[match[col] - 1] = col - 1
     return out
+
+
+def _seat(entry: int, game: int, n: int) -> int:
+    """Entry `entry`'s seat (0-based) in game `game`: one on per game, and one more per block of n games."""
+    return (entry + game + game // n) % n
 
 
 def _steep(ahead: float) -> float:
@@ -199,12 +214,50 @@ def block_order(
     return None
 
 
+SCHEDULES = ("seats", "sides")
+
+
+def side_pairs(k: int) -> list[tuple[int, int]]:
+    """Every ordered (town, mafia) pair of k configurations, in k rounds of k games: round d pairs a with a + d,
+    so within a round every configuration holds the town once and the mafia once."""
+    return [(a, (a + d) % k) for d in range(k) for a in range(k)]
+
+
+def make_side_schedule(labels: Sequence[str], filler: str, rules: RuleSet, games: int, seed: int) -> list[GamePlan]:
+    """The `sides` schedule: game i puts pair i mod k² of `side_pairs` on the town and the mafia seats."""
+    n = rules.players
+    slots = [role for role, count in rules.roles.items() for _ in range(count)]
+    random.Random(f"sides:{seed}").shuffle(slots)
+    pairs = side_pairs(len(labels))
+    plans = []
+    for game in range(games):
+        town, mafia = pairs[game % len(pairs)]
+        roles = tuple(slots[(seat - game) % n] for seat in range(n))
+        side = {"red": labels[town], "black": labels[mafia]}
+        seat_labels = tuple(side.get(side_of(role), filler) for role in roles)
+        plans.append(GamePlan(game, seed + game, seat_labels, roles))
+    return plans
+
+
 def make_schedule(
-    labels: Sequence[str], filler: str, rules: RuleSet, games: int, seed: int, *, search: int = 64
+    labels: Sequence[str],
+    filler: str,
+    rules: RuleSet,
+    games: int,
+    seed: int,
+    *,
+    search: int = 64,
+    kind: str = "seats",
 ) -> list[GamePlan]:
-    """The tournament's games in order. Each game's role assignment is the cheapest one (plus a small seeded
-    perturbation on a retry) that keeps every count within one between configurations; when no retry of a game
-    finds one, the search steps back a game (bounded by `search` tries per game on average)."""
+    """The tournament's games in order (`kind`: `seats`, the default, or `sides`; see the module docstring).
+
+    For `seats`, each game's role assignment is the cheapest one (plus a small seeded perturbation on a retry) that
+    keeps every count within one between configurations; when no retry of a game finds one, the search steps back a
+    game (bounded by `search` tries per game on average)."""
+    if kind not in SCHEDULES:
+        raise ValueError(f"schedule {kind!r}: one of {', '.join(SCHEDULES)}")
+    if kind == "sides":
+        return make_side_schedule(labels, filler, rules, games, seed)
     n = rules.players
     k = len(labels)
     slots = [role for role, count in rules.roles.items() for _ in range(count)]
@@ -223,7 +276,7 @@ def make_schedule(
             seat_labels = [filler] * n
             seat_roles = [Role.CIVILIAN] * n
             for entry in range(n):
-                seat = (entry + game) % n  # seats rotate every game, so any n games give n distinct seats
+                seat = _seat(entry, game, n)
                 seat_roles[seat] = arrangement[(entry + shift) % n]
                 if entry < k:
                     seat_labels[seat] = labels[entry]
@@ -244,8 +297,8 @@ def make_schedule(
         return [*sitting, *([None] * (n - len(sitting)))]  # None: a filler seat
 
     def seats_for(game: int, rows: list[int | None]) -> list[int]:
-        if k <= n:  # Latin rotation: every entry moves one seat on per game, so any n games give n distinct seats
-            return [(row + game) % n for row in range(n)]
+        if k <= n:  # Latin rotation: every block of n games gives every entry n distinct seats
+            return [_seat(row, game, n) for row in range(n)]
         low = {seat: min(c[seat] for c in state.seats) for seat in range(1, n + 1)}
 
         def cost(entry: int | None, seat: int) -> float:

@@ -56,11 +56,12 @@ def standings(
         if plan.index not in winners:
             continue
         winner = winners[plan.index]
-        for label, role in zip(plan.labels, plan.roles, strict=True):
+        # one trial per configuration and side per game: seven red seats of one game are one town game, not seven
+        held = {(label, side_of(role)) for label, role in zip(plan.labels, plan.roles, strict=True)}
+        for label, side in sorted(held):
             standing = table.get(label)
             if standing is None:
                 continue
-            side = side_of(role)
             won = int(WINNING_SIDE.get(winner or "") == side)
             for record in (standing.overall, standing.sides.setdefault(side, Record())):
                 record.games += 1

@@ -75,7 +75,8 @@ def test_a_clean_report_folder_is_still_written_and_rewritten(games: Path, tmp_p
         code, _, err = cli("report", str(folder), "--boot", "5")
         assert code == 0, err
     names = sorted(p.name for p in (folder / "report").iterdir())
-    assert names == ["days.csv", "decisions.csv", "games.csv", "plots", "report.html", "report.md", "seats.csv"]
+    assert names == ["comparisons.csv", "days.csv", "decisions.csv", "games.csv", "metrics.csv", "plots", "ratings.csv",
+                     "report.html", "report.md", "seats.csv"]
     assert not any(p.is_symlink() for p in (folder / "report").rglob("*"))
 
 

@@ -1,0 +1,222 @@
+"""Intervals counted per cluster: a game, or a deal when the same cards are played more than once.
+
+Every rate in the report is a ratio of sums over games (wins over games, votes on black over votes, Brier sum over
+probabilities). The seats of one game, and the games of one deal, are not independent trials, so the variance of a
+ratio is taken from the spread of its clusters (the linearised, cluster-robust variance of a ratio estimator), with
+Student's t on C − 1 degrees of freedom for C clusters. Proportions get a Wilson score interval on the effective
+sample size n / design effect (Korn and Graubard's adjustment), which stays inside [0, 1] and is sound at 0 % and
+100 %. Holm's step-down method controls the family-wise error of a set of tests.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import stats
+
+Array = NDArray[np.float64]
+Z95 = 1.959963984540054
+SPARSE_CLUSTERS = 10  # fewer games (or deals) than this behind a figure: flagged as sparse
+SPARSE_N = 20  # or fewer trials than this
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A point estimate with its 95 % interval, the number of trials behind it and the clusters they fall in."""
+
+    value: float
+    low: float
+    high: float
+    n: float = 0.0  # trials: games, votes, probabilities (the denominator)
+    clusters: int = 0  # independent units: games, or deals when deals repeat
+
+    @property
+    def sparse(self) -> bool:
+        return self.clusters < SPARSE_CLUSTERS or self.n < SPARSE_N
+
+    def covers(self, value: float) -> bool:
+        return self.low <= value <= self.high
+
+    def overlaps(self, other: Interval) -> bool:
+        return self.low <= other.high and other.low <= self.high
+
+    def excludes_zero(self) -> bool:
+        return self.low > 0 or self.high < 0
+
+
+NAN_INTERVAL = Interval(math.nan, math.nan, math.nan)
+
+
+def t_quantile(clusters: int, level: float = 0.95) -> float:
+    """Student's t quantile for C clusters (C − 1 degrees of freedom), the normal one beyond 1000."""
+    if clusters > 1000:
+        return float(stats.norm.ppf(0.5 + level / 2))
+    return float(stats.t.ppf(0.5 + level / 2, max(clusters - 1, 1)))
+
+
+def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (sound at 0 %, 100 % and small n); (0, 1) for n = 0."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = min(max(successes / n, 0.0), 1.0)
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _by_cluster(values: Sequence[float] | Array, clusters: Sequence[int] | NDArray[np.int64]) -> tuple[Array, int]:
+    ids = np.asarray(clusters, dtype=np.int64)
+    _, inverse = np.unique(ids, return_inverse=True)
+    sums = np.asarray(np.bincount(inverse, weights=np.asarray(values, dtype=np.float64)), dtype=np.float64)
+    return sums, len(sums)
+
+
+def ratio_variance(num: Array, den: Array) -> tuple[float, float]:
+    """(ratio, its cluster-robust linearised variance) from per-cluster sums of numerator and denominator."""
+    total = float(den.sum())
+    if total <= 0:
+        return math.nan, math.nan
+    r = float(num.sum()) / total
+    c = len(num)
+    if c < 2:
+        return r, math.nan
+    u = (num - r * den) / total
+    return r, float(c / (c - 1) * np.sum(u * u))
+
+
+def effective(
+    successes: Sequence[float] | Array, trials: Sequence[float] | Array, clusters: Sequence[int] | NDArray[np.int64]
+) -> tuple[float, float, float, int]:
+    """(proportion, trials, effective trials, clusters) of a clustered proportion: the effective n is n over the
+    design effect (the cluster-robust variance over the binomial one, at least 1). At 0 % or 100 % the clusters
+    carry no spread to measure, and each counts as one trial (the most cautious choice)."""
+    num, c = _by_cluster(successes, clusters)
+    den, _ = _by_cluster(trials, clusters)
+    n = float(den.sum())
+    if n <= 0:
+        return math.nan, 0.0, 0.0, 0
+    p, var = ratio_variance(num, den)
+    if 0 < p < 1 and math.isfinite(var):
+        return p, n, n / max(1.0, var / (p * (1 - p) / n)), c
+    return p, n, min(n, float(c)), c
+
+
+def proportion(
+    successes: Sequence[float] | Array, trials: Sequence[float] | Array, clusters: Sequence[int] | NDArray[np.int64]
+) -> Interval:
+    """A proportion counted per cluster: Wilson on the effective n (`effective`), with t on C − 1 df.
+
+    `successes[i]` of `trials[i]` in item i (a game's votes, a game's win), items grouped by `clusters[i]`. Only
+    items with trials count as clusters."""
+    keep = np.asarray(trials, dtype=np.float64) > 0
+    p, n, n_eff, c = effective(np.asarray(successes)[keep], np.asarray(trials)[keep], np.asarray(clusters)[keep])
+    if n <= 0:
+        return Interval(math.nan, 0.0, 1.0, 0.0, 0)
+    low, high = wilson(p * n_eff, n_eff, t_quantile(c))
+    return Interval(p, low, high, n, c)
+
+
+def _newcombe(p1: float, m1: float, p2: float, m2: float, z: float) -> tuple[float, float]:
+    l1, u1 = wilson(p1 * m1, m1, z)
+    l2, u2 = wilson(p2 * m2, m2, z)
+    d = p1 - p2
+    return d - math.hypot(p1 - l1, u2 - p2), d + math.hypot(u1 - p1, p2 - l2)
+
+
+def proportion_difference(
+    y1: Array, n1: Array, y2: Array, n2: Array, clusters: Sequence[int] | NDArray[np.int64]
+) -> tuple[Interval, float]:
+    """The difference of two clustered proportions, Newcombe's hybrid score interval built from each one's Wilson
+    interval on its effective n (sound for small and lopsided groups, where a Wald interval collapses), and the
+    two-sided p-value of no difference (the level at which that interval first touches zero)."""
+    ids = np.asarray(clusters)
+    a, b = n1 > 0, n2 > 0
+    p1, t1, m1, c1 = effective(y1[a], n1[a], ids[a])
+    p2, t2, m2, c2 = effective(y2[b], n2[b], ids[b])
+    if t1 <= 0 or t2 <= 0:
+        return NAN_INTERVAL, math.nan
+    df = max(min(c1, c2) - 1, 1)
+    q = float(stats.t.ppf(0.975, df)) if df <= 1000 else Z95
+    low, high = _newcombe(p1, m1, p2, m2, q)
+    d = p1 - p2
+    out = Interval(d, low, high, t1 + t2, len(np.unique(ids[a | b])))
+    if d == 0:
+        return out, 1.0
+    lo, hi = 0.0, 50.0  # bisect for the z at which the interval's near end reaches zero
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        near = _newcombe(p1, m1, p2, m2, mid)[0 if d > 0 else 1]
+        if (near > 0) == (d > 0):
+            lo = mid
+        else:
+            hi = mid
+    return out, float(2 * stats.t.sf(lo, df))
+
+
+def ratio(
+    num: Sequence[float] | Array, den: Sequence[float] | Array, clusters: Sequence[int] | NDArray[np.int64]
+) -> Interval:
+    """A ratio of sums that is not a proportion (a mean Brier score, tokens per decision): ratio ± t · SE."""
+    a, c = _by_cluster(num, clusters)
+    b, _ = _by_cluster(den, clusters)
+    r, var = ratio_variance(a, b)
+    if not math.isfinite(r):
+        return Interval(math.nan, math.nan, math.nan, float(b.sum()), c)
+    half = t_quantile(c) * math.sqrt(var) if math.isfinite(var) else math.inf
+    return Interval(r, r - half, r + half, float(b.sum()), c)
+
+
+def mean_difference(
+    y1: Array, n1: Array, y2: Array, n2: Array, clusters: Sequence[int] | NDArray[np.int64]
+) -> tuple[Interval, float]:
+    """The difference of two ratios sum(y1)/sum(n1) − sum(y2)/sum(n2) over the same clusters (they may share a
+    cluster), its interval and the two-sided p-value of no difference (t on C − 1 df)."""
+    a1, c = _by_cluster(y1, clusters)
+    b1, _ = _by_cluster(n1, clusters)
+    a2, _ = _by_cluster(y2, clusters)
+    b2, _ = _by_cluster(n2, clusters)
+    t1, t2 = float(b1.sum()), float(b2.sum())
+    if t1 <= 0 or t2 <= 0 or c < 2:
+        return NAN_INTERVAL, math.nan
+    r1, r2 = float(a1.sum()) / t1, float(a2.sum()) / t2
+    u = (a1 - r1 * b1) / t1 - (a2 - r2 * b2) / t2
+    se = math.sqrt(c / (c - 1) * float(np.sum(u * u)))
+    d = r1 - r2
+    q = t_quantile(c)
+    if se == 0:
+        return Interval(d, d, d, t1 + t2, c), (1.0 if d == 0 else 0.0)
+    p = float(2 * stats.t.sf(abs(d) / se, max(c - 1, 1)))
+    return Interval(d, d - q * se, d + q * se, t1 + t2, c), p
+
+
+def holm(p_values: Sequence[float], alpha: float = 0.05) -> list[bool]:
+    """Holm's step-down rejections (family-wise error at most `alpha`); NaN p-values are never rejected."""
+    order = sorted((p, i) for i, p in enumerate(p_values) if math.isfinite(p))
+    rejected = [False] * len(p_values)
+    m = len(order)
+    for rank, (p, i) in enumerate(order):
+        if p > alpha / (m - rank):
+            break
+        rejected[i] = True
+    return rejected
+
+
+def cluster_ids(keys: Sequence[object]) -> NDArray[np.int64]:
+    """Small integer ids for hashable cluster keys (a deal), in order of first appearance."""
+    index: dict[object, int] = {}
+    return np.asarray([index.setdefault(k, len(index)) for k in keys], dtype=np.int64)
+
+
+def cluster_weights(clusters: NDArray[np.int64], boot: int, rng: np.random.Generator) -> Array:
+    """Block-bootstrap weights (boot × games): draw the clusters with replacement; a game weighs as often as its
+    cluster was drawn, so the games of one deal always move together."""
+    c = int(clusters.max()) + 1 if len(clusters) else 0
+    if c == 0:
+        return np.zeros((boot, 0))
+    draws = rng.multinomial(c, np.full(c, 1.0 / c), size=boot).astype(np.float64)
+    return np.asarray(draws[:, clusters], dtype=np.float64)
