@@ -3,6 +3,7 @@ server did, per decision kind.
 
     python bench/real_model.py [--games 2] [--seats all|2,5,9] [--parallel 4] [--ctx 4096] [--rules FILE]
                                [--preset fiim] [--seed 1] [--base-url URL] [--threads N] [--keep DIR]
+    python bench/real_model.py --report GAME.jsonl...   # the same table for games already played
 
 Starts `arena local-model`'s server (Gemma 3 270M unless `--model`) on a free port, or uses `--base-url`, plays
 `--games` games through `arena play` (the user's path: preflight reads the window per slot from `/props`), and
@@ -31,6 +32,8 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 
 from arena.engine import Game
@@ -126,6 +129,13 @@ def report(games: list[tuple[Transcript, float]]) -> None:
     print(f"compactions: {dict(compactions) or 0}; wall per game: {', '.join(f'{w:.0f} s' for w in walls)}")
 
 
+def _wall(t: Transcript, parse: Callable[[str], datetime]) -> float:
+    """Seconds from the header's start to the end record (0 when either is missing)."""
+    if t.end is None or not t.end.finished_at or not t.header.started_at:
+        return 0.0
+    return (parse(t.end.finished_at) - parse(t.header.started_at)).total_seconds()
+
+
 def _arena(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, check=False)
 
@@ -170,7 +180,16 @@ def main() -> None:
     parser.add_argument("--base-url", default=None, help="a running server instead of starting one")
     parser.add_argument("--threads", type=int, default=None, help="llama-server's threads (default: the cores)")
     parser.add_argument("--keep", type=Path, default=None, help="keep the games' folders here")
+    parser.add_argument("--report", type=Path, nargs="+", default=None, help="report on these transcripts instead")
     args = parser.parse_args()
+    if args.report:
+        done = [(path, load(path)) for path in args.report]
+        for path, t in done:
+            print(f"{path.name}: {t.rules.name}, {len(t.calls)} calls")
+        report([(t, _wall(t, datetime.fromisoformat)) for _, t in done])
+        for path, t in done:
+            checks(path, t)
+        return
     server = None
     base_url = args.base_url
     if base_url is None:
