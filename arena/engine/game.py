@@ -61,8 +61,8 @@ class Game:
         "last_hidden", "leaving_today", "lost_vote", "lover_last_visit", "maniac_ally", "morning_deaths",
         "morning_lover_miss", "n", "night_heal", "night_last_words", "night_mafia_target", "night_maniac_target",
         "night_sheriff_target", "nominators", "nominee_tuple", "nominees", "opener", "pending_winner", "phase", "roles",
-        "rules", "seat_roles", "seed", "sheriff_shots", "speaking_night_last_word", "vote_decided", "vote_settled",
-        "winner",
+        "rules", "seat_roles", "seed", "sheriff_shots", "speaking_night_last_word", "view_counts", "view_upto",
+        "vote_decided", "vote_settled", "winner",
     )  # fmt: skip
 
     def __init__(self, rules: RuleSet, seed: int = 0, roles: list[Role] | None = None) -> None:
@@ -71,6 +71,10 @@ class Game:
         self.n = rules.players
         self.events: list[Event] = []
         self.last_hidden = -1  # seq of the newest event that is not public: a view after it need not filter
+        # per viewer (seat s at index s, PUBLIC at -1), where its last view ended: how many events it was numbered up
+        # to in its own sequence, and how many of `events` that covers (`view.view` keeps both)
+        self.view_counts = [0] * (self.n + 2)
+        self.view_upto = [0] * (self.n + 2)
         self._inputs: list[tuple[str, int, Decision | None, str]] = []  # kept light; `inputs` builds the models
         self.day = 0
         self.phase = Phase.SETUP
