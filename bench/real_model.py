@@ -2,7 +2,8 @@
 server did, per decision kind.
 
     python bench/real_model.py [--games 2] [--seats all|2,5,9] [--parallel 4] [--ctx 4096] [--rules FILE]
-                               [--preset fiim] [--seed 1] [--base-url URL]
+                               [--preset fiim] [--seed 1] [--base-url URL] [--threads N] [--keep DIR]
+    python bench/real_model.py --report GAME.jsonl...   # the same table for games already played
 
 Starts `arena local-model`'s server (Gemma 3 270M unless `--model`) on a free port, or uses `--base-url`, plays
 `--games` games through `arena play` (the user's path: preflight reads the window per slot from `/props`), and
@@ -13,7 +14,9 @@ prints, from the transcripts:
 - tokens: prompt, cached (llama.cpp's `prompt_tokens_details.cached_tokens`), evaluated (`timings.prompt_n`, what
   the server really computed), completion; the evaluated tokens over the sum of each seat's largest prompt (issue
   #17: at most 1.1 with compaction at 4k; the limit, below 1, is that seats share the rules' prefix);
-- compactions (by budget and by overflow), wall time per game.
+- compactions (by budget and by overflow), wall time per game;
+- per compaction, whether `arena prompt FILE --seat N --at K --json` (from the record, and with `--rebuild`) prints
+  exactly the messages that were sent, and whether `arena verify` exits 0 (`--keep DIR` keeps the transcripts).
 
 Printed, never asserted: the figures depend on the machine and its load (the load average is printed).
 """
@@ -29,6 +32,8 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 
 from arena.engine import Game
@@ -124,6 +129,44 @@ def report(games: list[tuple[Transcript, float]]) -> None:
     print(f"compactions: {dict(compactions) or 0}; wall per game: {', '.join(f'{w:.0f} s' for w in walls)}")
 
 
+def _wall(t: Transcript, parse: Callable[[str], datetime]) -> float:
+    """Seconds from the header's start to the end record (0 when either is missing)."""
+    if t.end is None or not t.end.finished_at or not t.header.started_at:
+        return 0.0
+    return (parse(t.end.finished_at) - parse(t.header.started_at)).total_seconds()
+
+
+def _arena(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, check=False)
+
+
+def checks(path: Path, t: Transcript) -> None:
+    """`arena verify`, and `arena prompt --at K` right after each compaction against the messages sent."""
+    import json
+
+    from arena.llm.rebuild import events_after_inputs
+    from arena.llm.records import Expansion
+
+    print(f"arena verify {path.name}: exit {_arena('verify', str(path)).returncode}")
+    events_after = events_after_inputs(t)
+    positions = t.call_positions
+    full = Expansion(t.calls)
+    same = rebuilt = total = 0
+    for i, call in enumerate(t.calls):
+        shown = events_after[min(positions[i], len(t.inputs))]
+        later = [j for j in range(i + 1, len(t.calls)) if t.calls[j].seat == call.seat
+                 and events_after[min(positions[j], len(t.inputs))] == shown]  # fmt: skip
+        if not call.compaction or later:  # `arena prompt --at K` shows a point's last call
+            continue
+        total += 1
+        sent = json.loads(json.dumps(full.messages(i)))
+        at = ["prompt", str(path), "--seat", str(call.seat), "--at", str(shown - 1), "--json"]
+        same += json.loads(_arena(*at).stdout or "null") == sent
+        rebuilt += json.loads(_arena(*at, "--rebuild").stdout or "null") == sent
+    print(f"{path.name}: {total} compacted calls a point's last; arena prompt --at K shows what was sent for {same}, "
+          f"--rebuild for {rebuilt}")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=2)
@@ -135,26 +178,40 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--model", type=Path, default=None)
     parser.add_argument("--base-url", default=None, help="a running server instead of starting one")
+    parser.add_argument("--threads", type=int, default=None, help="llama-server's threads (default: the cores)")
+    parser.add_argument("--keep", type=Path, default=None, help="keep the games' folders here")
+    parser.add_argument("--report", type=Path, nargs="+", default=None, help="report on these transcripts instead")
     args = parser.parse_args()
+    if args.report:
+        done = [(path, load(path)) for path in args.report]
+        for path, t in done:
+            print(f"{path.name}: {t.rules.name}, {len(t.calls)} calls")
+        report([(t, _wall(t, datetime.fromisoformat)) for _, t in done])
+        for path, t in done:
+            checks(path, t)
+        return
     server = None
     base_url = args.base_url
     if base_url is None:
         model = args.model or default_model()
         server = LocalServer(model, port=_free_port(), ctx=args.ctx, parallel=args.parallel,
-                             alias=None if args.model else ALIAS)  # fmt: skip
+                             alias=None if args.model else ALIAS, threads=args.threads)  # fmt: skip
         server.start()
         server.wait_ready(600)
         base_url = server.base_url
-    print(f"model {args.model or ALIAS}, {args.parallel} slots of {args.ctx} tokens, seats {args.seats}, "
-          f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+    print(f"model {args.model or ALIAS}, {args.parallel} slots of {args.ctx} tokens, threads "
+          f"{args.threads or 'default'}, seats {args.seats}, load average {os.getloadavg()[0]:.1f}")  # fmt: skip
     games = []
     try:
         with tempfile.TemporaryDirectory() as tmp:
+            folder = args.keep or Path(tmp)
             for n in range(args.games):
-                path, wall = _play(args, base_url, Path(tmp), args.seed + n)
+                path, wall = _play(args, base_url, folder / f"game{n + 1}", args.seed + n)
                 games.append((load(path), wall))
-                print(f"game {n + 1}: {wall:.0f} s, {len(games[-1][0].calls)} calls", flush=True)
+                print(f"game {n + 1}: {wall:.0f} s, {len(games[-1][0].calls)} calls, {path}", flush=True)
             report(games)
+            for n, (t, _) in enumerate(games):
+                checks(next((folder / f"game{n + 1}" / "games").glob("*.jsonl")), t)
     finally:
         if server is not None:
             server.stop()

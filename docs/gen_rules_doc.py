@@ -198,7 +198,8 @@ FIELD_DOCS: dict[str, tuple[str, str]] = {
     "fouls.removal_at": ("P31, R9.3", "Foul count that removes the player at once, with no last word."),
     "fouls.cancel_vote_on_removal": (
         "P32, R9.5",
-        "A removal before the day's vote result cancels that vote; a removal after it cancels the next day's.",
+        "A removal before the day's vote result is determined cancels that vote; a removal after it cancels the "
+        "next day's, unless the removed player is the one leaving (by that vote, or as the night's victim).",
     ),
     "fouls.forbidden_content": (
         "P33, R9.4, R9.7, §5.11",
@@ -401,6 +402,7 @@ OPEN_QUESTIONS: list[tuple[str, str, list[str]]] = [
         ["fouls.forbidden_content", "fouls.illegal_action_foul", "speech.overlong", "forbidden_words"],
     ),
     ("5.12", "Sequential (per-nominee) versus simultaneous (ballot) voting", ["voting.protocol"]),
+    ("5.13", "R9.5b: the night's victim removed between the shot and the morning cancels no vote", []),
 ]
 
 EXAMPLE_TOML = """\

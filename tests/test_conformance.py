@@ -218,11 +218,12 @@ class Tracker:
         self.forfeit_due: set[int] = set()  # third foul given, the nearest regular speech not yet forfeited (R9.2)
         self.turn_fouls: dict[int, int] = {}  # a seat's fouls when its regular turn was asked
         self.cancel_due: set[int] = set()  # days whose vote a removal cancels (R9.5)
-        self.settled = False  # today's vote result is settled (R9.5)
+        self.settled = False  # today's vote is over (R9.5)
+        self.calling: int | None = None  # the nominee being called in a per-nominee round, when a vote is pending
         self.voted_today = False
         # the very next event, when the rules leave no choice: (type, seat, value, seats), None = any
         self.expect_next: tuple[EventType, int | None, str | None, tuple[int, ...] | None] | None = None
-        self.seen = [0] * (self.n + 1)  # per seat: the next seq its incremental view starts from
+        self.seen = [0] * (self.n + 1)  # per seat: its own number of the event its incremental view starts from
         self.everyone = frozenset(range(1, self.n + 1))
         self.audience: list[frozenset[int]] = []  # per event: the seats that may see it
         self.checked: set[int] = set()  # ids of the pending requests checked since the last new event
@@ -261,6 +262,7 @@ class Tracker:
         pending = g.pending()
         if not pending:
             raise Violation("the game is not over but nothing is pending")
+        self.calling = next((r.candidate for r in pending if r.kind is Kind.VOTE and r.subject == "nominee"), None)
         for r in pending:
             if id(r) in self.checked:
                 continue
@@ -459,8 +461,9 @@ class Tracker:
                 self.removed.add(e.seat or 0)
             else:
                 self.removed_pending = e.seat
-                if rules.fouls.cancel_vote_on_removal:  # R9.5: today's vote if not settled yet, else tomorrow's
-                    self.cancel_due.add(self.day if self.phase == "day" and not self.settled else self.day + 1)
+                cancelled = self.cancelled_by(e.seat or 0)
+                if cancelled and rules.fouls.cancel_vote_on_removal:
+                    self.cancel_due.add(cancelled)
         elif t is ET.GAME_ENDED:
             self.game_ended(e)
         elif t is ET.PROBE:
@@ -474,6 +477,40 @@ class Tracker:
         if t is not ET.REMOVED and t is not ET.FOUL:
             if self.foul_removal_due is not None:
                 raise Violation(f"no removal after the fatal foul, got {e}")
+
+    def cancelled_by(self, seat: int) -> int:
+        """R9.5: the day whose vote removing the living `seat` cancels (0: none). At night, the next day's, unless he
+        is the night's victim (⚠: shot, not saved, leaving anyway). By day, today's while the result is open, else
+        tomorrow's, unless he is the one today's hands already send out."""
+        if self.phase != "day":
+            return 0 if seat in self.night_deaths() else self.day + 1
+        if self.day in self.cancel_due:  # today's vote is cancelled already: nothing more is
+            return 0
+        decided = self.decided()
+        if decided == seat:
+            return 0
+        return self.day + 1 if self.settled or decided else self.day
+
+    def decided(self) -> int:
+        """R9.5: the nominee whom the hands already cast in the open per-nominee round send out whatever the others
+        do, or 0: more hands than every other nominee called before the one being called now, and than the voters
+        who have not voted yet (more than all those hands together under a majority of the votes cast). Only in a
+        round whose clear leader leaves: a re-vote, or a main vote with no justification to follow (P18)."""
+        r = self.round
+        if r is None or self.calling is None or r.kind not in ("main", "revote"):
+            return 0
+        if r.kind == "main" and self.rules.ties.leader_justification:
+            return 0
+        before = r.candidates[: r.candidates.index(self.calling)]
+        if not before:
+            return 0
+        hands = {c: sum(1 for t in r.votes.values() if t == c) for c in before}
+        yet = sum(1 for s in r.voters if s in self.alive and s not in r.votes)
+        leader = max(before, key=lambda c: hands[c])
+        others = [n for c, n in hands.items() if c != leader]
+        if self.rules.voting.majority == "more_than_half_of_votes_cast":
+            return leader if hands[leader] > sum(others) + yet else 0
+        return leader if hands[leader] > max(others, default=0) and hands[leader] > yet else 0
 
     def probe(self, e: Event) -> None:
         """A belief probe: only with the rules' option, at the end of a day, from a living seat, about every other
@@ -576,8 +613,10 @@ class Tracker:
                 raise Violation(f"bad vote value {e}")
             if (e.value == "abstain") != (e.target is None):
                 raise Violation(f"abstain/target mismatch {e}")
-            if e.value == "default":
-                if e.target != r.candidates[-1]:
+            if e.target is not None and e.target not in self.alive:
+                raise Violation(f"a vote for a nominee who has left: {e}")
+            if e.value == "default":  # R5.7: to the last nominee called (a removed one is called no more)
+                if e.target != [c for c in r.candidates if c in self.alive][-1]:
                     raise Violation(f"a defaulted vote must go to the last candidate: {e}")
         else:
             if e.value not in ("yes", "no"):
@@ -611,7 +650,10 @@ class Tracker:
         if r.kind in ("main", "revote") and want and max(want) > 0 and self.rules.voting.majority == "plurality":
             leaders = tuple(c for c, n in zip(r.candidates, want, strict=True) if n == max(want))
             if len(leaders) == 1 and (r.kind == "revote" or not self.rules.ties.leader_justification):
-                self.expect_next = (ET.ELIMINATED, leaders[0], "voted", None)  # R5.8, R6.3
+                if leaders[0] in self.alive:
+                    self.expect_next = (ET.ELIMINATED, leaders[0], "voted", None)  # R5.8, R6.3
+                else:  # R9.5: removed while the vote his hands decided stood; nobody else leaves
+                    self.expect_next = (ET.NO_VOTE, None, "leader_removed", None)
             elif len(leaders) > 1 and r.kind == "main":
                 self.expect_next = (ET.TIE, None, None, leaders)  # R5.9
         self.last_round, self.round = r, None
@@ -922,17 +964,20 @@ class Tracker:
         return frozenset(e.to)
 
     def view_ok(self, seat: int, since: int) -> None:
-        """`view(game, seat, since)` holds exactly the events the semantics give `seat` from `since` on, and the
-        observation tells it its own role, its teammates (black only) and its own request, nothing else."""
+        """`view(game, seat, since)` holds exactly the events the semantics give `seat` from its own number `since`
+        on, numbered without gaps in the seat's own sequence, and the observation tells it its own role, its
+        teammates (black only) and its own request, nothing else."""
         g = self.game
         obs = view(g, seat, since=since)
-        end = len(g.events)
         got = [e.seq for e in obs.events]
         audience = self.audience
-        want = [i for i in range(since, end) if seat in audience[i]]
+        mine = [i for i in range(len(g.events)) if seat in audience[i]]  # the seat's events; index = its number
+        want = mine[since:]
         if got != want:
             raise Violation(f"seat {seat} view since {since}: events {got}, the visibility semantics give {want}")
-        self.seen[seat] = end
+        if obs.since != since or obs.next_number != len(mine):
+            raise Violation(f"seat {seat} numbered from {obs.since} to {obs.next_number}, not {since} to {len(mine)}")
+        self.seen[seat] = len(mine)
         if obs.role is None or obs.role.value != self.roles[seat]:
             raise Violation(f"seat {seat} told role {obs.role}, dealt {self.roles[seat]}")
         mates = tuple(s for s in self.black if s != seat) if self.roles[seat] in BLACK_ROLES else ()
@@ -1033,16 +1078,21 @@ def play(
                 if all(game.request_for(r.seat) is not r for r, _, _ in plan):
                     break  # the judge's input moved the game on: plan the new batch
                 continue  # this seat was removed
+            before = len(game.events)
             if op == "default":
                 game.apply_default(request.seat, "test default")
             else:
                 if op == "reject":
                     game.reject(request.seat, "test re-ask")
                     inputs += 1
+                    before = len(game.events)
+                target = decision.target if decision.target is not None and game.alive[decision.target] else None
                 try:
                     game.submit(request.seat, decision)
                 except IllegalDecision as exc:
                     raise Violation(f"random legal decision {decision} refused for {request}: {exc.code}") from exc
+                if request.kind is Kind.DON_CHECK:
+                    don_check_taken(request.seat, target, game.events[before:])
             inputs += 1
             if on_step is not None:
                 on_step(game)
@@ -1051,6 +1101,21 @@ def play(
             if game.over:
                 break
     return game
+
+
+def don_check_taken(don: int, target: int | None, new: list[Event]) -> None:
+    """R8.1: the don's check of a living `target` is made and recorded the moment he answers, before anyone else's
+    night action, so no later removal can undo it (`new`: the events his answer brought)."""
+    checks = [e for e in new if e.type is ET.DON_CHECK]
+    if target is None:
+        if checks:
+            raise Violation(f"a don's check of nobody recorded: {checks}")
+        return
+    if [(e.seat, e.target) for e in checks] != [(don, target)]:
+        raise Violation(f"the don's answer {target} is not recorded at once: {checks}")
+    later = (ET.SHERIFF_CHECK, ET.SHERIFF_SHOT, ET.MANIAC_KILL, ET.HEAL)
+    if any(e.type in later for e in new[: new.index(checks[0])]):
+        raise Violation(f"a night action recorded before the don's check: {new}")
 
 
 def _agree(rng: random.Random, pending: list[Request]) -> bool:
@@ -1248,7 +1313,8 @@ def test_defaulted_then_removed_gets_no_note() -> None:
 
 
 # seeds of the 10,000-games-per-preset fuzz (bench/fuzz.py) that broke an invariant once, each fixed in the engine
-FUZZ_SEEDS = [("fiim", 1004575)] + [("club", s) for s in (1000395, 1004020, 1004633, 1005462, 1007460, 1008160)]
+FUZZ_SEEDS = [("fiim", s) for s in (1004575, 1006584, 1007823, 1008748)]
+FUZZ_SEEDS += [("club", s) for s in (1000395, 1004020, 1004633, 1005462, 1007460, 1008160)]
 
 
 @pytest.mark.parametrize(("preset", "seed"), FUZZ_SEEDS)
@@ -1307,6 +1373,37 @@ def test_only_victim_removed_at_the_stretchers_leaves_nobody_to_save() -> None:
     heal_event = [e for e in game.events if e.type is ET.HEAL][-1]
     assert heal_event.target is None and heal_event.value == "none"
     assert all(e.seat != victim for e in game.events if e.type is ET.ELIMINATED and e.value == "killed")
+
+
+@pytest.mark.parametrize("removal", ["the don", "his target", "one that ends the game"])
+def test_the_dons_completed_check_survives_a_later_removal(removal: str) -> None:
+    """Was (issue #19): the don's answer was held until the sheriff's; a removal between the two lost the check from
+    the record when it removed the don, removed the seat he checked, or ended the game (R8.1)."""
+    game = Game(load_rules("fiim"), 0, roles=F10)
+    quiet(game, lambda r: r.kind is Kind.SHOOT)
+    tracker = checked(game)
+    if removal == "one that ends the game":
+        for seat in (1, 2, 5):  # black 3 against red 4: one more red removed is parity
+            game.remove(seat, "judge")
+    quiet(game, lambda r: r.kind is Kind.DON_CHECK)
+    tracker.step()
+    assert {r.seat for r in game.pending()} == {4, 6}  # the don and the sheriff are asked at once
+    game.submit(6, Decision(target=4))
+    tracker.step()
+    check = [(e.seat, e.target, e.value) for e in game.events if e.type is ET.DON_CHECK]
+    assert check == [(6, 4, "sheriff")]  # made and recorded now, with the sheriff still to answer
+    assert [r.seat for r in game.pending()] == [4]
+    game.remove({"the don": 6, "his target": 4, "one that ends the game": 7}[removal], "judge")
+    tracker.step()
+    if removal == "the don":
+        game.submit(4, Decision(target=3))
+        tracker.step()
+        assert [e.target for e in game.events if e.type is ET.SHERIFF_CHECK] == [3]
+    if removal == "one that ends the game":
+        assert game.over and game.winner == "mafia"
+    assert [(e.seat, e.target, e.value) for e in game.events if e.type is ET.DON_CHECK] == check
+    removed_at = next(e.seq for e in reversed(game.events) if e.type is ET.REMOVED)
+    assert next(e.seq for e in game.events if e.type is ET.DON_CHECK) < removed_at
 
 
 # ----- the random policy itself -------------------------------------------------------------------------------------

@@ -29,6 +29,10 @@ def local_model(
         Path | None, typer.Option("--model", help="A GGUF file to serve instead of Gemma 3 270M.", dir_okay=False)
     ] = None,
     log: Annotated[Path | None, typer.Option("--log", help="Write the server's output to this file.")] = None,
+    threads: Annotated[
+        int | None,
+        typer.Option("--threads", min=1, help="CPU threads (default: the cores; 1 is faster on a busy machine)."),
+    ] = None,
 ) -> None:
     """Serve a real local model (llama.cpp's llama-server) on 127.0.0.1 until interrupted (Ctrl-C)."""
     from arena.local.server import LocalModelError, LocalServer, default_model, died
@@ -37,7 +41,8 @@ def local_model(
         path = model if model is not None else default_model()
         if not path.is_file():
             raise LocalModelError(f"--model: no file {path}")
-        server = LocalServer(path, port=port, ctx=ctx, parallel=parallel, alias=None if model else ALIAS, log=log)
+        server = LocalServer(path, port=port, ctx=ctx, parallel=parallel, alias=None if model else ALIAS, log=log,
+                             threads=threads)  # fmt: skip
         typer.echo(f"starting {' '.join(server.command())}", err=True)
         server.start()
     except LocalModelError as exc:

@@ -213,6 +213,7 @@ def day_flow(g: Game, day: int) -> Flow:
     g.nominee_tuple = ()
     g.nominators = set()
     g.vote_settled = False
+    g.vote_decided = 0
     g.leaving_today = set()
     g.emit(_PHASE_STARTED, value="day")
     if day > 1:

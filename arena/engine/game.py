@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from arena.engine.decisions import Decision, IllegalDecision, Kind, Request, SpeechKind
 from arena.engine.events import EVERY_SEAT, Event, EventType, Phase, Vis, audience_mask
 from arena.engine.flow import one_speech, run
+from arena.engine.night import doomed
 from arena.engine.roles import BLACK_ROLES, Role, Team, base_team
 from arena.engine.ruleset import RuleSet, plain
 from arena.engine.state import Answers, Batch, Flow, Winner
@@ -74,16 +75,16 @@ class Game:
     # A new attribute is listed here too. `*_rules`: plain copies of the rules sections the phase machine reads
     # (`ruleset.plain`).
     __slots__ = (
-        "_all_seats", "_answers", "_batch", "_budgets", "_deal_source", "_default_fouls", "_first_seat", "_flow",
-        "_in_flow", "_inputs", "_notes", "alive", "alive_seats", "ascii_phrases", "best_move_rules", "black",
+        "_all_seats", "_answers", "_at_once", "_batch", "_budgets", "_deal_source", "_default_fouls", "_first_seat",
+        "_flow", "_in_flow", "_inputs", "_notes", "alive", "alive_seats", "ascii_phrases", "best_move_rules", "black",
         "cancelled_days", "day", "day1_vote_left", "doctor_last_heal", "doctor_saved", "doctor_self_heals",
         "end_reason", "events", "forbidden_phrases", "forfeit_pending", "foul_counts", "fouls", "idle_nights",
         "justified", "kill_order", "last_hidden", "leaving_today", "lost_vote", "lover_last_visit", "maniac_ally",
         "morning_deaths", "morning_lover_miss", "n", "night0_rules", "night_heal", "night_last_words",
         "night_mafia_target", "night_maniac_target", "night_rules", "night_sheriff_target", "nominations_rules",
         "nominators", "nominee_tuple", "nominees", "opener", "over", "pending_winner", "phase", "probes_rules", "roles",
-        "rules", "seat_roles", "seed", "sheriff_shots", "speaking_night_last_word", "ties_rules", "vote_settled",
-        "voting_rules", "win_rules", "winner"
+        "rules", "seat_roles", "seed", "sheriff_shots", "speaking_night_last_word", "ties_rules", "view_counts",
+        "view_upto", "vote_decided", "vote_settled", "voting_rules", "win_rules", "winner"
     )  # fmt: skip
 
     def __init__(self, rules: RuleSet, seed: int = 0, roles: list[Role] | None = None) -> None:
@@ -101,6 +102,10 @@ class Game:
         self.n = rules.players
         self.events: list[Event] = []
         self.last_hidden = -1  # seq of the newest event that is not public: a view after it need not filter
+        # per viewer (seat s at index s, PUBLIC at -1), where its last view ended: how many events it was numbered up
+        # to in its own sequence, and how many of `events` that covers (`view.view` keeps both)
+        self.view_counts = [0] * (self.n + 2)
+        self.view_upto = [0] * (self.n + 2)
         self._inputs: list[tuple[str, int, Decision | None, str]] = []  # kept light; `inputs` builds the models
         self.day = 0
         self.phase = _SETUP
@@ -137,6 +142,7 @@ class Game:
         self.nominee_tuple: tuple[int, ...] = ()  # the same as a tuple, kept by the flow (every view hands it out)
         self.nominators: set[int] = set()
         self.vote_settled = False
+        self.vote_decided = 0  # R9.5: the nominee today's hands already send out, whatever the rest do (0: none)
         self.leaving_today: set[int] = set()
         self.cancelled_days: set[int] = set()
         self.speaking_night_last_word = 0
@@ -162,6 +168,7 @@ class Game:
         self._answers: Answers = {}
         self._notes: list[tuple[int, EventType, str]] = []
         self._default_fouls: list[int] = []
+        self._at_once: dict[int, Callable[[Decision], None]] = {}  # seats whose answer the flow takes at once
         self._in_flow = False
         self._flow: Flow | None = run(self)
         self._advance(None)
@@ -311,8 +318,7 @@ class Game:
         decision = validate(self, request, decision)
         self._inputs.append(("decide", seat, decision, ""))
         answers[seat] = decision
-        if len(answers) >= len(self._batch):
-            self._resolve()
+        self._answered(seat)
 
     def check(self, seat: int, decision: Decision) -> Decision:
         """Validate without applying: what `submit` would accept. Raises IllegalDecision with the reason."""
@@ -332,7 +338,7 @@ class Game:
         if self.rules.fouls.illegal_action_foul and request.kind is not Kind.PROBE:  # a probe never acts
             self._default_fouls.append(seat)
         self._answers[seat] = request.default
-        self._maybe_resolve()
+        self._answered(seat)
         return request.default
 
     def foul(self, seat: int, reason: str = "judge") -> None:
@@ -405,6 +411,7 @@ class Game:
             self.eliminate(seat, "removed")
         self._batch.pop(seat, None)
         self._answers.pop(seat, None)
+        self._at_once.pop(seat, None)
         self._notes = [note for note in self._notes if note[0] != seat]
         self._default_fouls = [s for s in self._default_fouls if s != seat]
         self._forget_target(seat)
@@ -437,15 +444,19 @@ class Game:
             self._batch[other] = request.model_copy(update=update)
 
     def _cancel_vote_for_removal(self, seat: int) -> None:
-        """R9.5: a removal cancels today's vote if it is not yet settled, otherwise tomorrow's."""
+        """R9.5: a removal cancels today's vote while its result is not yet determined, otherwise tomorrow's; none
+        when the removed player is leaving anyway: by today's vote, or as the night's victim (⚠ between the shot
+        and the morning, and in his morning last word)."""
         if not self.rules.fouls.cancel_vote_on_removal:
             return
         if self.phase is Phase.NIGHT or self.phase is Phase.SETUP:
+            if seat in doomed(self):
+                return
             day = self.day + 1
-        elif seat in self.leaving_today or seat == self.speaking_night_last_word:
+        elif seat in self.leaving_today or seat == self.speaking_night_last_word or seat == self.vote_decided:
             return
         else:
-            day = self.day + 1 if self.vote_settled else self.day
+            day = self.day + 1 if self.vote_settled or self.vote_decided else self.day
         if day not in self.cancelled_days:
             self.cancelled_days.add(day)
 
@@ -496,21 +507,36 @@ class Game:
         self.emit(_GAME_ENDED, value=winner, text=reason)
         self._batch = {}
         self._answers = {}
+        self._at_once = {}
         raise GameEnded
 
     # ----- the driver ---------------------------------------------------------------------------------------
-    def _maybe_resolve(self) -> None:
-        if self._batch and len(self._answers) < len(self._batch):
-            return
-        self._resolve()
+    def at_once(self, seat: int, take: Callable[[Decision], None]) -> None:
+        """Have the pending batch's answer of `seat` taken by `take` the moment it is given, with its own notes
+        first, not when the whole batch is in (R8.1: the don's check is made before the sheriff's). The flow still
+        receives it with the others' answers."""
+        self._at_once[seat] = take
+
+    def _answered(self, seat: int) -> None:
+        """After `seat`'s answer: take it at once if the flow asked for that, then resolve a complete batch."""
+        take = self._at_once.pop(seat, None)
+        if take is not None:
+            try:
+                self._flush_notes(seat)
+                decision = self._answers.get(seat)  # gone if the foul for his default removed him
+                if decision is not None:
+                    take(decision)
+            except GameEnded:
+                self._close()
+                return
+        if len(self._answers) >= len(self._batch):
+            self._resolve()
 
     def _resolve(self) -> None:
         answers = self._answers
-        if self._notes:
-            self._flush_notes()
-        if self._default_fouls:
+        if self._notes or self._default_fouls:
             try:
-                self._flush_default_fouls()
+                self._flush_notes()
             except GameEnded:
                 self._close()
                 return
@@ -521,28 +547,21 @@ class Game:
             if not alive[seat]:  # rare: keep only the living and the departing who still speak
                 answers = {s: d for s, d in answers.items() if alive[s] or self._may_speak_dead(s)}
                 break
-        # `_advance(answers)`, written out: this runs once per batch
-        flow = self._flow
-        assert flow is not None
-        self._in_flow = True
-        try:
-            self._batch = flow.send(answers)
-        except (GameEnded, StopIteration):  # StopIteration: never, the flow loops until a win or a draw
-            self._flow = None
-        finally:
-            self._in_flow = False
+        self._advance(answers)
 
     def _may_speak_dead(self, seat: int) -> bool:
         # the departing speak after leaving: last words and the best move
         return seat in self.leaving_today or seat in self.night_last_words or seat in self.morning_deaths
 
-    def _flush_notes(self) -> None:
-        for seat, type_, reason in sorted(self._notes, key=lambda n: n[0]):
+    def _flush_notes(self, only: int = 0) -> None:
+        """The batch's re-asks and defaults as events, then R9.7's fouls for its defaulted decisions, each in seat
+        order (`only`: that seat's alone)."""
+        notes = sorted((n for n in self._notes if n[0] == only or not only), key=lambda n: n[0])
+        fouls = sorted(s for s in self._default_fouls if s == only or not only)
+        self._notes = [n for n in self._notes if only and n[0] != only]
+        self._default_fouls = [s for s in self._default_fouls if only and s != only]
+        for seat, type_, reason in notes:
             self.emit(type_, Vis.SEATS, (seat,), seat=seat, value=reason)
-        self._notes = []
-
-    def _flush_default_fouls(self) -> None:
-        fouls, self._default_fouls = sorted(self._default_fouls), []
         for seat in fouls:
             if self.alive[seat]:
                 self._foul(seat, "illegal_action")
@@ -575,3 +594,4 @@ class Game:
             self._flow = None
         self._batch = {}
         self._answers = {}
+        self._at_once = {}

@@ -206,16 +206,17 @@ def _abilities(g: Game, night: int, blocked: set[int], shot_target: int | None) 
             g.emit(EventType.BLOCKED, _SEATS, (seat,), seat=seat)
     if not batch:
         return
+    if don in batch:
+        # R8.1: the don checks before the sheriff. Everyone is asked at once (when a seat is asked must tell it
+        # nothing), but the don's answer is taken the moment he gives it, so no later removal can undo his check.
+        g.at_once(don, lambda decision: _don_check(g, don, decision))
     answers = yield batch
-    for seat in (don, sheriff, maniac, doctor):  # R8.1 order
+    for seat in (sheriff, maniac, doctor):  # R8.1 order, after the don's check
         decision = answers.get(seat)
         if seat not in batch or decision is None:
             continue
         target = _living_target(g, decision.target)
-        if seat == don and target is not None:
-            value = "sheriff" if g.roles[target] is _SHERIFF else "not_sheriff"
-            g.emit(_E_DON_CHECK, _SEATS, (seat,), seat=seat, target=target, value=value)
-        elif seat == sheriff and target is not None:
+        if seat == sheriff and target is not None:
             if (decision.action or "check") == "shoot":
                 g.sheriff_shots += 1
                 g.night_sheriff_target = target
@@ -229,6 +230,24 @@ def _abilities(g: Game, night: int, blocked: set[int], shot_target: int | None) 
         elif seat == doctor:
             g.night_heal = target
             g.emit(EventType.HEAL, _SEATS, (seat,), seat=seat, target=target, value="healed" if target else "none")
+
+
+def _don_check(g: Game, don: int, decision: Decision) -> None:
+    """R8.3: the don is told privately whether the player he names is the sheriff."""
+    target = _living_target(g, decision.target)
+    if target is not None:
+        value = "sheriff" if g.roles[target] is _SHERIFF else "not_sheriff"
+        g.emit(_E_DON_CHECK, _SEATS, (don,), seat=don, target=target, value=value)
+
+
+def doomed(g: Game) -> list[int]:
+    """R8.9, §3: the living seats the night's attacks decided so far kill at its end, in seat order: the blacks'
+    shot, the maniac's kill and the sheriff's shot, less the player a heal already made saves (one heal stops every
+    attacker on him unless the preset says otherwise, §5.5 ⚠)."""
+    attacks = [t for t in (g.night_mafia_target, g.night_maniac_target, g.night_sheriff_target) if t is not None]
+    heal = g.night_heal
+    overwhelmed = not g.night_rules.heal_stops_all_attackers and attacks.count(heal or 0) > 1
+    return sorted(v for v in dict.fromkeys(attacks) if g.alive[v] and (v != heal or overwhelmed))
 
 
 def _stretchers(g: Game, victims: list[int]) -> Flow:
@@ -334,8 +353,7 @@ def night(g: Game, k: int) -> Flow:
             g.doctor_self_heals += 1
     elif g.night_rules.doctor == "blind_heal":
         g.doctor_last_heal = 0  # no heal (or blocked) tonight: it does not count for the limits
-    overwhelmed = not g.night_rules.heal_stops_all_attackers and attacks.count(g.night_heal or 0) > 1  # §5.5 ⚠
-    deaths = sorted(v for v in victims if (v != g.night_heal or overwhelmed) and g.alive[v])
+    deaths = doomed(g)
     yield from _best_move(g, k, deaths)
     deaths = [s for s in deaths if g.alive[s]]  # R7.3: a victim the judge removed during the best move has left
     for s in deaths:

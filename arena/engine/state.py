@@ -7,7 +7,7 @@ checks it where `game.py` starts the flow). A new piece of state the flow reads 
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Literal, Protocol
 
 from arena.engine.decisions import Decision, Request, SpeechKind
@@ -51,7 +51,8 @@ class GameState(Protocol):
     nominees: list[int]
     nominee_tuple: tuple[int, ...]  # `nominees` as a tuple, for the views
     nominators: set[int]
-    vote_settled: bool
+    vote_settled: bool  # today's vote is over (someone left, or nobody will)
+    vote_decided: int  # R9.5: the nominee the hands already cast send out (0: none yet)
     leaving_today: set[int]
     cancelled_days: set[int]
     speaking_night_last_word: int
@@ -112,6 +113,10 @@ class GameState(Protocol):
     def finish(self, winner: Winner, reason: str) -> None: ...
     def _foul(self, seat: int, reason: str) -> None: ...
     def _remove(self, seat: int, reason: str) -> None: ...
+    def at_once(self, seat: int, take: Callable[[Decision], None]) -> None:
+        """Have the pending batch's answer of `seat` taken the moment it is given (R8.1: the don's check)."""
+        ...
+
     def speech(self, seat: int, kind: SpeechKind, seconds: int) -> Flow:
         """One speech turn with no nomination right (last words, popil, justification): `flow.one_speech`."""
         ...

@@ -80,21 +80,21 @@ def vote_round(g: Game, candidates: list[int], round_kind: str) -> TallyFlow:
         return tally
     auto_last = v.mandatory and v.default == "last_candidate"
     self_vote = v.self_vote_allowed
+    # R9.5: whether this round's clear leader leaves (not the club's, who justifies first), so its hands can decide
+    decides = round_kind == "revote" or not g.ties_rules.leader_justification
     alive = g.alive
-    last = len(cands) - 1
+    called: list[int] = []
     # plain loops, no comprehensions: this runs for every nominee, and each comprehension is a new function and
     # frame, and makes every variable it reads a cell for the whole round
     for i, c in enumerate(cands):
         if not remaining:
             break
+        if not alive[c]:  # R9.5, R7.3: removed while a decided vote stands; he is called no more
+            continue
+        if auto_last and not any(alive[x] for x in cands[i + 1 :]):
+            break  # R5.7: the last nominee is not called: the rest go to him (below)
         # §5.2: where self-votes are off, nobody is asked about (or defaulted to) himself; he may abstain
         askable = remaining if self_vote else [s for s in remaining if s != c]
-        if auto_last and i == last:  # R5.7: whoever has not voted goes to the last nominee
-            for s in askable:
-                tally[c].append(s)
-                g.emit(_VOTE_CAST, seat=s, target=c, value="default")
-            remaining = [s for s in remaining if s not in tally[c]]
-            break
         if not askable:
             continue
         batch: Batch = {}
@@ -104,19 +104,42 @@ def vote_round(g: Game, candidates: list[int], round_kind: str) -> TallyFlow:
         if g.day in g.cancelled_days:  # `_cancelled(g)`
             return None
         votes = tally[c]
+        if alive[c]:  # R7.3: a nominee removed during his own call gets no hands
+            called.append(c)
+            for s in sorted(answers):
+                if answers[s].vote and alive[s]:
+                    votes.append(s)
+                    g.emit(_VOTE_CAST, seat=s, target=c, value="yes")
         still: list[int] = []
-        for s in sorted(answers):
-            if answers[s].vote and alive[s]:
-                votes.append(s)
-                g.emit(_VOTE_CAST, seat=s, target=c, value="yes")
         for s in remaining:
             if alive[s] and s not in votes:
                 still.append(s)
         remaining = still
+        if decides and called and not g.vote_decided:
+            g.vote_decided = _decided(g, tally, called, len(remaining))
+    living = [c for c in cands if alive[c]]
+    if auto_last and remaining and living:  # R5.7: whoever has not voted goes to the last nominee (left)
+        last = living[-1]
+        for s in remaining if self_vote else [s for s in remaining if s != last]:
+            tally[last].append(s)
+            g.emit(_VOTE_CAST, seat=s, target=last, value="default")
+        remaining = [s for s in remaining if s not in tally[last]]
     for s in remaining:
         g.emit(_VOTE_CAST, seat=s, target=None, value="abstain")
     g.emit(_VOTES_COUNTED, seats=cands, counts=tuple(map(len, map(tally.__getitem__, cands))))
     return tally
+
+
+def _decided(g: Game, tally: Tally, called: list[int], still: int) -> int:
+    """R9.5: the nominee whom the hands already cast send out whatever the `still` voters yet to vote do, or 0. He
+    has more hands than any other nominee called so far, and more than the voters yet to vote (under a majority of
+    the votes cast: more than all the other hands, cast and to come)."""
+    hands = sorted((len(tally[c]), c) for c in called)
+    top, leader = hands[-1]
+    others = [n for n, _ in hands[:-1]]
+    if g.voting_rules.majority == "more_than_half_of_votes_cast":
+        return leader if top > sum(others) + still else 0
+    return leader if top > max(others, default=0) and top > still else 0
 
 
 def yes_no_round(g: Game, subject: str, candidate: int | None, candidates: tuple[int, ...]) -> YesFlow:
@@ -135,6 +158,10 @@ def yes_no_round(g: Game, subject: str, candidate: int | None, candidates: tuple
 def leave(g: Game, seats: list[int], how: str) -> Flow:
     """R5.8, R6.7, R7.1, R7.4: they leave, the win is checked, last words in order, then a decided result."""
     g.vote_settled = True
+    seats = [s for s in seats if g.alive[s]]  # R9.5: one the judge removed while his decided vote stood has left
+    if not seats:
+        g.emit(EventType.NO_VOTE, value="leader_removed")
+        return
     g.leaving_today.update(seats)
     if g.day == 1:
         g.day1_vote_left += len(seats)

