@@ -8,9 +8,10 @@ A batch (a vote round, the night actors) is asked concurrently; a speech is a on
 order. Once every seat of a batch has its final answer, the re-asks and answers are applied in seat order, so the
 same seed and the same answers give a byte-identical transcript whichever seat answered first.
 
-Seats see incremental views: each call gets `view(game, seat, since)` where `since` is the `next_seq` of the last
-view that seat returned an answer for. A player that wants the whole history keeps it; a fresh player (e.g. after
-`arena resume`) starts at 0 and so gets everything it may see.
+Seats see incremental views: each call gets `view(game, seat, since)` where `since` is the `next_number` of the last
+view that seat returned an answer for (a number in the seat's own sequence, see `arena/engine/view.py`). A player
+that wants the whole history keeps it; a fresh player (e.g. after `arena resume`) starts at 0 and so gets everything
+it may see.
 """
 
 from __future__ import annotations
@@ -134,7 +135,7 @@ class _Runner:
             finally:
                 count.player_s += time.perf_counter() - started
             if answer is not None:
-                self.since[seat] = observation.next_seq
+                self.since[seat] = observation.next_number
                 calls.extend(answer.calls)
                 mark = time.perf_counter()
                 try:

@@ -55,12 +55,12 @@ def play_games(rules: RuleSet, seeds: range) -> Run:
     for seed in seeds:
         game = Game(rules, seed)
         rng = random.Random(seed)
-        seen = [0] * (game.n + 1)  # per seat: the next event seq it has not seen
+        seen = [0] * (game.n + 1)  # per seat: its number of the first event it has not seen
         while not game.over:
             for request in game.pending():
                 seat = request.seat
                 obs = view(game, seat, since=seen[seat])
-                seen[seat] = obs.next_seq
+                seen[seat] = obs.next_number
                 observed += len(obs.events)
                 game.submit(seat, random_decision(rng, request))
                 decisions += 1

@@ -154,7 +154,10 @@ def _cluster_cpu(cluster: LocalProcesses | None) -> float:
     total = 0.0
     for process in [] if cluster is None else [cluster.scheduler, *cluster.workers]:
         with contextlib.suppress(psutil.Error, AttributeError):
-            total += sum(psutil.Process(process.pid).cpu_times()[:2])  # type: ignore[union-attr]
+            top = psutil.Process(process.pid)  # type: ignore[union-attr]
+            for one in [top, *top.children(recursive=True)]:  # a nanny's worker process is its child
+                with contextlib.suppress(psutil.Error):
+                    total += sum(one.cpu_times()[:2])
     return total
 
 

@@ -111,7 +111,7 @@ def test_the_black_shot_is_unanimous_and_follows_the_kill_order_on_night_one() -
 
 def test_the_blacks_shoot_the_sheriff_the_don_found() -> None:
     cases = 0
-    for seed in range(40):
+    for seed in range(60):
         game = _game("fiim", seed)
         sheriff = game.seat_of(Role.SHERIFF)
         for e in game.events:
@@ -156,7 +156,7 @@ def _obs(
     return Observation(
         seat=seat, role=role, team=team, teammates=(), players=10, alive=alive, day=events[-1].day,
         phase=events[-1].phase, fouls=(0,) * 10, nominees=(), events=tuple(events), since=0,
-        next_seq=events[-1].seq + 1, request=request, winner=None,
+        next_number=events[-1].seq + 1, request=request, winner=None,
     )  # fmt: skip
 
 

@@ -223,7 +223,7 @@ class Tracker:
         self.voted_today = False
         # the very next event, when the rules leave no choice: (type, seat, value, seats), None = any
         self.expect_next: tuple[EventType, int | None, str | None, tuple[int, ...] | None] | None = None
-        self.seen = [0] * (self.n + 1)  # per seat: the next seq its incremental view starts from
+        self.seen = [0] * (self.n + 1)  # per seat: its own number of the event its incremental view starts from
         self.everyone = frozenset(range(1, self.n + 1))
         self.audience: list[frozenset[int]] = []  # per event: the seats that may see it
         self.checked: set[int] = set()  # ids of the pending requests checked since the last new event
@@ -964,17 +964,20 @@ class Tracker:
         return frozenset(e.to)
 
     def view_ok(self, seat: int, since: int) -> None:
-        """`view(game, seat, since)` holds exactly the events the semantics give `seat` from `since` on, and the
-        observation tells it its own role, its teammates (black only) and its own request, nothing else."""
+        """`view(game, seat, since)` holds exactly the events the semantics give `seat` from its own number `since`
+        on, numbered without gaps in the seat's own sequence, and the observation tells it its own role, its
+        teammates (black only) and its own request, nothing else."""
         g = self.game
         obs = view(g, seat, since=since)
-        end = len(g.events)
         got = [e.seq for e in obs.events]
         audience = self.audience
-        want = [i for i in range(since, end) if seat in audience[i]]
+        mine = [i for i in range(len(g.events)) if seat in audience[i]]  # the seat's events; index = its number
+        want = mine[since:]
         if got != want:
             raise Violation(f"seat {seat} view since {since}: events {got}, the visibility semantics give {want}")
-        self.seen[seat] = end
+        if obs.since != since or obs.next_number != len(mine):
+            raise Violation(f"seat {seat} numbered from {obs.since} to {obs.next_number}, not {since} to {len(mine)}")
+        self.seen[seat] = len(mine)
         if obs.role is None or obs.role.value != self.roles[seat]:
             raise Violation(f"seat {seat} told role {obs.role}, dealt {self.roles[seat]}")
         mates = tuple(s for s in self.black if s != seat) if self.roles[seat] in BLACK_ROLES else ()

@@ -170,19 +170,23 @@ def test_each_seat_sees_its_own_events_once_and_in_order() -> None:
         def __init__(self, inner: Player) -> None:
             self.inner, self.seat = inner, inner.seat
             self.next = 0
+            self.answered = 0
 
         async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
             assert observation.since == self.next  # incremental: from where the last answered view ended
-            self.next = observation.next_seq
+            self.next = observation.next_number
             seen[self.seat].extend(e.seq for e in observation.events)
+            self.answered += 1
             assert observation.request == request
             return await self.inner.decide(observation, request, problem)
 
     recorders = {s: Recorder(p) for s, p in _bots(rules, 8).items()}
     game = asyncio.run(run_game(Game(rules, 8), dict(recorders)))
+    assert not any(e.type is EventType.DEFAULT_APPLIED for e in game.events)  # every recorder answered itself
     for seat, seqs in seen.items():
+        assert recorders[seat].answered > 0
         assert seqs == sorted(set(seqs))
-        assert seqs == [e.seq for e in visible_events(game, seat) if e.seq < recorders[seat].next]
+        assert seqs == [e.seq for e in visible_events(game, seat)[: recorders[seat].next]]
 
 
 def test_transcript_records_every_input_and_event() -> None:

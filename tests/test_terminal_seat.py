@@ -195,7 +195,7 @@ def test_spoken_nomination_forms() -> None:
 
 # ----- the status line --------------------------------------------------------------------------------------------
 def test_the_status_line_names_the_night_as_its_banner_does() -> None:
-    game = Game(load_rules("fiim"), 3)
+    game = Game(load_rules("fiim"), 19)  # seat 3 is the sheriff, and these bots let him check on Night 1
     _until(game, 3, Kind.SHERIFF)
     assert game.phase is Phase.NIGHT and game.day == 1
     assert status_text(view(game, 3)).startswith("night 1 · alive:")

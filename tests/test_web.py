@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from arena.agents import resolve_agent
-from arena.engine import Game, Observation, Request, load_rules, view
+from arena.engine import PUBLIC, Game, Observation, Request, load_rules, view
 from arena.players.base import Answer, Player
 from arena.players.bots import HeuristicBot
 from arena.transcript import TranscriptWriter, load, make_header, verify
@@ -101,8 +101,10 @@ def _answer(form: dict[str, Any]) -> dict[str, Any]:
 def _check_isolation(table: Table, seat: int, state: dict[str, Any]) -> None:
     """Seat `seat`'s data holds only what the engine's view gives that seat."""
     obs = view(table.game, seat)
-    visible = {e.seq for e in obs.events}
-    assert {line["seq"] for line in state["log"]} <= visible
+    numbers = {n: e for n, e in obs.numbered()}  # the seat's own numbering: its log lines are numbered so
+    assert state["next_seq"] <= obs.next_number
+    for line in state["log"]:
+        assert table.log.line(numbers[line["seq"]]) == line["text"]
     assert state["role"] == (obs.role.value if obs.role else None)
     assert set(state["teammates"]) == set(obs.teammates)
     text = json.dumps(state)
@@ -191,8 +193,8 @@ def test_a_spectator_sees_only_public_events_and_no_god_view_before_the_end(tmp_
         table = _table(client, server, (1,), seed=3, tmp_path=tmp_path)
         _wait(lambda: table.asks.get(1) is not None)
         state = client.get(f"/api/state/{table.spectator_token}").json()
-        public = {e.seq for e in table.game.events if e.vis.value == "public"}
-        assert {line["seq"] for line in state["log"]} <= public
+        public = dict(view(table.game, PUBLIC).numbered())  # numbered in the public sequence
+        assert all(public[line["seq"]].vis.value == "public" for line in state["log"])
         assert state["god"] is None and state["role"] is None and state["pending"] is None
         assert "SECRET-REASONING" not in json.dumps(state)
         refused = client.post(f"/api/decide/{table.spectator_token}", json={"type": "decide", "ask": "x", "answer": {}})
@@ -457,7 +459,7 @@ def test_replays_step_through_any_transcript_as_god_or_any_seat(tmp_path: Path) 
         god = client.get(f"/api/replay/{admin}/old.jsonl", params={"seat": 0}).json()
         assert start["step"] == 0 and end["step"] == end["steps"] > 0
         assert len(start["log"]) < len(end["log"])
-        assert {line["seq"] for line in end["log"]} == {e.seq for e in view(game, 3).events if end_line(rules, e)}
+        assert [line["seq"] for line in end["log"]] == [n for n, e in view(game, 3).numbered() if end_line(rules, e)]
         assert len(god["roles"]) == 10 and "roles" not in end
 
 

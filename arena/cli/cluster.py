@@ -29,10 +29,17 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None
         tls = f"--tls-ca-file {cert} --tls-cert {cert} --tls-key {key}"
-        typer.echo(f"wrote {cert} and {key} (mode 0600): copy both to the scheduler, every worker and the driver;")
-        typer.echo("anyone who holds the key can join the cluster and run code on it. Then, for example:")
-        typer.echo(f"  dask scheduler {tls} --host 127.0.0.1 --port 8786 --no-dashboard")
-        typer.echo(f"  dask worker tls://SCHEDULER:8786 {tls} --nthreads 64 --no-dashboard")
+        typer.echo(f"wrote {cert} and {key} (the key with mode 0600): copy both to the scheduler, every worker and")
+        typer.echo("the driver; anyone who holds the key can join the cluster and run code on it. Model keys stay in")
+        typer.echo("the driver's environment only. Then, for example (each process listens on the address given by")
+        typer.echo("--host, its status pages on loopback):")
         typer.echo(
-            f"  arena tournament FILE.toml --out DIR --executor dask --scheduler tls://SCHEDULER:8786 --tls {folder}"
+            f"  dask scheduler {tls} --host SCHEDULER_IP --port 8786 --no-dashboard --dashboard-address 127.0.0.1:8787"
+        )
+        typer.echo(
+            f"  dask worker tls://SCHEDULER_IP:8786 {tls} --host WORKER_IP --nthreads 64 --no-dashboard "
+            "--dashboard-address 127.0.0.1:0"
+        )
+        typer.echo(
+            f"  arena tournament FILE.toml --out DIR --executor dask --scheduler tls://SCHEDULER_IP:8786 --tls {folder}"
         )

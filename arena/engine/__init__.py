@@ -8,7 +8,7 @@ from arena.engine.events import Event, EventType, Phase, Vis
 from arena.engine.game import Game, Input, Winner
 from arena.engine.roles import Role, Team
 from arena.engine.ruleset import PRESETS, RulesError, RuleSet, load_rules
-from arena.engine.view import MODERATOR, PUBLIC, Observation, view, visible_events
+from arena.engine.view import MODERATOR, PUBLIC, Observation, seat_log, view, visible_events
 
 __all__ = [
     "MODERATOR",
@@ -33,6 +33,7 @@ __all__ = [
     "Vis",
     "Winner",
     "load_rules",
+    "seat_log",
     "view",
     "visible_events",
 ]

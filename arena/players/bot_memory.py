@@ -126,8 +126,9 @@ class Memory:
 
 @dataclass
 class ProbeOffset:
-    """How many events the belief probes have added so far (from the public `probes_taken` counts): a bot subtracts
-    it from the event count it keys its random draws on, so the probes never change how it plays."""
+    """How many of the events a seat saw the belief probes added so far (its own `probe` events and the public
+    `probes_taken` ones): a bot subtracts it from the event count it keys its random draws on, so the probes never
+    change how it plays."""
 
     last_seq: int = -1
     events: int = 0
@@ -137,8 +138,8 @@ class ProbeOffset:
             if event.seq <= self.last_seq:
                 continue
             self.last_seq = event.seq
-            if event.type is EventType.PROBES_TAKEN:
-                self.events += (event.count or 0) + 1
+            if event.type is EventType.PROBES_TAKEN or event.type is EventType.PROBE:
+                self.events += 1
         return self.events
 
 

@@ -7,8 +7,9 @@ found, and one of them sometimes claims sheriff falsely; the town nominates and 
 suspicious voting. Speeches come from the templates in `prompts/bots/<lang>/`.
 
 Both bots see only their Observation. Every random draw comes from a generator seeded by (game seed, seat, the
-seq of the next event, the request), so a bot's decisions depend on the seed and on what it has seen, never on a
-stream position: a game resumed from its transcript plays on exactly as the uninterrupted one.
+number of events the seat has seen, the request), so a bot's decisions depend on the seed and on what it has seen,
+never on a stream position or on events hidden from it: a game resumed from its transcript plays on exactly as the
+uninterrupted one.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def decision_rng(
     """A generator for one decision: a function of the seed, the seat, what it has seen and what it is asked.
     `probes` (the events belief probes added) is discounted, so probes on or off the bot plays the same."""
     key = (
-        f"{salt}:{seed}:{seat}:{obs.next_seq - probes}:{request.kind}:{request.speech}:{request.subject}:"
+        f"{salt}:{seed}:{seat}:{obs.next_number - probes}:{request.kind}:{request.speech}:{request.subject}:"
         f"{request.candidate}:{len(request.options)}:{problem or ''}"
     )
     return random.Random(key)

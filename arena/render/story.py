@@ -3,15 +3,18 @@
 Why a middle layer: the two renderers must say exactly the same things in the same words, and the leak tests must be
 able to check one place. A `Story` is built from `arena.engine.view(game, viewer)` and nothing else of the game's
 hidden state: the events come from the engine's own visibility filter, the viewer's role and teammates from the
-`Observation`. Only the god view (`MODERATOR`) sees every event, hence every role (from `roles_dealt`) and the seed.
-Reasoning and model calls are the seats' own records: a seat's view holds only its own (`notes.py`). The words of
-every event are `phrases.py`; all text from a player, a model or a reason string passes its `clean`.
+`Observation`, and every `seq` a story holds (a line's, a vote's, a note's) is the viewer's own number for it, as the
+engine's view numbers it, so a seat's story has no gap that counts hidden events. Only the god view (`MODERATOR`)
+sees every event, hence every role (from `roles_dealt`) and the seed. Reasoning and model calls are the seats' own
+records: a seat's view holds only its own (`notes.py`). The words of every event are `phrases.py`; all text from a
+player, a model or a reason string passes its `clean`.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from arena.engine import MODERATOR, Event, EventType, Game, Input, Phase, Vis, view
 from arena.players.base import ModelCall
@@ -180,7 +183,7 @@ def build_story(
     if not (viewer == MODERATOR or 1 <= viewer <= game.n):
         raise ValueError(f"seat {viewer} is out of range: seats are 1 to {game.n}, and {MODERATOR} is the god view")
     obs = view(game, viewer)
-    events = obs.events
+    events = obs.renumbered()  # each `seq` is the viewer's own number: a seat's story never counts hidden events
     god = viewer == MODERATOR
 
     known: dict[int, str] = {}
@@ -197,6 +200,9 @@ def build_story(
 
     chapters: list[Chapter] = [Chapter("setup", "Setup")]
     notes = story_notes(game, viewer, inputs, calls, reasoning, with_calls, anchors, call_positions, models)
+    if not god:  # a note's anchor is a count of the game's events: make it the count of the viewer's own
+        moderator_seqs = [e.seq for e in obs.events]
+        notes = [replace(n, seq=bisect_left(moderator_seqs, n.seq)) for n in notes]
     note_i = 0
     round_: VoteRound | None = None
     fates: dict[int, str] = {}

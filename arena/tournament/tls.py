@@ -5,8 +5,8 @@ workers' memory and answer in place of a task. So a tournament never talks to a 
 connection is TLS with both sides' certificates checked (`distributed.security.Security`, mutual TLS), and holding
 the cluster's key is what makes a process a member.
 
-- A local cluster (`--executor dask` without `--scheduler`) gets a temporary certificate that exists only in this
-  process's memory and in its worker processes, bound to 127.0.0.1.
+- A local cluster (`--executor dask` without `--scheduler`, `dask_local.py`) gets a certificate made for the run, in
+  a private temporary folder (0700) removed when the cluster stops, and every port bound to 127.0.0.1.
 - A real cluster uses files made once by `arena cluster-certs DIR`: `cluster.pem` (a self-signed certificate that is
   also the cluster's only trusted authority) and `cluster.key` (its private key, mode 0600). Copy both to the
   scheduler, every worker and the driver; a client without them, or with a certificate of its own, cannot connect.

@@ -84,7 +84,8 @@ def observation_json(obs: Observation, game_players: int, log: LogWriter) -> dic
     and tonight's own actions. Removed and dead seats are read from its own events, as is everything else."""
     removed: set[int] = set()
     lines: list[dict[str, Any]] = []
-    for event in fold_timeouts(obs.events):
+    # numbered as this seat numbers them (`seq` is its own): no gap counts a hidden event
+    for event in fold_timeouts(obs.renumbered()):
         if event.type is EventType.REMOVED and event.seat is not None:
             removed.add(event.seat)
         if event.type is EventType.ELIMINATED and event.seat is not None and event.value == "removed":
@@ -140,7 +141,7 @@ def observation_json(obs: Observation, game_players: int, log: LogWriter) -> dic
         "winner_label": (log_ru.WINNERS.get(obs.winner, obs.winner) if log.lang == "ru" else obs.winner)
         if obs.winner
         else None,
-        "next_seq": obs.next_seq,
+        "next_seq": obs.next_number,
     }
 
 

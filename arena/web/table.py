@@ -15,12 +15,24 @@ import contextlib
 import hmac
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from arena.agents import AgentSpec
-from arena.engine import PUBLIC, Decision, Event, Game, IllegalDecision, Kind, Observation, Request, view
+from arena.engine import (
+    PUBLIC,
+    Decision,
+    Event,
+    EventType,
+    Game,
+    IllegalDecision,
+    Kind,
+    Observation,
+    Phase,
+    Request,
+    view,
+)
 from arena.human.form import Form, FormError, build_form, decision_from, forbidden_phrases
 from arena.orchestrator import RunStats, run_game
 from arena.players.base import TIMEOUT_PREFIX, Answer, Player
@@ -29,6 +41,7 @@ from arena.web.state import LogWriter, end_json, god_json, observation_json, spe
 
 TOKEN_BYTES = 32  # 256 bits per seat link (the issue asks for at least 128)
 SPECTATOR = PUBLIC  # the seat number a spectator token maps to
+NIGHT_STEPS = 3  # a night of bots lasts this many bot pauses, however many of its actors live
 SPEECH_GRACE_S = 5.0  # past a person's speech time, for the page's own send at zero to arrive; then the default
 
 
@@ -91,7 +104,8 @@ class WebSeat(Player):
 
 class Paced(Player):
     """A bot or model seat that also tells the table who speaks (a speech is a public turn) and waits a little, so
-    people can follow the game."""
+    people can follow the game. At night it waits for the night's fixed end instead (`Table.night_pause`): a pause
+    per decision would make a night with more living actors last longer, and tell the table who still acts."""
 
     def __init__(self, inner: Player, table: Table, delay: float) -> None:
         self.inner = inner
@@ -101,8 +115,10 @@ class Paced(Player):
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
         self.table.speaking(self.seat, request)
-        if self.delay > 0:
-            await asyncio.sleep(self.delay)
+        if observation.phase is Phase.NIGHT:
+            await self.table.night_pause()
+        elif self.delay > 0:
+            await self.table.pause(self.delay)
         return await self.inner.decide(observation, request, problem)
 
     async def close(self) -> None:
@@ -129,6 +145,10 @@ class Table:
     error: str | None = None
     task: asyncio.Task[None] | None = None
     players: dict[int, Player] = field(default_factory=dict)
+    # the pacing's clock and sleep (a test drives them by hand), and when the current night's bot decisions may go on
+    clock: Callable[[], float] = time.monotonic
+    pause: Callable[[float], Awaitable[None]] = asyncio.sleep
+    night_ends: float = 0.0
     speech: tuple[int, Request, float] | None = None  # a person's speech being given: seat, request, its start
     speech_grace_s: float = SPEECH_GRACE_S
 
@@ -178,7 +198,16 @@ class Table:
     def on_event(self, event: Event) -> None:
         if event.type.value in ("speech", "game_ended", "phase_started", "voting_started"):
             self.speaker = None
+        if event.type is EventType.PHASE_STARTED and event.phase is Phase.NIGHT:
+            self.night_ends = self.clock() + NIGHT_STEPS * self.bot_delay
         self.changed()
+
+    async def night_pause(self) -> None:
+        """Wait until the night's fixed end: every bot decision of a night goes on then, or at once after it, so a
+        night of bots lasts NIGHT_STEPS pauses whichever roles still live and act (only the public morning follows)."""
+        left = self.night_ends - self.clock()
+        if left > 0:
+            await self.pause(left)
 
     def speaking(self, seat: int, request: Request) -> None:
         if request.kind is not Kind.SPEECH:

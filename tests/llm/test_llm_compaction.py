@@ -18,7 +18,7 @@ from test_llm_leaks import _check_seat
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.engine import Game, load_rules
+from arena.engine import MODERATOR, Game, load_rules
 from arena.llm.budget import max_tokens_for
 from arena.llm.compaction import Budget
 from arena.llm.rebuild import events_after_inputs, seat_prompt
@@ -62,7 +62,7 @@ async def test_compacted_game_fits_rebuilds_and_leaks_nothing(
     game = Game(transcript.rules, transcript.header.seed, roles=transcript.header.roles)
     game.replay(transcript.inputs)
     positions = transcript.call_positions
-    events_after = events_after_inputs(transcript)
+    events_after, _ = events_after_inputs(transcript, MODERATOR)
     per_seat: dict[int, int] = {}
     for index, (call, messages) in enumerate(zip(transcript.calls, full, strict=True)):
         assert call.error is None or not call.error.startswith("transport"), call.error

@@ -1,11 +1,13 @@
-"""The leak test: in games of every preset, no seat is ever sent a fact hidden from it.
+"""The leak test: in games of every preset, no seat is ever sent a fact hidden from it, nor a count of them.
 
 Every seat is an LLM seat against the local server. Its prompts are read three ways: the messages recorded in the
 transcript's call records, what `arena prompt` prints for it (the command researchers audit with), and what that
-command's rebuild gives at several more points. Every moderator line of the game log carries its event's seq
-("[#57] ..."), so a hidden event reaching a prompt would show its seq: the seqs in a seat's prompts, outside player
-quotes, must all be events `visible_to` that seat. The role prompt must name teammates only to black seats, and each
-seat only its own role.
+command's rebuild gives at several more points. Every moderator line of the game log opens with its event's number
+in the seat's own sequence ("[#57] ..."), so each line is checked against the seat's own events: line `[#n]` is the
+seat's event n, worded exactly as the prompt set words it, and the numbers run 0, 1, 2, ... with a gap only where one
+line folds a run of votes (`vote_runs`). So no hidden event reaches a prompt, and no number counts one (a global
+number would: a night's gap counted the living shooters and checkers). The role prompt must name teammates only to
+black seats, and each seat only its own role.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from llmkit import llm_player, llm_spec, outside_quotes, play
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.engine import MODERATOR, PRESETS, Game, Role, load_rules, view
+from arena.engine import MODERATOR, PRESETS, Event, EventType, Game, Role, load_rules, seat_log, view
 from arena.llm.conversation import Conversation
 from arena.llm.rebuild import seat_prompt
 from arena.llm.records import expand
@@ -29,30 +31,60 @@ from arena.prompts import load_prompt_set
 from arena.standin import FakeServer
 from arena.transcript import load
 
-_SEQ = re.compile(r"^\[#(\d+)\] ", re.MULTILINE)
+_LINE = re.compile(r"^\[#(\d+)\] .*$", re.MULTILINE)
 _ROLE_LINE = {"en": "Your role: ", "ru": "Ваша роль: "}
 _MATES = {"en": "Your black teammates", "ru": "Ваши чёрные напарники"}
+_NOTES = {"en": ("Your notes of the game so far", "\nNow: "), "ru": ("Ваши заметки об игре", "\nСейчас: ")}
 
 
-def _seqs(messages: list[dict[str, object]]) -> set[int]:
-    text = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user")
-    return {int(n) for n in _SEQ.findall(outside_quotes(text))}
+def _lines(messages: list[dict[str, object]], lang: str) -> list[tuple[int, str, bool]]:
+    """Each moderator log line of the user turns, in order: its number, its text (player quotes emptied), and
+    whether it is one of a compaction's notes (which leave out speeches without a claim, and other kinds)."""
+    out = []
+    mark, end = _NOTES[lang]
+    for m in messages:
+        if m.get("role") != "user":
+            continue
+        text = outside_quotes(str(m.get("content") or ""))
+        cut = text.find(end, text.find(mark)) if mark in text else 0
+        out += [(int(n.group(1)), n.group(0), n.start() < cut) for n in _LINE.finditer(text)]
+    return out
+
+
+def _same_run(a: Event, b: Event) -> bool:
+    return a.type is b.type is EventType.VOTE_CAST and (a.target, a.value) == (b.target, b.value)
 
 
 def _check_seat(game: Game, seat: int, prompts: list[list[dict[str, object]]], lang: str) -> int:
-    visible = {e.seq for e in game.events if e.visible_to(seat)}
-    hidden = {e.seq for e in game.events} - visible
+    mine = [e.model_copy(update={"seq": n}) for n, e in enumerate(seat_log(game, seat))]  # as the seat numbers them
+    env = load_prompt_set("default", lang).env
+    line = env.get_template("events.j2").module.line  # type: ignore[attr-defined]
     checked = 0
     for messages in prompts:
-        shown = _seqs(messages)
-        assert not shown & hidden, f"seat {seat} was shown hidden events {sorted(shown & hidden)}"
-        assert shown <= visible
+        expected, previous, notes = 0, None, False  # the next line's number; the line before: its event, a note?
+        notes = any(_NOTES[lang][0] in str(m.get("content")) for m in messages if m.get("role") == "user")
+        # (a compacted prompt: its first line may come after a gap, the turns the notes condensed)
+        for number, text, note in _lines(messages, lang):
+            assert number < len(mine), f"seat {seat} was shown event #{number}; it saw {len(mine)} events"
+            assert number >= expected, f"seat {seat}: #{number} after #{expected - 1}"
+            # a gap only where the line before folded a run of votes, or in a compaction's notes (and where
+            # the notes end and the verbatim turns begin): what a fold skips is that run's votes
+            skipped = mine[expected:number]
+            folded = previous is not None and all(_same_run(previous, e) for e in skipped)
+            assert note or not skipped or folded or notes, f"seat {seat}: #{expected} to #{number - 1} never shown"
+            event = mine[number]
+            if note and event.type is EventType.SPEECH:  # the notes keep a speech's claim only
+                assert event.roles and text.startswith(f"[#{number}] "), f"seat {seat}: note #{number}: {text!r}"
+            elif event.type is not EventType.VOTE_CAST:  # a fold's words depend on its run; the rest are exact
+                words = outside_quotes(str(line(event, seat, game.rules))).split("\n")[0]
+                assert text == words, f"seat {seat}: line #{number} is not its event #{number}: {text!r}"
+            expected, previous, notes = number + 1, event, note
+            checked += 1
         intro = str(messages[1]["content"]) if len(messages) > 1 else ""
         roles_named = intro.count(_ROLE_LINE[lang])
         assert roles_named <= 1, f"seat {seat}: more than one role line"
         if not game.is_black(seat):
             assert _MATES[lang] not in intro, f"seat {seat} (red) was told of black teammates"
-        checked += len(shown)
     return checked
 
 
@@ -105,5 +137,5 @@ def test_the_check_catches_a_prompt_built_from_the_god_view() -> None:
     _check_seat(game, 3, [honest], "en")
     god = view(game, MODERATOR)
     leaky = conversation.request_messages(conversation.turn(god, None))
-    with pytest.raises(AssertionError, match="hidden events"):
+    with pytest.raises(AssertionError, match="is not its event"):
         _check_seat(game, 3, [leaky], "en")

@@ -44,9 +44,9 @@ async def test_recorded_and_rebuilt_prompts_agree(tmp_path: Path, server: FakeSe
         assert [m["role"] for m in messages[1:]] == ["user", "assistant"] * (len(messages) // 2 - 1) + ["user"]
         previous[call.seat] = messages
 
-    events_after = events_after_inputs(transcript)
     compared = 0
     for seat in range(1, 11):
+        events_after, _ = events_after_inputs(transcript, seat)
         firsts: dict[int, int] = {}  # events shown -> the seat's first call at that point
         for index, call in enumerate(transcript.calls):
             if call.seat == seat:

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.standin import FakeServer
+from arena.transcript import load, verify
 
 distributed = pytest.importorskip("distributed")
 
@@ -69,6 +70,7 @@ def assert_same_games(local: Path, remote: Path, count: int) -> None:
     assert len(files) == count and files == sorted(p.name for p in remote.glob("game-*.jsonl"))
     for name in files:
         assert stable(remote / name) == stable(local / name), name
+        assert verify(load(remote / name)).outcome == "complete", name  # and its own hash chain holds
     a = json.loads((local / "tournament.json").read_text())
     b = json.loads((remote / "tournament.json").read_text())
     assert a["standings"] == b["standings"] and b["executor"] == "dask" and b["status"] == "complete"
@@ -144,6 +146,7 @@ def test_llm_tournament_on_a_real_cluster_equals_the_local_executor(
             assert code == 0, output + cluster.log_text()
             assert server.stats.authorization_seen == {f"Bearer {KEY}"}  # the key reached the server
     assert_same_games(local, remote, 6)
+    assert len(_limiters(cluster, f"http://127.0.0.1:{port}/v1")) == 2  # both worker processes played games
     for block in _worker_environments(cluster):  # ... and was never in a worker's environment
         assert KEY.encode() not in block and KEY_VAR.encode() not in block
     assert _handed(cluster) == [[], []]  # the workers forgot it when the run ended

@@ -38,16 +38,23 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
         yield running
 
 
+def _executing(client: distributed.Client) -> dict[int, int]:
+    """The tasks each worker process (by index) is executing now."""
+    executing = client.run(lambda dask_worker: (dask_worker.name, len(dask_worker.state.executing)))
+    return {int(str(name)[1:]): count for name, count in executing.values()}
+
+
 def _busy_worker(client: distributed.Client) -> int | None:
     """The index of a worker process that is executing games now, if any."""
-    executing = client.run(lambda dask_worker: (dask_worker.name, len(dask_worker.state.executing)))
-    busy = [str(name) for name, count in executing.values() if count]
-    return int(busy[0][1:]) if busy else None
+    busy = [index for index, count in _executing(client).items() if count]
+    return busy[0] if busy else None
 
 
-def _when_busy(cluster: Cluster, then: Callable[[int], object], files: Path | None = None) -> threading.Thread:
+def _when_busy(
+    cluster: Cluster, then: Callable[[int], object], files: Path | None = None, caught: list[int] | None = None
+) -> threading.Thread:
     """Call `then(worker)` once a worker has been playing for a second (and, with `files`, once every game's file
-    holds some of its game)."""
+    holds some of its game); `caught` gets the tasks that worker was still executing just before."""
 
     def mid_game() -> bool:
         if files is None:
@@ -64,6 +71,8 @@ def _when_busy(cluster: Cluster, then: Callable[[int], object], files: Path | No
                 busy = _busy_worker(client)
                 if busy is not None and mid_game():
                     time.sleep(1.0)
+                    if caught is not None:
+                        caught.append(_executing(client).get(busy, 0))
                     then(busy)
                     return
                 time.sleep(0.2)
@@ -99,11 +108,13 @@ def test_a_worker_killed_mid_run_loses_no_game(tmp_path: Path, cluster: Cluster,
         killed.append(index)
 
     remote = tmp_path / "dask"
-    watcher = _when_busy(cluster, kill, remote if shared else None)
+    caught: list[int] = []
+    watcher = _when_busy(cluster, kill, remote if shared else None, caught)
     code, output = invoke(str(spec), "--out", str(remote), *on_cluster(cluster), "--jobs", "12", "--delay", "0.05",
                           *(["--shared-out"] if shared else []))  # fmt: skip
     watcher.join()
     assert killed and cluster.workers[killed[0]].wait(timeout=10) == -signal.SIGKILL
+    assert caught and caught[0] > 0, caught  # it died with games in hand (they were played again elsewhere)
     assert code == 0, output + cluster.log_text()
     _check(local, remote, identical=not shared)
     if shared:  # a game caught mid-way went on from its file on the other worker
