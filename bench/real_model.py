@@ -36,7 +36,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from arena.engine import Game
+from arena.engine import MODERATOR, Game
 from arena.local.server import ALIAS, LocalServer, default_model
 from arena.transcript import Transcript, load
 
@@ -148,7 +148,7 @@ def checks(path: Path, t: Transcript) -> None:
     from arena.llm.records import Expansion
 
     print(f"arena verify {path.name}: exit {_arena('verify', str(path)).returncode}")
-    events_after = events_after_inputs(t)
+    events_after, _ = events_after_inputs(t, MODERATOR)  # the moderator's counts: what `--at` means
     positions = t.call_positions
     full = Expansion(t.calls)
     same = rebuilt = total = 0

@@ -215,11 +215,14 @@ def fit(games: Sequence[Match], *, boot: int = 200, seed: int = 0) -> Fit:
     for q in ident.quantities():
         iv, se = _interval(float(q.coef @ theta), draws @ q.coef, _games_behind(d, q), n_clusters)
         out.estimates[(q.config, q.kind)] = Estimate(q, iv, se)
+    thin = any(e.interval.sparse for e in out.estimates.values())
     for rules, side in ident.side.items():
         if side is None:
             out.side[rules] = None
             continue
         iv, se = _interval(float(side.coef @ theta), draws @ side.coef, float(len(d.y)), n_clusters)
+        if thin:  # the side term rests on every skill: with one of them sparse, its bootstrap interval does not hold
+            iv = Interval(iv.value, math.nan, math.nan, iv.n, iv.clusters)
         out.side[rules] = Estimate(side, iv, se)
     out.comparisons, out.critical = compare(out)
     return out

@@ -23,7 +23,7 @@ from arena.research.corpus import TAMPERED
 from arena.research.identify import COMBINED, MAFIA, TOWN, ConfigStatus
 from arena.research.intervals import SPARSE_CLUSTERS, SPARSE_N, Interval
 from arena.research.plots import plots
-from arena.research.ratings import Comparison
+from arena.research.ratings import Comparison, Estimate
 from arena.research.summary import MetricRow, Report, ReportError
 from arena.research.summary import build as summarise
 from arena.safe_write import Folder, UnsafePath, links_in
@@ -141,13 +141,22 @@ def _ratings_lines(r: Report) -> list[str]:
     lines = _table(["configuration", "town skill", "mafia skill", combined], rows)
     lines.append("")
     for rules, side in f.side.items():
-        lines.append(f"Side term h[{md_text(rules)}] = " + (_iv(side.interval, 2, signed=True) if side else
-                                                          "not identified"))  # fmt: skip
+        lines.append(f"Side term h[{md_text(rules)}] = " + _side_text(side))
     lines += ["", (f"Side-aware Bradley–Terry (docs/ratings.md): only what the design identifies; 95 % intervals "
                    f"from a block bootstrap ({r.boot} resamples of {f.clusters} deals; the games of a deal move "
                    "together). Skills are centred over the configurations that played the side. `sparse`: fewer "
                    f"than {SPARSE_CLUSTERS} deals or {SPARSE_N} games behind the estimate.")]  # fmt: skip
     return lines
+
+
+def _side_text(side: Estimate | None) -> str:
+    if side is None:
+        return "not identified"
+    if math.isnan(side.interval.low):
+        return (f"{side.interval.value:+.2f}, no interval: the side term rests on every configuration's skills, "
+                f"and some of them on fewer than {SPARSE_CLUSTERS} deals or {SPARSE_N} games (the town's win rate "
+                "over the games is in **Games**)")  # fmt: skip
+    return _iv(side.interval, 2, signed=True)
 
 
 def _comparison_lines(r: Report) -> list[str]:

@@ -4,6 +4,7 @@ of a real game's transcript."""
 from __future__ import annotations
 
 import random
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,9 @@ from arena.agents import AgentSpec
 from arena.engine import Game, Kind, Request, RuleSet
 
 HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE.parent / "llm"))
+from test_llm_leaks import _check_seat  # noqa: E402 - the one leak audit, shared with tests/llm
+
 FIVE = HERE / "five.toml"  # 5 players: 3 civilians, the sheriff, the don
 
 
@@ -56,8 +60,6 @@ def agents_folder(tmp: Path, base_url: str) -> Path:
 
 def audit(path: Path, local_seats: set[int]) -> dict[str, int]:
     """The checks every real game passes; returns a few counts for the test's message."""
-    import re
-
     from typer.testing import CliRunner
 
     from arena.cli import app
@@ -73,16 +75,13 @@ def audit(path: Path, local_seats: set[int]) -> dict[str, int]:
             assert not any(word in (item.reason or "") for word in ARENA_DEFAULTS), item.reason
     game = Game(t.rules, t.header.seed, roles=t.header.roles)
     game.replay(t.inputs)
-    line = re.compile(r"^\[#(\d+)\] ", re.MULTILINE)
     full = expand(t.calls)
-    for call, messages in zip(t.calls, full, strict=True):  # the leak audit, on the prompts actually sent
+    for call in t.calls:
         assert call.seat in local_seats
-        visible = {e.seq for e in game.events if e.visible_to(call.seat)}
-        text = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "user")
-        shown = {int(n) for n in line.findall(text)}
-        assert shown <= visible, f"seat {call.seat} was shown hidden events {sorted(shown - visible)}"
         if call.parsed is not None or (call.error or "").startswith("unusable"):  # answered: the server's figures
             assert call.prompt_tokens > 0 and call.completion_tokens > 0 and call.timings is not None
+    for seat in local_seats:  # the leak audit of tests/llm, on the prompts actually sent (compacted ones included)
+        _check_seat(game, seat, [m for c, m in zip(t.calls, full, strict=True) if c.seat == seat], t.header.lang)
     spec = next(s.agent for s in t.header.seats if s.seat in local_seats)
     assert spec.context_tokens == 4096  # read from the server's /props by preflight
     return {"calls": len(t.calls), "compactions": sum(1 for c in t.calls if c.compaction)}
