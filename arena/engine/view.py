@@ -21,7 +21,6 @@ from arena.engine.roles import Role, Team
 
 MODERATOR = 0  # pass as `seat` for the god view (every event, every role)
 PUBLIC = -1  # pass as `seat` for a spectator's view: public events only, no role, no request
-_DAY = Phase.DAY  # bound once: `Phase.DAY` goes through EnumType.__getattr__ on Python 3.11 (see game.py)
 
 
 @dataclass(slots=True)
@@ -65,9 +64,6 @@ class Observation:
         """A copy whose events are `renumbered()`: the observation to hand to code that may be anyone's (a prompt
         template reads `obs`), so not even `obs.events[0].seq` is the moderator's number."""
         return replace(self, events=tuple(self.renumbered()))
-
-
-_new_observation = object.__new__
 
 
 def _filtered(game: Game, seat: int, start: int) -> tuple[Event, ...]:
@@ -124,26 +120,24 @@ def view(game: Game, seat: int, since: int = 0) -> Observation:
         role: Role | None
         team: Team | None
         role, team, mates = game.seat_roles[seat]
-        request = None if seat in game._answers else game._batch.get(seat)  # `game.request_for(seat)`, inline
+        request = game.request_for(seat)
     else:
         role, team, mates = None, None, ()
         request = None
-    phase = game.phase
-    # the constructor's work, written out: this runs at every decision, and a class call costs half as much again
-    obs: Observation = _new_observation(Observation)
-    obs.seat = seat
-    obs.role = role
-    obs.team = team
-    obs.teammates = mates
-    obs.players = game.n
-    obs.alive = game.alive_seats
-    obs.day = game.day
-    obs.phase = phase
-    obs.fouls = game.foul_counts
-    obs.nominees = game.nominee_tuple if phase is _DAY else ()
-    obs.events = seen
-    obs.since = since
-    obs.next_number = count
-    obs.request = request
-    obs.winner = game.winner
-    return obs
+    return Observation(
+        seat=seat,
+        role=role,
+        team=team,
+        teammates=mates,
+        players=game.n,
+        alive=game.alive_seats,
+        day=game.day,
+        phase=game.phase,
+        fouls=game.foul_counts,
+        nominees=game.nominee_tuple if game.phase is Phase.DAY else (),
+        events=seen,
+        since=since,
+        next_number=count,
+        request=request,
+        winner=game.winner,
+    )
