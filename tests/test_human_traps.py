@@ -6,7 +6,6 @@ import asyncio
 import io
 import os
 import pty
-import select
 import subprocess
 import sys
 import time
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from terminal_io import pipe, read_until
 
 from arena.engine import Game, Kind, Request, Role, load_rules, view
 from arena.orchestrator import RunStats, run_game
@@ -173,8 +173,7 @@ def test_the_character_cap_refuses_a_line_and_keeps_the_rest() -> None:
 
 def test_a_silent_human_at_a_pipe_gets_the_default_and_the_game_ends() -> None:
     """The seat reads a real descriptor that never delivers a line: the time limit applies the default."""
-    read_fd, write_fd = os.pipe()
-    try:
+    with pipe() as (read_fd, _write_fd):  # the write end stays open: input never ends, it only never comes
         rules = load_rules("fiim")
         game = Game(rules, 4)
         console = Console(file=io.StringIO(), width=200, color_system=None)
@@ -188,14 +187,10 @@ def test_a_silent_human_at_a_pipe_gets_the_default_and_the_game_ends() -> None:
         assert count.timeouts >= 1 and count.defaults == count.decisions
         assert count.timeouts == count.attempts  # every attempt, re-asks included, ended as a timeout
         assert "(time is up: the rule's default applies)" in console.file.getvalue()  # type: ignore[attr-defined]
-    finally:
-        os.close(write_fd)
-        os.close(read_fd)
 
 
 def test_a_late_line_answers_the_next_prompt_not_a_lost_one() -> None:
-    read_fd, write_fd = os.pipe()
-    try:
+    with pipe() as (read_fd, write_fd):
         console = Console(file=io.StringIO(), width=200, color_system=None)
         lines = TerminalLines(console, fd=read_fd)
 
@@ -207,9 +202,6 @@ def test_a_late_line_answers_the_next_prompt_not_a_lost_one() -> None:
             return await lines.line("second? ")
 
         assert asyncio.run(go()) == "typed late"
-    finally:
-        os.close(write_fd)
-        os.close(read_fd)
 
 
 # ----- the command line -----------------------------------------------------------------------------------------------
@@ -284,33 +276,17 @@ def test_piped_answers_play_a_whole_game_and_resume_works(tmp_path: Path) -> Non
     assert load(path).status == "complete"
 
 
-def _read_until(fd: int, needle: bytes, limit_s: float) -> bytes:
-    seen = b""
-    deadline = time.monotonic() + limit_s
-    while needle not in seen and time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], 0.2)
-        if ready:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-    return seen
-
-
 def test_ctrl_c_at_a_prompt_stops_at_once_without_enter(tmp_path: Path) -> None:
     """In a real terminal (a pty), Ctrl-C at the human's prompt ends the game at once, saved and resumable."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: the arena command on the pty
         os.execv(sys.executable, [*ARENA, "play", "--seat", "1=human", "--seed", "1", "--out", str(tmp_path)])
     try:
-        shown = _read_until(fd, b"[#1]", 60)
+        shown = read_until(fd, rb"\[#1\]", 60)
         assert b"[#1]" in shown, shown[-500:]
         os.write(fd, b"\x03")  # Ctrl-C, and no Enter after it
         started = time.monotonic()
-        rest = _read_until(fd, b"arena resume", 15)
+        rest = read_until(fd, rb"arena resume", 15)
         assert b"interrupted; the game is saved" in rest, rest[-500:]
         _, status = os.waitpid(pid, 0)
         assert os.WEXITSTATUS(status) == 130

@@ -6,14 +6,12 @@ import asyncio
 import io
 import os
 import pty
-import re
-import select
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 from rich.console import Console
+from terminal_io import pipe, pty_pair, read_until
 
 from arena.engine import Game, Kind, Phase, Request, load_rules, view
 from arena.human.form import build_form, spoken_nomination, vote_rule
@@ -56,8 +54,7 @@ def _until(game: Game, seat: int, kind: Kind, pred: object = None) -> Request:
 # ----- type-ahead -------------------------------------------------------------------------------------------------
 def test_keys_typed_before_a_prompt_do_not_answer_it() -> None:
     """A double Enter at one prompt: the second Enter must not become the next decision's answer."""
-    master, slave = os.openpty()
-    try:
+    with pty_pair() as (master, slave):
         lines = TerminalLines(Console(file=io.StringIO()), fd=slave)
         assert lines.interactive
 
@@ -73,14 +70,10 @@ def test_keys_typed_before_a_prompt_do_not_answer_it() -> None:
         assert first == "4"
         assert dropped == 1
         assert second == "1 2"
-    finally:
-        os.close(master)
-        os.close(slave)
 
 
 def test_piped_answers_are_never_discarded() -> None:
-    read_fd, write_fd = os.pipe()
-    try:
+    with pipe() as (read_fd, write_fd):
         lines = TerminalLines(Console(file=io.StringIO()), fd=read_fd)
         os.write(write_fd, b"4\n\n")
 
@@ -91,25 +84,6 @@ def test_piped_answers_are_never_discarded() -> None:
             return got
 
         assert asyncio.run(go()) == ["4", ""]
-    finally:
-        os.close(write_fd)
-        os.close(read_fd)
-
-
-def _read_until(fd: int, pattern: bytes, limit_s: float) -> bytes:
-    seen = b""
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline and not re.search(pattern, seen):
-        ready, _, _ = select.select([fd], [], [], 0.1)
-        if ready:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-    return seen
 
 
 def test_the_reported_repro_a_double_enter_at_whom_to_check(tmp_path: Path) -> None:
@@ -120,18 +94,18 @@ def test_the_reported_repro_a_double_enter_at_whom_to_check(tmp_path: Path) -> N
         os.environ["TERM"] = "dumb"
         os.execv(sys.executable, [*ARENA, "play", "--seat", "3=human", "--seed", "3", "--out", str(tmp_path)])
     try:
-        assert b"[#3] >" in _read_until(fd, rb"\[#3\] > ", 60)
+        assert b"[#3] >" in read_until(fd, rb"\[#3\] > ", 60)
         os.write(fd, b"I am the sheriff.\n\n")
-        assert b"[y/n]" in _read_until(fd, rb"\[y/n\] ", 60)
+        assert b"[y/n]" in read_until(fd, rb"\[y/n\] ", 60)
         os.write(fd, b"n\n")
-        assert b"Whom to check?" in _read_until(fd, rb"Whom to check\?[^\n]*\] ", 60)
+        assert b"Whom to check?" in read_until(fd, rb"Whom to check\?[^\n]*\] ", 60)
         os.write(fd, b"4\n\n")
-        shown = _read_until(fd, rb"Enter for none\) ", 60)
+        shown = read_until(fd, rb"Enter for none\) ", 60)
         assert b"Best move" in shown, shown[-800:]
-        later = _read_until(fd, rb"best move names", 2.0)  # the stray Enter must not answer it
+        later = read_until(fd, rb"best move names", 2.0)  # the stray Enter must not answer it
         assert b"best move names" not in later, later[-800:]
         os.write(fd, b"1 2\n")
-        assert b"best move names #1, #2" in _read_until(fd, rb"best move names #1, #2", 30)
+        assert b"best move names #1, #2" in read_until(fd, rb"best move names #1, #2", 30)
     finally:
         try:
             os.kill(pid, 9)
@@ -236,8 +210,7 @@ def test_the_terminal_says_how_the_vote_counts_once_per_round() -> None:
 
 # ----- a timeout is a timeout -------------------------------------------------------------------------------------
 def test_a_timeout_is_logged_once_as_a_timeout_not_as_a_refusal() -> None:
-    read_fd, write_fd = os.pipe()
-    try:
+    with pipe() as (read_fd, _write_fd):  # the write end stays open: input never ends, it only never comes
         rules = load_rules("fiim")
         game = Game(rules, 4)
         out = io.StringIO()
@@ -247,9 +220,6 @@ def test_a_timeout_is_logged_once_as_a_timeout_not_as_a_refusal() -> None:
         players[2] = human
         asyncio.run(run_game(game, players, timeouts={2: 0.05}, max_reasks=2, stats=RunStats()))
         human.show(view(game, 2))  # what `arena play` shows each human at the end
-    finally:
-        os.close(write_fd)
-        os.close(read_fd)
     shown = out.getvalue()
     assert "refused: no answer within" not in shown
     assert "#2: no answer within 0.05 s (time is up); the rule's default applies" in shown
