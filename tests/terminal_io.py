@@ -4,34 +4,33 @@ reader that waits on a child's pty until a pattern shows. Shared, so each test o
 
 from __future__ import annotations
 
+import contextlib
 import os
+import pty
 import re
 import select
+import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 
 
-@contextmanager
-def pipe() -> Iterator[tuple[int, int]]:
+@contextlib.contextmanager
+def _closed_after(pair: tuple[int, int]) -> Iterator[tuple[int, int]]:
+    try:
+        yield pair
+    finally:
+        for fd in pair:
+            os.close(fd)
+
+
+def pipe() -> contextlib.AbstractContextManager[tuple[int, int]]:
     """A pipe's (read, write) descriptors, closed on the way out."""
-    read_fd, write_fd = os.pipe()
-    try:
-        yield read_fd, write_fd
-    finally:
-        os.close(write_fd)
-        os.close(read_fd)
+    return _closed_after(os.pipe())
 
 
-@contextmanager
-def pty_pair() -> Iterator[tuple[int, int]]:
+def pty_pair() -> contextlib.AbstractContextManager[tuple[int, int]]:
     """A pseudo-terminal's (master, slave) descriptors, closed on the way out."""
-    master, slave = os.openpty()
-    try:
-        yield master, slave
-    finally:
-        os.close(master)
-        os.close(slave)
+    return _closed_after(os.openpty())
 
 
 def read_until(fd: int, pattern: bytes, limit_s: float) -> bytes:
@@ -49,3 +48,23 @@ def read_until(fd: int, pattern: bytes, limit_s: float) -> bytes:
                 break
             seen += chunk
     return seen
+
+
+@contextlib.contextmanager
+def arena_on_a_pty(*args: str, term: str | None = None) -> Iterator[tuple[int, int]]:
+    """`python -m arena.cli ARGS` in a real terminal (a pty): yields (pid, the master's fd); the child is killed
+    and reaped and the fd closed on the way out. `term` sets the child's TERM."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the arena command on the pty
+        if term is not None:
+            os.environ["TERM"] = term
+        os.execv(sys.executable, [sys.executable, "-m", "arena.cli", *args])
+    try:
+        yield pid, fd
+    finally:
+        try:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        os.close(fd)

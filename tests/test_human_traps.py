@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import io
 import os
-import pty
 import subprocess
 import sys
 import time
@@ -14,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
-from terminal_io import pipe, read_until
+from terminal_io import arena_on_a_pty, pipe, read_until
 
 from arena.engine import Game, Kind, Request, Role, load_rules, view
 from arena.orchestrator import RunStats, run_game
@@ -278,10 +277,7 @@ def test_piped_answers_play_a_whole_game_and_resume_works(tmp_path: Path) -> Non
 
 def test_ctrl_c_at_a_prompt_stops_at_once_without_enter(tmp_path: Path) -> None:
     """In a real terminal (a pty), Ctrl-C at the human's prompt ends the game at once, saved and resumable."""
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the arena command on the pty
-        os.execv(sys.executable, [*ARENA, "play", "--seat", "1=human", "--seed", "1", "--out", str(tmp_path)])
-    try:
+    with arena_on_a_pty("play", "--seat", "1=human", "--seed", "1", "--out", str(tmp_path)) as (pid, fd):
         shown = read_until(fd, rb"\[#1\]", 60)
         assert b"[#1]" in shown, shown[-500:]
         os.write(fd, b"\x03")  # Ctrl-C, and no Enter after it
@@ -291,12 +287,5 @@ def test_ctrl_c_at_a_prompt_stops_at_once_without_enter(tmp_path: Path) -> None:
         _, status = os.waitpid(pid, 0)
         assert os.WEXITSTATUS(status) == 130
         assert time.monotonic() - started < 15
-    finally:
-        try:
-            os.kill(pid, 9)
-            os.waitpid(pid, 0)
-        except (ProcessLookupError, ChildProcessError):
-            pass
-        os.close(fd)
     (path,) = tmp_path.iterdir()
     assert load(path).status != "complete"

@@ -5,13 +5,12 @@ from __future__ import annotations
 import asyncio
 import io
 import os
-import pty
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 from rich.console import Console
-from terminal_io import pipe, pty_pair, read_until
+from terminal_io import arena_on_a_pty, pipe, pty_pair, read_until
 
 from arena.engine import Game, Kind, Phase, Request, load_rules, view
 from arena.human.form import build_form, spoken_nomination, vote_rule
@@ -89,11 +88,8 @@ def test_piped_answers_are_never_discarded() -> None:
 def test_the_reported_repro_a_double_enter_at_whom_to_check(tmp_path: Path) -> None:
     """`arena play --seat 3=human --seed 3` in a real terminal: "4" and two Enters at the sheriff's check. The
     second Enter used to answer the next prompt (the best move, then Day 2's speech) as empty."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.environ["TERM"] = "dumb"
-        os.execv(sys.executable, [*ARENA, "play", "--seat", "3=human", "--seed", "3", "--out", str(tmp_path)])
-    try:
+    args = ("play", "--seat", "3=human", "--seed", "3", "--out", str(tmp_path))
+    with arena_on_a_pty(*args, term="dumb") as (_, fd):
         assert b"[#3] >" in read_until(fd, rb"\[#3\] > ", 60)
         os.write(fd, b"I am the sheriff.\n\n")
         assert b"[y/n]" in read_until(fd, rb"\[y/n\] ", 60)
@@ -106,13 +102,6 @@ def test_the_reported_repro_a_double_enter_at_whom_to_check(tmp_path: Path) -> N
         assert b"best move names" not in later, later[-800:]
         os.write(fd, b"1 2\n")
         assert b"best move names #1, #2" in read_until(fd, rb"best move names #1, #2", 30)
-    finally:
-        try:
-            os.kill(pid, 9)
-            os.waitpid(pid, 0)
-        except (ProcessLookupError, ChildProcessError):
-            pass
-        os.close(fd)
 
 
 def test_an_empty_first_line_at_a_terminal_is_asked_about_not_taken_as_silence() -> None:
