@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from driving import resume_with_piped_answers, until_asked
 from rich.console import Console
 from terminal_io import arena_on_a_pty, pipe, read_until
 
@@ -50,22 +51,9 @@ def _human(seat: int, answers: list[str], preset: str = "fiim") -> tuple[HumanPl
     return HumanPlayer(seat, console=console, read=script, rules=load_rules(preset)), out, script
 
 
-def _until(game: Game, seat: int, kind: Kind, pred: object = None) -> Request:
-    bots = {s: RandomBot(s, 1) for s in game.seats()}
-    for _ in range(5000):
-        if game.over:
-            break
-        for request in game.pending():
-            if request.seat == seat and request.kind is kind and (pred is None or pred(request)):  # type: ignore[operator]
-                return request
-        request = game.pending()[0]
-        game.submit(request.seat, asyncio.run(bots[request.seat].decide(view(game, request.seat), request)).decision)
-    raise AssertionError("never asked")
-
-
 def _speech_with_nomination(seed: int = 3) -> tuple[Game, int, Request]:
     game = Game(load_rules("fiim"), seed)
-    request = _until(game, 1, Kind.SPEECH, lambda r: r.may_nominate)
+    request = until_asked(game, 1, Kind.SPEECH, lambda r: r.may_nominate)
     return game, 1, request
 
 
@@ -105,7 +93,7 @@ def test_withdraw_then_nominate_another() -> None:
 
 def test_already_nominated_hint_and_refusal() -> None:
     game = Game(load_rules("fiim"), 3)
-    request = _until(game, 1, Kind.SPEECH, lambda r: r.may_nominate)
+    request = until_asked(game, 1, Kind.SPEECH, lambda r: r.may_nominate)
     obs = view(game, 1)
     obs.nominees = (5, 7)  # the seat's view of today's list, as the form reads it
     human, out, _ = _human(1, ["nominate 5", ""])
@@ -120,7 +108,7 @@ def _don_night0(seed_range: range = range(40)) -> tuple[Game, int, Request]:
         game = Game(load_rules("fiim"), seed)
         don = game.seat_of(Role.DON)
         try:
-            return game, don, _until(game, don, Kind.BLACK_MESSAGE, lambda r: r.may_set_order)
+            return game, don, until_asked(game, don, Kind.BLACK_MESSAGE, lambda r: r.may_set_order)
         except AssertionError:
             continue
     raise AssertionError("no seed where the don sets a kill order")
@@ -263,14 +251,7 @@ def test_piped_answers_play_a_whole_game_and_resume_works(tmp_path: Path) -> Non
     assert first.returncode == 1 and "input was closed" in first.stderr, first.stderr[-2000:]
     (path,) = tmp_path.iterdir()
     assert load(path).status != "complete"
-    answers = "\n".join(["pass", "n", "none", "", "1"] * 400) + "\n"
-    again = subprocess.run(
-        [*ARENA, "resume", str(path), "--allow-piped-human", "--human-timeout", "5"],
-        input=answers,
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
+    again = resume_with_piped_answers(path)
     assert again.returncode == 0, again.stderr[-2000:]
     assert load(path).status == "complete"
 

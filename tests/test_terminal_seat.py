@@ -9,6 +9,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from driving import until_asked
 from rich.console import Console
 from terminal_io import arena_on_a_pty, pipe, pty_pair, read_until
 
@@ -37,17 +38,6 @@ def _human(seat: int, answers: list[str], *, interactive: bool = False) -> tuple
     console = Console(file=out, width=300, color_system=None)
     lines = CallableLines(read, interactive=interactive)
     return HumanPlayer(seat, console=console, rules=load_rules("fiim"), lines=lines), out
-
-
-def _until(game: Game, seat: int, kind: Kind, pred: object = None) -> Request:
-    bots = {s: RandomBot(s, 1) for s in game.seats()}
-    for _ in range(5000):
-        for request in game.pending():
-            if request.seat == seat and request.kind is kind and (pred is None or pred(request)):  # type: ignore[operator]
-                return request
-        request = game.pending()[0]
-        game.submit(request.seat, asyncio.run(bots[request.seat].decide(view(game, request.seat), request)).decision)
-    raise AssertionError("never asked")
 
 
 # ----- type-ahead -------------------------------------------------------------------------------------------------
@@ -106,7 +96,7 @@ def test_the_reported_repro_a_double_enter_at_whom_to_check(tmp_path: Path) -> N
 
 def test_an_empty_first_line_at_a_terminal_is_asked_about_not_taken_as_silence() -> None:
     game = Game(load_rules("fiim"), 3)
-    request = _until(game, 1, Kind.SPEECH)
+    request = until_asked(game, 1, Kind.SPEECH)
     human, out = _human(1, ["", "My words after all.", ""], interactive=True)
     decision = asyncio.run(human.decide(view(game, 1), request)).decision
     assert decision.text == "My words after all."
@@ -120,7 +110,7 @@ def test_an_empty_first_line_at_a_terminal_is_asked_about_not_taken_as_silence()
 # ----- a nomination said inside a speech ------------------------------------------------------------------------
 def test_a_nomination_said_in_a_sentence_is_taken_and_kept_in_the_speech() -> None:
     game = Game(load_rules("fiim"), 3)
-    request = _until(game, 1, Kind.SPEECH, lambda r: r.may_nominate)
+    request = until_asked(game, 1, Kind.SPEECH, lambda r: r.may_nominate)
     target = next(s for s in request.nominate_options if s not in game.nominee_tuple)
     human, out = _human(1, [f"Seat {target} is quiet. I nominate {target}.", ""])
     decision = asyncio.run(human.decide(view(game, 1), request)).decision
@@ -132,7 +122,7 @@ def test_a_nomination_said_in_a_sentence_is_taken_and_kept_in_the_speech() -> No
 
 def test_a_spoken_nomination_that_cannot_be_taken_gets_a_one_line_hint() -> None:
     game = Game(load_rules("fiim"), 3)
-    request = _until(game, 1, Kind.SPEECH, lambda r: r.may_nominate)
+    request = until_asked(game, 1, Kind.SPEECH, lambda r: r.may_nominate)
     human, out = _human(1, ["I nominate 11.", ""])
     decision = asyncio.run(human.decide(view(game, 1), request)).decision
     assert decision.nominate == () and decision.text == "I nominate 11."
@@ -159,7 +149,7 @@ def test_spoken_nomination_forms() -> None:
 # ----- the status line --------------------------------------------------------------------------------------------
 def test_the_status_line_names_the_night_as_its_banner_does() -> None:
     game = Game(load_rules("fiim"), 19)  # seat 3 is the sheriff, and these bots let him check on Night 1
-    _until(game, 3, Kind.SHERIFF)
+    until_asked(game, 3, Kind.SHERIFF)
     assert game.phase is Phase.NIGHT and game.day == 1
     assert status_text(view(game, 3)).startswith("night 1 · alive:")
     assert "day 1" not in status_text(view(game, 3))
@@ -189,7 +179,7 @@ def test_the_vote_is_explained_as_each_preset_counts_it() -> None:
 
 def test_the_terminal_says_how_the_vote_counts_once_per_round() -> None:
     game = Game(load_rules("fiim"), 3)
-    request = _until(game, 3, Kind.VOTE)
+    request = until_asked(game, 3, Kind.VOTE)
     human, out = _human(3, ["n", "n"])
     asyncio.run(human.decide(view(game, 3), request))
     assert out.getvalue().count("You have one vote in this round") == 1
@@ -225,7 +215,7 @@ def test_a_timeout_is_logged_once_as_a_timeout_not_as_a_refusal() -> None:
 
 def test_the_live_printer_still_shows_a_timed_out_reask_that_was_answered_later() -> None:
     game = Game(load_rules("fiim"), 3)
-    request = _until(game, 1, Kind.SPEECH)
+    request = until_asked(game, 1, Kind.SPEECH)
     game.reject(1, "no answer within 5 s")
     game.submit(1, request.default)
     out = io.StringIO()

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from driving import resume_with_piped_answers
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 from waiting import wait_until
@@ -383,14 +384,7 @@ def test_a_server_restart_keeps_every_decision_and_the_game_resumes(tmp_path: Pa
     copy.parent.mkdir()
     copy.write_bytes(path.read_bytes())
     # `arena resume` takes a web game like any other: the human seat continues at the terminal
-    answers = "\n".join(["pass", "n", "none", "", "1"] * 400) + "\n"
-    cli = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "resume", str(copy), "--allow-piped-human", "--human-timeout", "5"],
-        input=answers,
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
+    cli = resume_with_piped_answers(copy)
     assert cli.returncode == 0, cli.stderr[-2000:]
     assert load(copy).status == "complete"
     server2, client2 = _app(tmp_path, human_timeout=0.05)
