@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +106,20 @@ def _check_isolation(table: Table, seat: int, state: dict[str, Any]) -> None:
     assert "roles" not in state and "god" not in state
 
 
+def _questions(client: TestClient, table: Table, rounds: int) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Poll human seats 1 and 2 until the game ends (at most `rounds` rounds): each state is checked for isolation
+    as it arrives, and each pending question is handed to the test as (seat, pending) to answer."""
+    for _ in range(rounds):
+        if table.over:
+            return
+        for seat in (1, 2):
+            state = client.get(f"/api/state/{table.tokens[seat]}").json()
+            _check_isolation(table, seat, state)
+            if state["pending"] is not None:
+                yield seat, state["pending"]
+        time.sleep(0.005)
+
+
 def test_two_human_seats_are_isolated_before_during_and_after_every_move(tmp_path: Path) -> None:
     server, client = _app(tmp_path)
     with client:
@@ -113,26 +128,17 @@ def test_two_human_seats_are_isolated_before_during_and_after_every_move(tmp_pat
         assert all(len(tok) >= 43 for tok in tokens.values())  # 32 random bytes: 256 bits
         assert tokens[1] != tokens[2]
         moves = 0
-        for _ in range(2000):
-            if table.over:
-                break
-            for seat in (1, 2):
-                before = client.get(f"/api/state/{tokens[seat]}").json()
-                _check_isolation(table, seat, before)
-                other = 2 if seat == 1 else 1
-                _check_isolation(table, other, client.get(f"/api/state/{tokens[other]}").json())
-                pending = before["pending"]
-                if pending is None:
-                    continue
-                body = {"type": "decide", "ask": pending["ask"], "answer": _answer(pending["form"])}
-                done = client.post(f"/api/decide/{tokens[seat]}", json=body)
-                assert done.status_code == 200, done.text
-                moves += 1
-                again = client.post(f"/api/decide/{tokens[seat]}", json=body)  # a reused ask id is refused
-                assert again.status_code == 400
-                _check_isolation(table, seat, client.get(f"/api/state/{tokens[seat]}").json())
-                _check_isolation(table, other, client.get(f"/api/state/{tokens[other]}").json())
-            time.sleep(0.005)
+        for seat, pending in _questions(client, table, rounds=2000):
+            other = 2 if seat == 1 else 1
+            _check_isolation(table, other, client.get(f"/api/state/{tokens[other]}").json())
+            body = {"type": "decide", "ask": pending["ask"], "answer": _answer(pending["form"])}
+            done = client.post(f"/api/decide/{tokens[seat]}", json=body)
+            assert done.status_code == 200, done.text
+            moves += 1
+            again = client.post(f"/api/decide/{tokens[seat]}", json=body)  # a reused ask id is refused
+            assert again.status_code == 400
+            _check_isolation(table, seat, client.get(f"/api/state/{tokens[seat]}").json())
+            _check_isolation(table, other, client.get(f"/api/state/{tokens[other]}").json())
         wait_until(lambda: table.over and table.task is not None and table.task.done())
         assert moves > 5
         for seat in (1, 2):
@@ -154,24 +160,15 @@ def test_probes_from_the_page_stay_private_to_their_seat(tmp_path: Path) -> None
         probed: set[int] = set()
         bad = client.post(f"/api/decide/{tokens[1]}", json={"type": "decide", "ask": "x", "answer": {"beliefs": 2}})
         assert bad.status_code == 400
-        for _ in range(4000):
-            if table.over:
-                break
-            for seat in (1, 2):
-                state = client.get(f"/api/state/{tokens[seat]}").json()
-                _check_isolation(table, seat, state)
-                pending = state["pending"]
-                if pending is None:
-                    continue
-                form = pending["form"]
-                if form["kind"] == "probe":
-                    wrong = {"type": "decide", "ask": pending["ask"], "answer": {"beliefs": {"99": 0.5}}}
-                    refused = client.post(f"/api/decide/{tokens[seat]}", json=wrong)
-                    assert refused.status_code == 400 and "99" in refused.text
-                    probed.add(seat)
-                body = {"type": "decide", "ask": pending["ask"], "answer": _answer(form)}
-                assert client.post(f"/api/decide/{tokens[seat]}", json=body).status_code == 200
-            time.sleep(0.005)
+        for seat, pending in _questions(client, table, rounds=4000):
+            form = pending["form"]
+            if form["kind"] == "probe":
+                wrong = {"type": "decide", "ask": pending["ask"], "answer": {"beliefs": {"99": 0.5}}}
+                refused = client.post(f"/api/decide/{tokens[seat]}", json=wrong)
+                assert refused.status_code == 400 and "99" in refused.text
+                probed.add(seat)
+            body = {"type": "decide", "ask": pending["ask"], "answer": _answer(form)}
+            assert client.post(f"/api/decide/{tokens[seat]}", json=body).status_code == 200
         wait_until(lambda: table.over and table.task is not None and table.task.done())
     assert probed, "a human seat was asked a probe"
     transcript = load(table.writer.path if table.writer and table.writer.path else "")
