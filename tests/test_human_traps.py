@@ -7,7 +7,6 @@ import io
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -262,11 +261,9 @@ def test_ctrl_c_at_a_prompt_stops_at_once_without_enter(tmp_path: Path) -> None:
         shown = read_until(fd, rb"\[#1\]", 60)
         assert b"[#1]" in shown, shown[-500:]
         os.write(fd, b"\x03")  # Ctrl-C, and no Enter after it
-        started = time.monotonic()
-        rest = read_until(fd, rb"arena resume", 15)
+        rest = read_until(fd, rb"arena resume", 15)  # without an Enter, or it would never come
         assert b"interrupted; the game is saved" in rest, rest[-500:]
         _, status = os.waitpid(pid, 0)
         assert os.WEXITSTATUS(status) == 130
-        assert time.monotonic() - started < 15
     (path,) = tmp_path.iterdir()
     assert load(path).status != "complete"
