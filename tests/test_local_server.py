@@ -8,6 +8,7 @@ import os
 import signal
 import socket
 import stat
+import subprocess
 import sys
 import urllib.request
 from pathlib import Path
@@ -97,3 +98,28 @@ def test_a_server_without_the_ram_cache_flag_is_not_given_it(tmp_path: Path) -> 
     server = LocalServer(tmp_path / "m.gguf", port=_port(), binary=old)
     command = server.command()
     assert "--cache-ram" not in command and command[command.index("--parallel") + 1] == "10"
+
+
+def test_sigint_stops_it_even_when_started_from_a_script_in_the_background(tmp_path: Path) -> None:
+    """`arena local-model &` in a shell script starts with SIGINT ignored (no job control); SIGINT stops it cleanly."""
+    fake = _fake(tmp_path / "bin")
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    env = {**os.environ, "PATH": f"{fake.parent}{os.pathsep}{os.environ['PATH']}"}
+    command = [sys.executable, "-m", "arena.cli", "local-model", "--model", str(model), "--port", str(_port())]
+
+    def as_a_background_job() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    child = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=as_a_background_job)  # fmt: skip
+    try:
+        assert child.stdout is not None
+        assert "llama-server ready" in child.stdout.readline()
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode == 0 and "llama-server stopped (exit 0)" in err, err

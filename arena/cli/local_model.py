@@ -53,6 +53,8 @@ def local_model(
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, on_term)
+    # a shell script's `arena local-model &` starts with SIGINT ignored (job control is off there); stop on it anyway
+    signal.signal(signal.SIGINT, on_term)
     try:
         server.wait_ready()
         typer.echo(f"llama-server ready on {server.base_url} ({parallel} slots of {ctx} tokens; stop with Ctrl-C)")
