@@ -4,8 +4,11 @@ From the schedule's seatings alone (no results), the ratings' design matrix tell
 (`identify`), and its Fisher information at equal configurations, I = Xᵀ W X with W = p(1 − p) at the side term
 `H0`, gives each pairwise difference's standard error. A difference is marked "better than" only when its
 simultaneous 95 % interval excludes zero (the report's max-|t| control over every pairwise comparison it prints), so
-the smallest difference detected with 80 % power is (q + z₀.₈) · SE, with q the simultaneous critical value of that
-family (from the normal approximation of its estimates). Standard errors shrink as 1/√games, which gives the games a
+the smallest difference detected with 80 % power is (s·q + z₀.₈) · SE, with q the simultaneous critical value of that
+family (from the normal approximation of its estimates) and s the report's small-sample stretch for that many
+deals. A difference is in the report's logits, which are population-averaged: game-level noise the model does not
+see shrinks every one of them alike (about 7 % in the bench's world), so a world whose "true" skills differ by D
+shows a little less than D. Standard errors shrink as 1/√games, which gives the games a
 wanted difference needs. The bench (`python bench/ratings.py`) checks the 80 % against simulated tournaments
 played under a process the model does not assume.
 """
@@ -21,7 +24,7 @@ from scipy import stats
 
 from arena.engine import RuleSet
 from arena.research.identify import COMBINED, MAFIA, TOWN, Identification, design, identify, statements
-from arena.research.ratings import PRIOR_SD, SIDE_PRIOR_SD
+from arena.research.ratings import PRIOR_SD, SIDE_PRIOR_SD, stretch
 from arena.research.records import Match
 
 H0 = -0.4  # the town's logit among equals under fiim (about 40 %): the information is nearly flat around it
@@ -87,6 +90,7 @@ def power(games: Sequence[Match], pool: Sequence[str] | None = None, *, seed: in
     v = c.T @ cov @ c
     se = np.sqrt(np.clip(np.diag(v), 0, None))
     q = _critical(v / np.outer(se, se), seed)
+    widen = stretch(len({g.deal or i for i, g in enumerate(games)}))  # the report's small-sample stretch of q
     z = float(stats.norm.ppf(POWER))
     out = []
     for kind in KINDS:
@@ -95,7 +99,7 @@ def power(games: Sequence[Match], pool: Sequence[str] | None = None, *, seed: in
             continue
         weight = next((s.combined.weight for s in ident.configs if s.combined is not None and kind == COMBINED), 1.0)
         middle = float(np.median(ses))
-        out.append(Detectable(kind, weight, len(ses), middle, (q + z) * middle))
+        out.append(Detectable(kind, weight, len(ses), middle, (widen * q + z) * middle))
     return Power(ident, len(games), q, len(family), out)
 
 
