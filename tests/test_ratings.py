@@ -159,6 +159,22 @@ def test_the_dry_runs_detectable_difference_is_marked_about_80_percent_of_the_ti
     assert 0.70 <= hits / runs <= 0.90, f"{hits} of {runs}"
 
 
+def test_an_unbalanced_schedule_names_its_least_measured_pair() -> None:
+    """The median pair's figure does not hold for the rarest two configurations (50 % power in simulation)."""
+    from arena.research.power import describe
+    from arena.research.simulate import SCHEDULES
+
+    labels = ["c0", "c1", "c2", "c3"]
+    seats = SCHEDULES["unbalanced"](labels, 1000, np.random.default_rng(0))
+    p = power(seatings_to_matches([(s.configs, s.roles) for s in seats], "sim"), labels)
+    town = next(d for d in p.detectable if d.kind == TOWN)
+    assert town.worst > 1.1 * town.difference
+    assert p.games_for(0.4, worst=True)[TOWN] > 1.2 * p.games_for(0.4)[TOWN]
+    assert f"{town.worst:.2f} for the least-measured pair" in "\n".join(describe(p, 0.4))
+    sides = schedule_power(["a", "b", "c"], "filler", FIIM, 900, 1, "sides")
+    assert all(d.worst == pytest.approx(d.difference, rel=0.05) for d in sides.detectable)  # balanced: one figure
+
+
 def test_equal_configurations_are_rarely_marked_different() -> None:
     """8 equal configurations in tournament seating: the simultaneous control keeps false "better than" marks
     near 5 % (the bench measures 100 tournaments per schedule and length; here 40)."""

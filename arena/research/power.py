@@ -39,7 +39,8 @@ class Detectable:
     weight: float  # combined: the town skill's weight
     pairs: int  # comparisons of this kind among the pool (the filler left out)
     se: float  # the median standard error of a pairwise difference
-    difference: float  # the smallest difference detected with 80 % power
+    difference: float  # the smallest difference detected with 80 % power (the median pair)
+    worst: float = math.nan  # the same for the least-measured pair (an unbalanced schedule's rarest two)
 
 
 @dataclass
@@ -50,9 +51,11 @@ class Power:
     family: int  # comparisons in the family
     detectable: list[Detectable]
 
-    def games_for(self, difference: float) -> dict[str, int]:
-        """Games needed for `difference` (logits) at 80 % power, per kind (SE ∝ 1/√games)."""
-        return {d.kind: max(1, math.ceil(self.games * (d.difference / difference) ** 2)) for d in self.detectable}
+    def games_for(self, difference: float, *, worst: bool = False) -> dict[str, int]:
+        """Games needed for `difference` (logits) at 80 % power, per kind (SE ∝ 1/√games): for the median pair, or
+        the least-measured one."""
+        return {d.kind: max(1, math.ceil(self.games * ((d.worst if worst else d.difference) / difference) ** 2))
+                for d in self.detectable}  # fmt: skip
 
 
 def seatings_to_matches(seatings: Sequence[tuple[Sequence[str], Sequence[str]]], rules: str) -> list[Match]:
@@ -99,7 +102,8 @@ def power(games: Sequence[Match], pool: Sequence[str] | None = None, *, seed: in
             continue
         weight = next((s.combined.weight for s in ident.configs if s.combined is not None and kind == COMBINED), 1.0)
         middle = float(np.median(ses))
-        out.append(Detectable(kind, weight, len(ses), middle, (widen * q + z) * middle))
+        factor = widen * q + z
+        out.append(Detectable(kind, weight, len(ses), middle, factor * middle, factor * max(ses)))
     return Power(ident, len(games), q, len(family), out)
 
 
@@ -137,22 +141,26 @@ def describe(p: Power, detect: float | None = None, plans_for: Callable[[int], P
         lines.append("No pairwise difference of the pool is identified.")
         return lines
     lines.append(
-        f"Smallest difference detected with 80 % power (logits; simultaneous 95 % control over {p.family} "
-        f"comparisons, q = {p.critical:.2f}):"
+        f"Smallest difference detected with 80 % power (the report's logits; simultaneous 95 % control over "
+        f"{p.family} comparisons, q = {p.critical:.2f}):"
     )
     for d in p.detectable:
         over = "its one pair" if d.pairs == 1 else f"the median of its {d.pairs} pairs"
-        lines.append(f"  {_label(d)}: {d.difference:.2f} (standard error {d.se:.3f}, {over}; the filler left out)")
+        uneven = f"; {d.worst:.2f} for the least-measured pair" if d.worst > 1.05 * d.difference else ""
+        lines.append(f"  {_label(d)}: {d.difference:.2f} (standard error {d.se:.3f}, {over}{uneven}; "
+                     "the filler left out)")  # fmt: skip
     if detect is not None:
         lines.append(f"Games needed to detect a difference of {detect:g} with 80 % power:")
-        needed = p.games_for(detect)
+        needed, least = p.games_for(detect), p.games_for(detect, worst=True)
         for d in p.detectable:
-            n = needed[d.kind]
+            n, m = needed[d.kind], least[d.kind]
             if plans_for is not None:  # one correction: the schedule of that length, not a scaled one
                 again = next((x for x in plans_for(n).detectable if x.kind == d.kind), None)
                 if again is not None:
                     n = max(1, math.ceil(n * (again.difference / detect) ** 2))
-            lines.append(f"  {_label(d)}: {n} games")
+                    m = max(1, math.ceil(n * (again.worst / again.difference) ** 2))
+            tail = f" ({m} for the least-measured pair)" if m > 1.1 * n else ""
+            lines.append(f"  {_label(d)}: {n} games{tail}")
     return lines
 
 
