@@ -112,7 +112,7 @@ def test_the_block_bootstrap_moves_a_deal_as_one() -> None:
 def test_every_printed_interval_covers_under_a_process_the_model_does_not_assume(
     schedule: str, k: int, games: int
 ) -> None:
-    """30 simulated tournaments each (bench/ratings.py runs the full table, 50 to 100 per row: docs/ratings.md):
+    """30 simulated tournaments each (bench/ratings.py runs the full table, 200 per row: docs/ratings.md):
     every kind of interval the report prints covers its truth. A 95 % interval: the lower bound leaves room for 30
     tournaments' noise (85 % for kinds checked 100 times or more, 80 % for one check per tournament, as the side
     term)."""
