@@ -85,7 +85,7 @@ class InspectSeat(ConversationSeat):
         self.lang = lang
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
-        turn = self.conversation.turn(observation, request, self.clean_problem(problem))
+        turn = self.conversation.turn(observation, request, self.asked(problem))
         messages = self.conversation.request_messages(turn)
         max_tokens = max_tokens_for(request, None, self.lang)
         schema = ResponseSchema(name=turn.name, json_schema=JSONSchema.model_validate(turn.schema), strict=True)

@@ -3,7 +3,7 @@ server did, per decision kind.
 
     python bench/real_model.py [--games 2] [--seats all|2,5,9] [--parallel 4] [--ctx 4096] [--rules FILE]
                                [--preset fiim] [--seed 1] [--base-url URL] [--threads N] [--keep DIR]
-    python bench/real_model.py --report GAME.jsonl...   # the same table for games already played
+    python bench/real_model.py --report GAME.jsonl... [--base-url URL]   # the same for games already played
 
 Starts `arena local-model`'s server (Gemma 3 270M unless `--model`) on a free port, or uses `--base-url`, plays
 `--games` games through `arena play` (the user's path: preflight reads the window per slot from `/props`), and
@@ -13,7 +13,10 @@ prints, from the transcripts:
   engine refused the model's answer), defaults, and the latency per call (median and 90th percentile);
 - tokens: prompt, cached (llama.cpp's `prompt_tokens_details.cached_tokens`), evaluated (`timings.prompt_n`, what
   the server really computed), completion; the evaluated tokens over the sum of each seat's largest prompt (issue
-  #17: at most 1.1 with compaction at 4k; the limit, below 1, is that seats share the rules' prefix);
+  #17; without compaction the limit, below 1, is that seats share the rules' prefix), and the evaluated tokens
+  over the floor of a perfect prefix cache (`cache_floor`: with compactions, the sum of largest prompts is no limit,
+  since every compaction must rewrite the prompt after its unchanged head; needs the server, so `--report` wants
+  `--base-url` for it);
 - compactions (by budget and by overflow), wall time per game;
 - per compaction, whether `arena prompt FILE --seat N --at K --json` (from the record, and with `--rebuild`) prints
   exactly the messages that were sent, and whether `arena verify` exits 0 (`--keep DIR` keeps the transcripts).
@@ -77,7 +80,46 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(int(q * len(ordered)), len(ordered) - 1)]
 
 
-def report(games: list[tuple[Transcript, float]]) -> None:
+def _post(root: str, path: str, body: dict[str, object]) -> dict[str, object]:
+    import json
+    import urllib.request
+
+    request = urllib.request.Request(root + path, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})  # fmt: skip
+    with urllib.request.urlopen(request, timeout=120) as reply:
+        answer = json.loads(reply.read())
+    assert isinstance(answer, dict)
+    return answer
+
+
+def cache_floor(base_url: str, t: Transcript) -> int:
+    """The fewest prompt tokens a perfect prefix cache would still evaluate for this game: per seat, each prompt's
+    tokens after the longest prefix it shares with what that seat's slot last held (its previous prompt, then its
+    answer). The prompts are rendered and tokenized by the server itself (llama.cpp's `/apply-template` and
+    `/tokenize`), so the floor is exact for it. A compaction rewrites what follows the unchanged head, and that
+    rewrite is in the floor: it is what compaction costs at best. `evaluated / floor` is then what slot sharing and
+    eviction cost on top."""
+    from arena.llm.records import Expansion
+
+    root = base_url.removesuffix("/v1")
+    full = Expansion(t.calls)
+    held: dict[int, list[int]] = {}
+    floor = 0
+    for i, call in enumerate(t.calls):
+        prompt = _post(root, "/apply-template", {"messages": full.messages(i)})["prompt"]
+        tokens = _post(root, "/tokenize", {"content": prompt, "add_special": True})["tokens"]
+        assert isinstance(tokens, list)
+        before = held.get(call.seat, [])
+        shared = next((k for k, (a, b) in enumerate(zip(tokens, before, strict=False)) if a != b),
+                      min(len(tokens), len(before)))  # fmt: skip
+        floor += len(tokens) - shared
+        answer = _post(root, "/tokenize", {"content": call.raw, "add_special": False})["tokens"] if call.raw else []
+        assert isinstance(answer, list)
+        held[call.seat] = [*tokens, *answer]
+    return floor
+
+
+def report(games: list[tuple[Transcript, float]], floor: int | None = None) -> None:
     kinds: dict[str, dict[str, list[float] | int]] = defaultdict(
         lambda: {"calls": 0, "answered": 0, "usable": 0, "latency": []}
     )
@@ -126,6 +168,9 @@ def report(games: list[tuple[Transcript, float]]) -> None:
           f"completion {completion:,}")  # fmt: skip
     print(f"evaluated / sum of each seat's largest prompt: {evaluated / max(largest_sum, 1):.2f} "
           f"({evaluated:,} / {largest_sum:,})")  # fmt: skip
+    if floor is not None:
+        print(f"evaluated / the floor of a perfect prefix cache (compaction rewrites included): "
+              f"{evaluated / max(floor, 1):.2f} ({evaluated:,} / {floor:,})")  # fmt: skip
     print(f"compactions: {dict(compactions) or 0}; wall per game: {', '.join(f'{w:.0f} s' for w in walls)}")
 
 
@@ -186,7 +231,8 @@ def main() -> None:
         done = [(path, load(path)) for path in args.report]
         for path, t in done:
             print(f"{path.name}: {t.rules.name}, {len(t.calls)} calls")
-        report([(t, _wall(t, datetime.fromisoformat)) for _, t in done])
+        floor = sum(cache_floor(args.base_url, t) for _, t in done) if args.base_url else None
+        report([(t, _wall(t, datetime.fromisoformat)) for _, t in done], floor)
         for path, t in done:
             checks(path, t)
         return
@@ -209,7 +255,7 @@ def main() -> None:
                 path, wall = _play(args, base_url, folder / f"game{n + 1}", args.seed + n)
                 games.append((load(path), wall))
                 print(f"game {n + 1}: {wall:.0f} s, {len(games[-1][0].calls)} calls, {path}", flush=True)
-            report(games)
+            report(games, sum(cache_floor(base_url, t) for t, _ in games))
             for n, (t, _) in enumerate(games):
                 checks(next((folder / f"game{n + 1}" / "games").glob("*.jsonl")), t)
     finally:

@@ -5,16 +5,15 @@ from __future__ import annotations
 import asyncio
 import io
 import os
-import pty
-import select
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from driving import resume_with_piped_answers, until_asked
 from rich.console import Console
+from terminal_io import arena_on_a_pty, pipe, read_until
 
 from arena.engine import Game, Kind, Request, Role, load_rules, view
 from arena.orchestrator import RunStats, run_game
@@ -51,22 +50,9 @@ def _human(seat: int, answers: list[str], preset: str = "fiim") -> tuple[HumanPl
     return HumanPlayer(seat, console=console, read=script, rules=load_rules(preset)), out, script
 
 
-def _until(game: Game, seat: int, kind: Kind, pred: object = None) -> Request:
-    bots = {s: RandomBot(s, 1) for s in game.seats()}
-    for _ in range(5000):
-        if game.over:
-            break
-        for request in game.pending():
-            if request.seat == seat and request.kind is kind and (pred is None or pred(request)):  # type: ignore[operator]
-                return request
-        request = game.pending()[0]
-        game.submit(request.seat, asyncio.run(bots[request.seat].decide(view(game, request.seat), request)).decision)
-    raise AssertionError("never asked")
-
-
 def _speech_with_nomination(seed: int = 3) -> tuple[Game, int, Request]:
     game = Game(load_rules("fiim"), seed)
-    request = _until(game, 1, Kind.SPEECH, lambda r: r.may_nominate)
+    request = until_asked(game, 1, Kind.SPEECH, lambda r: r.may_nominate)
     return game, 1, request
 
 
@@ -106,7 +92,7 @@ def test_withdraw_then_nominate_another() -> None:
 
 def test_already_nominated_hint_and_refusal() -> None:
     game = Game(load_rules("fiim"), 3)
-    request = _until(game, 1, Kind.SPEECH, lambda r: r.may_nominate)
+    request = until_asked(game, 1, Kind.SPEECH, lambda r: r.may_nominate)
     obs = view(game, 1)
     obs.nominees = (5, 7)  # the seat's view of today's list, as the form reads it
     human, out, _ = _human(1, ["nominate 5", ""])
@@ -121,7 +107,7 @@ def _don_night0(seed_range: range = range(40)) -> tuple[Game, int, Request]:
         game = Game(load_rules("fiim"), seed)
         don = game.seat_of(Role.DON)
         try:
-            return game, don, _until(game, don, Kind.BLACK_MESSAGE, lambda r: r.may_set_order)
+            return game, don, until_asked(game, don, Kind.BLACK_MESSAGE, lambda r: r.may_set_order)
         except AssertionError:
             continue
     raise AssertionError("no seed where the don sets a kill order")
@@ -173,8 +159,7 @@ def test_the_character_cap_refuses_a_line_and_keeps_the_rest() -> None:
 
 def test_a_silent_human_at_a_pipe_gets_the_default_and_the_game_ends() -> None:
     """The seat reads a real descriptor that never delivers a line: the time limit applies the default."""
-    read_fd, write_fd = os.pipe()
-    try:
+    with pipe() as (read_fd, _write_fd):  # the write end stays open: input never ends, it only never comes
         rules = load_rules("fiim")
         game = Game(rules, 4)
         console = Console(file=io.StringIO(), width=200, color_system=None)
@@ -188,14 +173,10 @@ def test_a_silent_human_at_a_pipe_gets_the_default_and_the_game_ends() -> None:
         assert count.timeouts >= 1 and count.defaults == count.decisions
         assert count.timeouts == count.attempts  # every attempt, re-asks included, ended as a timeout
         assert "(time is up: the rule's default applies)" in console.file.getvalue()  # type: ignore[attr-defined]
-    finally:
-        os.close(write_fd)
-        os.close(read_fd)
 
 
 def test_a_late_line_answers_the_next_prompt_not_a_lost_one() -> None:
-    read_fd, write_fd = os.pipe()
-    try:
+    with pipe() as (read_fd, write_fd):
         console = Console(file=io.StringIO(), width=200, color_system=None)
         lines = TerminalLines(console, fd=read_fd)
 
@@ -207,9 +188,6 @@ def test_a_late_line_answers_the_next_prompt_not_a_lost_one() -> None:
             return await lines.line("second? ")
 
         assert asyncio.run(go()) == "typed late"
-    finally:
-        os.close(write_fd)
-        os.close(read_fd)
 
 
 # ----- the command line -----------------------------------------------------------------------------------------------
@@ -272,55 +250,20 @@ def test_piped_answers_play_a_whole_game_and_resume_works(tmp_path: Path) -> Non
     assert first.returncode == 1 and "input was closed" in first.stderr, first.stderr[-2000:]
     (path,) = tmp_path.iterdir()
     assert load(path).status != "complete"
-    answers = "\n".join(["pass", "n", "none", "", "1"] * 400) + "\n"
-    again = subprocess.run(
-        [*ARENA, "resume", str(path), "--allow-piped-human", "--human-timeout", "5"],
-        input=answers,
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
+    again = resume_with_piped_answers(path)
     assert again.returncode == 0, again.stderr[-2000:]
     assert load(path).status == "complete"
 
 
-def _read_until(fd: int, needle: bytes, limit_s: float) -> bytes:
-    seen = b""
-    deadline = time.monotonic() + limit_s
-    while needle not in seen and time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], 0.2)
-        if ready:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-    return seen
-
-
 def test_ctrl_c_at_a_prompt_stops_at_once_without_enter(tmp_path: Path) -> None:
     """In a real terminal (a pty), Ctrl-C at the human's prompt ends the game at once, saved and resumable."""
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the arena command on the pty
-        os.execv(sys.executable, [*ARENA, "play", "--seat", "1=human", "--seed", "1", "--out", str(tmp_path)])
-    try:
-        shown = _read_until(fd, b"[#1]", 60)
+    with arena_on_a_pty("play", "--seat", "1=human", "--seed", "1", "--out", str(tmp_path)) as (pid, fd):
+        shown = read_until(fd, rb"\[#1\]", 60)
         assert b"[#1]" in shown, shown[-500:]
         os.write(fd, b"\x03")  # Ctrl-C, and no Enter after it
-        started = time.monotonic()
-        rest = _read_until(fd, b"arena resume", 15)
+        rest = read_until(fd, rb"arena resume", 15)  # without an Enter, or it would never come
         assert b"interrupted; the game is saved" in rest, rest[-500:]
         _, status = os.waitpid(pid, 0)
         assert os.WEXITSTATUS(status) == 130
-        assert time.monotonic() - started < 15
-    finally:
-        try:
-            os.kill(pid, 9)
-            os.waitpid(pid, 0)
-        except (ProcessLookupError, ChildProcessError):
-            pass
-        os.close(fd)
     (path,) = tmp_path.iterdir()
     assert load(path).status != "complete"

@@ -19,6 +19,9 @@ from arena.local.server import PORTABLE_BUILD, LocalModelError, LocalServer, die
 FAKE = """#!{python}
 import http.server, signal, sys, time
 args = sys.argv[1:]
+if args == ["--help"]:
+    print("-cram, --cache-ram N   set the maximum cache size in MiB")
+    sys.exit(0)
 if "--die" in " ".join(args) or {die}:
     import os
     os.kill(os.getpid(), signal.SIGILL)
@@ -67,6 +70,7 @@ def test_the_server_gets_our_flags_and_is_waited_for_and_stopped(tmp_path: Path)
     assert command[command.index("--ctx-size") + 1] == "6144"  # llama-server's -c is the total: ctx x slots
     assert command[command.index("--parallel") + 1] == "3" and "--jinja" in command
     assert command[command.index("--host") + 1] == "127.0.0.1"
+    assert command[command.index("--cache-ram") + 1] == "0"  # no prompt state shared across slots (seats)
     with server, urllib.request.urlopen(f"http://127.0.0.1:{server.port}/health", timeout=5) as answer:
         assert answer.status == 200  # ready, past the 503s of the loading phase
     assert server.process is not None and server.process.returncode == 0  # SIGTERM, clean exit
@@ -82,3 +86,14 @@ def test_a_sigill_says_how_to_rebuild(tmp_path: Path) -> None:
     assert "SIGILL" in str(caught.value) and PORTABLE_BUILD in str(caught.value)
     assert "GGML_NATIVE=OFF" in died(-signal.SIGILL)
     assert "exited with code 3" in died(3)
+
+
+def test_a_server_without_the_ram_cache_flag_is_not_given_it(tmp_path: Path) -> None:
+    """An older llama-server on PATH, whose --help does not list --cache-ram, still starts: the flag is left out."""
+    old = tmp_path / "bin" / "llama-server"
+    old.parent.mkdir()
+    old.write_text(f"#!{sys.executable}\nimport sys\nprint('usage: llama-server [options]')\n")
+    old.chmod(old.stat().st_mode | stat.S_IXUSR)
+    server = LocalServer(tmp_path / "m.gguf", port=_port(), binary=old)
+    command = server.command()
+    assert "--cache-ram" not in command and command[command.index("--parallel") + 1] == "10"

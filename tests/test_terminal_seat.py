@@ -5,15 +5,13 @@ from __future__ import annotations
 import asyncio
 import io
 import os
-import pty
-import re
-import select
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from driving import until_asked
 from rich.console import Console
+from terminal_io import arena_on_a_pty, pipe, pty_pair, read_until
 
 from arena.engine import Game, Kind, Phase, Request, load_rules, view
 from arena.human.form import build_form, spoken_nomination, vote_rule
@@ -42,22 +40,10 @@ def _human(seat: int, answers: list[str], *, interactive: bool = False) -> tuple
     return HumanPlayer(seat, console=console, rules=load_rules("fiim"), lines=lines), out
 
 
-def _until(game: Game, seat: int, kind: Kind, pred: object = None) -> Request:
-    bots = {s: RandomBot(s, 1) for s in game.seats()}
-    for _ in range(5000):
-        for request in game.pending():
-            if request.seat == seat and request.kind is kind and (pred is None or pred(request)):  # type: ignore[operator]
-                return request
-        request = game.pending()[0]
-        game.submit(request.seat, asyncio.run(bots[request.seat].decide(view(game, request.seat), request)).decision)
-    raise AssertionError("never asked")
-
-
 # ----- type-ahead -------------------------------------------------------------------------------------------------
 def test_keys_typed_before_a_prompt_do_not_answer_it() -> None:
     """A double Enter at one prompt: the second Enter must not become the next decision's answer."""
-    master, slave = os.openpty()
-    try:
+    with pty_pair() as (master, slave):
         lines = TerminalLines(Console(file=io.StringIO()), fd=slave)
         assert lines.interactive
 
@@ -73,14 +59,10 @@ def test_keys_typed_before_a_prompt_do_not_answer_it() -> None:
         assert first == "4"
         assert dropped == 1
         assert second == "1 2"
-    finally:
-        os.close(master)
-        os.close(slave)
 
 
 def test_piped_answers_are_never_discarded() -> None:
-    read_fd, write_fd = os.pipe()
-    try:
+    with pipe() as (read_fd, write_fd):
         lines = TerminalLines(Console(file=io.StringIO()), fd=read_fd)
         os.write(write_fd, b"4\n\n")
 
@@ -91,59 +73,30 @@ def test_piped_answers_are_never_discarded() -> None:
             return got
 
         assert asyncio.run(go()) == ["4", ""]
-    finally:
-        os.close(write_fd)
-        os.close(read_fd)
-
-
-def _read_until(fd: int, pattern: bytes, limit_s: float) -> bytes:
-    seen = b""
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline and not re.search(pattern, seen):
-        ready, _, _ = select.select([fd], [], [], 0.1)
-        if ready:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-    return seen
 
 
 def test_the_reported_repro_a_double_enter_at_whom_to_check(tmp_path: Path) -> None:
     """`arena play --seat 3=human --seed 3` in a real terminal: "4" and two Enters at the sheriff's check. The
     second Enter used to answer the next prompt (the best move, then Day 2's speech) as empty."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.environ["TERM"] = "dumb"
-        os.execv(sys.executable, [*ARENA, "play", "--seat", "3=human", "--seed", "3", "--out", str(tmp_path)])
-    try:
-        assert b"[#3] >" in _read_until(fd, rb"\[#3\] > ", 60)
+    args = ("play", "--seat", "3=human", "--seed", "3", "--out", str(tmp_path))
+    with arena_on_a_pty(*args, term="dumb") as (_, fd):
+        assert b"[#3] >" in read_until(fd, rb"\[#3\] > ", 60)
         os.write(fd, b"I am the sheriff.\n\n")
-        assert b"[y/n]" in _read_until(fd, rb"\[y/n\] ", 60)
+        assert b"[y/n]" in read_until(fd, rb"\[y/n\] ", 60)
         os.write(fd, b"n\n")
-        assert b"Whom to check?" in _read_until(fd, rb"Whom to check\?[^\n]*\] ", 60)
+        assert b"Whom to check?" in read_until(fd, rb"Whom to check\?[^\n]*\] ", 60)
         os.write(fd, b"4\n\n")
-        shown = _read_until(fd, rb"Enter for none\) ", 60)
+        shown = read_until(fd, rb"Enter for none\) ", 60)
         assert b"Best move" in shown, shown[-800:]
-        later = _read_until(fd, rb"best move names", 2.0)  # the stray Enter must not answer it
+        later = read_until(fd, rb"best move names", 2.0)  # the stray Enter must not answer it
         assert b"best move names" not in later, later[-800:]
         os.write(fd, b"1 2\n")
-        assert b"best move names #1, #2" in _read_until(fd, rb"best move names #1, #2", 30)
-    finally:
-        try:
-            os.kill(pid, 9)
-            os.waitpid(pid, 0)
-        except (ProcessLookupError, ChildProcessError):
-            pass
-        os.close(fd)
+        assert b"best move names #1, #2" in read_until(fd, rb"best move names #1, #2", 30)
 
 
 def test_an_empty_first_line_at_a_terminal_is_asked_about_not_taken_as_silence() -> None:
     game = Game(load_rules("fiim"), 3)
-    request = _until(game, 1, Kind.SPEECH)
+    request = until_asked(game, 1, Kind.SPEECH)
     human, out = _human(1, ["", "My words after all.", ""], interactive=True)
     decision = asyncio.run(human.decide(view(game, 1), request)).decision
     assert decision.text == "My words after all."
@@ -157,7 +110,7 @@ def test_an_empty_first_line_at_a_terminal_is_asked_about_not_taken_as_silence()
 # ----- a nomination said inside a speech ------------------------------------------------------------------------
 def test_a_nomination_said_in_a_sentence_is_taken_and_kept_in_the_speech() -> None:
     game = Game(load_rules("fiim"), 3)
-    request = _until(game, 1, Kind.SPEECH, lambda r: r.may_nominate)
+    request = until_asked(game, 1, Kind.SPEECH, lambda r: r.may_nominate)
     target = next(s for s in request.nominate_options if s not in game.nominee_tuple)
     human, out = _human(1, [f"Seat {target} is quiet. I nominate {target}.", ""])
     decision = asyncio.run(human.decide(view(game, 1), request)).decision
@@ -169,7 +122,7 @@ def test_a_nomination_said_in_a_sentence_is_taken_and_kept_in_the_speech() -> No
 
 def test_a_spoken_nomination_that_cannot_be_taken_gets_a_one_line_hint() -> None:
     game = Game(load_rules("fiim"), 3)
-    request = _until(game, 1, Kind.SPEECH, lambda r: r.may_nominate)
+    request = until_asked(game, 1, Kind.SPEECH, lambda r: r.may_nominate)
     human, out = _human(1, ["I nominate 11.", ""])
     decision = asyncio.run(human.decide(view(game, 1), request)).decision
     assert decision.nominate == () and decision.text == "I nominate 11."
@@ -196,7 +149,7 @@ def test_spoken_nomination_forms() -> None:
 # ----- the status line --------------------------------------------------------------------------------------------
 def test_the_status_line_names_the_night_as_its_banner_does() -> None:
     game = Game(load_rules("fiim"), 19)  # seat 3 is the sheriff, and these bots let him check on Night 1
-    _until(game, 3, Kind.SHERIFF)
+    until_asked(game, 3, Kind.SHERIFF)
     assert game.phase is Phase.NIGHT and game.day == 1
     assert status_text(view(game, 3)).startswith("night 1 · alive:")
     assert "day 1" not in status_text(view(game, 3))
@@ -226,7 +179,7 @@ def test_the_vote_is_explained_as_each_preset_counts_it() -> None:
 
 def test_the_terminal_says_how_the_vote_counts_once_per_round() -> None:
     game = Game(load_rules("fiim"), 3)
-    request = _until(game, 3, Kind.VOTE)
+    request = until_asked(game, 3, Kind.VOTE)
     human, out = _human(3, ["n", "n"])
     asyncio.run(human.decide(view(game, 3), request))
     assert out.getvalue().count("You have one vote in this round") == 1
@@ -236,8 +189,7 @@ def test_the_terminal_says_how_the_vote_counts_once_per_round() -> None:
 
 # ----- a timeout is a timeout -------------------------------------------------------------------------------------
 def test_a_timeout_is_logged_once_as_a_timeout_not_as_a_refusal() -> None:
-    read_fd, write_fd = os.pipe()
-    try:
+    with pipe() as (read_fd, _write_fd):  # the write end stays open: input never ends, it only never comes
         rules = load_rules("fiim")
         game = Game(rules, 4)
         out = io.StringIO()
@@ -247,9 +199,6 @@ def test_a_timeout_is_logged_once_as_a_timeout_not_as_a_refusal() -> None:
         players[2] = human
         asyncio.run(run_game(game, players, timeouts={2: 0.05}, max_reasks=2, stats=RunStats()))
         human.show(view(game, 2))  # what `arena play` shows each human at the end
-    finally:
-        os.close(write_fd)
-        os.close(read_fd)
     shown = out.getvalue()
     assert "refused: no answer within" not in shown
     assert "#2: no answer within 0.05 s (time is up); the rule's default applies" in shown
@@ -266,7 +215,7 @@ def test_a_timeout_is_logged_once_as_a_timeout_not_as_a_refusal() -> None:
 
 def test_the_live_printer_still_shows_a_timed_out_reask_that_was_answered_later() -> None:
     game = Game(load_rules("fiim"), 3)
-    request = _until(game, 1, Kind.SPEECH)
+    request = until_asked(game, 1, Kind.SPEECH)
     game.reject(1, "no answer within 5 s")
     game.submit(1, request.default)
     out = io.StringIO()

@@ -7,12 +7,15 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from driving import resume_with_piped_answers
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
+from waiting import wait_until
 
 from arena.agents import resolve_agent
 from arena.engine import PUBLIC, Game, Observation, Request, load_rules, view
@@ -69,15 +72,6 @@ def _table(
     return client.portal.call(make)
 
 
-def _wait(predicate: Any, limit_s: float = 30.0) -> None:
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.01)
-    raise AssertionError("timed out")
-
-
 def _answer(form: dict[str, Any]) -> dict[str, Any]:
     """A legal, simple answer to a form, as the page would send it."""
     kind = form["kind"]
@@ -112,6 +106,20 @@ def _check_isolation(table: Table, seat: int, state: dict[str, Any]) -> None:
     assert "roles" not in state and "god" not in state
 
 
+def _questions(client: TestClient, table: Table, rounds: int) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Poll human seats 1 and 2 until the game ends (at most `rounds` rounds): each state is checked for isolation
+    as it arrives, and each pending question is handed to the test as (seat, pending) to answer."""
+    for _ in range(rounds):
+        if table.over:
+            return
+        for seat in (1, 2):
+            state = client.get(f"/api/state/{table.tokens[seat]}").json()
+            _check_isolation(table, seat, state)
+            if state["pending"] is not None:
+                yield seat, state["pending"]
+        time.sleep(0.005)
+
+
 def test_two_human_seats_are_isolated_before_during_and_after_every_move(tmp_path: Path) -> None:
     server, client = _app(tmp_path)
     with client:
@@ -120,27 +128,18 @@ def test_two_human_seats_are_isolated_before_during_and_after_every_move(tmp_pat
         assert all(len(tok) >= 43 for tok in tokens.values())  # 32 random bytes: 256 bits
         assert tokens[1] != tokens[2]
         moves = 0
-        for _ in range(2000):
-            if table.over:
-                break
-            for seat in (1, 2):
-                before = client.get(f"/api/state/{tokens[seat]}").json()
-                _check_isolation(table, seat, before)
-                other = 2 if seat == 1 else 1
-                _check_isolation(table, other, client.get(f"/api/state/{tokens[other]}").json())
-                pending = before["pending"]
-                if pending is None:
-                    continue
-                body = {"type": "decide", "ask": pending["ask"], "answer": _answer(pending["form"])}
-                done = client.post(f"/api/decide/{tokens[seat]}", json=body)
-                assert done.status_code == 200, done.text
-                moves += 1
-                again = client.post(f"/api/decide/{tokens[seat]}", json=body)  # a reused ask id is refused
-                assert again.status_code == 400
-                _check_isolation(table, seat, client.get(f"/api/state/{tokens[seat]}").json())
-                _check_isolation(table, other, client.get(f"/api/state/{tokens[other]}").json())
-            time.sleep(0.005)
-        _wait(lambda: table.over and table.task is not None and table.task.done())
+        for seat, pending in _questions(client, table, rounds=2000):
+            other = 2 if seat == 1 else 1
+            _check_isolation(table, other, client.get(f"/api/state/{tokens[other]}").json())
+            body = {"type": "decide", "ask": pending["ask"], "answer": _answer(pending["form"])}
+            done = client.post(f"/api/decide/{tokens[seat]}", json=body)
+            assert done.status_code == 200, done.text
+            moves += 1
+            again = client.post(f"/api/decide/{tokens[seat]}", json=body)  # a reused ask id is refused
+            assert again.status_code == 400
+            _check_isolation(table, seat, client.get(f"/api/state/{tokens[seat]}").json())
+            _check_isolation(table, other, client.get(f"/api/state/{tokens[other]}").json())
+        wait_until(lambda: table.over and table.task is not None and table.task.done())
         assert moves > 5
         for seat in (1, 2):
             _check_isolation(table, seat, client.get(f"/api/state/{tokens[seat]}").json())
@@ -161,25 +160,16 @@ def test_probes_from_the_page_stay_private_to_their_seat(tmp_path: Path) -> None
         probed: set[int] = set()
         bad = client.post(f"/api/decide/{tokens[1]}", json={"type": "decide", "ask": "x", "answer": {"beliefs": 2}})
         assert bad.status_code == 400
-        for _ in range(4000):
-            if table.over:
-                break
-            for seat in (1, 2):
-                state = client.get(f"/api/state/{tokens[seat]}").json()
-                _check_isolation(table, seat, state)
-                pending = state["pending"]
-                if pending is None:
-                    continue
-                form = pending["form"]
-                if form["kind"] == "probe":
-                    wrong = {"type": "decide", "ask": pending["ask"], "answer": {"beliefs": {"99": 0.5}}}
-                    refused = client.post(f"/api/decide/{tokens[seat]}", json=wrong)
-                    assert refused.status_code == 400 and "99" in refused.text
-                    probed.add(seat)
-                body = {"type": "decide", "ask": pending["ask"], "answer": _answer(form)}
-                assert client.post(f"/api/decide/{tokens[seat]}", json=body).status_code == 200
-            time.sleep(0.005)
-        _wait(lambda: table.over and table.task is not None and table.task.done())
+        for seat, pending in _questions(client, table, rounds=4000):
+            form = pending["form"]
+            if form["kind"] == "probe":
+                wrong = {"type": "decide", "ask": pending["ask"], "answer": {"beliefs": {"99": 0.5}}}
+                refused = client.post(f"/api/decide/{tokens[seat]}", json=wrong)
+                assert refused.status_code == 400 and "99" in refused.text
+                probed.add(seat)
+            body = {"type": "decide", "ask": pending["ask"], "answer": _answer(form)}
+            assert client.post(f"/api/decide/{tokens[seat]}", json=body).status_code == 200
+        wait_until(lambda: table.over and table.task is not None and table.task.done())
     assert probed, "a human seat was asked a probe"
     transcript = load(table.writer.path if table.writer and table.writer.path else "")
     mine = [e for e in transcript.events if e.type.value == "probe" and e.seat in probed]
@@ -191,7 +181,7 @@ def test_a_spectator_sees_only_public_events_and_no_god_view_before_the_end(tmp_
     server, client = _app(tmp_path)
     with client:
         table = _table(client, server, (1,), seed=3, tmp_path=tmp_path)
-        _wait(lambda: table.asks.get(1) is not None)
+        wait_until(lambda: table.asks.get(1) is not None)
         state = client.get(f"/api/state/{table.spectator_token}").json()
         public = dict(view(table.game, PUBLIC).numbered())  # numbered in the public sequence
         assert all(public[line["seq"]].vis.value == "public" for line in state["log"])
@@ -224,7 +214,7 @@ def test_the_form_refuses_at_once_with_the_reason_and_the_seat_comes_from_the_to
     with client:
         table = _table(client, server, (1,), seed=3, tmp_path=tmp_path)
         token = table.tokens[1]
-        _wait(lambda: table.asks.get(1) is not None)
+        wait_until(lambda: table.asks.get(1) is not None)
         pending = client.get(f"/api/state/{token}").json()["pending"]
         ask = pending["ask"]
         bad = [
@@ -245,7 +235,7 @@ def test_the_form_refuses_at_once_with_the_reason_and_the_seat_comes_from_the_to
 
 def _until_speech(client: TestClient, table: Table, token: str) -> dict[str, Any]:
     for _ in range(500):
-        _wait(lambda: table.asks.get(1) is not None or table.over)
+        wait_until(lambda: table.asks.get(1) is not None or table.over)
         state = client.get(f"/api/state/{token}").json()
         pending = state["pending"]
         if pending and pending["form"]["kind"] == "speech" and pending["form"]["may_nominate"]:
@@ -289,7 +279,7 @@ def test_websocket_protocol_origin_size_and_reconnect(tmp_path: Path) -> None:
             assert closed.value.code == 1008
         with pytest.raises(WebSocketDisconnect), client.websocket_connect("/ws/" + "A" * 43, headers=ORIGIN) as ws:
             ws.receive_json()
-        _wait(lambda: table.asks.get(1) is not None)
+        wait_until(lambda: table.asks.get(1) is not None)
         with client.websocket_connect(f"/ws/{token}", headers=ORIGIN) as ws:
             first = ws.receive_json()
             assert first["type"] == "state" and first["state"]["seat"] == 1
@@ -357,7 +347,7 @@ def test_a_silent_or_disconnected_human_never_stalls_the_table(tmp_path: Path) -
         table = _table(client, server, (1,), seed=9, tmp_path=tmp_path, timeout=0.05)
         with client.websocket_connect(f"/ws/{table.tokens[1]}", headers=ORIGIN) as ws:
             ws.receive_json()  # connected, then gone without answering
-        _wait(lambda: table.over and table.task is not None and table.task.done(), limit_s=120)
+        wait_until(lambda: table.over and table.task is not None and table.task.done(), limit_s=120)
     transcript = load(table.writer.path if table.writer and table.writer.path else "")
     assert transcript.status == "complete"
     mine = [i for i in transcript.inputs if i.seat == 1]
@@ -372,7 +362,7 @@ def test_a_server_restart_keeps_every_decision_and_the_game_resumes(tmp_path: Pa
         token = table.tokens[1]
         made = 0
         while made < 2:
-            _wait(lambda: table.asks.get(1) is not None)
+            wait_until(lambda: table.asks.get(1) is not None)
             pending = client.get(f"/api/state/{token}").json()["pending"]
             got = client.post(
                 f"/api/decide/{token}",
@@ -380,7 +370,7 @@ def test_a_server_restart_keeps_every_decision_and_the_game_resumes(tmp_path: Pa
             )
             made += got.status_code == 200
         path = table.writer.path if table.writer and table.writer.path else Path()
-        _wait(lambda: len([i for i in load(path, repair=True).inputs if i.seat == 1 and i.op == "decide"]) == 2)
+        wait_until(lambda: len([i for i in load(path, repair=True).inputs if i.seat == 1 and i.op == "decide"]) == 2)
         assert not table.over
     # leaving the client's context stops its event loop: the server process is gone mid-game
     saved = load(path, repair=True)
@@ -391,14 +381,7 @@ def test_a_server_restart_keeps_every_decision_and_the_game_resumes(tmp_path: Pa
     copy.parent.mkdir()
     copy.write_bytes(path.read_bytes())
     # `arena resume` takes a web game like any other: the human seat continues at the terminal
-    answers = "\n".join(["pass", "n", "none", "", "1"] * 400) + "\n"
-    cli = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "resume", str(copy), "--allow-piped-human", "--human-timeout", "5"],
-        input=answers,
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
+    cli = resume_with_piped_answers(copy)
     assert cli.returncode == 0, cli.stderr[-2000:]
     assert load(copy).status == "complete"
     server2, client2 = _app(tmp_path, human_timeout=0.05)
@@ -412,7 +395,7 @@ def test_a_server_restart_keeps_every_decision_and_the_game_resumes(tmp_path: Pa
         table2 = client2.portal.call(resume)
         assert table2.tokens[1] != token  # new links after a restart; the old ones open nothing
         assert client2.get(f"/api/state/{token}").status_code == 404
-        _wait(lambda: table2.over and table2.task is not None and table2.task.done(), limit_s=120)
+        wait_until(lambda: table2.over and table2.task is not None and table2.task.done(), limit_s=120)
     final = load(path)
     assert final.status == "complete" and verify(final).ok
     assert final.inputs[: len(saved.inputs)] == saved.inputs
@@ -477,7 +460,7 @@ def test_decisions_check_isolation_of_a_seat_that_acts_for_another(tmp_path: Pat
     server, client = _app(tmp_path)
     with client:
         table = _table(client, server, (1, 2), seed=6, tmp_path=tmp_path)
-        _wait(lambda: bool(table.asks))
+        wait_until(lambda: bool(table.asks))
         seat, ask = next(iter(table.asks.items()))
         other = 2 if seat == 1 else 1
         body = {"type": "decide", "ask": ask.id, "answer": _answer(ask.form.to_json())}
@@ -508,7 +491,7 @@ def test_russian_pages_say_the_same_facts(tmp_path: Path) -> None:
     server, client = _app(tmp_path)
     with client:
         table = _table(client, server, (1,), seed=3, tmp_path=tmp_path)
-        _wait(lambda: table.asks.get(1) is not None)
+        wait_until(lambda: table.asks.get(1) is not None)
         en = client.get(f"/api/state/{table.tokens[1]}").json()
         ru = client.get(f"/api/state/{table.tokens[1]}?lang=ru").json()
         assert [line["seq"] for line in en["log"]] == [line["seq"] for line in ru["log"]]
@@ -554,7 +537,7 @@ def test_stopping_the_server_leaves_a_resumable_transcript(tmp_path: Path) -> No
         lines = [proc.stdout.readline() for _ in range(5)]
         assert lines[0].startswith("seat 1: http://localhost:") and lines[2].startswith("transcript: ")
         path = Path(lines[2].split(": ", 1)[1].strip())
-        _wait(lambda: len(load(path, repair=True).events) > 3)
+        wait_until(lambda: len(load(path, repair=True).events) > 3)
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0
     finally:
@@ -618,7 +601,7 @@ def test_deeply_nested_json_is_refused_never_a_500_or_a_dead_socket(tmp_path: Pa
     with client:
         table = _table(client, server, (1,), seed=3, tmp_path=tmp_path)
         token = table.tokens[1]
-        _wait(lambda: table.asks.get(1) is not None)
+        wait_until(lambda: table.asks.get(1) is not None)
         got = client.post(f"/api/decide/{token}", content=nested)
         assert got.status_code == 400 and got.json()["reason"] == "nested too deeply"
         inner = '{"type": "decide", "ask": "x", "answer": {"text": ' + nested + "}}"

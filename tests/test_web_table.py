@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from waiting import wait_until
 
 from arena.agents import resolve_agent
 from arena.engine import MODERATOR, PUBLIC, Decision, EventType, Game, Kind, Role, load_rules, view
@@ -192,15 +193,6 @@ def _table(
     return client.portal.call(make)
 
 
-def _wait(predicate: Any, limit_s: float = 30.0) -> None:
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.01)
-    raise AssertionError("timed out")
-
-
 def test_one_clock_and_it_binds_a_speech_ends_at_the_rules_time(tmp_path: Path) -> None:
     """A person's speech has the rules' time (here 5 s), shown as one clock (the speaker's and the form's agree),
     and a person who sends nothing gets the default then, not after the 30 s decision limit."""
@@ -208,13 +200,13 @@ def test_one_clock_and_it_binds_a_speech_ends_at_the_rules_time(tmp_path: Path) 
     with client:
         table = _table(client, server, tmp_path, overrides=["speech.regular_s=5"], grace=0.5)
         token = table.tokens[1]
-        _wait(lambda: table.asks.get(1) is not None and table.asks[1].form.kind is Kind.SPEECH)
+        wait_until(lambda: table.asks.get(1) is not None and table.asks[1].form.kind is Kind.SPEECH)
         state = client.get(f"/api/state/{token}").json()
         pending, speaker = state["pending"], state["speaker"]
         assert pending["limit_s"] == speaker["seconds"] == 5  # one clock
         assert abs(pending["left_s"] - speaker["left_s"]) < 0.5
         started = time.monotonic()
-        _wait(lambda: table.asks.get(1) is None or table.asks[1].form.kind is not Kind.SPEECH, limit_s=20)
+        wait_until(lambda: table.asks.get(1) is None or table.asks[1].form.kind is not Kind.SPEECH, limit_s=20)
         assert time.monotonic() - started < 8  # the rules' 5 s and the grace, never the 30 s limit
         path = table.writer.path if table.writer and table.writer.path else Path()
     mine = [i for i in load(path, repair=True).inputs if i.seat == 1]
@@ -226,12 +218,12 @@ def test_a_speech_sent_within_its_time_is_taken(tmp_path: Path) -> None:
     with client:
         table = _table(client, server, tmp_path, overrides=["speech.regular_s=5"], grace=0.5)
         token = table.tokens[1]
-        _wait(lambda: table.asks.get(1) is not None and table.asks[1].form.kind is Kind.SPEECH)
+        wait_until(lambda: table.asks.get(1) is not None and table.asks[1].form.kind is Kind.SPEECH)
         ask = client.get(f"/api/state/{token}").json()["pending"]["ask"]
         body = {"type": "decide", "ask": ask, "answer": {"text": "In time.", "nominate": []}}
         assert client.post(f"/api/decide/{token}", json=body).status_code == 200
         path = table.writer.path if table.writer and table.writer.path else Path()
-        _wait(lambda: any(i.seat == 1 and i.op == "decide" for i in load(path, repair=True).inputs))
+        wait_until(lambda: any(i.seat == 1 and i.op == "decide" for i in load(path, repair=True).inputs))
 
 
 def test_the_vote_form_explains_the_vote_and_every_default_is_russian_on_a_russian_page(tmp_path: Path) -> None:
@@ -241,7 +233,7 @@ def test_the_vote_form_explains_the_vote_and_every_default_is_russian_on_a_russi
         token = table.tokens[1]
         seen: dict[str, dict[str, Any]] = {}
         for _ in range(400):
-            _wait(lambda: table.asks.get(1) is not None or table.over)
+            wait_until(lambda: table.asks.get(1) is not None or table.over)
             if table.over or {"speech", "vote"} <= set(seen):
                 break
             en = client.get(f"/api/state/{token}").json()
@@ -253,7 +245,7 @@ def test_the_vote_form_explains_the_vote_and_every_default_is_russian_on_a_russi
                 answer = {"target": form["options"][0]} if form["options"] else {}
             body = {"type": "decide", "ask": en["pending"]["ask"], "answer": answer}
             client.post(f"/api/decide/{token}", json=body)
-            _wait(lambda ask=en["pending"]["ask"]: table.asks.get(1) is None or table.asks[1].id != ask)
+            wait_until(lambda ask=en["pending"]["ask"]: table.asks.get(1) is None or table.asks[1].id != ask)
     vote, speech = seen["vote"], seen["speech"]
     assert "You have one vote in this round" in vote["en"]["rule"]
     assert vote["en"]["rule"].endswith(f"goes to him, #{vote['en']['candidates'][-1]}.")
@@ -278,7 +270,7 @@ def test_every_page_gets_the_reveal_at_the_end_and_none_before(tmp_path: Path) -
             for link in (token, table.spectator_token):
                 assert client.get(f"/api/state/{link}").json()["end"] is None or table.over
             time.sleep(0.01)
-        _wait(lambda: table.over and table.task is not None and table.task.done(), limit_s=120)
+        wait_until(lambda: table.over and table.task is not None and table.task.done(), limit_s=120)
         for link in (token, table.spectator_token):
             end = client.get(f"/api/state/{link}?lang=ru").json()["end"]
             assert [r["role"] for r in end["seats"]] == [r.value for r in table.game.roles[1:]]
@@ -293,7 +285,7 @@ def test_the_end_links_to_the_replay_from_the_seat_and_as_the_god_view(tmp_path:
         assert client.get(f"/review/{token}").status_code == 404  # no replay while the game runs
         assert client.get(f"/api/review/{token}", params={"seat": 0}).status_code == 404
         assert client.get(f"/api/state/{token}").json()["review"] is None
-        _wait(lambda: table.over and table.task is not None and table.task.done(), limit_s=120)
+        wait_until(lambda: table.over and table.task is not None and table.task.done(), limit_s=120)
         links = client.get(f"/api/state/{token}").json()["review"]
         assert links == {"seat": f"/review/{token}", "god": f"/review/{token}?as=god"}
         assert client.get(f"/api/state/{table.spectator_token}").json()["review"] == {

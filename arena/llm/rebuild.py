@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.agents import AgentSpec
-from arena.engine import MODERATOR, Game, view
+from arena.engine import Game, view
 from arena.llm.budget import max_tokens_for
 from arena.llm.compaction import Budget
 from arena.llm.conversation import Conversation, Message
@@ -98,11 +98,28 @@ def seat_prompt(
     here = [i for i in mine if shown[i] == target]
     if here and not rebuild:
         return SeatPrompt(full.messages(here[-1]), True, target, here[-1])
+    if here:  # a point where the seat called: its last call there, rebuilt
+        return rebuild_call(transcript, here[-1], prompt_set=prompt_set, prompt_folders=prompt_folders)
     earlier = [i for i in mine if shown[i] < target]
-    force = bool(here) and transcript.calls[here[-1]].compaction == "overflow"  # the server's word, recorded
-    return _would_be_sent(
-        transcript, seat, count, target, earlier, full, cursors, prompt_set, list(prompt_folders), force
-    )
+    return _would_be_sent(transcript, seat, count, target, earlier, full, cursors, prompt_set, list(prompt_folders))
+
+
+def rebuild_call(
+    transcript: Transcript, index: int, *, prompt_set: str | None = None, prompt_folders: Sequence[Path] = ()
+) -> SeatPrompt:
+    """Call record `index` rebuilt: the game replayed to where it was asked, the seat's conversation from the calls
+    before it (a rejected answer at the same point among them, as the live seat kept it), and the refusal a re-ask
+    repeats (`ModelCall.reask`)."""
+    call = transcript.calls[index]
+    seat = call.seat
+    positions = transcript.call_positions
+    count = min(positions[index], len(transcript.inputs))  # the inputs before it: the game as the seat saw it
+    events_after, seat_after = events_after_inputs(transcript, seat)
+    mine = [i for i, c in enumerate(transcript.calls) if c.seat == seat and i < index]
+    cursors = {i: seat_after[min(positions[i], len(transcript.inputs))] for i in mine}
+    force = call.compaction == "overflow"  # the server's word, recorded
+    return _would_be_sent(transcript, seat, count, events_after[count], mine, Expansion(transcript.calls), cursors,
+                          prompt_set, list(prompt_folders), force, call.reask)  # fmt: skip
 
 
 def _would_be_sent(
@@ -116,6 +133,7 @@ def _would_be_sent(
     prompt_set: str | None,
     prompt_folders: list[Path],
     force: bool = False,
+    reask: str | None = None,
 ) -> SeatPrompt:
     spec = _spec_of(transcript, seat)
     lang = (spec.language if spec is not None else None) or transcript.header.lang
@@ -147,7 +165,7 @@ def _would_be_sent(
         conversation = Conversation(prompts, rules, seat, mode, persona, style)
     conversation.budget = Budget.of(spec.context_tokens if spec is not None else None, lang)
     request = game.request_for(seat)
-    turn = conversation.turn(observation, request)
+    turn = conversation.turn(observation, request, reask)
     if request is not None:
         max_tokens = max_tokens_for(request, spec.max_tokens if spec is not None else None, lang)
         turn = conversation.fit(turn, observation, max_tokens, force=force)
@@ -166,14 +184,11 @@ def check_compactions(transcript: Transcript) -> tuple[list[str], list[str]]:
     compacted = [i for i, c in enumerate(transcript.calls) if c.compaction]
     if not compacted:
         return problems, notes
-    positions = transcript.call_positions
-    events_after, _ = events_after_inputs(transcript, MODERATOR)
     full = Expansion(transcript.calls)
     for index in compacted:
         call = transcript.calls[index]
-        point = events_after[min(positions[index], len(transcript.inputs))] - 1
         try:
-            rebuilt = seat_prompt(transcript, call.seat, point, rebuild=True)
+            rebuilt = rebuild_call(transcript, index)
         except ValueError as exc:  # an untrusted prompt set: not rebuilt
             notes.append(f"compacted call {index} (seat {call.seat}) not rebuilt: {exc}")
             continue

@@ -42,6 +42,7 @@ class ConversationSeat(Player):
         self.log = CallLog(seat)
         self.reported_model = ""  # the model name the server last reported
         self._unreported: list[ModelCall] = []
+        self.reask: str | None = None  # the refusal the decision in progress answers (see `asked`)
 
     @staticmethod
     def clean_problem(problem: str | None) -> str | None:
@@ -50,11 +51,17 @@ class ConversationSeat(Player):
             return problem[len(OWN_PREFIX) :]
         return problem
 
+    def asked(self, problem: str | None) -> str | None:
+        """Start a decision: the refusal it answers (None on a first ask), cleaned for the model and kept for every
+        call record of this decision, so a rebuild can show it again."""
+        self.reask = self.clean_problem(problem)
+        return self.reask
+
     def record(self, messages: list[Message], request: Request, **fields: object) -> None:
         flagged = list(self.conversation.shown_flags)
-        self._unreported.append(
-            self.log.record(messages, request_kind=request.kind.value, mode=self.mode.value, flags=flagged, **fields)
-        )
+        call = self.log.record(messages, request_kind=request.kind.value, mode=self.mode.value, flags=flagged,
+                               reask=self.reask, **fields)  # fmt: skip
+        self._unreported.append(call)
 
     def record_failure(
         self,

@@ -42,6 +42,9 @@ class ModelCall(BaseModel):
     # why this call's conversation was compacted just before it was sent: "budget" (it would have passed the seat's
     # context budget) or "overflow" (the server said the prompt did not fit); None: not compacted (compaction.py)
     compaction: str | None = None
+    # on a re-ask, the refusal the model was shown with the question again (the engine's reason, or the seat's own
+    # failure); None on a first ask. The rebuild (`arena verify`, `arena prompt --rebuild`) needs it to say it again
+    reask: str | None = None
 
 
 class Answer(BaseModel):

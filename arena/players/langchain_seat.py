@@ -86,7 +86,7 @@ class LangChainPlayer(ConversationSeat):
         self.lang = lang
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
-        plain = self.conversation.turn(observation, request, self.clean_problem(problem))
+        plain = self.conversation.turn(observation, request, self.asked(problem))
         max_tokens = max_tokens_for(request, None, self.lang)
         turn = self.conversation.fit(plain, observation, max_tokens)  # the budget, if the agent sets one
         compaction = "budget" if turn is not plain else None

@@ -54,7 +54,7 @@ class LLMPlayer(ConversationSeat):
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
         conversation = self.conversation
-        turn = conversation.turn(observation, request, self.clean_problem(problem))
+        turn = conversation.turn(observation, request, self.asked(problem))
         max_tokens = max_tokens_for(request, self.base_tokens, self.lang)
         fitted = conversation.fit(turn, observation, max_tokens)
         compaction = "budget" if fitted is not turn else None

@@ -25,6 +25,7 @@ from arena.llm.client import ClientSettings, LLMClient
 from arena.llm.conversation import Conversation
 from arena.llm.modes import Mode
 from arena.llm.usage import Prices
+from arena.players.base import Answer
 from arena.players.llm import LLMPlayer, NoUsableAnswer
 from arena.players.random_policy import random_decision
 from arena.prompts import load_prompt_set
@@ -73,10 +74,18 @@ def seat_for(name: str, key: str) -> tuple[LLMPlayer, Observation, Request]:
     return LLMPlayer(request.seat, LLMClient(settings), conversation, prices=prices), observation, request
 
 
+async def answer_for(name: str, key: str) -> Answer:
+    """The seat of scenario `name` asked its question once (from the cassette); the seat is closed after."""
+    player, observation, request = seat_for(name, key)
+    try:
+        return await player.decide(observation, request)
+    finally:
+        await player.close()
+
+
 @pytest.mark.vcr
 async def test_json_schema_vote(api_key: str) -> None:
-    player, observation, request = seat_for("test_json_schema_vote", api_key)
-    answer = await player.decide(observation, request)
+    answer = await answer_for("test_json_schema_vote", api_key)
     assert answer.decision.vote is True
     assert answer.decision.reasoning.startswith("Seat")
     (call,) = answer.calls
@@ -84,7 +93,6 @@ async def test_json_schema_vote(api_key: str) -> None:
     assert (call.prompt_tokens, call.cached_tokens, call.completion_tokens) == (2180, 2048, 41)
     assert call.cost_usd == pytest.approx((132 * 0.15 + 2048 * 0.075 + 41 * 0.60) / 1e6)
     assert call.parsed == {"reasoning": answer.decision.reasoning, "vote": True}
-    await player.close()
 
 
 @pytest.mark.vcr
@@ -101,22 +109,18 @@ async def test_tools_shot(api_key: str) -> None:
 
 @pytest.mark.vcr
 async def test_json_object_speech(api_key: str) -> None:
-    player, observation, request = seat_for("test_json_object_speech", api_key)
-    answer = await player.decide(observation, request)
+    answer = await answer_for("test_json_object_speech", api_key)
     assert answer.decision.text.startswith("Good morning")
     assert answer.decision.nominate == (4,)
     sent = answer.calls[0].messages[-1]["content"]
     assert isinstance(sent, str) and '"nominate"' in sent and "```json" in sent  # the schema travels in the prompt
-    await player.close()
 
 
 @pytest.mark.vcr
 async def test_prompt_mode_speech(api_key: str) -> None:
-    player, observation, request = seat_for("test_prompt_mode_speech", api_key)
-    answer = await player.decide(observation, request)
+    answer = await answer_for("test_prompt_mode_speech", api_key)
     assert answer.decision.text == "I have nothing against anyone yet; let us listen to seat 6."
     assert answer.decision.nominate == ()
-    await player.close()
 
 
 @pytest.mark.vcr
@@ -136,26 +140,22 @@ async def test_refusal_is_unusable_and_recorded(api_key: str) -> None:
 
 @pytest.mark.vcr
 async def test_cut_off_speech_is_salvaged(api_key: str) -> None:
-    player, observation, request = seat_for("test_cut_off_speech_is_salvaged", api_key)
-    answer = await player.decide(observation, request)
+    answer = await answer_for("test_cut_off_speech_is_salvaged", api_key)
     assert answer.decision.text == "Seat 3 voted late yesterday and seat 8 followed, which tells me"
     (call,) = answer.calls
     assert call.finish_reason == "length"
     assert call.error is not None and "cut off at the token limit" in call.error
-    await player.close()
 
 
 @pytest.mark.vcr
 async def test_rate_limit_is_retried_after_the_servers_wait(api_key: str) -> None:
-    player, observation, request = seat_for("test_rate_limit_is_retried_after_the_servers_wait", api_key)
-    answer = await player.decide(observation, request)
+    answer = await answer_for("test_rate_limit_is_retried_after_the_servers_wait", api_key)
     assert answer.decision.vote is False
     first, second = answer.calls
     assert first.error is not None and first.error.startswith("transport: HTTP 429 (Retry-After: 1)")
     assert "retrying in 0.02s" in first.error  # retry-after-ms: 20 wins over the backoff
     assert (second.attempt, second.error) == (2, None)
     assert second.prefix_ref == -1 and second.messages == []  # same messages: stored by reference
-    await player.close()
 
 
 def test_cassettes_hold_no_key(api_key: str) -> None:

@@ -21,10 +21,10 @@ from arena.cli import app
 from arena.engine import MODERATOR, Game, load_rules
 from arena.llm.budget import max_tokens_for
 from arena.llm.compaction import Budget
-from arena.llm.rebuild import events_after_inputs, seat_prompt
+from arena.llm.rebuild import check_compactions, events_after_inputs, rebuild_call, seat_prompt
 from arena.llm.records import expand
 from arena.players.base import Player
-from arena.standin import FakeServer
+from arena.standin import FakeServer, FaultPlan
 from arena.transcript import load
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
@@ -33,13 +33,15 @@ from forgery import rechain
 BUDGET = 4096
 
 
-async def _game(tmp_path: Path, server: FakeServer, mode: str, schema: str, seed: int) -> Path:
+async def _game(
+    tmp_path: Path, server: FakeServer, mode: str, schema: str, seed: int, budget: int = BUDGET
+) -> Path:
     rules = load_rules("fiim")
-    spec = llm_spec(server.base_url, mode, context_tokens=BUDGET, max_tokens=300, schema=schema)
+    spec = llm_spec(server.base_url, mode, context_tokens=budget, max_tokens=300, schema=schema)
     players: dict[int, Player] = {}
     for seat in range(1, 11):
         player = llm_player(spec, seat, rules)
-        player.conversation.budget = Budget.of(BUDGET, "en")
+        player.conversation.budget = Budget.of(budget, "en")
         player.base_tokens = 300  # as build_llm_player sets it from the spec
         players[seat] = player
     path = tmp_path / f"{mode}-{schema}.jsonl"
@@ -74,10 +76,13 @@ async def test_compacted_game_fits_rebuilds_and_leaks_nothing(
             per_seat[call.seat] = per_seat.get(call.seat, 0) + 1
             assert "Your notes of the game so far" in str(messages[1]["content"])
             assert call.prefix_messages <= 1  # the record holds the rewritten messages themselves
-            # exactly what was sent is what the rebuild gives at that point
+            # exactly what was sent is what the rebuild gives, for the call and at its point (the point's last call)
+            assert rebuild_call(transcript, index).messages == messages, f"seat {call.seat}, call {index}"
             shown = events_after[positions[index]]
+            last = max(i for i, c in enumerate(transcript.calls) if c.seat == call.seat
+                       and events_after[positions[i]] == shown)  # fmt: skip
             rebuilt = seat_prompt(transcript, call.seat, shown - 1, rebuild=True)
-            assert rebuilt.messages == messages, f"seat {call.seat}, call {index}"
+            assert rebuilt.messages == full[last], f"seat {call.seat}, call {index}, the point's last {last}"
     # rare: a seat is compacted a few times in a game, not at every turn
     calls_per_seat = {s: sum(1 for c in transcript.calls if c.seat == s) for s in per_seat}
     for seat, count in per_seat.items():
@@ -114,3 +119,32 @@ def test_budget_estimate_is_deterministic_and_conservative() -> None:
     assert Budget.of(None, "en") is None
     request_budget = max_tokens_for  # the answer budget counts toward the context (llama.cpp stops at n_ctx)
     assert callable(request_budget)
+
+
+async def test_a_compacted_reask_is_rebuilt_with_its_refusal(tmp_path: Path, api_key: str) -> None:
+    """A re-ask whose conversation is compacted (found on the real server: a speech refused by the engine at a
+    2,900-token conversation, asked again, compacted again) is rebuilt exactly: from the calls before it, the
+    refused answer at the same point among them, and the refusal it repeats (recorded as `reask`). `arena verify`
+    rebuilt such a call from the point's first call instead, and failed a game the seats played correctly."""
+    plan = FaultPlan()
+    for nth in range(3, 200, 3):  # many refused answers, so some land where the conversation is compacted
+        plan.add("refusal", "speech_decision", nth).add("illegal_target", "vote_decision", nth)
+    with FakeServer(plan=plan) as faulty:
+        path = await _game(tmp_path, faulty, "json_schema", "per_request", seed=5, budget=2048)
+    transcript = load(path)
+    assert transcript.status == "complete"
+    positions = transcript.call_positions
+    full = expand(transcript.calls)
+    reasks = []
+    for index, call in enumerate(transcript.calls):
+        before = [i for i in range(index) if transcript.calls[i].seat == call.seat]
+        if call.compaction and before and positions[before[-1]] == positions[index] and call.reask:
+            reasks.append(index)
+            assert call.reask in str(full[index][-1]["content"])  # the refusal, said again to the model
+    assert reasks, "the game should hold a compacted re-ask"
+    problems, notes = check_compactions(transcript)
+    assert problems == [] and notes == []
+    for index in reasks:  # `arena prompt --at K --rebuild` at a re-ask's point: that call, exactly
+        point = events_after_inputs(transcript, MODERATOR)[0][positions[index]] - 1
+        assert seat_prompt(transcript, transcript.calls[index].seat, point, rebuild=True).messages == full[index]
+    assert CliRunner().invoke(app, ["verify", str(path)]).exit_code == 0

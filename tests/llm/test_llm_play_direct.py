@@ -93,7 +93,8 @@ def test_ctrl_c_mid_game_closes_the_direct_sessions_and_resume_finishes_on_the_d
         command = _command(tmp_path, server.base_url, "--seat", "all=local")
         child = subprocess.Popen(command, env=_env(None), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            for _ in range(600):  # until the game's own calls are under way (the first request is the probe)
+            # until the game's own calls are under way (the first request is the probe); 2 min: a busy machine is slow
+            for _ in range(2400):
                 if server.stats.requests >= 6 or child.poll() is not None:
                     break
                 time.sleep(0.05)

