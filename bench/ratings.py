@@ -89,32 +89,46 @@ def equal(sims: int, boot: int, jobs: int) -> None:
                   f"{tally.seat_marked}/{runs} = {tally.seat_marked / runs:.1%} |", flush=True)  # fmt: skip
 
 
-def _power_cell(args: tuple[str, int, int, int, int]) -> tuple[str, int, int, str, float, int, int]:
+POWER_ROWS = (("one-per-side", 2, 300), ("one-per-side", 4, 1000), ("mixed", 2, 1000), ("unbalanced", 4, 1000),
+              ("tournament", 2, 1000), ("repeated-deal", 2, 300))  # fmt: skip
+
+
+def _power_cell(args: tuple[str, int, int, int, int, str]) -> tuple[str, int, int, str, float, str, int, int]:
     import numpy as np
 
     from arena.research.power import power, seatings_to_matches
     from arena.research.simulate import SCHEDULES, power_run
 
-    schedule, k, games, sims, boot = args
+    schedule, k, games, sims, boot, scale = args
     labels = [f"c{i}" for i in range(k)]
     seatings = SCHEDULES[schedule](labels, games, np.random.default_rng(0))
     p = power(seatings_to_matches([(s.configs, s.roles) for s in seatings], "sim"), labels)
     d = next(x for x in p.detectable if x.kind == ("combined" if schedule == "tournament" else "town"))
-    hits, runs = power_run(schedule, k, games, sims, d.kind, d.difference, boot=boot, seed=games + k)
-    return schedule, k, games, d.kind, d.difference, hits, runs
+    # c0 and c1 are the pool's rarest pair under `unbalanced`: the dry run's figure for the least-measured pair
+    size = d.worst if schedule == "unbalanced" else d.difference
+    hits, runs = power_run(schedule, k, games, sims, d.kind, size, boot=boot, seed=games + k + 7 * SEED, scale=scale)
+    return schedule, k, games, d.kind + (" (least-measured pair)" if schedule == "unbalanced" else ""), size, scale, \
+        hits, runs
 
 
-def power_check(sims: int, boot: int, jobs: int) -> None:
+def power_check(sims: int, boot: int, jobs: int, only: set[str] | None = None) -> None:
     print(f"== power: c0 better than the rest by the dry run's 80 % difference; share of {sims} tournaments that "
-          "mark c0 better than c1")  # fmt: skip
-    print("| schedule | k | games | quantity | detectable difference | marked |")
-    print("|---|---|---|---|---|---|")
-    cells = [("one-per-side", 2, 300, sims, boot), ("one-per-side", 4, 1000, sims, boot),
-             ("tournament", 2, 1000, sims, boot), ("repeated-deal", 2, 300, sims, boot)]  # fmt: skip
+          "mark c0 better than c1 (± its Monte Carlo standard error)")  # fmt: skip
+    print("   (report scale: the report's logits differ by it, what the dry run is about; world scale: the world's")
+    print("   own skills do, which the report shows about 7 % smaller)")
+    print("| schedule | k | games | quantity | detectable difference | marked (report scale) | marked (world scale) |")
+    print("|---|---|---|---|---|---|---|")
+    cells = [(s, k, n, sims, boot, scale) for s, k, n in POWER_ROWS for scale in ("report", "world")
+             if only is None or f"{s}:{k}:{n}" in only or s in only]
     with ProcessPoolExecutor(jobs) as pool:
-        for schedule, k, games, kind, diff, hits, runs in pool.map(_power_cell, cells):
-            print(f"| {schedule} | {k} | {games} | {kind} | {diff:.2f} | {hits}/{runs} = {hits / runs:.0%} |",
-                  flush=True)  # fmt: skip
+        done = list(pool.map(_power_cell, cells))
+    for row in range(0, len(done), 2):
+        schedule, k, games, kind, diff, _, _, _ = done[row]
+        shares = []
+        for *_, hits, runs in done[row : row + 2]:
+            share = hits / runs
+            shares.append(f"{hits}/{runs} = {share:.1%} ± {(share * (1 - share) / runs) ** 0.5:.1%}")
+        print(f"| {schedule} | {k} | {games} | {kind} | {diff:.2f} | {' | '.join(shares)} |", flush=True)
 
 
 def metrics(sims: int) -> None:
@@ -184,7 +198,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--parts", default="coverage,equal,power,metrics,real")
     parser.add_argument("--seed", type=int, default=0, help="another draw of the simulations (0: the documented one)")
-    parser.add_argument("--rows", default="", help="coverage rows only: schedules or SCHEDULE:K:GAMES, comma separated")
+    parser.add_argument("--rows", default="", help="coverage/power rows: SCHEDULE or SCHEDULE:K:GAMES, comma-separated")
     parser.add_argument("--selfplay", type=int, default=1000, help="self-play games for the held-out comparison")
     args = parser.parse_args()
     parts = set(args.parts.split(","))
@@ -196,7 +210,7 @@ def main() -> None:
     if "equal" in parts:
         equal(args.equal_sims or args.sims, args.boot, args.jobs)
     if "power" in parts:
-        power_check(args.sims, args.boot, args.jobs)
+        power_check(args.sims, args.boot, args.jobs, set(args.rows.split(",")) if args.rows else None)
     if "metrics" in parts:
         metrics(args.sims * 2)
     if "real" in parts:

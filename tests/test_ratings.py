@@ -13,12 +13,12 @@ import pytest
 from arena.engine import load_rules
 from arena.research.corpus import Corpus, load_folder
 from arena.research.identify import COMBINED, MAFIA, TOWN, design, identify
-from arena.research.intervals import cluster_ids, cluster_weights
+from arena.research.intervals import Z95, cluster_ids, cluster_weights, proportion, wilson
 from arena.research.power import power, schedule_power, seatings_to_matches
 from arena.research.ratings import VARIANTS, fit, fit_sum, held_out, variant_design
 from arena.research.records import Match, from_games, matches
 from arena.research.selfplay import play_balanced
-from arena.research.simulate import run, world_for
+from arena.research.simulate import power_run, run, world_difference, world_for
 from arena.tournament.schedule import make_schedule
 
 HEURISTIC, RANDOM = "bot:heuristic", "bot:random"
@@ -112,7 +112,7 @@ def test_the_block_bootstrap_moves_a_deal_as_one() -> None:
 def test_every_printed_interval_covers_under_a_process_the_model_does_not_assume(
     schedule: str, k: int, games: int
 ) -> None:
-    """30 simulated tournaments each (bench/ratings.py runs the full table, 50 to 100 per row: docs/ratings.md):
+    """30 simulated tournaments each (bench/ratings.py runs the full table, 200 per row: docs/ratings.md):
     every kind of interval the report prints covers its truth. A 95 % interval: the lower bound leaves room for 30
     tournaments' noise (85 % for kinds checked 100 times or more, 80 % for one check per tournament, as the side
     term)."""
@@ -122,6 +122,57 @@ def test_every_printed_interval_covers_under_a_process_the_model_does_not_assume
         low = 0.85 if checked >= 100 else 0.80
         assert low <= tally.rate(kind) <= 1.0, f"{schedule}: {kind} covered {tally.rate(kind):.1%} of {checked}"
     assert "win rate" in tally.checked and "score" in tally.checked and "seat" in tally.checked
+
+
+def test_a_win_rate_over_games_that_are_their_own_deals_is_a_plain_wilson_interval() -> None:
+    """Korn and Graubard's degrees of freedom: no t(C − 1) widening when each cluster is one trial (that widening
+    covered 98.8 % at a dozen games a cell), but replayed deals still widen the interval."""
+    won = np.asarray([1.0, 0, 0, 1, 0, 1, 1, 0, 0, 0, 1, 0])
+    iv = proportion(won, np.ones(12), np.arange(12))
+    assert (iv.low, iv.high) == pytest.approx(wilson(5 / 12 * 11, 11, Z95))  # n (C − 1)/C: the robust variance
+    replayed = proportion(np.repeat(won, 4), np.ones(48), np.repeat(np.arange(12), 4))
+    assert replayed.low < iv.low < iv.high < replayed.high < iv.high + 0.03  # t(47)/t(11): a little wider
+    plain = wilson(20, 48, Z95)
+    assert replayed.high - replayed.low > 1.5 * (plain[1] - plain[0])  # 48 games, but 12 deals
+
+
+@pytest.mark.parametrize(
+    ("schedule", "kinds"), [("one-per-side", ("win rate", "role rate")), ("mixed", ("role diff",))]
+)
+def test_small_cells_rate_intervals_are_not_conservative(schedule: str, kinds: tuple[str, ...]) -> None:
+    """8 configurations, 100 games: about a dozen games a cell. With t(C − 1) on top of Wilson these covered
+    98.8 % (win and role rates) and 99.2 % (role differences) here; the acceptance band is 90–98 %."""
+    tally = run(world_for(8), schedule, 8, 100, 60, boot=100, seed=5)
+    for kind in kinds:
+        assert tally.checked[kind] >= 900
+        assert 0.92 <= tally.rate(kind) <= 0.98, f"{schedule}: {kind} covered {tally.rate(kind):.1%}"
+
+
+def test_the_dry_runs_detectable_difference_is_marked_about_80_percent_of_the_time() -> None:
+    """Whole sides, 2 configurations, 300 games: a true difference (in the report's logits) of the size the dry
+    run prints is marked in about 80 % of simulated tournaments (the bench: 200 per schedule); the world's own
+    skills must differ by more, since its noise shrinks every reported logit."""
+    p = schedule_power(["c0", "c1"], "filler", FIIM, 300, 1, "sides")
+    town = next(d for d in p.detectable if d.kind == TOWN)
+    assert world_difference("one-per-side", 2, 300, TOWN, town.difference) > 1.03 * town.difference
+    hits, runs = power_run("one-per-side", 2, 300, 100, TOWN, town.difference, boot=100, seed=3)
+    assert 0.70 <= hits / runs <= 0.90, f"{hits} of {runs}"
+
+
+def test_an_unbalanced_schedule_names_its_least_measured_pair() -> None:
+    """The median pair's figure does not hold for the rarest two configurations (50 % power in simulation)."""
+    from arena.research.power import describe
+    from arena.research.simulate import SCHEDULES
+
+    labels = ["c0", "c1", "c2", "c3"]
+    seats = SCHEDULES["unbalanced"](labels, 1000, np.random.default_rng(0))
+    p = power(seatings_to_matches([(s.configs, s.roles) for s in seats], "sim"), labels)
+    town = next(d for d in p.detectable if d.kind == TOWN)
+    assert town.worst > 1.1 * town.difference
+    assert p.games_for(0.4, worst=True)[TOWN] > 1.2 * p.games_for(0.4)[TOWN]
+    assert f"{town.worst:.2f} for the least-measured pair" in "\n".join(describe(p, 0.4))
+    sides = schedule_power(["a", "b", "c"], "filler", FIIM, 900, 1, "sides")
+    assert all(d.worst == pytest.approx(d.difference, rel=0.05) for d in sides.detectable)  # balanced: one figure
 
 
 def test_equal_configurations_are_rarely_marked_different() -> None:

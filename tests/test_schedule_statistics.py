@@ -78,6 +78,19 @@ def test_sides_rounds_give_every_configuration_the_town_once_and_the_mafia_once(
     assert len(pairs) == k * k and set(pairs.values()) == {2}  # every ordered pair, self-pairs included
 
 
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_sides_gives_every_pair_every_turn_of_the_seats(k: int) -> None:
+    """Turning the seats every game gave a pair only half the turns when k² and 10 share a factor (k = 2, 4)."""
+    rules = load_rules("fiim")
+    labels = [f"c{i}" for i in range(k)]
+    plans = make_schedule(labels, "filler", rules, rules.players * k * k, 1, kind="sides")
+    seen: dict[tuple[str, str], set[tuple[Role, ...]]] = {}
+    for p in plans:
+        sides = {side_of(r): lab for lab, r in zip(p.labels, p.roles, strict=True)}
+        seen.setdefault((sides["red"], sides["black"]), set()).add(p.roles)
+    assert len(seen) == k * k and {len(turns) for turns in seen.values()} == {rules.players}
+
+
 def test_the_seats_schedule_moves_each_roles_seat_from_block_to_block() -> None:
     """Without the block offset a configuration held the sheriff's card at one seat all tournament long, and a
     seat's own advantage passed for its skill."""

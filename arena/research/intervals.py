@@ -3,9 +3,12 @@
 Every rate in the report is a ratio of sums over games (wins over games, votes on black over votes, Brier sum over
 probabilities). The seats of one game, and the games of one deal, are not independent trials, so the variance of a
 ratio is taken from the spread of its clusters (the linearised, cluster-robust variance of a ratio estimator), with
-Student's t on C − 1 degrees of freedom for C clusters. Proportions get a Wilson score interval on the effective
-sample size n / design effect (Korn and Graubard's adjustment), which stays inside [0, 1] and is sound at 0 % and
-100 %. Holm's step-down method controls the family-wise error of a set of tests.
+Student's t on C − 1 degrees of freedom for C clusters. Proportions get a Wilson score interval on Korn and
+Graubard's effective sample size, n / design effect × (t₍n−1₎ / t₍C−1₎)², which stays inside [0, 1] and is sound at
+0 % and 100 %: the t ratio charges for estimating the design effect from few clusters, and is 1 when every cluster is
+one trial (a win rate over games that are each their own deal), where a t quantile on C − 1 degrees of freedom would
+only widen a plain binomial interval (98–99 % coverage at a dozen games in simulation). Holm's step-down method
+controls the family-wise error of a set of tests.
 """
 
 from __future__ import annotations
@@ -106,10 +109,18 @@ def effective(
     return p, n, min(n, float(c)), c
 
 
+def df_adjusted(n_eff: float, n: float, clusters: int) -> float:
+    """Korn and Graubard's degrees-of-freedom-adjusted effective sample size: n_eff · (t₍n−1₎ / t₍C−1₎)²."""
+    if clusters < 2 or n < 2:
+        return n_eff
+    return n_eff * (t_quantile(max(round(n), 2)) / t_quantile(clusters)) ** 2
+
+
 def proportion(
     successes: Sequence[float] | Array, trials: Sequence[float] | Array, clusters: Sequence[int] | NDArray[np.int64]
 ) -> Interval:
-    """A proportion counted per cluster: Wilson on the effective n (`effective`), with t on C − 1 df.
+    """A proportion counted per cluster: Wilson on the effective n (`effective`), adjusted for the design effect's
+    degrees of freedom (`df_adjusted`).
 
     `successes[i]` of `trials[i]` in item i (a game's votes, a game's win), items grouped by `clusters[i]`. Only
     items with trials count as clusters."""
@@ -117,7 +128,8 @@ def proportion(
     p, n, n_eff, c = effective(np.asarray(successes)[keep], np.asarray(trials)[keep], np.asarray(clusters)[keep])
     if n <= 0:
         return Interval(math.nan, 0.0, 1.0, 0.0, 0)
-    low, high = wilson(p * n_eff, n_eff, t_quantile(c))
+    m = df_adjusted(n_eff, n, c)
+    low, high = wilson(p * m, m, Z95)
     return Interval(p, low, high, n, c)
 
 
@@ -133,16 +145,16 @@ def proportion_difference(
 ) -> tuple[Interval, float]:
     """The difference of two clustered proportions, Newcombe's hybrid score interval built from each one's Wilson
     interval on its effective n (sound for small and lopsided groups, where a Wald interval collapses), and the
-    two-sided p-value of no difference (the level at which that interval first touches zero)."""
+    two-sided p-value of no difference (the level at which that interval first touches zero); each effective n is
+    adjusted for its design effect's degrees of freedom as in `proportion`."""
     ids = np.asarray(clusters)
     a, b = n1 > 0, n2 > 0
     p1, t1, m1, c1 = effective(y1[a], n1[a], ids[a])
     p2, t2, m2, c2 = effective(y2[b], n2[b], ids[b])
     if t1 <= 0 or t2 <= 0:
         return NAN_INTERVAL, math.nan
-    df = max(min(c1, c2) - 1, 1)
-    q = float(stats.t.ppf(0.975, df)) if df <= 1000 else Z95
-    low, high = _newcombe(p1, m1, p2, m2, q)
+    m1, m2 = df_adjusted(m1, t1, c1), df_adjusted(m2, t2, c2)
+    low, high = _newcombe(p1, m1, p2, m2, Z95)
     d = p1 - p2
     out = Interval(d, low, high, t1 + t2, len(np.unique(ids[a | b])))
     if d == 0:
@@ -155,7 +167,7 @@ def proportion_difference(
             lo = mid
         else:
             hi = mid
-    return out, float(2 * stats.t.sf(lo, df))
+    return out, float(2 * stats.norm.sf(lo))
 
 
 def ratio(

@@ -4,8 +4,11 @@ From the schedule's seatings alone (no results), the ratings' design matrix tell
 (`identify`), and its Fisher information at equal configurations, I = Xᵀ W X with W = p(1 − p) at the side term
 `H0`, gives each pairwise difference's standard error. A difference is marked "better than" only when its
 simultaneous 95 % interval excludes zero (the report's max-|t| control over every pairwise comparison it prints), so
-the smallest difference detected with 80 % power is (q + z₀.₈) · SE, with q the simultaneous critical value of that
-family (from the normal approximation of its estimates). Standard errors shrink as 1/√games, which gives the games a
+the smallest difference detected with 80 % power is (s·q + z₀.₈) · SE, with q the simultaneous critical value of that
+family (from the normal approximation of its estimates) and s the report's small-sample stretch for that many
+deals. A difference is in the report's logits, which are population-averaged: game-level noise the model does not
+see shrinks every one of them alike (about 7 % in the bench's world), so a world whose "true" skills differ by D
+shows a little less than D. Standard errors shrink as 1/√games, which gives the games a
 wanted difference needs. The bench (`python bench/ratings.py`) checks the 80 % against simulated tournaments
 played under a process the model does not assume.
 """
@@ -21,7 +24,7 @@ from scipy import stats
 
 from arena.engine import RuleSet
 from arena.research.identify import COMBINED, MAFIA, TOWN, Identification, design, identify, statements
-from arena.research.ratings import PRIOR_SD, SIDE_PRIOR_SD
+from arena.research.ratings import PRIOR_SD, SIDE_PRIOR_SD, stretch
 from arena.research.records import Match
 
 H0 = -0.4  # the town's logit among equals under fiim (about 40 %): the information is nearly flat around it
@@ -36,7 +39,8 @@ class Detectable:
     weight: float  # combined: the town skill's weight
     pairs: int  # comparisons of this kind among the pool (the filler left out)
     se: float  # the median standard error of a pairwise difference
-    difference: float  # the smallest difference detected with 80 % power
+    difference: float  # the smallest difference detected with 80 % power (the median pair)
+    worst: float = math.nan  # the same for the least-measured pair (an unbalanced schedule's rarest two)
 
 
 @dataclass
@@ -47,9 +51,11 @@ class Power:
     family: int  # comparisons in the family
     detectable: list[Detectable]
 
-    def games_for(self, difference: float) -> dict[str, int]:
-        """Games needed for `difference` (logits) at 80 % power, per kind (SE ∝ 1/√games)."""
-        return {d.kind: max(1, math.ceil(self.games * (d.difference / difference) ** 2)) for d in self.detectable}
+    def games_for(self, difference: float, *, worst: bool = False) -> dict[str, int]:
+        """Games needed for `difference` (logits) at 80 % power, per kind (SE ∝ 1/√games): for the median pair, or
+        the least-measured one."""
+        return {d.kind: max(1, math.ceil(self.games * ((d.worst if worst else d.difference) / difference) ** 2))
+                for d in self.detectable}  # fmt: skip
 
 
 def seatings_to_matches(seatings: Sequence[tuple[Sequence[str], Sequence[str]]], rules: str) -> list[Match]:
@@ -87,6 +93,7 @@ def power(games: Sequence[Match], pool: Sequence[str] | None = None, *, seed: in
     v = c.T @ cov @ c
     se = np.sqrt(np.clip(np.diag(v), 0, None))
     q = _critical(v / np.outer(se, se), seed)
+    widen = stretch(len({g.deal or i for i, g in enumerate(games)}))  # the report's small-sample stretch of q
     z = float(stats.norm.ppf(POWER))
     out = []
     for kind in KINDS:
@@ -95,7 +102,8 @@ def power(games: Sequence[Match], pool: Sequence[str] | None = None, *, seed: in
             continue
         weight = next((s.combined.weight for s in ident.configs if s.combined is not None and kind == COMBINED), 1.0)
         middle = float(np.median(ses))
-        out.append(Detectable(kind, weight, len(ses), middle, (q + z) * middle))
+        factor = widen * q + z
+        out.append(Detectable(kind, weight, len(ses), middle, factor * middle, factor * max(ses)))
     return Power(ident, len(games), q, len(family), out)
 
 
@@ -133,22 +141,26 @@ def describe(p: Power, detect: float | None = None, plans_for: Callable[[int], P
         lines.append("No pairwise difference of the pool is identified.")
         return lines
     lines.append(
-        f"Smallest difference detected with 80 % power (logits; simultaneous 95 % control over {p.family} "
-        f"comparisons, q = {p.critical:.2f}):"
+        f"Smallest difference detected with 80 % power (the report's logits; simultaneous 95 % control over "
+        f"{p.family} comparisons, q = {p.critical:.2f}):"
     )
     for d in p.detectable:
         over = "its one pair" if d.pairs == 1 else f"the median of its {d.pairs} pairs"
-        lines.append(f"  {_label(d)}: {d.difference:.2f} (standard error {d.se:.3f}, {over}; the filler left out)")
+        uneven = f"; {d.worst:.2f} for the least-measured pair" if d.worst > 1.05 * d.difference else ""
+        lines.append(f"  {_label(d)}: {d.difference:.2f} (standard error {d.se:.3f}, {over}{uneven}; "
+                     "the filler left out)")  # fmt: skip
     if detect is not None:
         lines.append(f"Games needed to detect a difference of {detect:g} with 80 % power:")
-        needed = p.games_for(detect)
+        needed, least = p.games_for(detect), p.games_for(detect, worst=True)
         for d in p.detectable:
-            n = needed[d.kind]
+            n, m = needed[d.kind], least[d.kind]
             if plans_for is not None:  # one correction: the schedule of that length, not a scaled one
                 again = next((x for x in plans_for(n).detectable if x.kind == d.kind), None)
                 if again is not None:
                     n = max(1, math.ceil(n * (again.difference / detect) ** 2))
-            lines.append(f"  {_label(d)}: {n} games")
+                    m = max(1, math.ceil(n * (again.worst / again.difference) ** 2))
+            tail = f" ({m} for the least-measured pair)" if m > 1.1 * n else ""
+            lines.append(f"  {_label(d)}: {n} games{tail}")
     return lines
 
 

@@ -408,18 +408,50 @@ def run(
 
 
 # ----- power: is a difference of the dry run's size marked 80 % of the time? --------------------------------------
-def power_run(
-    schedule: str, k: int, games: int, sims: int, kind: str, difference: float, *, boot: int = 200, seed: int = 0
-) -> tuple[int, int]:
-    """Simulated tournaments where configuration c0 is better than every other by `difference` on `kind` (town,
-    mafia, or both for combined), all else equal; returns (tournaments marking c0 better than c1, tournaments)."""
+def _world_with(k: int, kind: str, difference: float) -> World:
+    """All configurations equal but c0, better than the rest by `difference` (world skills) on `kind`."""
     base = world_for(k, equal=True)
     town, mafia = dict(base.town), dict(base.mafia)
     if kind in ("town", COMBINED):
         town["c0"] = difference
     if kind in ("mafia", COMBINED):
         mafia["c0"] = difference
-    world = World(base.h, town, mafia)
+    return World(base.h, town, mafia)
+
+
+def reported_difference(world: World, schedule: str, k: int, games: int, kind: str, seed: int = 0) -> float:
+    """c0 − c1 on `kind` as the report estimates it in this world (the pseudo-true value, on the report's
+    population-averaged scale), over one schedule of at least 2,000 games."""
+    rng = np.random.default_rng(seed)
+    labels = [f"c{i}" for i in range(k)]
+    drawn = draw(world, SCHEDULES[schedule](labels, max(games, 2000), rng), rng)
+    f = fit(matches(drawn.records), boot=0)
+    a, b = f.estimate("c0", kind), f.estimate("c1", kind)
+    if a is None or b is None:
+        raise ValueError(f"{kind} is not identified under {schedule}")
+    return float((a.quantity.coef - b.quantity.coef) @ pseudo_true(f, drawn, world.draw))
+
+
+def world_difference(schedule: str, k: int, games: int, kind: str, difference: float, seed: int = 0) -> float:
+    """The world-skill difference whose reported difference is `difference` (two secant steps: the world's noise
+    and role weights shrink a difference by a near-constant factor)."""
+    x = difference
+    for _ in range(2):
+        x *= difference / reported_difference(_world_with(k, kind, x), schedule, k, games, kind, seed)
+    return x
+
+
+def power_run(
+    schedule: str, k: int, games: int, sims: int, kind: str, difference: float, *, boot: int = 200, seed: int = 0,
+    scale: str = "report",
+) -> tuple[int, int]:
+    """Simulated tournaments where configuration c0 is better than every other by `difference` on `kind` (town,
+    mafia, or both for combined), all else equal; returns (tournaments marking c0 better than c1, tournaments).
+
+    `scale = "report"`: the difference is the one the report estimates (what a dry run's figure is about: a
+    difference of the report's logits); `"world"`: the world's own skills differ by it (smaller in the report)."""
+    x = world_difference(schedule, k, games, kind, difference, seed) if scale == "report" else difference
+    world = _world_with(k, kind, x)
     rng = np.random.default_rng(seed)
     labels = [f"c{i}" for i in range(k)]
     hits = 0
@@ -457,4 +489,5 @@ def metric_run(games: int, sims: int, *, replays: int = 1, kind: str = "proporti
     return covered, sims
 
 
-__all__ = ["KINDS", "SCHEDULES", "Tally", "World", "check", "draw", "metric_run", "power_run", "run", "world_for"]
+__all__ = ["KINDS", "SCHEDULES", "Tally", "World", "check", "draw", "metric_run", "power_run", "reported_difference",
+           "run", "world_difference", "world_for"]

@@ -224,7 +224,10 @@ def side_pairs(k: int) -> list[tuple[int, int]]:
 
 
 def make_side_schedule(labels: Sequence[str], filler: str, rules: RuleSet, games: int, seed: int) -> list[GamePlan]:
-    """The `sides` schedule: game i puts pair i mod k² of `side_pairs` on the town and the mafia seats."""
+    """The `sides` schedule: game i puts pair i mod k² of `side_pairs` on the town and the mafia seats, the roles'
+    seats turned by one every game and by one more after every full cycle of pairs, so that each pair meets every
+    turn (turning them only every game tied a pair to half the turns when k² and the table size share a factor, and
+    a seat's own advantage passed for a skill)."""
     n = rules.players
     slots = [role for role, count in rules.roles.items() for _ in range(count)]
     random.Random(f"sides:{seed}").shuffle(slots)
@@ -232,7 +235,8 @@ def make_side_schedule(labels: Sequence[str], filler: str, rules: RuleSet, games
     plans = []
     for game in range(games):
         town, mafia = pairs[game % len(pairs)]
-        roles = tuple(slots[(seat - game) % n] for seat in range(n))
+        turn = game % len(pairs) + game // len(pairs)
+        roles = tuple(slots[(seat - turn) % n] for seat in range(n))
         side = {"red": labels[town], "black": labels[mafia]}
         seat_labels = tuple(side.get(side_of(role), filler) for role in roles)
         plans.append(GamePlan(game, seed + game, seat_labels, roles))
