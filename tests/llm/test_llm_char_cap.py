@@ -8,30 +8,23 @@ several points, holds the shouted text only as cut by the engine, and the cut is
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 from llmkit import llm_player, llm_spec, play
 
 from arena.agents import AgentSpec
-from arena.engine import Decision, EventType, Game, Kind, Observation, Request, Vis, load_rules
+from arena.engine import EventType, Game, Vis, load_rules
 from arena.llm.rebuild import seat_prompt
 from arena.llm.records import expand
-from arena.players.base import Answer, Player
+from arena.players.base import Player
 from arena.standin import FakeServer
 from arena.transcript import load
 
-HUGE = "A" * 10_000
+sys.path.insert(0, str(Path(__file__).parents[1]))
+from test_text_caps import Shouter  # the one shouting seat, shared with the engine's caps test
+
 RUN = re.compile("A{100,}")
-
-
-class Shouter(Player):
-    def __init__(self, seat: int) -> None:
-        self.seat = seat
-
-    async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
-        if request.kind in (Kind.SPEECH, Kind.BLACK_MESSAGE):
-            return Answer(decision=Decision(text=HUGE))
-        return Answer(decision=request.default)
 
 
 def _longest_run(messages: list[dict[str, object]]) -> int:
