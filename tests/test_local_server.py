@@ -22,6 +22,7 @@ import http.server, signal, sys, time
 args = sys.argv[1:]
 if args == ["--help"]:
     print("-cram, --cache-ram N   set the maximum cache size in MiB")
+    print("--swa-full   use full-size SWA cache")
     sys.exit(0)
 if "--die" in " ".join(args) or {die}:
     import os
@@ -72,6 +73,7 @@ def test_the_server_gets_our_flags_and_is_waited_for_and_stopped(tmp_path: Path)
     assert command[command.index("--parallel") + 1] == "3" and "--jinja" in command
     assert command[command.index("--host") + 1] == "127.0.0.1"
     assert command[command.index("--cache-ram") + 1] == "0"  # no prompt state shared across slots (seats)
+    assert "--swa-full" in command  # a compacted prompt resumes where it changed
     with server, urllib.request.urlopen(f"http://127.0.0.1:{server.port}/health", timeout=5) as answer:
         assert answer.status == 200  # ready, past the 503s of the loading phase
     assert server.process is not None and server.process.returncode == 0  # SIGTERM, clean exit
@@ -97,7 +99,8 @@ def test_a_server_without_the_ram_cache_flag_is_not_given_it(tmp_path: Path) -> 
     old.chmod(old.stat().st_mode | stat.S_IXUSR)
     server = LocalServer(tmp_path / "m.gguf", port=_port(), binary=old)
     command = server.command()
-    assert "--cache-ram" not in command and command[command.index("--parallel") + 1] == "10"
+    assert "--cache-ram" not in command and "--swa-full" not in command
+    assert command[command.index("--parallel") + 1] == "10"
 
 
 def test_sigint_stops_it_even_when_started_from_a_script_in_the_background(tmp_path: Path) -> None:
