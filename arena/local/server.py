@@ -27,8 +27,8 @@ from pathlib import Path
 DEFAULT_PORT = 8080
 DEFAULT_CTX = 4096  # tokens per slot: what most local setups run, and what compaction is measured at
 # one slot per seat of a 10-seat game: each seat keeps its own prefix cached (the seats are pinned by `id_slot`);
-# measured on a 10-seat all-local game at 4,096 tokens: 1.01x the floor of a perfect prefix cache, 593 s, against
-# 1.18x and 1017 s on 4 slots (docs/llm.md)
+# measured on 10-seat all-local games at 4,096 tokens: 1.01x the floor of a perfect prefix cache and 859 s, against
+# 2.68x and 2029 s on 4 slots, where seats evict each other's prefixes (docs/llm.md)
 DEFAULT_PARALLEL = 10
 ALIAS = "gemma-3-270m"  # the model name the server reports for the default model
 
