@@ -20,7 +20,7 @@ from arena.llm.compaction import Budget
 from arena.llm.conversation import Conversation, Message
 from arena.llm.modes import Mode
 from arena.llm.records import Expansion
-from arena.llm.seat import TRANSPORT
+from arena.llm.seat import TRANSPORT, ConversationSeat
 from arena.players.base import ModelCall
 from arena.prompts import load_prompt_set
 from arena.transcript import Transcript
@@ -187,6 +187,14 @@ def check_compactions(transcript: Transcript) -> tuple[list[str], list[str]]:
     full = Expansion(transcript.calls)
     for index in compacted:
         call = transcript.calls[index]
+        refused = {
+            ConversationSeat.clean_problem(i.reason)
+            for i in transcript.inputs
+            if i.op == "reject" and i.seat == call.seat
+        }
+        if call.reask is not None and call.reask not in refused:  # a re-ask repeats a refusal the file records
+            problems.append(f"compacted call {index} (seat {call.seat}): its re-ask repeats no recorded refusal")
+            continue
         try:
             rebuilt = rebuild_call(transcript, index)
         except ValueError as exc:  # an untrusted prompt set: not rebuilt
