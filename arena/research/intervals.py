@@ -232,3 +232,19 @@ def cluster_weights(clusters: NDArray[np.int64], boot: int, rng: np.random.Gener
         return np.zeros((boot, 0))
     draws = rng.multinomial(c, np.full(c, 1.0 / c), size=boot).astype(np.float64)
     return np.asarray(draws[:, clusters], dtype=np.float64)
+
+
+def simultaneous_critical(corr: Array, df: int, *, level: float = 0.95, seed: int = 0, draws: int = 20000) -> float:
+    """The `level` quantile of max |T| over a family of estimates with correlation `corr`, T multivariate t on
+    `df` degrees of freedom (normal when `df` is 0): d ± q·se then holds every difference of the family at once
+    (Hothorn, Bretz and Westfall's single-step method). Monte Carlo with a fixed seed, so a report is reproducible;
+    a singular `corr` (a combined skill is a mix of the other two) is fine."""
+    if corr.shape[0] == 0:
+        return math.nan
+    rng = np.random.default_rng(seed)
+    values, vectors = np.linalg.eigh(corr)
+    root = vectors * np.sqrt(np.clip(values, 0, None))
+    z = rng.standard_normal((draws, corr.shape[0])) @ root.T
+    if df > 0:
+        z /= np.sqrt(rng.chisquare(df, draws) / df)[:, None]
+    return float(np.quantile(np.max(np.abs(z), axis=1), level))

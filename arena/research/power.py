@@ -4,12 +4,12 @@ From the schedule's seatings alone (no results), the ratings' design matrix tell
 (`identify`), and its Fisher information at equal configurations, I = Xᵀ W X with W = p(1 − p) at the side term
 `H0`, gives each pairwise difference's standard error. A difference is marked "better than" only when its
 simultaneous 95 % interval excludes zero (the report's max-|t| control over every pairwise comparison it prints), so
-the smallest difference detected with 80 % power is (s·q + z₀.₈) · SE, with q the simultaneous critical value of that
-family (from the normal approximation of its estimates) and s the report's small-sample stretch for that many
-deals. A difference is in the report's logits, which are population-averaged: game-level noise the model does not
-see shrinks every one of them alike (about 7 % in the bench's world), so a world whose "true" skills differ by D
-shows a little less than D. Standard errors shrink as 1/√games, which gives the games a
-wanted difference needs. The bench (`python bench/ratings.py`) checks the 80 % against simulated tournaments
+the smallest difference detected with 80 % power is (q + z₀.₈) · SE, with q the simultaneous critical value of that
+family, computed as the report computes it (`simultaneous_critical`: the family's correlation, t on deals − 1
+degrees of freedom). A difference is in the report's logits, which are population-averaged: game-level noise the
+model does not see shrinks every one of them alike (about 7 % in the bench's world), so a world whose "true" skills
+differ by D shows a little less than D. Standard errors shrink as 1/√games, which gives the games a wanted
+difference needs. The bench (`python bench/ratings.py`) checks the 80 % against simulated tournaments
 played under a process the model does not assume.
 """
 
@@ -24,7 +24,8 @@ from scipy import stats
 
 from arena.engine import RuleSet
 from arena.research.identify import COMBINED, MAFIA, TOWN, Identification, design, identify, statements
-from arena.research.ratings import PRIOR_SD, SIDE_PRIOR_SD, stretch
+from arena.research.intervals import simultaneous_critical
+from arena.research.ratings import PRIOR_SD, SIDE_PRIOR_SD
 from arena.research.records import Match
 
 H0 = -0.4  # the town's logit among equals under fiim (about 40 %): the information is nearly flat around it
@@ -92,8 +93,8 @@ def power(games: Sequence[Match], pool: Sequence[str] | None = None, *, seed: in
     c = np.stack([f[2] for f in family], axis=1)
     v = c.T @ cov @ c
     se = np.sqrt(np.clip(np.diag(v), 0, None))
-    q = _critical(v / np.outer(se, se), seed)
-    widen = stretch(len({g.deal or i for i, g in enumerate(games)}))  # the report's small-sample stretch of q
+    deals = len({g.deal or i for i, g in enumerate(games)})
+    q = simultaneous_critical(v / np.outer(se, se), deals - 1, level=LEVEL, seed=seed)
     z = float(stats.norm.ppf(POWER))
     out = []
     for kind in KINDS:
@@ -102,7 +103,7 @@ def power(games: Sequence[Match], pool: Sequence[str] | None = None, *, seed: in
             continue
         weight = next((s.combined.weight for s in ident.configs if s.combined is not None and kind == COMBINED), 1.0)
         middle = float(np.median(ses))
-        factor = widen * q + z
+        factor = q + z
         out.append(Detectable(kind, weight, len(ses), middle, factor * middle, factor * max(ses)))
     return Power(ident, len(games), q, len(family), out)
 
@@ -111,16 +112,6 @@ def _quantity(ident: Identification, config: str, kind: str) -> np.ndarray | Non
     s = ident.status(config)
     q = {TOWN: s.town, MAFIA: s.mafia, COMBINED: s.combined}[kind]
     return None if q is None else q.coef
-
-
-def _critical(corr: np.ndarray, seed: int, draws: int = 20000) -> float:
-    """The LEVEL quantile of max |Z| for Z ~ N(0, corr) (Monte Carlo; a single comparison gives the z quantile)."""
-    if corr.shape[0] == 1:
-        return float(stats.norm.ppf(0.5 + LEVEL / 2))
-    values, vectors = np.linalg.eigh(corr)
-    root = vectors * np.sqrt(np.clip(values, 0, None))
-    z = np.random.default_rng(seed).standard_normal((draws, corr.shape[0])) @ root.T
-    return float(np.quantile(np.max(np.abs(z), axis=1), LEVEL))
 
 
 def describe(p: Power, detect: float | None = None, plans_for: Callable[[int], Power] | None = None) -> list[str]:

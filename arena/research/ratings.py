@@ -9,8 +9,11 @@ only a weighted combination of a configuration's two skills is); only those get 
 maximum likelihood (a weak Gaussian prior keeps one-sided records finite) by Newton's method, run for the point
 estimate and all bootstrap resamples at once. Intervals come from a block bootstrap: whole deals (or games, when no
 deal repeats) are resampled, so correlated games move together. "Better than" is marked only when a simultaneous
-95 % interval (bootstrap max-|t| over every pairwise difference reported) excludes zero, which keeps the chance of
-any false mark at 5 % however many configurations there are.
+95 % interval excludes zero, which keeps the chance of any false mark at 5 % however many configurations there are:
+d ± q·se, with se from the leave-one-deal-out jackknife (CR3) covariance and q the max-|t| quantile of the whole
+family on deals − 1 degrees of freedom. The bootstrap's own max-|t| was tried first and measured 99–100 % joint
+coverage with few games a pairing (its resamples' one-sided records give it heavy tails) and 91 % under tournament
+seating; docs/ratings.md has both.
 
 `held_out` compares the model with the sum-of-ratings baseline (openskill/TrueSkill's team model: one rating per
 configuration, team strength the sum, no side term) and with every step between them, so the gain can be attributed.
@@ -29,7 +32,7 @@ from scipy.special import expit
 from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
 from arena.research.identify import COMBINED, MAFIA, TOWN, Design, Identification, Quantity, design, identify
-from arena.research.intervals import Interval, cluster_ids, cluster_weights, t_quantile
+from arena.research.intervals import Interval, cluster_ids, cluster_weights, simultaneous_critical, t_quantile
 from arena.research.records import Match, deal_keys
 
 Array = NDArray[np.float64]
@@ -100,6 +103,30 @@ def fit_theta(d: Design, weights: Array | None = None, start: Array | None = Non
     return np.asarray(penalised_fit(d.x, d.y, w, _priors(d), start)[0], dtype=np.float64)
 
 
+def jackknife_covariance(d: Design, theta: Array, clusters: NDArray[np.int64]) -> Array:
+    """θ's leave-one-cluster-out jackknife covariance (CR3 in MacKinnon, Nielsen and Webb's guide to cluster-robust
+    inference), each deletion refitted by one exact-Hessian Newton step from the full fit:
+    θ₍₋g₎ − θ = −H⁻¹X_gᵀ(I − W_g X_g H⁻¹X_gᵀ)⁻¹ e_g (Woodbury), with H the penalised information, W the games'
+    p(1 − p) and e their residuals; then (G − 1)/G · Σ (δ_g − δ̄)(δ_g − δ̄)ᵀ over the G clusters."""
+    mu = expit(d.x @ theta)
+    w, e = mu * (1 - mu), d.y - mu
+    h_inv = np.linalg.inv((d.x * w[:, None]).T @ d.x + np.diag(1 / _priors(d) ** 2))
+    g = int(clusters.max()) + 1
+    deltas = np.empty((g, d.columns))
+    members = np.argsort(clusters, kind="stable")
+    bounds = np.searchsorted(clusters[members], np.arange(g + 1))
+    sizes = np.diff(bounds)
+    for m in np.unique(sizes):  # clusters of one size at once: a stacked solve
+        ids = np.flatnonzero(sizes == m)
+        rows = members[bounds[ids][:, None] + np.arange(m)[None, :]]  # ids × m game indices
+        xg = d.x[rows]  # ids × m × columns
+        b = np.einsum("pc,imc->ipm", h_inv, xg)
+        a = np.eye(m)[None] - w[rows][:, :, None] * np.einsum("imc,icn->imn", xg, b)
+        deltas[ids] = np.einsum("ipm,im->ip", b, np.linalg.solve(a, e[rows][:, :, None])[:, :, 0])
+    centred = deltas - deltas.mean(axis=0)
+    return np.asarray(centred.T @ centred * (g - 1) / g, dtype=np.float64)
+
+
 def predict(d: Design, theta: Array) -> Array:
     """P(town wins) for each row of the design."""
     return np.asarray(expit(d.x @ theta), dtype=np.float64)
@@ -121,7 +148,7 @@ class Comparison:
     a: str
     b: str
     interval: Interval
-    se: float
+    se: float  # the jackknife standard error
     sparse: bool = False  # either estimate rests on too few games: no interval, never judged
 
     @property
@@ -144,6 +171,7 @@ class Fit:
     theta: Array
     samples: Array  # bootstrap draws of θ (rows)
     clusters: int  # resampled units (deals, or games)
+    covariance: Array = field(default_factory=lambda: np.empty((0, 0)))  # θ's jackknife (CR3) covariance
     estimates: dict[tuple[str, str], Estimate] = field(default_factory=dict)  # (config, kind) -> estimate
     side: dict[str, Estimate | None] = field(default_factory=dict)  # per rule set; None: not identified
     comparisons: list[Comparison] = field(default_factory=list)
@@ -211,7 +239,7 @@ def fit(games: Sequence[Match], *, boot: int = 200, seed: int = 0) -> Fit:
             draws[start : start + 50] = penalised_fit(d.x, d.y, chunk, _priors(d), theta)
     else:
         draws = np.empty((0, len(theta)))
-    out = Fit(ident, theta, draws, n_clusters)
+    out = Fit(ident, theta, draws, n_clusters, jackknife_covariance(d, theta, clusters))
     for q in ident.quantities():
         iv, se = _interval(float(q.coef @ theta), draws @ q.coef, _games_behind(d, q), n_clusters)
         out.estimates[(q.config, q.kind)] = Estimate(q, iv, se)
@@ -229,12 +257,13 @@ def fit(games: Sequence[Match], *, boot: int = 200, seed: int = 0) -> Fit:
 
 
 def compare(f: Fit, level: float = LEVEL) -> tuple[list[Comparison], float]:
-    """Every pairwise difference of a reported quantity (town, mafia, combined) with simultaneous intervals: the
-    bootstrap max-|t| method, d ± q·se with q the `level` quantile of max over pairs of |d* − d| / se.
+    """Every pairwise difference of a reported quantity (town, mafia, combined) with simultaneous intervals:
+    d ± q·se, se from θ's jackknife covariance and q the `level` quantile of max over the family of |T|, T
+    multivariate t with the family's correlation on deals − 1 degrees of freedom (`simultaneous_critical`).
 
     A difference involving a sparse estimate gets no interval and stays out of the family: with a handful of games
-    behind it the bootstrap cannot see how uncertain it is (a one-sided record looks certain in every resample), so
-    no interval of it would hold, and its wild resamples would only stretch everyone else's critical value."""
+    behind it no large-sample interval of it would hold (a one-sided record looks certain), and it would only
+    stretch everyone else's critical value."""
     pairs: list[tuple[str, str, str, Array, bool]] = []
     configs = f.design.configs
     for kind in (TOWN, MAFIA, COMBINED):
@@ -248,19 +277,17 @@ def compare(f: Fit, level: float = LEVEL) -> tuple[list[Comparison], float]:
         return [], math.nan
     coefs = np.stack([p[3] for p in pairs], axis=1)
     diffs = f.theta @ coefs
-    draws = f.samples @ coefs
-    se = np.std(draws, axis=0, ddof=1)
-    judged = np.asarray([not p[4] for p in pairs])
-    ok = (se > 1e-12) & judged
-    t = np.abs(draws[:, ok] - diffs[ok]) / se[ok]
-    q = float(np.quantile(np.max(t, axis=1), level)) if ok.any() else math.nan
+    cov = coefs.T @ f.covariance @ coefs
+    se = np.sqrt(np.clip(np.diag(cov), 0, None))
+    ok = (se > 1e-12) & np.asarray([not p[4] for p in pairs])
+    corr = cov[np.ix_(ok, ok)] / np.outer(se[ok], se[ok])
+    q = simultaneous_critical(corr, f.clusters - 1, level=level)
     out = []
-    widen = stretch(f.clusters)
     for j, (kind, a, b, _, sparse) in enumerate(pairs):
         if sparse:
             iv = Interval(float(diffs[j]), math.nan, math.nan, 0.0, f.clusters)
         else:
-            half = widen * q * float(se[j]) if ok[j] else 0.0
+            half = q * float(se[j]) if ok[j] else 0.0
             iv = Interval(float(diffs[j]), float(diffs[j]) - half, float(diffs[j]) + half, 0.0, f.clusters)
         out.append(Comparison(kind, a, b, iv, float(se[j]), sparse))
     return out, q

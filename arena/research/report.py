@@ -168,14 +168,15 @@ def _comparison_lines(r: Report) -> list[str]:
              _verdict(c)] for c in f.comparisons]  # fmt: skip
     marked = [c for c in f.comparisons if c.better]
     judged = [c for c in f.comparisons if not c.sparse]
-    lines = [(f"{len(judged)} pairwise differences, each with a **simultaneous** 95 % interval (bootstrap max-|t| "
-              f"over all of them, critical value {f.critical:.2f} instead of 1.96): the chance that any interval "
+    lines = [(f"{len(judged)} pairwise differences, each with a **simultaneous** 95 % interval (max-|t| over "
+              f"all of them on the deal-level jackknife's standard errors, critical value {f.critical:.2f} instead of "
+              "1.96): the chance that any interval "
               "misses its true difference, and so of any false \"better\", is at most 5 %.")]  # fmt: skip
     if len(judged) < len(f.comparisons):
         lines[0] += (f" {len(f.comparisons) - len(judged)} more involve a sparse estimate (fewer than "
                      f"{SPARSE_CLUSTERS} deals or {SPARSE_N} games behind it): shown without an interval, not judged, "
-                     "and left out of that family, because with so few games the bootstrap cannot see how "
-                     "uncertain they are.")  # fmt: skip
+                     "and left out of that family, because with so few games no large-sample interval of them "
+                     "holds.")  # fmt: skip
     if marked:
         lines += ["", "Better than, at that level: " + "; ".join(
             f"{md_text(c.better)} over {md_text(c.b if c.better == c.a else c.a)} ({c.kind})" for c in marked) + "."]
