@@ -76,11 +76,12 @@ def coverage(sims: int, boot: int, jobs: int, only: set[str] | None = None) -> N
     print("lowest pooled coverage per kind: " + ", ".join(f"{k} {v:.1%}" for k, v in lowest.items()))
 
 
-def equal(sims: int, boot: int, jobs: int) -> None:
+def equal(sims: int, jobs: int) -> None:
+    # no bootstrap: what this part prints (marks, role and seat effects) rests on the jackknife and on cluster counts
     print(f"== 8 equal configurations (all skills 0; role weights, seat effects and noise as above): {sims} per row")
     print("| schedule | games | any 'better than' | any role effect | any seat effect (seat effects are real) |")
     print("|---|---|---|---|---|")
-    cells = [(s, 8, n, sims, boot, True) for s in SCHEDULE_NAMES for n in SIZES]
+    cells = [(s, 8, n, sims, 0, True) for s in SCHEDULE_NAMES for n in SIZES]
     with ProcessPoolExecutor(jobs) as pool:
         for schedule, _, games, tally, _ in pool.map(_coverage_cell, cells):
             runs = tally.runs
@@ -93,32 +94,33 @@ POWER_ROWS = (("one-per-side", 2, 300), ("one-per-side", 4, 1000), ("mixed", 2, 
               ("tournament", 2, 1000), ("repeated-deal", 2, 300))  # fmt: skip
 
 
-def _power_cell(args: tuple[str, int, int, int, int, str]) -> tuple[str, int, int, str, float, str, int, int]:
+def _power_cell(args: tuple[str, int, int, int, str]) -> tuple[str, int, int, str, float, str, int, int]:
     import numpy as np
 
     from arena.research.power import power, seatings_to_matches
     from arena.research.simulate import SCHEDULES, power_run
 
-    schedule, k, games, sims, boot, scale = args
+    schedule, k, games, sims, scale = args
     labels = [f"c{i}" for i in range(k)]
     seatings = SCHEDULES[schedule](labels, games, np.random.default_rng(0))
     p = power(seatings_to_matches([(s.configs, s.roles) for s in seatings], "sim"), labels)
     d = next(x for x in p.detectable if x.kind == ("combined" if schedule == "tournament" else "town"))
     # c0 and c1 are the pool's rarest pair under `unbalanced`: the dry run's figure for the least-measured pair
     size = d.worst if schedule == "unbalanced" else d.difference
-    hits, runs = power_run(schedule, k, games, sims, d.kind, size, boot=boot, seed=games + k + 7 * SEED, scale=scale)
+    hits, runs = power_run(schedule, k, games, sims, d.kind, size, seed=games + k + 7 * SEED, scale=scale,
+                           seatings=seatings)  # the schedule the dry run assessed, every outcome drawn afresh
     return schedule, k, games, d.kind + (" (least-measured pair)" if schedule == "unbalanced" else ""), size, scale, \
         hits, runs
 
 
-def power_check(sims: int, boot: int, jobs: int, only: set[str] | None = None) -> None:
+def power_check(sims: int, jobs: int, only: set[str] | None = None) -> None:
     print(f"== power: c0 better than the rest by the dry run's 80 % difference; share of {sims} tournaments that "
           "mark c0 better than c1 (± its Monte Carlo standard error)")  # fmt: skip
     print("   (report scale: the report's logits differ by it, what the dry run is about; world scale: the world's")
     print("   own skills do, which the report shows about 7 % smaller)")
     print("| schedule | k | games | quantity | detectable difference | marked (report scale) | marked (world scale) |")
     print("|---|---|---|---|---|---|---|")
-    cells = [(s, k, n, sims, boot, scale) for s, k, n in POWER_ROWS for scale in ("report", "world")
+    cells = [(s, k, n, sims, scale) for s, k, n in POWER_ROWS for scale in ("report", "world")
              if only is None or f"{s}:{k}:{n}" in only or s in only]
     with ProcessPoolExecutor(jobs) as pool:
         done = list(pool.map(_power_cell, cells))
@@ -193,7 +195,8 @@ def _play_bots_tournament(folder: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sims", type=int, default=200)
-    parser.add_argument("--equal-sims", type=int, default=None, help="tournaments per row of `equal` (--sims)")
+    parser.add_argument("--equal-sims", type=int, default=None, help="tournaments per row of `equal` (2 × --sims)")
+    parser.add_argument("--power-sims", type=int, default=None, help="tournaments per row of `power` (2 × --sims)")
     parser.add_argument("--boot", type=int, default=200)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--parts", default="coverage,equal,power,metrics,real")
@@ -208,9 +211,9 @@ def main() -> None:
     if "coverage" in parts:
         coverage(args.sims, args.boot, args.jobs, set(args.rows.split(",")) if args.rows else None)
     if "equal" in parts:
-        equal(args.equal_sims or args.sims, args.boot, args.jobs)
+        equal(args.equal_sims or 2 * args.sims, args.jobs)
     if "power" in parts:
-        power_check(args.sims, args.boot, args.jobs, set(args.rows.split(",")) if args.rows else None)
+        power_check(args.power_sims or 2 * args.sims, args.jobs, set(args.rows.split(",")) if args.rows else None)
     if "metrics" in parts:
         metrics(args.sims * 2)
     if "real" in parts:

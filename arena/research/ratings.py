@@ -273,7 +273,7 @@ def compare(f: Fit, level: float = LEVEL) -> tuple[list[Comparison], float]:
                 if ea is not None and eb is not None:
                     sparse = ea.interval.sparse or eb.interval.sparse
                     pairs.append((kind, a, b, ea.quantity.coef - eb.quantity.coef, sparse))
-    if not pairs or len(f.samples) < 2:
+    if not pairs or f.clusters < 2:  # the jackknife needs two deals; the bootstrap's draws are not used here
         return [], math.nan
     coefs = np.stack([p[3] for p in pairs], axis=1)
     diffs = f.theta @ coefs

@@ -163,7 +163,7 @@ def _comparison_lines(r: Report) -> list[str]:
     assert r.rating is not None
     f = r.rating
     if not f.comparisons:
-        return ["No pairwise difference is identified (or too few games to bootstrap one)."]
+        return ["No pairwise difference is identified (or the games fall in fewer than two deals)."]
     rows = [[c.kind, f"{c.a} − {c.b}", _iv(c.interval, 2, signed=True) if not c.sparse else f"{c.interval.value:+.2f}",
              _verdict(c)] for c in f.comparisons]  # fmt: skip
     marked = [c for c in f.comparisons if c.better]

@@ -442,22 +442,25 @@ def world_difference(schedule: str, k: int, games: int, kind: str, difference: f
 
 
 def power_run(
-    schedule: str, k: int, games: int, sims: int, kind: str, difference: float, *, boot: int = 200, seed: int = 0,
-    scale: str = "report",
+    schedule: str, k: int, games: int, sims: int, kind: str, difference: float, *, boot: int = 0, seed: int = 0,
+    scale: str = "report", seatings: Sequence[Seating] | None = None,
 ) -> tuple[int, int]:
     """Simulated tournaments where configuration c0 is better than every other by `difference` on `kind` (town,
     mafia, or both for combined), all else equal; returns (tournaments marking c0 better than c1, tournaments).
 
-    `scale = "report"`: the difference is the one the report estimates (what a dry run's figure is about: a
-    difference of the report's logits); `"world"`: the world's own skills differ by it (smaller in the report)."""
+    `seatings`: the one schedule every tournament plays (a dry run's figure is about the schedule it was given;
+    a schedule drawn afresh each time, as `mixed` and `unbalanced` are, measures the game counts one draw happened
+    to give); default a new draw of `schedule` each time. `scale = "report"`: the difference is the one the report
+    estimates (what a dry run's figure is about: a difference of the report's logits); `"world"`: the world's own
+    skills differ by it (smaller in the report). `boot` only costs time: "better than" rests on the jackknife."""
     x = world_difference(schedule, k, games, kind, difference, seed) if scale == "report" else difference
     world = _world_with(k, kind, x)
     rng = np.random.default_rng(seed)
     labels = [f"c{i}" for i in range(k)]
     hits = 0
     for i in range(sims):
-        drawn = draw(world, SCHEDULES[schedule](labels, games, rng), rng)
-        f = fit(matches(drawn.records), boot=boot, seed=seed * 100_003 + i)
+        played = SCHEDULES[schedule](labels, games, rng) if seatings is None else seatings
+        f = fit(matches(draw(world, played, rng).records), boot=boot, seed=seed * 100_003 + i)
         hits += any(c.kind == kind and {c.a, c.b} == {"c0", "c1"} and c.better == "c0" for c in f.comparisons)
     return hits, sims
 
