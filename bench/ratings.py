@@ -12,7 +12,7 @@ schedules, report on them with the report's own code, and check every interval i
 5. `real`: the bots tournament's identification and ratings, and where the gain over a sum-of-ratings rater comes
    from (held-out log-loss of each step from that rater to the side-aware model, on self-play games).
 
-    python bench/ratings.py [--sims 200] [--equal-sims N] [--boot 200] [--jobs 2]
+    python bench/ratings.py [--sims 400] [--equal-sims N] [--power-sims N] [--boot 200] [--jobs 2]
                             [--parts coverage,equal,power,metrics,real] [--rows SCHEDULE[:K:GAMES],...] [--seed N]
 """
 
@@ -66,6 +66,10 @@ def coverage(sims: int, boot: int, jobs: int, only: set[str] | None = None) -> N
                 rate = tally.rate(kind)
                 if rate != rate:  # NaN: not printed under this schedule
                     row.append("-")
+                    continue
+                checked = tally.checked[kind]
+                if checked < sims // 4:  # printed in only a few tournaments (the rest had a sparse estimate)
+                    row.append(f"{rate:.1%} (n = {checked})")
                     continue
                 lowest[kind] = min(lowest.get(kind, 1.0), rate)
                 worst = tally.worst(kind, minimum=max(20, sims // 4))
@@ -194,7 +198,7 @@ def _play_bots_tournament(folder: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sims", type=int, default=200)
+    parser.add_argument("--sims", type=int, default=400)
     parser.add_argument("--equal-sims", type=int, default=None, help="tournaments per row of `equal` (2 × --sims)")
     parser.add_argument("--power-sims", type=int, default=None, help="tournaments per row of `power` (2 × --sims)")
     parser.add_argument("--boot", type=int, default=200)

@@ -173,7 +173,7 @@ def test_small_cells_rate_intervals_are_not_conservative(schedule: str, kinds: t
 
 def test_the_dry_runs_detectable_difference_is_marked_about_80_percent_of_the_time() -> None:
     """Whole sides, 2 configurations, 300 games: a true difference (in the report's logits) of the size the dry
-    run prints is marked in about 80 % of simulated tournaments (the bench: 200 per schedule); the world's own
+    run prints is marked in about 80 % of simulated tournaments (the bench: 800 per schedule); the world's own
     skills must differ by more, since its noise shrinks every reported logit."""
     p = schedule_power(["c0", "c1"], "filler", FIIM, 300, 1, "sides")
     town = next(d for d in p.detectable if d.kind == TOWN)
@@ -200,7 +200,7 @@ def test_an_unbalanced_schedule_names_its_least_measured_pair() -> None:
 
 def test_equal_configurations_are_rarely_marked_different() -> None:
     """8 equal configurations in tournament seating: the simultaneous control keeps false "better than" marks
-    near 5 % (the bench measures 100 tournaments per schedule and length; here 40)."""
+    near 5 % (the bench measures 800 tournaments per schedule and length; here 40)."""
     tally = run(world_for(8, equal=True), "tournament", 8, 200, 40, boot=200, seed=2)
     assert tally.marked <= 5, f"{tally.marked} of 40 tournaments marked a difference among equals"
     assert tally.role_marked <= 5
