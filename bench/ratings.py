@@ -8,12 +8,15 @@ schedules, report on them with the report's own code, and check every interval i
    tournament and repeated-deal: the share of 95 % intervals that hold the truth, per kind of quantity.
 2. `equal`: 8 equal configurations: the share of tournaments that mark any "better than" (and any role effect).
 3. `power`: tournaments with a true difference of the size `arena tournament --dry-run` calls detectable at 80 %.
-4. `metrics`: the interval of a clustered ratio (vote accuracy, a mean Brier score) at 100 to 1,000 games.
-5. `real`: the bots tournament's identification and ratings, and where the gain over a sum-of-ratings rater comes
+4. `town`: the town rate interval's exact coverage given the games seated (no results drawn), for every row of
+   `coverage` whose games are independent: what that table's `town rate` column estimates, without its draw.
+5. `metrics`: the interval of a clustered ratio (vote accuracy, a mean Brier score) at 100 to 1,000 games.
+6. `real`: the bots tournament's identification and ratings, and where the gain over a sum-of-ratings rater comes
    from (held-out log-loss of each step from that rater to the side-aware model, on self-play games).
 
-    python bench/ratings.py [--sims 400] [--equal-sims N] [--power-sims N] [--boot 200] [--jobs 2]
-                            [--parts coverage,equal,power,metrics,real] [--rows SCHEDULE[:K:GAMES],...] [--seed N]
+    python bench/ratings.py [--sims 1000] [--equal-sims 800] [--power-sims 800] [--metrics-sims 400] [--boot 200]
+                            [--jobs 2] [--parts coverage,equal,power,town,metrics,real] [--rows SCHEDULE[:K:GAMES],...]
+                            [--seed N]
 """
 
 from __future__ import annotations
@@ -152,6 +155,26 @@ def metrics(sims: int) -> None:
             print(f"| {label} | {'each game its own' if replays == 1 else 'replayed 4 times'} | {' | '.join(cells)} |")
 
 
+def _town_exact_cell(args: tuple[str, int, int, int]) -> tuple[str, int, int, float]:
+    from arena.research.simulate import town_rate_coverage, world_for
+
+    schedule, k, games, schedules = args
+    return schedule, k, games, town_rate_coverage(world_for(k), schedule, k, games, schedules, seed=k + games)
+
+
+def town_exact(schedules: int, jobs: int) -> None:
+    print(f"== the town rate interval's exact coverage given the games seated (Poisson-binomial, {schedules} schedule")
+    print("   draws a cell): what the coverage table's `town rate` column estimates, without its Monte Carlo error")
+    print("| schedule | k | 100 games | 300 games | 1000 games |")
+    print("|---|---|---|---|---|")
+    cells = [(s, k, n, schedules) for s in SCHEDULE_NAMES if s != "repeated-deal" for k in KS for n in SIZES]
+    with ProcessPoolExecutor(jobs) as pool:
+        done = list(pool.map(_town_exact_cell, cells))
+    for row in range(0, len(done), len(SIZES)):
+        schedule, k, _, _ = done[row]
+        print(f"| {schedule} | {k} | " + " | ".join(f"{c[3]:.1%}" for c in done[row : row + len(SIZES)]) + " |")
+
+
 def real(boot: int, games: int) -> None:
     from arena.research.corpus import load_folder
     from arena.research.identify import summary
@@ -198,12 +221,14 @@ def _play_bots_tournament(folder: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sims", type=int, default=400)
-    parser.add_argument("--equal-sims", type=int, default=None, help="tournaments per row of `equal` (2 × --sims)")
-    parser.add_argument("--power-sims", type=int, default=None, help="tournaments per row of `power` (2 × --sims)")
+    parser.add_argument("--sims", type=int, default=1000, help="tournaments per row of `coverage`")
+    parser.add_argument("--equal-sims", type=int, default=800, help="tournaments per row of `equal`")
+    parser.add_argument("--power-sims", type=int, default=800, help="tournaments per row of `power`")
+    parser.add_argument("--metrics-sims", type=int, default=400, help="simulations per cell of `metrics`")
+    parser.add_argument("--town-schedules", type=int, default=100, help="schedule draws per cell of `town`")
     parser.add_argument("--boot", type=int, default=200)
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--parts", default="coverage,equal,power,metrics,real")
+    parser.add_argument("--parts", default="coverage,equal,power,town,metrics,real")
     parser.add_argument("--seed", type=int, default=0, help="another draw of the simulations (0: the documented one)")
     parser.add_argument("--rows", default="", help="coverage/power rows: SCHEDULE or SCHEDULE:K:GAMES, comma-separated")
     parser.add_argument("--selfplay", type=int, default=1000, help="self-play games for the held-out comparison")
@@ -215,11 +240,13 @@ def main() -> None:
     if "coverage" in parts:
         coverage(args.sims, args.boot, args.jobs, set(args.rows.split(",")) if args.rows else None)
     if "equal" in parts:
-        equal(args.equal_sims or 2 * args.sims, args.jobs)
+        equal(args.equal_sims, args.jobs)
     if "power" in parts:
-        power_check(args.power_sims or 2 * args.sims, args.jobs, set(args.rows.split(",")) if args.rows else None)
+        power_check(args.power_sims, args.jobs, set(args.rows.split(",")) if args.rows else None)
+    if "town" in parts:
+        town_exact(args.town_schedules, args.jobs)
     if "metrics" in parts:
-        metrics(args.sims * 2)
+        metrics(args.metrics_sims)
     if "real" in parts:
         real(args.boot, args.selfplay)
     print(f"(all parts: {time.perf_counter() - started:.0f} s)")

@@ -14,11 +14,12 @@ from arena.engine import load_rules
 from arena.research.corpus import Corpus, load_folder
 from arena.research.identify import COMBINED, MAFIA, TOWN, design, identify
 from arena.research.intervals import Z95, cluster_ids, cluster_weights, proportion, wilson
+from arena.research.outcomes import table, town_rates
 from arena.research.power import power, schedule_power, seatings_to_matches
 from arena.research.ratings import VARIANTS, fit, fit_sum, fit_theta, held_out, jackknife_covariance, variant_design
 from arena.research.records import Match, from_games, matches
 from arena.research.selfplay import play_balanced
-from arena.research.simulate import power_run, run, world_difference, world_for
+from arena.research.simulate import SCHEDULES, draw, power_run, run, town_rate_coverage, world_difference, world_for
 from arena.tournament.schedule import make_schedule
 
 HEURISTIC, RANDOM = "bot:heuristic", "bot:random"
@@ -135,7 +136,7 @@ def test_the_block_bootstrap_moves_a_deal_as_one() -> None:
 def test_every_printed_interval_covers_under_a_process_the_model_does_not_assume(
     schedule: str, k: int, games: int
 ) -> None:
-    """30 simulated tournaments each (bench/ratings.py runs the full table, 200 per row: docs/ratings.md):
+    """30 simulated tournaments each (bench/ratings.py runs the full table, 1,000 per row: docs/ratings.md):
     every kind of interval the report prints covers its truth. A 95 % interval: the lower bound leaves room for 30
     tournaments' noise (85 % for kinds checked 100 times or more, 80 % for one check per tournament, as the side
     term)."""
@@ -157,6 +158,25 @@ def test_a_win_rate_over_games_that_are_their_own_deals_is_a_plain_wilson_interv
     assert replayed.low < iv.low < iv.high < replayed.high < iv.high + 0.03  # t(47)/t(11): a little wider
     plain = wilson(20, 48, Z95)
     assert replayed.high - replayed.low > 1.5 * (plain[1] - plain[0])  # 48 games, but 12 deals
+
+
+def test_the_town_rates_exact_coverage_is_what_its_monte_carlo_estimates() -> None:
+    """`town_rate_coverage` (the bench's `town` part, which tells a coverage cell's draw from its design) against
+    1,500 tournaments of drawn results, each reported on by `town_rates`: within 3 Monte Carlo standard errors.
+    Whole sides with 2 configurations make the town's chance differ by matchup, so a binomial interval for the mean
+    chance of these games is conservative: the exact figure is over 95 %."""
+    world, labels, games, sims = world_for(2), ["c0", "c1"], 60, 1500
+    rng = np.random.default_rng(11)
+    hits = 0
+    for _ in range(sims):
+        drawn = draw(world, SCHEDULES["one-per-side"](labels, games, rng), rng)
+        (iv,) = town_rates(table(drawn.records)).values()
+        hits += iv.low <= float(np.mean(drawn.p_town)) <= iv.high
+    exact = town_rate_coverage(world, "one-per-side", 2, games, 20, seed=3)
+    assert 0.95 < exact < 0.99
+    assert abs(hits / sims - exact) < 3 * math.sqrt(exact * (1 - exact) / sims), (hits / sims, exact)
+    with pytest.raises(ValueError, match="replayed deals"):
+        town_rate_coverage(world, "repeated-deal", 2, games, 1)
 
 
 @pytest.mark.parametrize(

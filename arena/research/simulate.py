@@ -34,7 +34,7 @@ from numpy.typing import NDArray
 from arena.engine import RuleSet, load_rules
 from arena.research.corpus import MAFIA, TOWN, side_of
 from arena.research.identify import COMBINED
-from arena.research.intervals import Interval
+from arena.research.intervals import Interval, proportion
 from arena.research.outcomes import PLAIN_ROLE, Table, roles_and_seats, scores_by, table, town_rates, win_rates
 from arena.research.ratings import Fit, fit, penalised_fit
 from arena.research.records import Record, matches
@@ -407,6 +407,29 @@ def run(
     return tally
 
 
+def town_rate_coverage(world: World, schedule: str, k: int, games: int, schedules: int, *, seed: int = 0) -> float:
+    """The town rate interval's exact coverage given the games seated, averaged over `schedules` draws of the
+    schedule, without a Monte Carlo draw of results: with every game its own deal the town's wins are independent
+    Bernoulli trials, each with its game's true marginal chance, so their count is Poisson-binomial, and the report's
+    interval (`town_rates`) depends only on that count. It tells whether a town rate cell of the coverage table is
+    off by its design or by its draw."""
+    if schedule == "repeated-deal":
+        raise ValueError("replayed deals are not independent trials; the coverage table's Monte Carlo covers them")
+    rng = np.random.default_rng(seed)
+    labels = [f"c{i}" for i in range(k)]
+    order = np.arange(games)
+    intervals = [proportion((order < wins).astype(np.float64), np.ones(games), order) for wins in range(games + 1)]
+    total = 0.0
+    for _ in range(schedules):
+        p = np.asarray([world.p_town(world.eta(s.configs, s.roles)) for s in SCHEDULES[schedule](labels, games, rng)])
+        pmf = np.ones(1)
+        for q in p:  # the Poisson-binomial count, one game at a time
+            pmf = np.convolve(pmf, [1 - q, q])
+        target = float(p.mean())
+        total += sum(float(pmf[wins]) for wins, iv in enumerate(intervals) if iv.low <= target <= iv.high)
+    return total / schedules
+
+
 # ----- power: is a difference of the dry run's size marked 80 % of the time? --------------------------------------
 def _world_with(k: int, kind: str, difference: float) -> World:
     """All configurations equal but c0, better than the rest by `difference` (world skills) on `kind`."""
@@ -493,4 +516,4 @@ def metric_run(games: int, sims: int, *, replays: int = 1, kind: str = "proporti
 
 
 __all__ = ["KINDS", "SCHEDULES", "Tally", "World", "check", "draw", "metric_run", "power_run", "reported_difference",
-           "run", "world_difference", "world_for"]
+           "run", "town_rate_coverage", "world_difference", "world_for"]
