@@ -49,8 +49,11 @@ async def test_every_structured_mode_works_on_the_real_server(
     assert call.prompt_tokens > 0 and call.completion_tokens > 0  # the server's own figures
     assert call.timings is not None and call.timings["prompt_n"] + call.timings["cache_n"] == call.prompt_tokens
     assert call.completion_tokens <= max_tokens_for(request, spec.max_tokens, "en")
-    if mode == "json_schema":  # grammar-constrained to the schema: always an object of its shape
-        assert call.parsed is not None, call.raw
+    if mode == "json_schema":  # grammar-constrained: an object of the schema's shape unless the token limit cut it
+        if call.finish_reason == "stop":
+            assert call.parsed is not None, call.raw
+        else:  # a weak model at temperature 0.7 may fill its reasoning to max_tokens
+            assert call.finish_reason == "length" and "cut off at the token limit" in (call.error or ""), call.error
 
 
 async def test_a_bad_request_is_sent_once_and_said_to_be_refused(real_server: LocalServer) -> None:
@@ -118,18 +121,50 @@ def test_the_server_reports_its_window_per_slot(real_server: LocalServer) -> Non
     assert server_info_now(real_server.base_url) == ServerInfo(4096, 4)  # what preflight reads
 
 
+def whitespace_outside_strings(raw: str) -> int:
+    """How many whitespace characters `raw` (a JSON text, or the head of one cut off) has outside its strings."""
+    count, in_string, escaped = 0, False, False
+    for c in raw:
+        if in_string:
+            in_string, escaped = (True, False) if escaped else (c != '"', c == "\\")
+        elif c == '"':
+            in_string = True
+        else:
+            count += c.isspace()
+    return count
+
+
+def test_whitespace_outside_strings_reads_strings_and_escapes() -> None:
+    assert whitespace_outside_strings('{"a b":"c \\" d","e":[1,2]}') == 0
+    assert whitespace_outside_strings('{"a":\n "b c"}') == 2
+    assert whitespace_outside_strings('{"reasoning":"cut off \\') == 0  # the head of an answer the limit cut
+
+
 @pytest.mark.parametrize("schema", ["per_request", "stable"])
 async def test_the_compact_grammar_gives_compact_json(real_server: LocalServer, schema: str) -> None:
     """`grammar = true`: llama.cpp takes our GBNF instead of its own schema grammar, and the answer has no
-    whitespace outside its strings (nothing for a weak model to loop on)."""
+    whitespace outside its strings (nothing for a weak model to loop on). Gemma 270M at temperature 0.7 sometimes
+    fills its reasoning to `max_tokens` (the attempt is then refused as cut off, and the seat re-asks): up to three
+    attempts, every one compact, and one that the model ended itself is compact JSON of the schema's shape."""
     rules = load_rules("fiim")
     game, request = drive_to(rules, 7, VOTE_LIKE)
     spec = local_spec(real_server.base_url, schema=schema, grammar=True)
     player = build_llm_player(spec, request.seat, rules=rules)
+    calls = []
     try:
-        answer = await player.decide(view(game, request.seat), request)
+        for _ in range(3):
+            try:
+                calls += (await player.decide(view(game, request.seat), request)).calls
+                break
+            except NoUsableAnswer as exc:
+                calls += exc.calls
     finally:
         await player.close()
-    call = answer.calls[-1]
-    assert call.parsed is not None and call.error is None
-    assert call.raw == json.dumps(json.loads(call.raw), ensure_ascii=False, separators=(",", ":"))
+    assert all(whitespace_outside_strings(c.raw) == 0 for c in calls), [c.raw for c in calls]
+    for c in calls:
+        if c.finish_reason != "stop":
+            assert c.finish_reason == "length" and "cut off at the token limit" in (c.error or ""), c.error
+    ended = [c for c in calls if c.finish_reason == "stop"]
+    assert ended, [c.raw[-80:] for c in calls]
+    assert ended[-1].parsed is not None and ended[-1].error is None
+    assert ended[-1].raw == json.dumps(json.loads(ended[-1].raw), ensure_ascii=False, separators=(",", ":"))
