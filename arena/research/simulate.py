@@ -413,15 +413,16 @@ def town_rate_coverage(world: World, schedule: str, k: int, games: int, schedule
     Bernoulli trials, each with its game's true marginal chance, so their count is Poisson-binomial, and the report's
     interval (`town_rates`) depends only on that count. It tells whether a town rate cell of the coverage table is
     off by its design or by its draw."""
-    if schedule == "repeated-deal":
-        raise ValueError("replayed deals are not independent trials; the coverage table's Monte Carlo covers them")
     rng = np.random.default_rng(seed)
     labels = [f"c{i}" for i in range(k)]
     order = np.arange(games)
     intervals = [proportion((order < wins).astype(np.float64), np.ones(games), order) for wins in range(games + 1)]
     total = 0.0
     for _ in range(schedules):
-        p = np.asarray([world.p_town(world.eta(s.configs, s.roles)) for s in SCHEDULES[schedule](labels, games, rng)])
+        seatings = SCHEDULES[schedule](labels, games, rng)
+        if len({s.deal for s in seatings}) < games:
+            raise ValueError("replayed deals are not independent trials; the coverage table's Monte Carlo covers them")
+        p = np.asarray([world.p_town(world.eta(s.configs, s.roles)) for s in seatings])
         pmf = np.ones(1)
         for q in p:  # the Poisson-binomial count, one game at a time
             pmf = np.convolve(pmf, [1 - q, q])
