@@ -133,7 +133,7 @@ def report(game: Game, stats: RunStats, path: Path | None, console: Console, qui
         # the god view's deal, read like every other fact through the engine's view (moderator = seat 0)
         deal = next(e for e in visible_events(game, MODERATOR) if e.type is EventType.ROLES_DEALT)
         roles = "  ".join(f"#{seat} {role}" for seat, role in enumerate(deal.roles, start=1))
-        console.print(Text(f"Roles: {roles}", style="dim"))
+        console.print(Text(f"Roles: {roles}  (seed {game.seed})", style="dim"))
         for seat, c in sorted(stats.counters.items()):
             line = failure_line(seat, c.invalid, c.timeouts, c.errors, c.defaults)
             if line:
