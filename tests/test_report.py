@@ -187,7 +187,8 @@ def test_the_page_in_a_browser_shows_no_raw_markdown(out: Path) -> None:
             page = browser.new_page()
             page.goto((out / "report.html").as_uri())
             text = page.inner_text("body")
-            shown = page.evaluate("() => ['strong', 'code', 'table', 'li'].map(t => document.querySelectorAll(t).length)")
+            count = "() => ['strong', 'code', 'table', 'li'].map(t => document.querySelectorAll(t).length)"
+            shown = page.evaluate(count)
         finally:
             browser.close()
     assert "Win rates per side" in text and "bot:heuristic" in text
