@@ -9,8 +9,8 @@ precision and recall on a labelled corpus of phrasings are measured by `tests/te
 `tests/speech_corpus/`).
 
 The text is first normalised: lower case, `ё` as `е`, and every mention of a seat ("seat 5", "player five", "#5",
-"игрок 5", «пятого», «пятёрка», a bare 5 that is not a count or a day) replaced by a token `§5`, so the patterns
-are written once over `§N`.
+"игрок 5", «пятого», «пятёрка», a bare 5 that is not a count or a day) replaced by a token `¤5`, so the patterns
+are written once over `¤N`.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class Statement:
         return " ".join(str(p) for p in (self.kind, self.seat or "", self.value) if p != "")
 
 
-# ----- normalisation: seats as §N ------------------------------------------------------------------------------------
+# ----- normalisation: seats as ¤N ------------------------------------------------------------------------------------
 _EN_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 _EN_NUMBERS = {w: i for i, w in enumerate(_EN_WORDS, 1)}
 _EN_ORDINALS = {
@@ -58,7 +58,7 @@ _RU_COLLOQUIAL = {"единиц": 1, "двойк": 2, "тройк": 3, "четв
 _RU_ENDINGS = r"(ый|ий|ой|ого|его|ому|ему|ым|им|ом|ем|ьего|ьему|ьим|ьем|ий)"
 _RU_OBJECT = frozenset({"ого", "его", "ьего"})  # genitive/accusative: the seat is an object ("проверил пятого")
 OBJECT = (
-    "ᵃ"  # marks a Russian seat token in an object case, so "§7ᵃ проверил" (checked 7) is not "§7 проверил" (7 checked)
+    "ᵃ"  # marks a Russian seat token in an object case, so "¤7ᵃ проверил" (checked 7) is not "¤7 проверил" (7 checked)
 )
 _RU_NOT_SEAT_AFTER = r"(?!\s+(?:ноч|ден|дня|днем|круг|раз|голосован|проверк|реч|минут|кандидат))"
 _RU_ORDINAL = re.compile(
@@ -80,15 +80,15 @@ _NOT_SEAT_AFTER = re.compile(
     r"^\s*(?:players?|of\b|days?|nights?|votes?|people|minutes?|seconds?|times?|%|percent|игрок|из\b|дн|ноч|"
     r"голос|человек|минут|секунд|раз|процент|\.\d|,\d)"
 )
-_BARE = re.compile(r"(?<![\d§.,:])(\d{1,2})(?![\d])")
+_BARE = re.compile(r"(?<![\d¤.,:])(\d{1,2})(?![\d])")
 
 
 def _seat(n: int) -> str:
-    return f"§{n}" if 1 <= n <= MAX_SEAT else str(n)
+    return f"¤{n}" if 1 <= n <= MAX_SEAT else str(n)
 
 
 def normalise(text: str) -> str:
-    """Lower case, `ё` as `е`, dashes as one `—`, and every seat mention as `§N` (see the module docstring)."""
+    """Lower case, `ё` as `е`, dashes as one `—`, and every seat mention as `¤N` (see the module docstring)."""
     t = text.lower().replace("ё", "е").replace("–", "—").replace(" - ", " — ")
     t = re.sub(r"[\"«»“”„]", " ", t)
     t = _SEAT_WORD.sub(lambda m: _seat(int(m.group(1)) if m.group(1).isdigit() else _EN_NUMBERS[m.group(1)]), t)
@@ -105,8 +105,8 @@ def normalise(text: str) -> str:
 
 
 # ----- patterns ---------------------------------------------------------------------------------------------------
-S = r"§(\d{1,2})ᵃ?"  # a seat token, captured
-L = r"(§\d{1,2}ᵃ?(?:\s*(?:,\s*(?:and|и)?|and|or|и|или)\s*§\d{1,2}ᵃ?)*)"  # one seat or a list ("§7 and §9"), captured
+S = r"¤(\d{1,2})ᵃ?"  # a seat token, captured
+L = r"(¤\d{1,2}ᵃ?(?:\s*(?:,\s*(?:and|и)?|and|or|и|или)\s*¤\d{1,2}ᵃ?)*)"  # one seat or a list ("¤7 and ¤9"), captured
 _ROLE_WORDS = {
     "sheriff": "sheriff", "commissar": "sheriff", "detective": "sheriff", "doctor": "doctor", "medic": "doctor",
     "don": "don", "mafia": "mafia", "mafioso": "mafia", "black": "mafia", "maniac": "maniac", "lover": "lover",
@@ -162,14 +162,14 @@ _COLOUR = re.compile(r"(" + _RED + r"|" + _BLACK + r")(?![a-zа-я])")
 _CHECK_CUE = re.compile(
     r"\b(?:i checked|i've checked|i have checked|my (?:\w+ )?checks?|check on|according to my check|"
     r"checks? i (?:made|did|have made))\b|"
-    r"(?:^|[.!?]\s*)checked\s+§|"
+    r"(?:^|[.!?]\s*)checked\s+¤|"
     r"(?<![а-я])я\s+(?:[а-я]+\s+){0,3}провер[а-я]*|^\s*провер[а-я]*|проверен[а-я]*\s+мною|(?<![а-я])мо[яий][а-я]*\s+"
-    r"(?:[а-я]+\s+)?провер(?:к|ок)|(?<![а-я])проверк[аи]\s+на|\bi found\s+§|(?<![а-я])я\s+(?:[а-я]+\s+)?нашел\s+§|"
-    r"по моей проверке|(?<![а-я])проверил[а]?\s+§|§\d{1,2}ᵃ\s+проверил|"
+    r"(?:[а-я]+\s+)?провер(?:к|ок)|(?<![а-я])проверк[аи]\s+на|\bi found\s+¤|(?<![а-я])я\s+(?:[а-я]+\s+)?нашел\s+¤|"
+    r"по моей проверке|(?<![а-я])проверил[а]?\s+¤|¤\d{1,2}ᵃ\s+проверил|"
     r"(?<![а-я])(?:перв|втор|трет|последн|ночн)[а-я]*\s+проверк"
 )
 _CHECK_NOT_MINE = re.compile(
-    r"\b(?:he|she|sheriff|§\d+)\s+checked\b|\bchecked by\b|\ba checked\b|\bchecked (?:him|her|it)\b(?<!i checked him)"
+    r"\b(?:he|she|sheriff|¤\d+)\s+checked\b|\bchecked by\b|\ba checked\b|\bchecked (?:him|her|it)\b(?<!i checked him)"
     r"|\b(?:our|your|the|their)\s+sheriff\b(?:(?!\bi\b)[^.]){0,24}\bchecked\b"
     r"|(?<![а-я])(?:он|она|шериф)\s+(?:[а-я]+\s+){0,2}проверил|(?<![а-я])(?:наш|ваш|этот)\s+шериф[^.]{0,24}проверил"
 )
@@ -232,11 +232,11 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"(?<![а-я])(?:убили|застрелили|заголосовали|выгнали|отстрелили)\s+(?:[а-я]+\s+){0,2}" + S),
         re.compile(L + r"\s+(?:[а-я]+\s+){0,2}(?:убили|застрелили|заголосовали|выгнали|отстрелили)"),
         re.compile(r"(?<![а-я])(?:покойн[а-я]*|ушедш[а-я]*|погибш[а-я]*)\s+" + S),
-        re.compile(r"§(\d{1,2})ᵃ\s+(?:уже\s+|больше\s+)?нет(?![а-я])"),
+        re.compile(r"¤(\d{1,2})ᵃ\s+(?:уже\s+|больше\s+)?нет(?![а-я])"),
     ),
     ALIVE: (
         re.compile(
-            r"(?:^|[.!?;,]\s*)((?:§\d{1,2}\s*[,—:;]\s*)+)(?=[^.!]*(?:\?|\byou\b|\byour\b|explain|speak|tell|answer|"
+            r"(?:^|[.!?;,]\s*)((?:¤\d{1,2}\s*[,—:;]\s*)+)(?=[^.!]*(?:\?|\byou\b|\byour\b|explain|speak|tell|answer|"
             r"(?<![а-я])(?:ты|тебе|тебя|твой|твою|твои|твое|твоя|твоего|вы|ваш[а-я]*)(?![а-я])|объясни|скажи|ответь|расскажи))"
         ),
         re.compile(r"\b(?:hear from|listen to|hear what)\s+" + S),
@@ -250,7 +250,7 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
     ),
     ACCUSE: (
         re.compile(r"\bi\s+(?:strongly\s+|really\s+)?suspect\s+" + L),
-        re.compile(r"\bmost suspicious\b[^.§]{0,12}" + L),
+        re.compile(r"\bmost suspicious\b[^.¤]{0,12}" + L),
         re.compile(
             L
             + r"\s+(?:is|are|looks?|seems?|'s)\s+(?:(?!not\b|never\b|no\b)\w+\s+){0,3}?"
@@ -263,7 +263,7 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"(?<![а-я])(?:плохое предчувствие|сомнения|подозрения)\s+(?:насчет|по поводу|о|об)\s+" + L),
         re.compile(L + r"\s+(?:has been|have been|keeps?|kept)\s+lying"),
         re.compile(
-            r"\bmost likely\s+(?:the\s+)?(?:don|mafia|mafioso|black)\b[^.§]{0,8}"
+            r"\bmost likely\s+(?:the\s+)?(?:don|mafia|mafioso|black)\b[^.¤]{0,8}"
             + L
             + r"|"
             + L
@@ -309,11 +309,11 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"(?<![а-я])не верьте\s+" + S),
     ),
     TEAMMATE: (
-        re.compile(r"\bmy\s+(?:team\s*mate|partner|fellow mafioso|fellow mafia|accomplice|ally)\b[^.§]{0,12}" + S),
+        re.compile(r"\bmy\s+(?:team\s*mate|partner|fellow mafioso|fellow mafia|accomplice|ally)\b[^.¤]{0,12}" + S),
         re.compile(S + r"\s+is\s+my\s+ally\b|" + S + r"\s*—?\s*мой\s+союзник"),
         re.compile(S + r"\s+is\s+my\s+(?:team\s*mate|partner|accomplice)"),
-        re.compile(S + r"[^.§]{0,16}(?:,\s*my (?:team\s*mate|partner)|\bon our team|\bone of us)\b"),
-        re.compile(S + r"[^.§]{0,16}(?:,\s*мой (?:напарник|тиммейт|партнер)|из нашей команды|один из нас)"),
+        re.compile(S + r"[^.¤]{0,16}(?:,\s*my (?:team\s*mate|partner)|\bon our team|\bone of us)\b"),
+        re.compile(S + r"[^.¤]{0,16}(?:,\s*мой (?:напарник|тиммейт|партнер)|из нашей команды|один из нас)"),
         re.compile(S + r"\s+and\s+i\s+are\s+(?:the\s+)?(?:mafia|black|a team|partners)"),
         re.compile(r"(?<![а-я])(?:мой|моя)\s+(?:напарни[а-я]*|тиммейт|партнер|сообщни[а-я]*)\s+" + S),
         re.compile(r"(?<![а-я])мы\s+с\s+(?:напарни[а-я]*|тиммейт[а-я]*|партнер[а-я]*)\s*[,—]?\s*" + S),
@@ -322,8 +322,8 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
     ),
     TARGET: (
         re.compile(r"\bwe(?:'ll| will)?\s+(?:shoot|kill|take out)\s+" + S + r"\s+tonight"),
-        re.compile(r"\btonight\b[^.§]{0,12}" + S + r"\s+(?:is going down|goes|dies|will die|is dead|leaves)"),
-        re.compile(r"(?<![а-я])(?:этой|сегодня)\s+ночью[^.§]{0,12}" + S + r"\s+(?:уходит|уйдет|умрет|погибнет)"),
+        re.compile(r"\btonight\b[^.¤]{0,12}" + S + r"\s+(?:is going down|goes|dies|will die|is dead|leaves)"),
+        re.compile(r"(?<![а-я])(?:этой|сегодня)\s+ночью[^.¤]{0,12}" + S + r"\s+(?:уходит|уйдет|умрет|погибнет)"),
         re.compile(r"(?<![а-я])(?:этой|сегодня)\s+ночью\s+(?:мы\s+)?(?:убираем|уберем|стреляем|убьем|убиваем)\s+" + S),
         re.compile(r"\btonight\s+(?:we|they|the mafia)(?:'ll| will)?\s+(?:shoot|kill|take out|go after)\s+" + S),
         re.compile(
@@ -366,7 +366,7 @@ def _sentences(text: str) -> list[str]:
     out: list[str] = []
     previous: set[str] = set()
     for sentence in (s for s in _SENTENCES.split(text) if s.strip()):
-        seats = set(re.findall(r"§\d{1,2}", sentence))
+        seats = set(re.findall(r"¤\d{1,2}", sentence))
         if not seats and len(previous) == 1:
             seat = next(iter(previous))
             sentence = _PRONOUN.sub(seat, _THAT.sub(seat + " is suspicious", sentence))
@@ -394,7 +394,7 @@ def _reported_checks(sentence: str) -> set[int]:
     for m in _CHECK_NOT_MINE.finditer(sentence):
         end = next((c.start() for c in _CLAUSE.finditer(sentence) if c.start() >= m.end()), len(sentence))
         start = sentence.rfind(",", 0, m.start()) if m.group(0).startswith("a checked") else m.start()
-        seats |= {int(n) for n in re.findall(r"§(\d{1,2})", sentence[max(start, 0) : end])}
+        seats |= {int(n) for n in re.findall(r"¤(\d{1,2})", sentence[max(start, 0) : end])}
     return seats
 
 
@@ -404,20 +404,20 @@ def _colour(word: str) -> str:
 
 def _checks(sentences: list[str], sheriff_claimed: bool) -> list[tuple[int, str]]:
     """(seat, colour) pairs the speaker says he found: a seat token followed in the same clause by a colour word, in a
-    sentence with a first-person check cue, or in a bare list of "§N colour" after the speaker's sheriff claim; a
+    sentence with a first-person check cue, or in a bare list of "¤N colour" after the speaker's sheriff claim; a
     check named in one sentence and coloured at the head of the next ("I checked 8. He is red.") too."""
     found: list[tuple[int, str]] = []
     pending: int | None = None
     for sentence in sentences:
         cue = bool(_CHECK_CUE.search(sentence)) and not _CHECK_NOT_MINE.search(sentence)
         if pending is not None:
-            head = re.match(r"\s*(?:he|she|it|он|она|§" + str(pending) + r"ᵃ?)?\s*(?:is|'s|was|—)?\s*(?:a\s+)?(\S+)",
+            head = re.match(r"\s*(?:he|she|it|он|она|¤" + str(pending) + r"ᵃ?)?\s*(?:is|'s|was|—)?\s*(?:a\s+)?(\S+)",
                             sentence)  # fmt: skip
             word = head.group(1).strip(".,!;:") if head else ""
             if word and _COLOUR.fullmatch(word):
                 found.append((pending, _colour(word)))
         pending = None
-        listing = sheriff_claimed and re.fullmatch(r"[\s§ᵃ\d,;:—.!a-zа-я-]*", sentence) is not None
+        listing = sheriff_claimed and re.fullmatch(r"[\s¤ᵃ\d,;:—.!a-zа-я-]*", sentence) is not None
         if not cue and not listing:
             continue
         seats = list(re.finditer(S, sentence))
@@ -431,7 +431,7 @@ def _checks(sentences: list[str], sheriff_claimed: bool) -> list[tuple[int, str]
             if _NEGATED_BEFORE.search(between[: colour.start()]) and not colour.group(1).startswith("не"):
                 continue
             if not cue and not re.match(r"\s*[—:,-]?\s*(?:is\s+)?$", between[: colour.start()]):
-                continue  # a sheriff's bare list reads "§4 black", "§4 — black"
+                continue  # a sheriff's bare list reads "¤4 black", "¤4 — black"
             found.append((int(m.group(1)), _colour(colour.group(1))))
             paired = True
         if cue and not paired and len(seats) == 1:
