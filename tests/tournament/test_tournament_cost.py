@@ -103,8 +103,8 @@ def test_an_agent_without_a_cached_price_is_never_billed_zero_for_cached_tokens(
     assert not resolve_agent("openai", check_env=False).cached_price_assumed  # it gives its cached price
 
     file = tmp_path / "t.toml"
-    file.write_text('name = "c"\ngames = 8\nseed = 1\nfiller = "bot:heuristic"\n'
-                    '[[pool]]\nlabel = "a"\nagent = "nocache"\n[[pool]]\nlabel = "b"\nagent = "bot:random"\n')  # fmt: skip
+    file.write_text('name = "c"\ngames = 8\nseed = 1\nfiller = "bot:heuristic"\n[[pool]]\nlabel = "a"\n'
+                    'agent = "nocache"\n[[pool]]\nlabel = "b"\nagent = "bot:random"\n')  # fmt: skip
     t = load_tournament(file, agents)
     plans = make_schedule([c.label for c in t.configs], t.filler.label, t.rules, 8, t.file.seed)
     a = calibrate(t, plans, 3)["a"]
