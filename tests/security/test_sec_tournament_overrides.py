@@ -98,8 +98,9 @@ def test_what_goes_out_with_the_key_is_the_definitions(
 ) -> None:
     """End to end: the file's max_tokens and persona are refused before any request; with only safe fields, every
     request the key pays for carries the definition's budget (plus a speech's words) and no persona of the file."""
-    code, _, err = cli("tournament", str(_file(tmp_path, "lab", max_tokens=1_000_000, persona=PERSONA)),
-                       "--agents-dir", str(mine), "--out", str(tmp_path / "out1"), "--no-progress", "--processes", "0")  # fmt: skip
+    theirs = _file(tmp_path, "lab", max_tokens=1_000_000, persona=PERSONA)
+    code, _, err = cli("tournament", str(theirs), "--agents-dir", str(mine), "--out", str(tmp_path / "out1"),
+                       "--no-progress", "--processes", "0")  # fmt: skip
     assert code == 2 and "max_tokens" in err and not server[1].getvalue()
     code, _, err = cli("tournament", str(_file(tmp_path, "lab", temperature=0.5)), "--agents-dir", str(mine),
                        "--out", str(tmp_path / "out2"), "--no-progress", "--processes", "0")  # fmt: skip
