@@ -153,6 +153,7 @@ class Table:
     speech_grace_s: float = SPEECH_GRACE_S
 
     def __post_init__(self) -> None:
+        self._built: dict[tuple[int, str], tuple[int, dict[str, Any]]] = {}  # (seat, lang) -> (version, state)
         self.rules = self.game.rules
         self.logs = {lang: LogWriter(self.rules, lang) for lang in ("en", "ru")}
         self.log = self.logs["en"]
@@ -261,17 +262,24 @@ class Table:
 
     # ----- what a page is sent ----------------------------------------------------------------------------------
     def state(self, seat: int, lang: str | None = None) -> dict[str, Any]:
-        """The data of one seat's page (or the spectators' page), from the engine's view for that seat only."""
+        """The data of one seat's page (or the spectators' page), from the engine's view for that seat only. What
+        depends on the game alone is built once per table version, seat and language (many sockets and polls of one
+        link ask for the same state: their work must not grow with their number); the clocks are read each time."""
         now = time.time()
         log = self.logs.get(lang or self.lang, self.log)
-        if seat == SPECTATOR:
-            data = observation_json(view(self.game, PUBLIC), self.game.n, log)
-            data["god"] = god_json(self.game, log) if self.game.over else None
+        built = self._built.get((seat, log.lang))
+        if built is not None and built[0] == self.version:
+            data = dict(built[1])
         else:
-            data = observation_json(view(self.game, seat), self.game.n, log)
-            data["forbidden"] = list(forbidden_phrases(self.rules, self.lang))
-        data["end"] = end_json(self.game, log)  # None until the game has ended
-        data["review"] = self.review_links(seat)
+            if seat == SPECTATOR:
+                data = observation_json(view(self.game, PUBLIC), self.game.n, log)
+                data["god"] = god_json(self.game, log) if self.game.over else None
+            else:
+                data = observation_json(view(self.game, seat), self.game.n, log)
+                data["forbidden"] = list(forbidden_phrases(self.rules, self.lang))
+            data["end"] = end_json(self.game, log)  # None until the game has ended
+            data["review"] = self.review_links(seat)
+            self._built[(seat, log.lang)] = (self.version, dict(data))
         ask = self.asks.get(seat)
         data["pending"] = None
         if ask is not None:
