@@ -13,6 +13,7 @@ from arena.agents import AgentSpec
 from arena.engine import RuleSet
 from arena.players.base import Player
 from arena.players.bots import HeuristicBot, RandomBot
+from arena.players.noisy import NoisyBot
 
 
 class PlayerBuildError(RuntimeError):
@@ -38,11 +39,14 @@ def _lazy(module: str, function: str, extra: str, spec: AgentSpec, seat: int, **
 def build_player(spec: AgentSpec, seat: int, *, seed: int, rules: RuleSet, lang: str) -> Player:
     """The Player for `seat`. Bots are seeded from the game seed (each draw also mixes in the seat)."""
     if spec.kind == "bot":
+        bot: Player
         if spec.bot == "random":
-            return RandomBot(seat, seed)
-        if spec.bot == "heuristic" or spec.bot is None:
-            return HeuristicBot(seat, seed, rules, lang)
-        raise PlayerBuildError(f"seat {seat}: unknown bot {spec.bot!r}")  # pragma: no cover - the spec forbids it
+            bot = RandomBot(seat, seed)
+        elif spec.bot == "heuristic" or spec.bot is None:
+            bot = HeuristicBot(seat, seed, rules, lang)
+        else:  # pragma: no cover - the spec forbids it
+            raise PlayerBuildError(f"seat {seat}: unknown bot {spec.bot!r}")
+        return NoisyBot(bot, seat, seed, spec.noise) if spec.noise else bot
     if spec.kind == "human":
         from arena.players.human import HumanPlayer
 
