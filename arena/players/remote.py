@@ -1,0 +1,87 @@
+"""A seat played by an external program over HTTP (docs/remote.md): the seat opens a turn on its `RemoteTable` line
+and waits for the program's answer.
+
+The program is sent exactly what the orchestrator gave the seat: its observation (the engine's `view`, numbered in
+the seat's own sequence) and its request, with the turn's attempt, the refusal it repeats and the deadline. Its
+answer goes back to the orchestrator as the seat's decision, and the engine judges it like any other: a refusal is
+the next turn (the same request, `problem` set), as the one invalid-action policy does for every seat.
+
+The failure contract, as for a model: a body that is no answer is a failed attempt (re-asked with the reason). A
+turn the program fetched but did not answer in time gets the rule's default (it was thinking; a re-ask of that
+decision is not sent again, like a person's). A turn the program never fetched by the deadline means the program is
+gone: like an unreachable model, that is no answer at all (`model_seat`, read by the orchestrator at a time-out), so
+the game stops saved and resumable instead of playing on defaults. Every turn, answered or not, is written as an
+`Exchange` record through the table, which `arena verify` checks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from arena.agents import AgentSpec
+from arena.engine import Observation, Request
+from arena.players.base import TIMEOUT_PREFIX, Answer, Player, PlayerError
+from arena.remote.protocol import Exchange
+from arena.remote.server import RemoteTable, SeatLine
+
+
+class RemoteAnswerError(PlayerError):
+    """The program's body is no answer (not JSON, an unknown field, a value of the wrong type); the message says why
+    and is repeated to the program with the re-ask."""
+
+
+class RemotePlayer(Player):
+    """A seat whose decisions come from an external program through `table`."""
+
+    model_seat: bool = False  # set per turn: True when the time limit cut a turn the program never fetched
+
+    def __init__(self, seat: int, line: SeatLine, table: RemoteTable) -> None:
+        self.seat = seat
+        self.line = line
+        self.table = table
+        self._request: Request | None = None
+        self._attempt = 0
+        self._timed_out = False
+
+    def time_limit(self, request: Request) -> float | None:
+        return self.table.deadline_s  # the deadline each turn states
+
+    async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
+        again = problem is not None and request == self._request
+        attempt = self._attempt + 1 if again else 1
+        self._request, self._attempt = request, attempt
+        self.model_seat = False
+        if again and self._timed_out and problem is not None and problem.startswith(TIMEOUT_PREFIX):
+            # one time limit per decision: a timed-out turn is not sent again, the default follows
+            self.table.write(Exchange(seat=self.seat, attempt=attempt, request_kind=request.kind.value,
+                                      problem=problem, outcome="expired"))  # fmt: skip
+            raise TimeoutError
+        self._timed_out = False
+        turn = self.line.open(observation, request, attempt, problem, self.table.deadline_s)
+        outcome = "cancelled"
+        fields: dict[str, object] = {}
+        try:
+            text, size, decision, error = await turn.answer
+            fields = {"answer": text, "answer_bytes": size, "error": error,
+                      "latency_ms": round((time.monotonic() - turn.opened) * 1000, 1)}  # fmt: skip
+            if decision is None:
+                outcome = "unreadable"
+                raise RemoteAnswerError(error or "no answer")
+            outcome = "answered"
+            return Answer(decision=decision)
+        except asyncio.CancelledError:
+            late = turn.deadline_s is not None and time.monotonic() - turn.opened >= turn.deadline_s * 0.999
+            if late:
+                outcome = "timeout" if turn.delivered else "undelivered"
+                self._timed_out = True
+                self.model_seat = not turn.delivered  # never fetched: no answer at all, the game stops
+            raise
+        finally:
+            self.line.close(turn)
+            self.table.write(self.line.exchange(turn, request, outcome, **fields))
+
+
+def build_remote_player(spec: AgentSpec, seat: int, *, table: RemoteTable) -> RemotePlayer:
+    """The remote seat of `seat` on `table` (which gives it its token, unless it has one already, and serves it)."""
+    return RemotePlayer(seat, table.lines.get(seat) or table.seat(seat), table)
