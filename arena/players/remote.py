@@ -48,6 +48,7 @@ class RemotePlayer(Player):
         return self.table.deadline_s  # the deadline each turn states
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
+        asked = time.monotonic()  # the orchestrator's time limit started just before this call
         again = problem is not None and request == self._request
         attempt = self._attempt + 1 if again else 1
         self._request, self._attempt = request, attempt
@@ -71,7 +72,8 @@ class RemotePlayer(Player):
             outcome = "answered"
             return Answer(decision=decision)
         except asyncio.CancelledError:
-            late = turn.deadline_s is not None and time.monotonic() - turn.opened >= turn.deadline_s * 0.999
+            deadline = turn.deadline_s
+            late = deadline is not None and time.monotonic() - asked >= deadline - max(0.01, deadline / 100)
             if late:
                 outcome = "timeout" if turn.delivered else "undelivered"
                 self._timed_out = True

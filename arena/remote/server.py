@@ -263,7 +263,7 @@ class RemoteTable:
         end = time.monotonic() + wait
         while True:
             turn = line.turn
-            if turn is not None:
+            if turn is not None and not turn.answer.done():  # an answered turn closes as its seat resumes
                 turn.delivered = True
                 line.delivered_upto = turn.body["observation"]["next_number"]
                 return _json({**turn.body, "seconds_left": turn.seconds_left(time.monotonic())})
