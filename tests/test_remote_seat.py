@@ -97,7 +97,7 @@ def _refuse_first(turn: dict[str, Any]) -> dict[str, Any] | bytes:
 
 
 async def test_a_refusal_comes_back_with_the_engines_reason_and_the_agent_answers_again() -> None:
-    game, text, agent = await _play(_refuse_first, seed=3)
+    _game, text, agent = await _play(_refuse_first, seed=3)
     transcript = parse(text)
     assert verify(transcript).ok
     turns = [json.loads(b) for b in agent.bodies if json.loads(b)["status"] == "turn"]
@@ -109,7 +109,7 @@ async def test_a_refusal_comes_back_with_the_engines_reason_and_the_agent_answer
 
 
 async def test_garbage_is_a_failed_attempt_with_its_reason_then_the_default() -> None:
-    game, text, agent = await _play(lambda turn: b"{not json", max_reasks=1)
+    _game, text, agent = await _play(lambda turn: b"{not json", max_reasks=1)
     transcript = parse(text)
     assert verify(transcript).ok, verify(transcript).message
     assert {status for status, _ in agent.answers} == {422}
@@ -125,7 +125,7 @@ async def test_garbage_is_a_failed_attempt_with_its_reason_then_the_default() ->
 async def test_a_turn_fetched_and_not_answered_gets_the_rules_default() -> None:
     """The agent takes the turn and never answers: the deadline gives the rule's default, and the re-ask of that
     decision is not sent again (one time limit per decision)."""
-    game, text, agent = await _play(lambda turn: None, deadline_s=0.2, max_reasks=2, seed=5)
+    game, text, _agent = await _play(lambda turn: None, deadline_s=0.2, max_reasks=2, seed=5)
     transcript = parse(text)
     assert game.over and verify(transcript).ok
     mine = [i for i in transcript.inputs if i.seat == SEAT and i.op in ("reject", "default")]
@@ -141,7 +141,7 @@ async def test_a_turn_fetched_and_not_answered_gets_the_rules_default() -> None:
 )
 async def test_an_edited_exchange_or_its_input_fails_verify(edit: str) -> None:
     """Each edit is re-chained as a forger would: the replay alone cannot see most of them."""
-    game, text, _ = await _play(legal(4), seed=9)
+    _game, text, _ = await _play(legal(4), seed=9)
     lines = _lines(text)
     spot = next(n for n, line in enumerate(lines) if '"kind":"exchange"' in line and '"vote"' in line)
     record = json.loads(lines[spot])
@@ -158,7 +158,8 @@ async def test_an_edited_exchange_or_its_input_fails_verify(edit: str) -> None:
     elif edit == "drop":
         del lines[spot]
     else:  # the input the answer became
-        after = next(n for n in range(spot, len(lines)) if lines[n].startswith('{"kind":"input","op":"decide","seat":3,'))
+        mine = '{"kind":"input","op":"decide","seat":3,'
+        after = next(n for n in range(spot, len(lines)) if lines[n].startswith(mine))
         item = json.loads(lines[after])
         if edit == "decision":
             item["decision"]["vote"] = not item["decision"].get("vote", False)
