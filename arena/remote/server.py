@@ -260,8 +260,11 @@ class RemoteTable:
             return _json({"error": f"wait: seconds from 0 to {POLL_MAX_S:g}"}, 400)
         line._poll += 1
         mine = line._poll
+        line.wake()  # an older poll of the same seat answers `waiting`: this one takes over
         end = time.monotonic() + wait
         while True:
+            if mine != line._poll:
+                return _json({"protocol": PROTOCOL, "status": "waiting", "seat": line.seat})
             turn = line.turn
             if turn is not None and not turn.answer.done():  # an answered turn closes as its seat resumes
                 turn.delivered = True
@@ -273,7 +276,7 @@ class RemoteTable:
             if line.stopped is not None:
                 return _json({"protocol": PROTOCOL, "status": "stopped", "seat": line.seat, "reason": line.stopped})
             left = end - time.monotonic()
-            if left <= 0 or mine != line._poll:  # a newer poll of the same seat takes over
+            if left <= 0:
                 return _json({"protocol": PROTOCOL, "status": "waiting", "seat": line.seat})
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(left):
