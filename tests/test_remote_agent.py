@@ -165,10 +165,10 @@ def _verify(path: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize("seed", [1, 3])  # seat 3 is the don in one deal, the sheriff in the other
 def test_an_external_agent_plays_a_full_game_that_verifies(tmp_path: Path, seed: int) -> None:
-    arena = Arena(["play", "--seat", f"{SEAT}=remote", "--seed", str(seed), "--quiet", "--out", str(tmp_path)])
-    turns, end = play_seat(arena.address(), misbehave=seed == 1)
-    code, out = arena.finish()
-    assert code == 0, "".join(arena.errors)
+    run = Arena(["play", "--seat", f"{SEAT}=remote", "--seed", str(seed), "--quiet", "--out", str(tmp_path)])
+    turns, end = play_seat(run.address(), misbehave=seed == 1)
+    code, out = run.finish()
+    assert code == 0, "".join(run.errors)
     assert end["status"] == "over" and end["winner"] in ("town", "mafia")
     path = _transcript(out)
     verified = _verify(path)
@@ -190,13 +190,13 @@ def test_an_external_agent_plays_a_full_game_that_verifies(tmp_path: Path, seed:
 
 
 def test_a_wrong_token_opens_nothing(tmp_path: Path) -> None:
-    arena = Arena(["play", "--seat", f"{SEAT}=remote", "--seed", "2", "--quiet", "--out", str(tmp_path)])
-    url = arena.address()
+    run = Arena(["play", "--seat", f"{SEAT}=remote", "--seed", "2", "--quiet", "--out", str(tmp_path)])
+    url = run.address()
     for token in ("", "x" * 40, TOKEN[:-1] + "X"):
         status, body = call(f"{url}/turn?wait=0", token=token)
         assert status == 401 and set(body) == {"error"}
     _turns, end = play_seat(url)
-    code, _ = arena.finish()
+    code, _ = run.finish()
     assert code == 0 and end["status"] == "over"
 
 
@@ -204,11 +204,11 @@ def test_an_agent_that_never_connects_stops_the_game_saved_then_resume_plays_it(
     """Nothing is played on defaults for a program that is not there: the game stops before the first move, saved,
     and `arena resume` (the agent running this time) plays it to an end that verifies."""
     args = ["--seat", f"{SEAT}=remote", "--seed", "4", "--out", str(tmp_path), "--remote-wait", "0.5"]
-    arena = Arena(["play", *args, "--quiet"])
-    arena.address()
-    code, _ = arena.finish()
+    run = Arena(["play", *args, "--quiet"])
+    run.address()
+    code, _ = run.finish()
     assert code == 1
-    said = "".join(arena.errors)
+    said = "".join(run.errors)
     assert "did not connect" in said and "arena resume" in said
     [path] = tmp_path.glob("*.jsonl")
     assert _verify(path).returncode == 3  # unfinished: saved, nothing played
@@ -226,13 +226,13 @@ def test_the_reference_clients_play_full_games(tmp_path: Path) -> None:
         clients.append(["node", str(EXAMPLES / "client.mjs")])
     for number, client in enumerate(clients):
         out_dir = tmp_path / str(number)
-        arena = Arena(["play", "--seat", f"{SEAT}=remote", "--seed", "6", "--quiet", "--out", str(out_dir)])
+        run = Arena(["play", "--seat", f"{SEAT}=remote", "--seed", "6", "--quiet", "--out", str(out_dir)])
         started = time.monotonic()
-        ran = subprocess.run([*client, "--url", arena.address(), "--token", TOKEN], capture_output=True, text=True,
+        ran = subprocess.run([*client, "--url", run.address(), "--token", TOKEN], capture_output=True, text=True,
                              timeout=120)  # fmt: skip
-        code, out = arena.finish()
+        code, out = run.finish()
         assert ran.returncode == 0 and "game over" in ran.stdout, ran.stdout + ran.stderr
-        assert code == 0, "".join(arena.errors)
+        assert code == 0, "".join(run.errors)
         assert _verify(_transcript(out)).returncode == 0, client
         assert time.monotonic() - started < 120
 

@@ -200,3 +200,15 @@ def test_a_remote_seat_outside_play_and_resume_fails_clearly(tmp_path: Path) -> 
 
     with pytest.raises(PlayerBuildError, match="remote agent"):
         build_player(BUILTIN["remote"], 3, seed=1, rules=load_rules("fiim"), lang="en")
+
+
+def test_a_tournament_refuses_a_remote_agent_before_anything_starts(tmp_path: Path) -> None:
+    from arena.tournament.model import TournamentError, load_tournament
+
+    pool = '[[pool]]\nlabel = "a"\nagent = "bot:heuristic"\n[[pool]]\nlabel = "b"\nagent = "remote"\n'
+    (tmp_path / "t.toml").write_text("games = 4\n" + pool, encoding="utf-8")
+    with pytest.raises(TournamentError, match="remote agent"):
+        load_tournament(tmp_path / "t.toml")
+    (tmp_path / "f.toml").write_text('games = 4\nfiller = "remote"\n' + pool.replace("remote", "bot:random"))
+    with pytest.raises(TournamentError, match="remote agent cannot fill"):
+        load_tournament(tmp_path / "f.toml")
