@@ -97,9 +97,12 @@ def decide(request: dict[str, Any]) -> dict[str, Any]:
     return {"target": first}
 
 
-def play_seat(url: str, *, misbehave: bool = False) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def play_seat(
+    url: str, *, misbehave: bool = False, leave_after: int | None = None
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Play the seat to the end: every turn received, and the last body. With `misbehave`, the first night check
-    gets garbage, then a seat that does not exist, before the rule's default."""
+    gets garbage, then a seat that does not exist, before the rule's default. With `leave_after`, the agent answers
+    that many turns and goes away."""
     status, hello = call(f"{url}/hello")
     assert status == 200 and hello["seat"] == SEAT and hello["protocol"].startswith("mafia-arena-remote/")
     turns: list[dict[str, Any]] = []
@@ -111,6 +114,8 @@ def play_seat(url: str, *, misbehave: bool = False) -> tuple[list[dict[str, Any]
             return turns, body
         if body["status"] != "turn":
             continue
+        if leave_after is not None and len(turns) == leave_after:
+            return turns, body  # gone: this turn and every later one are never fetched again
         turns.append(body)
         request = body["request"]
         answer: Any = {"turn": body["turn"], "decision": decide(request)}
@@ -215,6 +220,26 @@ def test_an_agent_that_never_connects_stops_the_game_saved_then_resume_plays_it(
     resumed = Arena(["resume", str(path), "--quiet"])
     _turns, end = play_seat(resumed.address())
     code, _out = resumed.finish()
+    assert code == 0 and end["status"] == "over", "".join(resumed.errors)
+    assert _verify(path).returncode == 0
+
+
+def test_an_agent_that_goes_away_mid_game_stops_it_saved_then_resume_plays_it(tmp_path: Path) -> None:
+    """An agent that stops polling mid-game: the turn it took and never answered gets the rule's default, the next
+    one nobody fetches stops the game (exit 1, saved, resumable), never played on defaults to the end."""
+    args = ["--seat", f"{SEAT}=remote", "--seed", "8", "--quiet", "--out", str(tmp_path), "--timeout", "2"]
+    run = Arena(["play", *args])
+    play_seat(run.address(), leave_after=3)
+    code, _ = run.finish()
+    said = "".join(run.errors)
+    assert code == 1 and "did not fetch its turn" in said and "arena resume" in said, said
+    [path] = tmp_path.glob("*.jsonl")
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [r["outcome"] for r in records if r.get("kind") == "exchange"][-1] == "undelivered"
+    assert _verify(path).returncode == 3  # unfinished, every record checked
+    resumed = Arena(["resume", str(path), "--quiet"])
+    _, end = play_seat(resumed.address())
+    code, _ = resumed.finish()
     assert code == 0 and end["status"] == "over", "".join(resumed.errors)
     assert _verify(path).returncode == 0
 

@@ -19,6 +19,7 @@ from arena.engine import Game, Request, load_rules, view
 from arena.orchestrator import run_game
 from arena.players.bots import RandomBot
 from arena.players.random_policy import random_decision
+from arena.players.remote import RemoteGone
 from arena.remote.protocol import AnswerError, Exchange, digest, read_answer, turn_body
 from arena.transcript import TranscriptWriter, make_header, parse, verify
 
@@ -212,3 +213,25 @@ def test_a_tournament_refuses_a_remote_agent_before_anything_starts(tmp_path: Pa
     (tmp_path / "f.toml").write_text('games = 4\nfiller = "remote"\n' + pool.replace("remote", "bot:random"))
     with pytest.raises(TournamentError, match="remote agent cannot fill"):
         load_tournament(tmp_path / "f.toml")
+
+
+async def test_an_agent_that_goes_away_stops_the_game_saved() -> None:
+    """The agent fetches two turns, answers them, then fetches a third and is gone: that turn (fetched, never
+    answered) gets the rule's default; the next one nobody fetches stops the game, as a person's closed input does,
+    instead of playing the rest on defaults. The file verifies as unfinished, ready to resume."""
+    rules = load_rules("fiim")
+    game = Game(rules, 7)
+    specs = {s: BUILTIN["bot:random"] for s in game.seats()} | {SEAT: BUILTIN["remote"]}
+    stream = io.StringIO()
+    writer = TranscriptWriter.to_stream(stream, make_header(rules, 7, specs, game_id="gone", version="t"))
+    with pytest.raises(RemoteGone, match="did not fetch its turn"):
+        async with remote_game(rules, {SEAT: legal(1)}, deadline_s=0.3, record=writer.exchange,
+                               stop_after={SEAT: 2}) as (_, remote, _agents):  # fmt: skip
+            players = {s: RandomBot(s, 7) for s in game.seats() if s != SEAT} | dict(remote)
+            await run_game(game, players, writer, timeout_s=None)
+    transcript = parse(stream.getvalue())
+    verdict = verify(transcript)
+    assert verdict.ok and verdict.outcome == "unfinished", verdict.message
+    outcomes = [e.outcome for e in transcript.exchanges]
+    assert outcomes[:2] == ["answered", "answered"] and outcomes[2] == "timeout" and outcomes[-1] == "undelivered"
+    assert not game.over

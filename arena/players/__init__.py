@@ -13,5 +13,6 @@
 
 `base.py` imports only the engine, so the orchestrator, the transcript and model access can all depend on the
 contract; the seats above it may import the engine, `arena.agents`, `arena.prompts`, `arena.resources`, `arena.llm`
-(model seats), `arena.human` and `arena.live` (the terminal seat), `arena.remote` (the remote seat); never the orchestrator, the transcript or the CLI.
+(model seats), `arena.human` and `arena.live` (the terminal seat), `arena.remote` (the remote seat); never the
+orchestrator, the transcript or the CLI.
 """

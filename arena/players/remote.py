@@ -9,9 +9,9 @@ the next turn (the same request, `problem` set), as the one invalid-action polic
 The failure contract, as for a model: a body that is no answer is a failed attempt (re-asked with the reason). A
 turn the program fetched but did not answer in time gets the rule's default (it was thinking; a re-ask of that
 decision is not sent again, like a person's). A turn the program never fetched by the deadline means the program is
-gone: like an unreachable model, that is no answer at all (`model_seat`, read by the orchestrator at a time-out), so
-the game stops saved and resumable instead of playing on defaults. Every turn, answered or not, is written as an
-`Exchange` record through the table, which `arena verify` checks.
+gone: that is no answer at all, so, like a person's closed input, it stops the game (`RemoteGone`), saved and
+resumable, instead of playing it on defaults. Every turn, answered or not, is written as an `Exchange` record through
+the table, which `arena verify` checks.
 """
 
 from __future__ import annotations
@@ -22,8 +22,15 @@ import time
 from arena.agents import AgentSpec
 from arena.engine import Observation, Request
 from arena.players.base import TIMEOUT_PREFIX, Answer, Player, PlayerError
+from arena.players.human import InputClosed
 from arena.remote.protocol import Exchange
 from arena.remote.server import RemoteTable, SeatLine
+
+
+class RemoteGone(InputClosed):
+    """The program never fetched a turn by its deadline: it is gone (stopped polling, crashed, never came). Like a
+    person's closed input, this stops the game, saved and resumable: a result is never made of a seat that is not
+    there. The message says which seat and what to do."""
 
 
 class RemoteAnswerError(PlayerError):
@@ -33,8 +40,6 @@ class RemoteAnswerError(PlayerError):
 
 class RemotePlayer(Player):
     """A seat whose decisions come from an external program through `table`."""
-
-    model_seat: bool = False  # set per turn: True when the time limit cut a turn the program never fetched
 
     def __init__(self, seat: int, line: SeatLine, table: RemoteTable) -> None:
         self.seat = seat
@@ -52,7 +57,6 @@ class RemotePlayer(Player):
         again = problem is not None and request == self._request
         attempt = self._attempt + 1 if again else 1
         self._request, self._attempt = request, attempt
-        self.model_seat = False
         if again and self._timed_out and problem is not None and problem.startswith(TIMEOUT_PREFIX):
             # one time limit per decision: a timed-out turn is not sent again, the default follows
             self.table.write(Exchange(seat=self.seat, attempt=attempt, request_kind=request.kind.value,
@@ -74,11 +78,17 @@ class RemotePlayer(Player):
         except asyncio.CancelledError:
             deadline = turn.deadline_s
             late = deadline is not None and time.monotonic() - asked >= deadline - max(0.01, deadline / 100)
-            if late:
-                outcome = "timeout" if turn.delivered else "undelivered"
-                self._timed_out = True
-                self.model_seat = not turn.delivered  # never fetched: no answer at all, the game stops
-            raise
+            if not late:
+                raise  # the game stopped while the turn was open
+            self._timed_out = True
+            if turn.delivered:
+                outcome = "timeout"  # it was thinking: the rule's default
+                raise
+            outcome = "undelivered"
+            raise RemoteGone(
+                f"seat {self.seat}'s remote agent did not fetch its turn within {deadline:g} s (it stopped polling, "
+                "or never came)"
+            ) from None
         finally:
             self.line.close(turn)
             self.table.write(self.line.exchange(turn, request, outcome, **fields))

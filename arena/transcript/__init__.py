@@ -2,10 +2,10 @@
 
 Line 1 is a header (format, version, rules, seed, seats). Every later line is one record, tagged by `kind`:
 `event` (an engine event), `input` (an engine input: what replay feeds back), `call` (a model call), `exchange` (a
-remote seat's turn, docs/remote.md), `resume` (where `arena resume` went on) and, last, `end`. Lines are written and flushed one at a time, so a crash loses at most the
-line being written; the reader reports such a torn last line, and resume drops it. Since version 2 every line
-carries `hash`, a link of a hash chain that the end record seals (and, with a key, signs). `docs/transcripts.md`
-documents the format; `docs/security.md` the threat model.
+remote seat's turn, docs/remote.md), `resume` (where `arena resume` went on) and, last, `end`. Lines are written and
+flushed one at a time, so a crash loses at most the line being written; the reader reports such a torn last line,
+and resume drops it. Since version 2 every line carries `hash`, a link of a hash chain that the end record seals (and,
+with a key, signs). `docs/transcripts.md` documents the format; `docs/security.md` the threat model.
 
 | module | job |
 |---|---|
