@@ -23,7 +23,7 @@ from arena.engine import Game, IllegalDecision, Input, Request, view
 from arena.players.base import ERROR_PREFIX, TIMEOUT_PREFIX
 from arena.remote.protocol import AnswerError, Exchange, digest, read_answer, turn_body
 
-_TIMED = ("timeout", "undelivered", "expired")
+_TIMED = ("timeout", "undelivered", "expired", "cancelled")  # cancelled: cut by a time limit the turn did not state
 
 
 @dataclass
