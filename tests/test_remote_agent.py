@@ -44,7 +44,8 @@ class Arena:
         self.errors: list[str] = []
         self.url: str | None = None
         self.found = threading.Event()
-        threading.Thread(target=self._read_errors, daemon=True).start()
+        self.reader = threading.Thread(target=self._read_errors, daemon=True)
+        self.reader.start()
 
     def _read_errors(self) -> None:
         assert self.process.stderr is not None
@@ -61,8 +62,12 @@ class Arena:
         return self.url
 
     def finish(self) -> tuple[int, str]:
-        out, _ = self.process.communicate(timeout=120)
-        return self.process.returncode, out
+        """The exit code and stdout; stderr is the reader thread's alone, read to its end."""
+        assert self.process.stdout is not None
+        out = self.process.stdout.read()
+        code = self.process.wait(timeout=120)
+        self.reader.join(timeout=30)
+        return code, out
 
 
 def call(url: str, method: str = "GET", body: Any = None, token: str = TOKEN) -> tuple[int, Any]:
