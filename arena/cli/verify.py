@@ -7,6 +7,8 @@ contract (documented in docs/cli.md and docs/security.md):
     1  tampered or inconsistent: a broken hash chain, a bad signature, an event or a call the replay disagrees with
     2  not a transcript (empty, foreign, not UTF-8, newer format, over the size limits, no such file)
     3  verified as far as it goes, but unfinished (no end record) or aborted; `--allow-unfinished` makes this 0
+    4  not fully checked: a rewritten prompt (a compaction) could not be rebuilt here, so the file is not vouched for
+       (its prompt set is not here or changed since; `--prompt-set` names the set the game used)
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ VERIFIED = 0
 TAMPERED = 1
 NOT_A_TRANSCRIPT = 2
 UNFINISHED = 3
+UNCHECKED = 4
 
 
 def _fail(message: str, code: int) -> NoReturn:
@@ -36,10 +39,20 @@ def verify_cmd(
     allow_unfinished: Annotated[
         bool, typer.Option("--allow-unfinished", help="Exit 0 (not 3) for an unfinished or aborted game.")
     ] = False,
+    prompt_set: Annotated[
+        str | None,
+        typer.Option(
+            "--prompt-set",
+            help="Rebuild the rewritten prompts with this prompt set (a shipped name or a folder you trust): the one "
+            "the game used, when it is not shipped here.",
+        ),
+    ] = None,
 ) -> None:
-    """Check a transcript's hash chain, replay it through the engine and check every event and model call.
+    """Check a transcript's hash chain, replay it through the engine and check every event, model call and rewritten
+    prompt.
 
-    Exit codes: 0 verified and complete, 1 tampered, 2 not a transcript, 3 unfinished (see --allow-unfinished).
+    Exit codes: 0 verified and complete, 1 tampered, 2 not a transcript, 3 unfinished (see --allow-unfinished),
+    4 not fully checked (a rewritten prompt could not be rebuilt here; see --prompt-set).
     """
     from arena.transcript import TranscriptError, load, sign_key_from_env, verify
 
@@ -60,11 +73,21 @@ def verify_cmd(
         _fail(f"{file}: {verdict.message}", TAMPERED)
     from arena.llm.rebuild import check_compactions  # a compacted prompt must be exactly the one the rules give
 
-    problems, notes = check_compactions(transcript)
-    for note in notes:
+    folders = [Path(prompt_set)] if prompt_set is not None and Path(prompt_set).is_dir() else []
+    found = check_compactions(transcript, prompt_set=prompt_set, prompt_folders=folders)
+    for note in found.notes:
         typer.echo(f"note: {note}", err=True)
+    problems = found.problems
     if problems:
         _fail(f"{file}: {problems[0]}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""), TAMPERED)
+    if found.unchecked:
+        for line in found.unchecked:
+            typer.echo(f"not checked: {line}", err=True)
+        _fail(
+            f"{file}: not verified: {len(found.unchecked)} group(s) of rewritten prompts could not be rebuilt here "
+            "(see above); pass --prompt-set NAME|FOLDER with the prompt set the game used",
+            UNCHECKED,
+        )
     torn = f" (a torn last line of {len(transcript.torn)} characters left out)" if transcript.torn else ""
     if verdict.outcome == "complete":
         typer.echo(f"OK {file}: {verdict.message}")
