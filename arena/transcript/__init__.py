@@ -42,6 +42,7 @@ from arena.transcript.records import (
     Resume,
     SeatEntry,
     Status,
+    Stop,
     Transcript,
     TranscriptError,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "SeatEntry",
     "SeatTotals",
     "Status",
+    "Stop",
     "Transcript",
     "TranscriptError",
     "TranscriptWriter",

@@ -32,6 +32,7 @@ from arena.transcript.records import (
     End,
     Header,
     Resume,
+    Stop,
     Transcript,
     TranscriptError,
 )
@@ -113,6 +114,7 @@ _RECORDS: dict[str, type[BaseModel] | type[PlainRecord]] = {
     "call": ModelCall,
     "end": End,
     "resume": Resume,
+    "stop": Stop,
 }
 
 
@@ -217,6 +219,8 @@ def read_stream(
             out.resumes.append(model)
             out.resume_positions.append(len(out.inputs))
             out.resume_calls.append(len(out.calls))
+        elif isinstance(model, Stop):
+            out.stops.append(model)
         elif isinstance(model, End):
             out.end = model
             out.sig = signed if isinstance(signed, str) else None
