@@ -18,8 +18,10 @@ every input for:
 - determinism: the same seed with the same decisions gives a byte-identical event stream, whatever order a
   batch's answers come in, and `Game(rules, seed).replay(game.inputs)` rebuilds it.
 
-The games are spread over the machine's cores with `fork` (each game is independent). `ARENA_CONFORMANCE_GAMES`
-sets the number of games per preset (default 2,000). A failure names the preset and the seed; reproduce it with
+The games are spread over the machine's cores with `fork` (each game is independent). The README's test command
+plays `GAMES` games per preset (seeds 0-199); the `slow` job (`python -m pytest -m slow`, run by `.ci/run` as a
+pytest invocation of its own) plays the rest of `SLOW_GAMES` (seeds 200-1,999), so CI plays 2,000 per preset.
+`ARENA_CONFORMANCE_GAMES` sets the total. A failure names the preset and the seed; reproduce it with
 `play_checked(load_rules(preset), seed)`.
 """
 
@@ -56,7 +58,8 @@ from arena.engine import (
 )
 from arena.players.random_policy import random_decision
 
-GAMES = int(os.environ.get("ARENA_CONFORMANCE_GAMES", "2000"))
+SLOW_GAMES = int(os.environ.get("ARENA_CONFORMANCE_GAMES", "2000"))  # per preset, in all
+GAMES = min(200, SLOW_GAMES)  # per preset in the README's test command: the first seeds
 REORDER_EVERY = 8  # every game is replayed; one in 8 is also played twice more, answering batches in two orders
 MAX_INPUTS = 5000  # a random game takes a few hundred inputs; more means the flow does not end
 BLACK_ROLES = frozenset({"mafia", "don"})
@@ -1240,15 +1243,31 @@ def rules_of(name: str) -> RuleSet:
     return load_rules(name)
 
 
-@pytest.mark.parametrize("preset", [*PRESETS, "fiim" + PROBED, "club" + PROBED])
-def test_random_games_conform(preset: str) -> None:
-    games, failures, winners = run_many(preset, list(range(GAMES)))
-    assert games == GAMES
+CONFORMED = [*PRESETS, "fiim" + PROBED, "club" + PROBED]
+
+
+def _conform(preset: str, seeds: list[int]) -> None:
+    games, failures, winners = run_many(preset, seeds)
+    assert games == len(seeds)
     shown = "\n".join(f"  seed {seed}: {message[:600]}" for seed, message in failures[:8])
     assert not failures, f"{preset}: {len(failures)} of {games} games broke an invariant:\n{shown}"
     # the random games reach every way this preset can end (a check that the generator explores)
     can_end = {"town", "mafia"} | ({"maniac"} if rules_of(preset).win.maniac != "none" else set())
     assert can_end <= set(winners), f"{preset}: random games only ended as {winners}"
+
+
+@pytest.mark.parametrize("preset", CONFORMED)
+def test_random_games_conform(preset: str) -> None:
+    _conform(preset, list(range(GAMES)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", CONFORMED)
+def test_random_games_conform_at_scale(preset: str) -> None:
+    """The rest of the 2,000 games per preset: the slow job (`.ci/run` runs it; `python -m pytest -m slow`)."""
+    if SLOW_GAMES <= GAMES:
+        pytest.skip(f"ARENA_CONFORMANCE_GAMES={SLOW_GAMES}: the first {GAMES} seeds are all there is")
+    _conform(preset, list(range(GAMES, SLOW_GAMES)))
 
 
 # ----- regressions: the engine bugs these random games found, each pinned to its minimal case -------------------
