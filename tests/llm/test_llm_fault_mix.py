@@ -10,6 +10,7 @@ the stable one, across the four structured modes. A game that stops on a model t
 that the compacted attempt meets again: the server refused every attempt) is resumed, as `arena resume` does, until
 it ends. Then `arena verify`'s checks run on it: the replay and every call record (`verify`), and every rewritten
 prompt rebuilt exactly (`check_compactions`). One game verifying is an example; 200 across seeds is the property.
+Each kind is also played alone, at a higher rate, in both schema styles.
 On the code before #30's fix, a default whose last attempt failed differently from the refusal before it was
 recorded with that refusal's reason, and `verify` rejected such games ("no model call record gave this answer").
 
@@ -26,6 +27,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
 from llmkit import llm_player, llm_spec
 
 from arena.agents import AgentSpec, resolve_agent
@@ -64,12 +66,14 @@ def _seats(seed: int, llm_seats: int) -> list[int]:
     return sorted(random.Random(seed).sample(range(1, 11), llm_seats))
 
 
-async def play_mixed(folder: Path, seed: int, schema: str, llm_seats: int) -> Played:
-    """One game of `llm_seats` model seats (the rest heuristic bots) against its own faulty stand-in, resumed after
-    every stop until it ends."""
+async def play_mixed(
+    folder: Path, seed: int, schema: str, llm_seats: int, mix: dict[str, float] | None = None
+) -> Played:
+    """One game of `llm_seats` model seats (the rest heuristic bots) against its own faulty stand-in (`MIX`, or
+    `mix`), resumed after every stop until it ends."""
     rules = load_rules("fiim")
     mode = MODES[seed % len(MODES)]
-    server = FakeServer(plan=FaultPlan.mixed(MIX, seed=seed, hang_s=HANG_S))
+    server = FakeServer(plan=FaultPlan.mixed(mix or MIX, seed=seed, hang_s=HANG_S))
     serving = asyncio.create_task(server.serve())
     spec = llm_spec(server.base_url, mode, api_key_env="ARENA_TEST_KEY", schema=schema, context_tokens=BUDGET,
                     max_tokens=300)  # fmt: skip
@@ -167,3 +171,19 @@ async def test_every_game_under_mixed_faults_ends_and_verifies(tmp_path: Path, a
     assert any(e.type is EventType.ACTION_REJECTED for t in transcripts for e in t.events)
     print(f"\n{len(played)} games, {len(calls)} calls, {sum(injected.values())} faults, "
           f"{sum(p.stops for p in played)} stops resumed; played and verified: {cpu:.1f} s CPU, {wall:.1f} s")
+
+
+ALONE = sorted(MIX)
+
+
+@pytest.mark.parametrize("schema", SCHEMAS)
+@pytest.mark.parametrize("fault", ALONE)
+async def test_each_fault_kind_alone_ends_and_verifies(tmp_path: Path, api_key: str, fault: str, schema: str) -> None:
+    """Each kind of the mix on its own, at 15 % of the requests (3 % for the two that make the client wait: a hang
+    and a 429 with no Retry-After), in both schema styles: the game ends and verifies, and the fault was met."""
+    use_aiohttp()
+    seed = 1000 + ALONE.index(fault)
+    chance = 0.03 if fault in ("timeout", "rate_limit_bare") else 0.15
+    played = await play_mixed(tmp_path, seed, schema, 10 if fault == "overflow" else LLM_SEATS, {fault: chance})
+    assert played.injected[fault] > 0 and set(played.injected) == {fault}
+    assert check_verifies(played.path) == []
