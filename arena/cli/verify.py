@@ -125,9 +125,9 @@ def verify_folder(
     counts = Counter(r.code for r in results)
     complete = sum(1 for r in results if r.said.startswith("OK "))
     unfinished = sum(1 for r in results if r.said.startswith(("UNFINISHED ", "ABORTED ")))
+    unchecked = f"{counts[UNCHECKED]} not fully checked, " if counts[UNCHECKED] else ""
     typer.echo(f"{len(results)} transcripts: {complete} verified complete, {unfinished} unfinished or aborted, "
-               f"{counts[TAMPERED]} tampered, {counts[UNCHECKED]} not fully checked, {counts[NOT_A_TRANSCRIPT]} not "
-               "transcripts")  # fmt: skip
+               f"{counts[TAMPERED]} tampered, {unchecked}{counts[NOT_A_TRANSCRIPT]} not transcripts")  # fmt: skip
     return next((code for code in WORST if counts[code]), VERIFIED)
 
 
