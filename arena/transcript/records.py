@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_serializer
 from arena.agents import AgentSpec
 from arena.engine import Event, Game, IllegalDecision, Input, Role, RuleSet
 from arena.players.base import ModelCall
+from arena.remote.protocol import Exchange
 from arena.transcript.counters import SeatCounters, SeatTotals
 
 FORMAT: Final = "mafia-arena-transcript"
@@ -150,6 +151,9 @@ class Transcript(BaseModel):
     resume_positions: list[int] = Field(default_factory=list)  # per resume record: how many inputs precede it
     resume_calls: list[int] = Field(default_factory=list)  # per resume record: how many call records precede it
     stops: list[Stop] = Field(default_factory=list)  # where the game stopped on a model that gave no answer
+    exchanges: list[Exchange] = Field(default_factory=list)  # a remote seat's turns (docs/remote.md)
+    exchange_positions: list[int] = Field(default_factory=list)  # per exchange: how many inputs precede it
+    resume_exchanges: list[int] = Field(default_factory=list)  # per resume record: how many exchanges precede it
 
     @property
     def status(self) -> Status:

@@ -24,6 +24,7 @@ from arena.engine import Event, Game, Input, Role, RuleSet
 from arena.engine.record import PlainRecord
 from arena.engine.text import scrubbed
 from arena.players.base import ModelCall
+from arena.remote.protocol import Exchange
 from arena.safe_write import UnsafePath, open_append
 from arena.transcript.chain import chain_hash, signature
 from arena.transcript.counters import SeatCounters, SeatTotals, call_totals
@@ -258,6 +259,10 @@ class TranscriptWriter:
         if totals is None:
             totals = self.totals[call.seat] = SeatTotals()
         totals.add_call(call)
+
+    def exchange(self, exchange: Exchange) -> None:
+        """One turn of a remote seat (docs/remote.md), written when it closes, before the inputs it became."""
+        self._write(_line("exchange", exchange))
 
     def resumed(self, seats: Mapping[int, AgentSpec]) -> None:
         """Mark where a resume starts appending, with the seats as they are played from here (redacted)."""
