@@ -235,3 +235,25 @@ async def test_an_agent_that_goes_away_stops_the_game_saved() -> None:
     outcomes = [e.outcome for e in transcript.exchanges]
     assert outcomes[:2] == ["answered", "answered"] and outcomes[2] == "timeout" and outcomes[-1] == "undelivered"
     assert not game.over
+
+
+def test_an_agent_file_of_kind_remote_names_a_remote_seat_and_nights_are_paced_for_it(tmp_path: Path) -> None:
+    from arena.cli.game import night_pacer
+    from arena.cli.seats import build_players, parse_seat_specs
+    from arena.players.remote import RemotePlayer
+    from arena.remote.server import RemoteTable
+
+    (tmp_path / "my-agent.toml").write_text('kind = "remote"\n', encoding="utf-8")
+    rules = load_rules("fiim")
+    seats = parse_seat_specs(["3,7=my-agent"], rules.players, tmp_path)
+    assert (seats[3].name, seats[3].kind, seats[7].kind) == ("my-agent", "remote", "remote")
+    table = RemoteTable(rules)
+    try:
+        players = build_players(seats, seed=1, rules=rules, lang="en", delay=0.5, remote=table)
+        assert isinstance(players[3], RemotePlayer) and isinstance(players[7], RemotePlayer)  # never delayed
+        assert table.lines[3].token != table.lines[7].token
+        pacer = night_pacer(Game(rules, 1), players, {3, 7})
+        assert pacer is not None and pacer.timed == frozenset(set(range(1, 11)) - {3, 7})
+        assert night_pacer(Game(rules, 1), players, set()) is None
+    finally:
+        table.sock.close()

@@ -70,10 +70,7 @@ def drive(
             live.update(status_line(game), refresh=True)
 
     live = Live(status_line(game), console=console, auto_refresh=False, transient=True) if live_ok else None
-    # a person at this terminal, or a remote program, could time the nights: each lasts the same whoever lives
-    # (arena/pacing.py); their own decisions do not measure a slot
-    watchers = set(humans) | (set(remote.lines) if remote is not None else set())
-    pacer = NightPacer(game.rules, frozenset(s for s in players if s not in watchers)) if watchers else None
+    pacer = night_pacer(game, players, set(humans) | (set(remote.lines) if remote is not None else set()))
     try:
         with live if live is not None else contextlib.nullcontext():
             asyncio.run(
@@ -124,6 +121,14 @@ def drive(
         writer.close()
         fail(f"the game stopped on an internal error ({type(exc).__name__}: {exc}); transcript: {path}", 1)
     writer.close()
+
+
+def night_pacer(game: Game, players: Mapping[int, Player], watchers: set[int]) -> NightPacer | None:
+    """A person at this terminal, or a remote program (`watchers`), could time the nights: each then lasts the same
+    whoever lives (arena/pacing.py), and only the other seats' decisions measure a slot. None: nobody to pace for."""
+    if not watchers:
+        return None
+    return NightPacer(game.rules, frozenset(s for s in players if s not in watchers))
 
 
 async def _game(
