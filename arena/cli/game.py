@@ -1,5 +1,6 @@
-"""Playing a game out at the terminal (`arena play`, `arena resume`): the live view while it runs, Ctrl-C leaving the
-transcript resumable, an internal error closing it, and the report at the end (roles, failures, totals, the path)."""
+"""Playing a game out at the terminal (`arena play`, `arena resume`): the live view while it runs, Ctrl-C (or a seat
+whose model gave no answer) leaving the transcript resumable, an internal error closing it, and the report at the
+end (roles, failures, totals, the path)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from rich.text import Text
 from arena.cli.options import fail
 from arena.engine import MODERATOR, Event, EventType, Game, view, visible_events
 from arena.live import EventPrinter, status_line
-from arena.orchestrator import RunStats, run_game
+from arena.orchestrator import GameStopped, RunStats, run_game
 from arena.pacing import NightPacer
 from arena.players.base import Player
 from arena.players.delayed import DelayedPlayer
@@ -111,6 +112,10 @@ def drive(
         what = f"error: {exc}" if isinstance(exc, InputClosed) else "interrupted"
         typer.echo(f"\n{what}; the game is saved. Continue it with: arena resume {path}", err=True)
         raise typer.Exit(1 if isinstance(exc, InputClosed) else 130) from None
+    except GameStopped as exc:  # a model gave no answer: never a result made of failures; saved, resumable
+        writer.close()
+        typer.echo(f"\nerror: the game stopped: {exc}; it is saved. Then: arena resume {path}", err=True)
+        raise typer.Exit(1) from None
     except Exception as exc:  # an engine or orchestrator bug: record it, tell the user, no traceback
         writer.abort(f"{type(exc).__name__}: {exc}")
         writer.close()

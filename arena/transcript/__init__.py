@@ -44,6 +44,7 @@ from arena.transcript.records import (
     Resume,
     SeatEntry,
     Status,
+    Stop,
     Transcript,
     TranscriptError,
 )
@@ -76,6 +77,7 @@ __all__ = [
     "SeatEntry",
     "SeatTotals",
     "Status",
+    "Stop",
     "Transcript",
     "TranscriptError",
     "TranscriptWriter",

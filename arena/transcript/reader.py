@@ -34,6 +34,7 @@ from arena.transcript.records import (
     End,
     Header,
     Resume,
+    Stop,
     Transcript,
     TranscriptError,
 )
@@ -115,6 +116,7 @@ _RECORDS: dict[str, type[BaseModel] | type[PlainRecord]] = {
     "call": ModelCall,
     "end": End,
     "resume": Resume,
+    "stop": Stop,
     "exchange": Exchange,
 }
 
@@ -221,6 +223,8 @@ def read_stream(
             out.resume_positions.append(len(out.inputs))
             out.resume_calls.append(len(out.calls))
             out.resume_exchanges.append(len(out.exchanges))
+        elif isinstance(model, Stop):
+            out.stops.append(model)
         elif isinstance(model, Exchange):
             out.exchanges.append(model)
             out.exchange_positions.append(len(out.inputs))

@@ -244,6 +244,9 @@ def verify(transcript: Transcript, *, key: bytes | None = None) -> Verdict:
     else:
         outcome = "unfinished"
         state = "unfinished: no end record" + ("; the game is over" if game.over else "")
+        if transcript.stops:  # the file's last stop: the game stopped on a model that gave no answer
+            last = transcript.stops[-1]
+            state += f"; stopped on seat {last.seat}: {last.reason}"
     result = f"; {game.winner} wins" if game.winner and game.winner != "draw" else ("; a draw" if game.over else "")
     chain = "; hash chain intact" if transcript.chain == "ok" else ""
     return Verdict(

@@ -35,6 +35,7 @@ from arena.transcript.records import (
     Header,
     Resume,
     SeatEntry,
+    Stop,
     Transcript,
     TranscriptError,
 )
@@ -267,6 +268,11 @@ class TranscriptWriter:
         """Mark where a resume starts appending, with the seats as they are played from here (redacted)."""
         entries = [SeatEntry(seat=s, agent=redacted(seats[s])) for s in sorted(seats)]
         self._write(_line("resume", Resume(at=self._clock(), seats=entries)))
+
+    def stop(self, seat: int, reason: str, fix: str = "") -> None:
+        """Mark where the game stopped because `seat`'s model gave no answer (see `records.Stop`); the file stays
+        unfinished, and `arena resume` continues it."""
+        self._write(_line("stop", Stop(at=self._clock(), seat=seat, reason=scrubbed(reason), fix=scrubbed(fix))))
 
     def sync_events(self, game: Game) -> None:
         """Write the game's events that the file does not hold yet, in order."""
