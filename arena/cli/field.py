@@ -78,6 +78,9 @@ def freeze(
     draft: Annotated[Path, typer.Argument(help="The draft: members, rules, deals, calibration games (no ratings).")],
     out: Annotated[Path, typer.Option("--out", help="The calibration tournament's folder; the field file too.")],
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Games at once.", min=1)] = 8,
+    processes: Annotated[
+        int | None, typer.Option(help="Worker processes (default: CPUs, at most --jobs; 0: this one).", min=0)
+    ] = None,
     boot: Annotated[int, typer.Option("--boot", min=0, help="Bootstrap resamples for the members' intervals.")] = 200,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No live progress.")] = False,
 ) -> None:
@@ -108,7 +111,7 @@ def freeze(
     filler = Config(label="filler", agent="bot:random", spec=BUILTIN["bot:random"].model_copy(
         update={"name": "filler"}), filler=True)  # fmt: skip
     t = Tournament(source=str(draft), file=file, rules=rules, configs=configs, filler=filler)
-    play_plans(t, calibration_plans(spec, rules), out, jobs=jobs, progress=not no_progress)
+    play_plans(t, calibration_plans(spec, rules), out, jobs=jobs, progress=not no_progress, processes=processes)
     try:
         frozen, lines = freeze_field(spec, str(out), boot=boot)
     except FieldError as exc:

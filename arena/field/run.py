@@ -82,8 +82,9 @@ def resolve_entrant(
         spec = resolve_agent(text, agents_dir, check_env=check_env)
     except AgentError as exc:
         raise FieldError(f"--entrant: {exc}") from None
-    if spec.kind == "human":
-        raise FieldError("--entrant: a placement is many games; a human cannot play it")
+    if spec.kind in ("human", "remote"):
+        raise FieldError(f"--entrant: a placement is many games run as a tournament; a {spec.kind} seat plays in "
+                         "`arena play`, not there")  # fmt: skip
     name = label or label_for(text)
     try:
         entry = PoolEntry(label=name, agent=text)
