@@ -172,6 +172,7 @@ def test_the_noisy_bot_replaces_acts_never_words() -> None:
     spec = BUILTIN["bot:heuristic"].model_copy(update={"noise": 1.0})
     plain = BUILTIN["bot:heuristic"]
     kinds_seen: set[Kind] = set()
+    replaced = 0
     for _ in range(60):
         if game.over:
             break
@@ -181,9 +182,12 @@ def test_the_noisy_bot_replaces_acts_never_words() -> None:
             own = asyncio.run(build_player(plain, request.seat, seed=5, rules=rules, lang="en").decide(obs, request))
             if request.kind is Kind.SPEECH:
                 assert noisy.decision == own.decision  # it speaks as the bot it wraps
+            else:
+                replaced += noisy.decision != own.decision
             kinds_seen.add(request.kind)
             game.submit(request.seat, own.decision)
-    assert Kind.SPEECH in kinds_seen and Kind.VOTE in kinds_seen or Kind.SHOOT in kinds_seen
+    assert Kind.SPEECH in kinds_seen and (Kind.VOTE in kinds_seen or Kind.SHOOT in kinds_seen)
+    assert replaced > 0  # at noise 1 its acts are drawn at random
 
 
 # ----- the statistics ------------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """`arena site` (#33 items 3, 4, 6): a static site from two tournament folders and one placement, every number linked
 to its games, a replay of every game, leaderboard.json and CSV that pandas reads as they are, and `--check`, which
 passes on a fresh site and names the game that was edited, re-chained or removed. The browser half (chromium at two
-sizes, no external request, no overflow) is tests/test_site_browser.py."""
+sizes, no external request, no overflow) is the last test here."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from forgery import rechain
+from test_field import DRAFT
 from typer.testing import CliRunner
 
 from arena.cli import app
-from test_field import DRAFT
 
 runner = CliRunner()
 TOURNAMENT = """name = "{name}"
@@ -247,7 +247,8 @@ def test_the_site_in_chromium(site: Path, tmp_path: Path, case: str, size: tuple
         shot("leaderboard")
         page.locator("a", has_text="heuristic").first.click()  # a configuration's page, from the board
         page.wait_for_load_state()
-        assert page.url.endswith("config/fiim/heuristic.html") and page.locator("h2", has_text="Win rate by role").count()
+        assert page.url.endswith("config/fiim/heuristic.html")
+        assert page.locator("h2", has_text="Win rate by role").count() == 1
         shot("configuration")
         page.locator("td a").first.click()  # its rating's games
         page.wait_for_load_state()
@@ -273,3 +274,17 @@ def test_the_site_in_chromium(site: Path, tmp_path: Path, case: str, size: tuple
     outside = [url for url in requests if not url.startswith(site.as_uri())]
     assert not outside, f"requests outside the site: {outside}"
     assert not errors, errors
+
+
+def test_the_build_reports_its_stages(runs: list[Path], tmp_path: Path) -> None:
+    """What `arena site`'s progress bar shows (arena report's bar, on a terminal's stderr): each stage, counted."""
+    from arena.site.build import build_site
+
+    heard: list[tuple[str, int, int]] = []
+    build_site([runs[2]], tmp_path / "s", boot=0, progress=lambda stage, done, of: heard.append((stage, done, of)))
+    stages = [stage for stage, _, _ in heard]
+    for stage in ("verifying games (placed)", "publishing transcripts", "refitting placements", "writing replays",
+                  "writing pages"):  # fmt: skip
+        assert stage in stages, stages
+    replays = [(done, total) for stage, done, total in heard if stage == "writing replays"]
+    assert replays[0] == (0, 12) and replays[-1] == (11, 12)

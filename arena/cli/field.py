@@ -250,10 +250,23 @@ def place_entrant(
 
 
 def _preflight(t: Any) -> dict[str, Any]:
-    from arena.cli.tournament import _preflight as probe
+    """Probe the entrant once if it is a model (server up, key accepted), as a tournament does before it starts."""
+    import asyncio
 
-    result: dict[str, Any] = probe(t)
-    return result
+    from arena.agents import AgentError
+
+    specs: dict[str, Any] = {c.label: c.spec for c in [*t.configs, t.filler]}
+    models = {label: spec for label, spec in specs.items() if spec.kind == "llm"}
+    if not models:
+        return specs
+    from arena.llm.preflight import preflight
+
+    labels = list(models)
+    try:
+        probed = asyncio.run(preflight(dict(enumerate(models.values()))))
+    except AgentError as exc:
+        fail(str(exc))
+    return {**specs, **{labels[i]: spec for i, spec in probed.items()}}
 
 
 def summary(data: dict[str, Any]) -> list[str]:

@@ -9,6 +9,7 @@ field's fixed scale (`arena tournament --field NAME --entrant AGENT`, `arena fie
 | `place.py` | the statistics: the entrant's skills with the field fixed, intervals by deal, Stein's two stages |
 | `run.py` | a placement run: the entrant's seatings on the field's deals, played as a tournament, `placement.json` |
 | `calibrate.py` | making a version: a draft's calibration tournament fitted and frozen, linked to an earlier version |
+| `simulate.py` | placements in a world the model does not assume: coverage at fixed games and at a width |
 
 It may import the engine, the players, the orchestrator, the transcript, `arena.agents`, `arena.safe_read`,
 `arena.safe_write`, the tournament (its runner and schedule records) and the research package (the report's reader

@@ -267,7 +267,7 @@ def _points_lines(points: Any, config: str, games: str | None) -> list[tuple[str
     import importlib
 
     try:  # the points table (`arena report --scoring`), where this install has it
-        table = importlib.import_module("arena.research.points")
+        table = importlib.import_module(".".join(("arena", "research", "points")))
     except ImportError:
         return []
     head = [str(h) for h in table.table_head(points.system)]
