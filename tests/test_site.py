@@ -47,7 +47,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """Two tournament folders (tournament seating, whole sides) and a placement on a tiny field."""
     root = tmp_path_factory.mktemp("runs")
     out = []
-    for name, games, seed, schedule in (("bots-a", 12, 1, "seats"), ("bots-b", 8, 5, "sides")):
+    for name, games, seed, schedule in (("bots-a", 24, 1, "seats"), ("bots-b", 16, 5, "sides")):
         file = root / f"{name}.toml"
         file.write_text(TOURNAMENT.format(name=name, games=games, seed=seed, schedule=schedule), encoding="utf-8")
         _ok(["tournament", str(file), "--out", str(root / name), "--processes", "0", "--no-progress"])
@@ -101,7 +101,7 @@ def test_every_number_links_to_its_games_and_every_game_has_a_replay(site: Path)
                 assert 'href="lists/' in cell, cell
     data = json.loads((site / "site.json").read_text(encoding="utf-8"))
     published = [g for g in data["games"] if g["published"]]
-    assert len(published) == 12 + 8 + 12
+    assert len(published) == 24 + 16 + 12
     for g in published:
         path = site / "games" / g["board"] / g["run"] / g["name"]
         replay = path.with_suffix(".html").read_text(encoding="utf-8")
@@ -133,7 +133,7 @@ def test_leaderboard_json_and_csv_load_in_pandas_as_they_are(site: Path) -> None
 
 def test_check_passes_on_a_fresh_site(site: Path) -> None:
     output = _ok(["site", "--check", str(site), "--no-progress"])
-    assert "all identical" in output and "32 games verified" in output
+    assert "all identical" in output and "52 games verified" in output
 
 
 def test_check_names_a_removed_game(site: Path, tmp_path: Path) -> None:
@@ -195,7 +195,8 @@ def test_a_site_never_counts_an_unfinished_game(runs: list[Path], tmp_path: Path
     cut = next(g for g in data["games"] if g["name"] == "game-0004.jsonl")
     assert not cut["published"] and "not a finished game" in cut["why"]
     assert not (out / "games" / "fiim" / "cut" / "game-0004.jsonl").exists()
-    assert "11" in (out / "board-fiim.html").read_text(encoding="utf-8")  # 11 games counted of 12
+    assert "games counted: <a" in (board := (out / "board-fiim.html").read_text(encoding="utf-8"))
+    assert re.search(r"games counted: <a [^>]*>23</a>", board)  # 23 of the 24
     assert "not a finished game" in (out / "runs.html").read_text(encoding="utf-8")
 
 

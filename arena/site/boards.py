@@ -302,13 +302,15 @@ def field_board(root: Path, board: str, inputs: SiteInputs, lists: Lists, progre
         b.rows.append(Row(m.label, "frozen", field_href, values, cells,
                           Cell(str(field_version.file.calibration.get("games", "–")), field_href)))  # fmt: skip
     placed: list[tuple[str, Any, str]] = []
+    labels = [str(r.manifest["entrant"]["label"]) for r in runs]
     for done, run in enumerate(runs):
         if progress is not None:
             progress("refitting placements", done, len(runs))
         try:
-            label, result, counted = _refit(root, run, field_version)
+            entrant, result, counted = _refit(root, run, field_version)
         except FieldError as exc:
             raise SiteError(f"placement {run.name}: {exc}") from None
+        label = f"{entrant} ({run.name})" if labels.count(entrant) > 1 else entrant  # placed twice: a row each
         href = lists.add(f"{board}-{run.name}", f"{label}'s placement games on {field_version.name}",
                          [index.of(str(root / f"games/{board}/{run.name}/{name}")) for name in counted])  # fmt: skip
         values, cells = {}, {}
@@ -321,7 +323,7 @@ def field_board(root: Path, board: str, inputs: SiteInputs, lists: Lists, progre
                             "deals": e.deals}  # fmt: skip
             cells[kind] = Cell(f"{e.value:+.2f} [{e.low:+.2f}, {e.high:+.2f}]", href,
                                f"{e.games} games on {e.deals} deals; {result.rule}")  # fmt: skip
-        b.rows.append(Row(label, "placed", _config_page(board, label), values, cells, Cell(str(len(counted)), href),
+        b.rows.append(Row(label, "placed", _config_page(board, entrant), values, cells, Cell(str(len(counted)), href),
                           "; ".join(result.notes)))  # fmt: skip
         placed.append((label, result, href))
     b.rows.sort(key=lambda row: (-row.rating, row.configuration))
@@ -331,7 +333,7 @@ def field_board(root: Path, board: str, inputs: SiteInputs, lists: Lists, progre
     of_config = {c: [index.of(g.path) for g in r.corpus.games if c in g.configs.values()] for c in r.corpus.configs}
     hrefs = {c: lists.add(f"{board}-{c}", f"{c}: its games on {field_version.name}", gs)
              for c, gs in of_config.items()}  # fmt: skip
-    entrants = {label for label, _, _ in placed}
+    entrants = set(labels)
     b.configs = [_config_from_report(board, rules, c, r, index, lists, hrefs) for c in sorted(entrants)]
     b.skipped = [(index.of(path).page, why) for path, why in r.corpus.skipped]
     return b

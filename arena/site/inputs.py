@@ -156,8 +156,12 @@ def collect(folders: list[Path], progress: Progress | None = None) -> SiteInputs
         if run.kind == "placement":
             run.manifest = _json(folder / "placement.json")
             board, run.field_file = _placement_field(folder, run.manifest)
-        elif run.kind == "tournament":
-            run.manifest = _json(folder / "tournament.json")
+        elif run.kind == "tournament":  # what the pages say of it; never a path or a clock of the machine that ran it
+            found = _json(folder / "tournament.json")
+            run.manifest = {k: found[k] for k in ("name", "fingerprint", "rules", "games_planned", "seed", "status",
+                                                  "stop_reason") if k in found}  # fmt: skip
+            run.manifest["configs"] = [{"label": c.get("label"), "agent": c.get("agent")}
+                                       for c in found.get("configs", []) if isinstance(c, dict)]  # fmt: skip
         runs.append(run)
         paths = sorted(p for p in folder.rglob("*.jsonl") if not any(part.startswith(".") for part in p.parts))
         for done, path in enumerate(paths):
