@@ -527,7 +527,20 @@ def test_stopping_the_server_leaves_a_resumable_transcript(tmp_path: Path) -> No
         port = probe.getsockname()[1]
     out = tmp_path / "games"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--seat", "1=human", "--port", str(port), "--out", str(out)],
+        [
+            sys.executable,
+            "-m",
+            "arena.cli",
+            "serve",
+            "--seat",
+            "1=human",
+            "--start",
+            "now",
+            "--port",
+            str(port),
+            "--out",
+            str(out),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

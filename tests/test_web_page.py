@@ -67,7 +67,7 @@ class Table:
 @pytest.fixture(scope="module")
 def table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Table]:
     _need_browser()
-    flags = ["--seat", "1=human", "--seed", "1", "--bot-delay", "0", "--human-timeout", "900"]
+    flags = ["--seat", "1=human", "--seed", "1", "--bot-delay", "0", "--human-timeout", "900", "--start", "now"]
     folder = tmp_path_factory.mktemp("page")
     played = [sys.executable, "-m", "arena.cli", "play", "--seed", "3", "--quiet", "--out", str(folder / "games")]
     subprocess.run(played, check=True, timeout=300, capture_output=True)  # a finished game for the replays
@@ -107,6 +107,7 @@ class Page:
         self.sockets: list[Any] = []
         self.errors: list[str] = []
         self.pushed = 0
+        self.first = first
         self.page = browser.new_page(viewport={"width": size[0], "height": size[1]})
         self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
         self.page.route_web_socket(re.compile(r"/ws/"), self._socket)
@@ -125,6 +126,7 @@ class Page:
     def _socket(self, ws: Any) -> None:
         self.sockets.append(ws)
         ws.on_message(lambda message: self.sent.append(json.loads(message)))
+        ws.send(json.dumps({"type": "state", "state": self.first}))  # a socket's first message: the whole state
 
     def push(self, state: dict[str, Any]) -> None:
         """Send the page a state and return once it has drawn it (a numbered line at the end of its log)."""

@@ -1,6 +1,6 @@
 """The words of the web pages in English and Russian (the page's language follows `--lang` and `?lang=`).
 
-The page's own words are here; the game log's Russian lines are in `arena.web.log_ru`.
+The page's own words are here; the game log's lines are the phrase tables' (`arena.render.phrasebook`).
 """
 
 from __future__ import annotations
@@ -141,6 +141,9 @@ _EN: dict[str, str] = {
     "over_chars": "{n} characters over the cap: shorten the speech.",
     "forbidden_hit": "Your text holds a forbidden phrase, a foul if sent: {list}",
     "heard_nomination": "You wrote a nomination of {seat}: it is selected in the picker.",
+    "your_nomination": "Your nomination: {seat}.",
+    "nomination_withdraw": "Click another seat to nominate it instead, or withdraw.",
+    "withdraw": "Withdraw the nomination",
     "time_up_sent": "Time is up: your speech was sent as typed.",
     "sent_waiting": "Sent. Waiting for the others…",
     "keys_vote": "Keys: Y yes, N no.",
@@ -183,6 +186,21 @@ _EN: dict[str, str] = {
     "action_shoot": "shoot",
     "side_independent": "independent",
     "side_mafia_ally": "ally of the mafia",
+    "lobby": "Lobby",
+    "lobby_hint": "The game starts when every person at the table is here and ready, or when the host starts it.",
+    "presence_here": "here",
+    "presence_away": "away",
+    "presence_absent": "not here yet",
+    "is_ready": "ready",
+    "ready": "I am ready",
+    "not_ready": "Not ready yet",
+    "join_title": "Join the table",
+    "join_hint": "Pick a free seat: you get its own link (keep it; it is your seat).",
+    "join_none": "No seat is free.",
+    "join_started": "The game has started; no seat is free.",
+    "take_seat": "Take seat {seat}",
+    "tables_title": "Tables",
+    "start_now": "Start the game now",
     "table_label": "The table: {n} seats",
     "log_label": "Game log",
 }
@@ -322,6 +340,9 @@ _RU: dict[str, str] = {
     "over_chars": "На {n} символов больше предела: сократите речь.",
     "forbidden_hit": "В тексте запрещённое слово, фол при отправке: {list}",
     "heard_nomination": "Вы написали о выставлении {seat}: оно выбрано в списке.",
+    "your_nomination": "Ваше выставление: {seat}.",
+    "nomination_withdraw": "Нажмите другое место, чтобы выставить его, или снимите выставление.",
+    "withdraw": "Снять выставление",
     "time_up_sent": "Время вышло: речь отправлена как есть.",
     "sent_waiting": "Отправлено. Ждём остальных…",
     "keys_vote": "Клавиши: Y — за, N — против.",
@@ -364,6 +385,21 @@ _RU: dict[str, str] = {
     "action_shoot": "выстрел",
     "side_independent": "сам за себя",
     "side_mafia_ally": "союзник мафии",
+    "lobby": "Лобби",
+    "lobby_hint": "Игра начнётся, когда все игроки за столом будут здесь и готовы, или когда ведущий её запустит.",
+    "presence_here": "здесь",
+    "presence_away": "отошёл",
+    "presence_absent": "ещё не пришёл",
+    "is_ready": "готов",
+    "ready": "Я готов",
+    "not_ready": "Ещё не готов",
+    "join_title": "Сесть за стол",
+    "join_hint": "Выберите свободное место: вы получите его личную ссылку (сохраните её — это ваше место).",
+    "join_none": "Свободных мест нет.",
+    "join_started": "Игра началась; свободных мест нет.",
+    "take_seat": "Занять место {seat}",
+    "tables_title": "Столы",
+    "start_now": "Начать игру сейчас",
     "table_label": "Стол: {n} мест",
     "log_label": "Ход игры",
 }

@@ -35,12 +35,17 @@ class ServeConfig:
     lang: str = "en"
     out_dir: Path = Path("transcripts")
     agents_dir: Path | None = None  # None: the standard lookup (arena.agents.find_agent)
-    human_timeout: float | None = 120.0
+    human_timeout: float | None = 300.0
     bot_delay: float = 1.0
+    typing_wpm: float = 40.0  # a person's speech allowance: the word budget at this typing speed (0: the spoken time)
+    bot_wpm: float = 180.0  # a bot's speech appears after its words at this pace, so people can read along
     allowed_origins: tuple[str, ...] = ()  # extra Origins accepted on WebSocket upgrades (a reverse proxy's)
     admin_token: str = field(default_factory=new_token)
     replay_files: tuple[Path, ...] = ()
     sign_key: bytes | None = field(default=None, repr=False)  # HMAC key from the environment: signs every table
+    start: str = "lobby"  # "lobby": a table with people waits for them (or the host); "now": it starts at once
+    judge: bool = False  # each table gets a judge link
+    blind: bool = False  # which seats are bots or models is hidden until the end
 
 
 _AGENT_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,79}$")
@@ -71,6 +76,15 @@ class Server:
 
     def is_admin(self, token: str) -> bool:
         return same_token(self.config.admin_token, token)
+
+    def lookup_role(self, token: str, role: str) -> Table | None:
+        """The table whose join (`role="join"`) or judge (`role="judge"`) link `token` is; every table is checked."""
+        found: Table | None = None
+        for table in self.tables.values():
+            known = table.join_token if role == "join" else table.judge_token
+            if known is not None and same_token(known, token):
+                found = table
+        return found
 
     def lookup(self, token: str) -> tuple[Table, int] | None:
         """The table and seat a token opens (a spectator token gives SPECTATOR), or None."""
@@ -143,6 +157,11 @@ class Server:
             writer=writer,
             human_timeout=human_timeout if human_timeout is not None else self.config.human_timeout,
             bot_delay=self.config.bot_delay,
+            typing_wpm=self.config.typing_wpm,
+            bot_wpm=self.config.bot_wpm,
+            lobby=self.config.start == "lobby",
+            blind=self.config.blind,
+            judge_token=new_token() if self.config.judge else None,
         )
         return table, players
 
@@ -204,6 +223,11 @@ class Server:
             writer=writer,
             human_timeout=self.config.human_timeout,
             bot_delay=self.config.bot_delay,
+            typing_wpm=self.config.typing_wpm,
+            bot_wpm=self.config.bot_wpm,
+            lobby=self.config.start == "lobby",
+            blind=self.config.blind,
+            judge_token=new_token() if self.config.judge else None,
             stats=RunStats(counters=counters_from_inputs(transcript.inputs)),
         )
         return table, players
@@ -263,11 +287,16 @@ def links(table: Table, base: str) -> dict[str, str]:
     """`seat N` and `spectators` -> URL."""
     out = {f"seat {seat}": f"{base}/seat/{token}" for seat, token in sorted(table.tokens.items())}
     out["spectators"] = f"{base}/watch/{table.spectator_token}"
+    if table.humans and not table.started:
+        out["lobby"] = f"{base}/join/{table.join_token}"  # anyone with it takes a free person's seat
+    if table.judge_token is not None:
+        out["judge"] = f"{base}/judge/{table.judge_token}"
     return out
 
 
 def admin_links(config: ServeConfig, base: str) -> dict[str, str]:
     return {
+        "tables": f"{base}/tables/{config.admin_token}",
         "new table": f"{base}/new/{config.admin_token}",
         "replays": f"{base}/replays/{config.admin_token}",
     }

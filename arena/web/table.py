@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import json
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -45,6 +46,24 @@ NIGHT_STEPS = 3  # a night of bots lasts this many bot pauses, however many of i
 SPEECH_GRACE_S = 5.0  # past a person's speech time, for the page's own send at zero to arrive; then the default
 
 
+def state_key(data: dict[str, Any]) -> str:
+    """A page's state without its clocks and its own number: equal keys mean nothing new for that page."""
+    rest = {k: v for k, v in data.items() if k not in ("version", "speaker", "pending")}
+    speaker = data.get("speaker")
+    pending = data.get("pending")
+    rest["speaker"] = speaker["seat"] if speaker else None
+    rest["pending"] = pending["ask"] if pending else None
+    return json.dumps(rest, sort_keys=True)
+
+
+def cut_to_budget(decision: Decision, request: Request, max_chars: int) -> Decision:
+    """A typed speech as the judge hears it when time is up: its first `max_words` words (within the character
+    cap), its nomination and its raised hand kept."""
+    words = (decision.text or "").split()
+    text = " ".join(words[: request.max_words] if request.max_words else words)[:max_chars]
+    return decision.model_copy(update={"text": text})
+
+
 def new_token() -> str:
     return secrets.token_urlsafe(TOKEN_BYTES)
 
@@ -57,7 +76,9 @@ def same_token(a: str, b: str) -> bool:
 @dataclass
 class Ask:
     """One pending decision of one human seat, as the page sees it. `limit_s` is the clock the page shows: for a
-    speech the rules' speech time (the server allows SPEECH_GRACE_S more), otherwise the human time limit."""
+    speech the table's speech allowance (the rules' time, or more to type it; the server allows SPEECH_GRACE_S
+    more), otherwise the human time limit. `draft` is what the page has typed so far (sent as it is typed): it is
+    the answer when the clock runs out and the page sent nothing, so a nomination made in the form is never lost."""
 
     id: str
     seat: int
@@ -66,6 +87,8 @@ class Ask:
     started: float
     limit_s: float | None
     future: asyncio.Future[Decision]
+    draft: Decision | None = None
+    draft_json: dict[str, Any] | None = None
 
 
 @dataclass
@@ -84,11 +107,12 @@ class WebSeat(Player):
         self._timed_out: Request | None = None
 
     def time_limit(self, request: Request) -> float | None:
-        """A speech binds at the rules' time, plus the grace for the page's own send at zero. The same figure on a
-        re-ask (the page's clock goes on from the first ask), so the record names one limit."""
+        """A speech binds at the table's speech allowance (the rules' time, or the time to type it), plus the grace
+        for the page's own send at zero; any other decision at the human time limit. The same figure on a re-ask
+        (the page's clock goes on from the first ask), so the record names one limit."""
         if request.kind is not Kind.SPEECH:
-            return None
-        return speech_seconds(self.table.rules, request.max_words) + self.table.speech_grace_s
+            return self.table.human_timeout
+        return self.table.speech_limit(request) + self.table.speech_grace_s
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
         if problem and problem.startswith(TIMEOUT_PREFIX) and self._timed_out == request:
@@ -117,9 +141,11 @@ class Paced(Player):
         self.table.speaking(self.seat, request)
         if observation.phase is Phase.NIGHT:
             await self.table.night_pause()
-        elif self.delay > 0:
-            await self.table.pause(self.delay)
-        return await self.inner.decide(observation, request, problem)
+            return await self.inner.decide(observation, request, problem)
+        answer = await self.inner.decide(observation, request, problem)
+        if self.delay > 0:  # a speech takes the time it takes to say (or to type, at a blinded table)
+            await self.table.pause(self.table.bot_pace(self.delay, answer.decision.text or ""))
+        return answer
 
     async def close(self) -> None:
         await self.inner.close()
@@ -151,6 +177,20 @@ class Table:
     night_ends: float = 0.0
     speech: tuple[int, Request, float] | None = None  # a person's speech being given: seat, request, its start
     speech_grace_s: float = SPEECH_GRACE_S
+    typing_wpm: float = 0.0  # a person's typing speed: a speech's allowance is its word budget at it (0: spoken time)
+    bot_wpm: float = 0.0  # the pace a bot's speech is given at (0: the bot delay alone)
+    # the lobby: the game waits until every person is here and ready, or the host starts it (`lobby=False`: at once)
+    lobby: bool = False
+    blind: bool = False  # which seats are people is hidden until the end (no presence is shown)
+    sockets: dict[int, int] = field(default_factory=dict)  # seat -> its pages' open sockets
+    seen: set[int] = field(default_factory=set)  # the seats whose person has connected at least once
+    ready: set[int] = field(default_factory=set)
+    claimed: set[int] = field(default_factory=set)  # seats taken through the join link (not offered again)
+    join_token: str = field(default_factory=new_token)
+    judge_token: str | None = None
+    # per page (seat, language): the last state's key and its number. A page never draws a state numbered below one
+    # it has drawn; the number moves only when that page's own state changes, so it tells nothing of other seats
+    seen_states: dict[tuple[int, str], tuple[str, int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.rules = self.game.rules
@@ -160,6 +200,9 @@ class Table:
         for seat, spec in self.seats.items():
             if spec.kind == "human":
                 self.tokens.setdefault(seat, new_token())
+        self.opened = asyncio.Event()
+        if not self.lobby or not self.tokens:  # a table of bots and models has nobody to wait for
+            self.opened.set()
 
     @property
     def humans(self) -> list[int]:
@@ -179,6 +222,80 @@ class Table:
         if same_token(self.spectator_token, token):
             found = SPECTATOR
         return found
+
+    # ----- the lobby and who is here -------------------------------------------------------------------------------
+    @property
+    def started(self) -> bool:
+        return self.opened.is_set()
+
+    def connect(self, seat: int) -> None:
+        """A page of `seat` opened its socket."""
+        if seat not in self.tokens:
+            return
+        self.sockets[seat] = self.sockets.get(seat, 0) + 1
+        self.seen.add(seat)
+        self.changed()
+
+    def disconnect(self, seat: int) -> None:
+        if seat not in self.tokens:
+            return
+        self.sockets[seat] = max(0, self.sockets.get(seat, 0) - 1)
+        if not self.sockets[seat] and not self.started:
+            self.ready.discard(seat)  # a person who left the lobby is not ready any more
+        self.changed()
+
+    def set_ready(self, seat: int, ready: bool = True) -> None:
+        """A person says they are ready (or not yet); the game starts when every person is here and ready."""
+        if seat not in self.tokens or self.started:
+            return
+        if ready:
+            self.ready.add(seat)
+        else:
+            self.ready.discard(seat)
+        if all(self.sockets.get(s, 0) and s in self.ready for s in self.tokens):
+            self.start_now()
+        self.changed()
+
+    def start_now(self) -> None:
+        """Start the game (the host's Start, or the last person ready)."""
+        if not self.opened.is_set():
+            self.opened.set()
+            self.changed()
+
+    def claim(self, seat: int) -> str | None:
+        """Take a free human seat through the join link: its token, or None if it is not free."""
+        if seat not in self.tokens or seat in self.claimed or seat in self.seen:
+            return None
+        self.claimed.add(seat)
+        self.changed()
+        return self.tokens[seat]
+
+    def free_seats(self) -> list[int]:
+        return [s for s in self.humans if s not in self.claimed and s not in self.seen]
+
+    def presence(self, seat: int) -> str:
+        """`here`, `away` (was here, no page open now) or `absent` (never came)."""
+        if self.sockets.get(seat, 0):
+            return "here"
+        return "away" if seat in self.seen else "absent"
+
+    def lobby_json(self, viewer: int) -> dict[str, Any] | None:
+        """What a page shows before the game starts: each person's seat, here or away, ready or not (at a blinded
+        table only the page's own: who is a person is hidden until the end). None once the game has started."""
+        if self.started:
+            return None
+        seats = (
+            []
+            if self.blind
+            else [{"seat": s, "presence": self.presence(s), "ready": s in self.ready} for s in self.humans]
+        )
+        return {"seats": seats, "ready": viewer in self.ready, "free": [] if self.blind else self.free_seats()}
+
+    def presence_json(self) -> dict[str, str]:
+        """During the game: whose person is away (a seat's page shows it); nothing at a blinded table."""
+        if self.blind or not self.started:
+            return {}
+        return {str(s): self.presence(s) for s in self.humans}
 
     # ----- change notification ----------------------------------------------------------------------------------
     def changed(self) -> None:
@@ -209,6 +326,24 @@ class Table:
         if left > 0:
             await self.pause(left)
 
+    def speech_limit(self, request: Request) -> float:
+        """The seconds a speech is given at this table: the rules' speech time, or the time to type its word budget
+        at the table's typing speed when that is longer. One figure for every seat (a person's or a bot's clock
+        looks the same), so the clock tells nothing of who sits there."""
+        limit = float(speech_seconds(self.rules, request.max_words))
+        if self.typing_wpm > 0 and request.max_words:
+            limit = max(limit, float(round(request.max_words * 60 / self.typing_wpm)))
+        if self.human_timeout is not None:  # the longest any decision of a person waits
+            limit = min(limit, self.human_timeout)
+        return limit
+
+    def bot_pace(self, delay: float, text: str) -> float:
+        """How long a bot waits before its speech appears: the bot delay, or the speech's words at the table's
+        pace when that is longer (a speech posted at once is too fast to read along)."""
+        if self.bot_wpm <= 0 or not text:
+            return delay
+        return max(delay, len(text.split()) * 60 / self.bot_wpm)
+
     def speaking(self, seat: int, request: Request) -> None:
         if request.kind is not Kind.SPEECH:
             return
@@ -217,7 +352,7 @@ class Table:
             if self.speech is not None and self.speech[:2] == (seat, request):
                 started = self.speech[2]
             self.speech = (seat, request, started)
-        self.speaker = Speaker(seat, started, speech_seconds(self.rules, request.max_words))
+        self.speaker = Speaker(seat, started, round(self.speech_limit(request)))
         self.changed()
 
     # ----- a human's decision ---------------------------------------------------------------------------------------
@@ -227,13 +362,19 @@ class Table:
         form = build_form(request, self.rules, self.lang, obs.nominees)
         started, limit = time.time(), self.human_timeout
         if self.speech is not None and self.speech[:2] == (seat, request):
-            started, limit = self.speech[2], float(speech_seconds(self.rules, request.max_words))
-            if self.human_timeout is not None:
-                limit = min(limit, self.human_timeout)
+            started, limit = self.speech[2], self.speech_limit(request)
         ask = Ask(secrets.token_urlsafe(12), seat, form, problem, started, limit, future)
         self.asks[seat] = ask
         self.changed()
         try:
+            if limit is None or not form.has_text:
+                return await future
+            try:  # at zero, what the page typed so far is the answer (the page's own send may still come first)
+                async with asyncio.timeout(max(0.0, limit - (time.time() - started))):
+                    return await asyncio.shield(future)
+            except TimeoutError:
+                if ask.draft is not None and not future.done():
+                    return cut_to_budget(ask.draft, request, form.max_chars)
             return await future
         finally:
             if self.asks.get(seat) is ask:
@@ -259,6 +400,24 @@ class Table:
         self.changed()
         return None
 
+    def keep_draft(self, seat: int, ask_id: object, payload: object) -> str | None:
+        """Keep what the page has typed for its pending speech or message (checked by the form, as an answer would
+        be, but over the word budget is kept: it is cut when used); the reason it is refused, or None."""
+        ask = self.asks.get(seat)
+        if ask is None or ask.future.done() or not ask.form.has_text:
+            return "there is no speech of yours pending"
+        if not isinstance(ask_id, str) or not same_token(ask.id, ask_id):
+            return "that decision is no longer pending"
+        if not isinstance(payload, dict):
+            return "the draft must be an object"
+        try:
+            decision = decision_from(ask.form, payload)
+        except FormError as exc:
+            return str(exc)
+        ask.draft = decision
+        ask.draft_json = {k: payload[k] for k in ("text", "nominate", "extra", "targets") if k in payload}
+        return None
+
     # ----- what a page is sent ----------------------------------------------------------------------------------
     def state(self, seat: int, lang: str | None = None) -> dict[str, Any]:
         """The data of one seat's page (or the spectators' page), from the engine's view for that seat only."""
@@ -282,6 +441,7 @@ class Table:
                 "problem": ask.problem,
                 "left_s": left,
                 "limit_s": ask.limit_s,
+                "draft": ask.draft_json,
             }
         speaker = self.speaker
         data["speaker"] = (
@@ -295,9 +455,24 @@ class Table:
         )
         data["over"] = self.game.over
         data["error"] = self.error
+        data["lobby"] = self.lobby_json(seat)
+        data["presence"] = self.presence_json()
         data["players"] = self.game.n
         data["rules"] = self.rules.name
+        data["version"] = self.number(seat, log.lang, data)
         return data
+
+    def number(self, seat: int, lang: str, data: dict[str, Any]) -> int:
+        """The page's state number: it grows by one each time the state of (seat, language) changes, whichever
+        request (the socket's push, an HTTP poll) computed it. So a state computed later never has a lower number,
+        and a page that drew number N can drop an older answer that arrives late."""
+        key = state_key(data)
+        last = self.seen_states.get((seat, lang))
+        if last is not None and last[0] == key:
+            return last[1]
+        number = last[1] + 1 if last is not None else 1
+        self.seen_states[(seat, lang)] = (key, number)
+        return number
 
     def review_links(self, seat: int) -> dict[str, str] | None:
         """Once the game has ended: the replay of it from this page's own seat and as the god view (the routes in
@@ -327,8 +502,9 @@ class Table:
         return self.task
 
     async def _run(self, players: Mapping[int, Player]) -> None:
-        timeouts: dict[int, float | None] = dict.fromkeys(self.tokens, self.human_timeout)
+        timeouts: dict[int, float | None] = dict.fromkeys(self.tokens)  # a person's limits: WebSeat.time_limit
         try:
+            await self.opened.wait()  # the lobby: no seat, bot or person, is asked anything before the start
             await run_game(
                 self.game,
                 players,

@@ -19,7 +19,9 @@ from arena.web.guard import MAX_MESSAGE, origin_allowed, token_ok
 from arena.web.i18n import pick_lang
 from arena.web.routes.seats import decide_message
 from arena.web.routes.site import Site
-from arena.web.table import SPECTATOR, Table
+from arena.web.table import SPECTATOR, Table, state_key
+
+__all__ = ["add_routes", "state_key"]  # state_key: what a push compares (tests/test_seat_isolation.py)
 
 MAX_SEAT_SOCKETS = 4  # open sockets per seat link (a few tabs); a flood of them is refused
 MAX_SPECTATOR_SOCKETS = 200  # one spectator link is shared by many viewers
@@ -46,9 +48,11 @@ def add_routes(app: FastAPI, site: Site) -> None:
             await websocket.close(code=1013)  # try again later
             return
         open_sockets[token] = open_sockets.get(token, 0) + 1
+        table.connect(seat)  # the lobby and the table show who is here
         try:
             await _serve_socket(websocket, table, seat, token)
         finally:
+            table.disconnect(seat)
             open_sockets[token] -= 1
             if not open_sockets[token]:
                 del open_sockets[token]
@@ -62,17 +66,15 @@ def add_routes(app: FastAPI, site: Site) -> None:
             async with lock:
                 await websocket.send_text(json.dumps(data, ensure_ascii=False))
 
-        async def push() -> None:
-            seen, last = -1, ""
+        async def push(seen: int, last: int) -> None:
             while True:
+                await table.wait_change(seen)
                 if table.version != seen:
                     seen = table.version
                     data = table.state(seat, lang)
-                    key = state_key(data)
-                    if key != last:  # only when this seat's own view changed: a push must not tell of others
-                        last = key
+                    if data["version"] != last:  # only when this page's own state changed: it must not tell of others
+                        last = data["version"]
                         await send({"type": "state", "state": data})
-                await table.wait_change(seen)
 
         async def listen() -> None:
             budget, refilled = float(MESSAGE_BURST), time.monotonic()
@@ -105,13 +107,20 @@ def add_routes(app: FastAPI, site: Site) -> None:
                     await send({"type": "pong"})
                 elif kind == "state":
                     await send({"type": "state", "state": table.state(seat, lang)})
+                elif kind == "ready" and seat != SPECTATOR and isinstance(message, dict):
+                    table.set_ready(seat, message.get("ready") is not False)
+                elif kind == "draft" and seat != SPECTATOR and isinstance(message, dict):
+                    table.keep_draft(seat, message.get("ask"), message.get("answer"))  # kept quietly, or dropped
                 elif kind == "decide" and seat != SPECTATOR:
                     reason = decide_message(table, seat, text.encode("utf-8"))
                     await send({"type": "refused", "reason": reason} if reason else {"type": "accepted"})
                 else:
                     await send({"type": "error", "reason": "unknown message type"})
 
-        tasks = [asyncio.create_task(push()), asyncio.create_task(listen())]
+        seen = table.version
+        first = table.state(seat, lang)
+        await send({"type": "state", "state": first})  # the socket's first message: always the whole current state
+        tasks = [asyncio.create_task(push(seen, first["version"])), asyncio.create_task(listen())]
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -120,13 +129,3 @@ def add_routes(app: FastAPI, site: Site) -> None:
             for task in tasks:
                 with contextlib.suppress(asyncio.CancelledError, Exception):  # a closed or broken socket ends here
                     await task
-
-
-def state_key(data: dict[str, Any]) -> str:
-    """A seat's state without the clock-driven and table-wide counters: equal keys mean nothing new for the seat."""
-    rest = {k: v for k, v in data.items() if k not in ("version", "speaker", "pending")}
-    speaker = data.get("speaker")
-    pending = data.get("pending")
-    rest["speaker"] = speaker["seat"] if speaker else None
-    rest["pending"] = pending["ask"] if pending else None
-    return json.dumps(rest, sort_keys=True)

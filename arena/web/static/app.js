@@ -346,6 +346,7 @@
   let currentAsk = null;
   let sentAsk = null;
   let send = null; // set by the connection
+  let sendQuiet = () => {}; // a message that needs no answer and no fallback (a draft): the socket only
 
   function reply(text, good) {
     const box = $("reply");
@@ -444,17 +445,23 @@
       box.appendChild(area);
       const go = el("button", { type: "button", id: "send", className: "primary" }, t("send"));
       let nominate = null, extra = null;
+      let saveDraft = () => {};
       const heard = el("p", { className: "dim", id: "heard" });
+      // one place sets the nomination (the text, a click on the table, the list) and says what it is now
+      const setNomination = (seat, how) => {
+        nominate.value = seat === null ? "" : String(seat);
+        if (choosing) choosing.selected = seat === null ? new Set() : new Set([seat]);
+        heard.textContent = seat === null ? "" : t(how === "text" ? "heard_nomination" : "your_nomination", { seat: seatName(seat) });
+        if (hint) hint.textContent = seat === null ? t("click_seat_nominate") : t("nomination_withdraw");
+        redrawRing();
+        saveDraft();
+      };
+      let hint = null;
       const onText = (text) => {
         if (!nominate) return;
         const m = SPOKEN.exec(text);
         const seat = m ? Number(m[1]) : null;
-        if (seat !== null && form.nominate_options.includes(seat) && !nominate.value) {
-          nominate.value = String(seat);
-          choosing && (choosing.selected = new Set([seat]));
-          heard.textContent = t("heard_nomination", { seat: seatName(seat) });
-          redrawRing();
-        }
+        if (seat !== null && form.nominate_options.includes(seat) && !nominate.value) setNomination(seat, "text");
       };
       const [counterLine, warn, update] = speechCounter(area, form, go, onText);
       box.appendChild(counterLine);
@@ -469,14 +476,15 @@
         box.appendChild(label);
         if (form.already_nominated.length) box.appendChild(el("span", { className: "dim" }, " (" + t("already_nominated") + ": " + form.already_nominated.join(", ") + ")"));
         box.appendChild(heard);
-        box.appendChild(el("p", { className: "dim" }, t("click_seat_nominate")));
-        choose(form.nominate_options, (s) => {
-          const same = nominate.value === String(s);
-          nominate.value = same ? "" : String(s);
-          choosing.selected = same ? new Set() : new Set([s]);
-          redrawRing();
-        });
-        nominate.addEventListener("change", () => { choosing.selected = nominate.value ? new Set([Number(nominate.value)]) : new Set(); redrawRing(); });
+        hint = el("p", { className: "dim", id: "nominate-hint" }, t("click_seat_nominate"));
+        box.appendChild(hint);
+        const withdraw = el("button", { type: "button", id: "withdraw", className: "link" }, t("withdraw"));
+        withdraw.addEventListener("click", () => setNomination(null));
+        box.appendChild(withdraw);
+        // a click on the table nominates that seat, as the hint says; it never takes a nomination back (the
+        // "withdraw" button and the list's "no nomination" do)
+        choose(form.nominate_options, (s) => setNomination(s, "click"));
+        nominate.addEventListener("change", () => setNomination(nominate.value ? Number(nominate.value) : null, "list"));
       }
       if (form.may_request_extra) {
         extra = el("input", { type: "checkbox", id: "extra" });
@@ -506,6 +514,27 @@
         }
         return answer;
       };
+      // what is typed is kept: in the browser (a reload gets it back) and, as it is typed, on the server (when the
+      // clock runs out and the page sent nothing, the typed speech and its nomination are the answer)
+      const draftKey = "arena-draft:" + boot.token + ":" + pending.ask;
+      let draftTimer = null;
+      saveDraft = () => {
+        try { window.localStorage.setItem(draftKey, JSON.stringify(answerOf(area.value))); } catch (e) { /* private mode */ }
+        if (draftTimer) return;
+        draftTimer = setTimeout(() => { draftTimer = null; sendQuiet({ type: "draft", ask: pending.ask, answer: answerOf(area.value) }); }, 600);
+      };
+      area.addEventListener("input", saveDraft);
+      if (extra) extra.addEventListener("change", saveDraft);
+      for (const o of orders) o.addEventListener("change", saveDraft);
+      let kept = null;
+      try { kept = JSON.parse(window.localStorage.getItem(draftKey) || "null"); } catch (e) { kept = null; }
+      kept = kept || pending.draft;
+      if (kept) {
+        area.value = typeof kept.text === "string" ? kept.text : "";
+        if (nominate && kept.nominate && kept.nominate.length && form.nominate_options.includes(kept.nominate[0])) nominate.value = String(kept.nominate[0]);
+        if (extra) extra.checked = !!kept.extra;
+        (kept.targets || []).forEach((v, i) => { if (orders[i]) orders[i].value = String(v); });
+      }
       go.addEventListener("click", () => { if (!go.disabled) submit(answerOf(area.value)); });
       area.addEventListener("keydown", (ev) => { if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); go.click(); } });
       const row = el("div", { className: "actions" });
@@ -513,6 +542,7 @@
       row.appendChild(el("span", { className: "dim keys" }, t("keys_speech")));
       box.appendChild(row);
       update();
+      if (nominate && nominate.value) setNomination(Number(nominate.value), "click");
       if (form.kind === "speech" && pending.left_s !== null) {
         onZero = () => { // the rules' time binds: what was typed goes, cut to the word budget
           const words = area.value.trim().split(/\s+/).filter((w) => w).slice(0, form.max_words);
@@ -718,6 +748,33 @@
     }
   }
 
+  // ----- the lobby: who is here and ready; the game starts when every person is, or when the host starts it -----
+  function drawLobby(state) {
+    const box = $("lobby");
+    show($("lobby-card"), !!state.lobby);
+    if (!box) return;
+    clear(box);
+    const lobby = state.lobby;
+    if (!lobby) return;
+    box.appendChild(el("p", { className: "dim" }, t("lobby_hint")));
+    if (lobby.seats.length) {
+      const list = el("ul", { className: "lobby-seats", id: "lobby-seats" });
+      for (const s of lobby.seats) {
+        const li = el("li", { className: "lobby-seat " + s.presence + (s.ready ? " ready" : ""), dataset: { seat: String(s.seat) } });
+        li.appendChild(el("b", null, seatName(s.seat) + (s.seat === state.seat ? " (" + t("you") + ")" : "")));
+        li.appendChild(el("span", null, " · " + t("presence_" + s.presence) + (s.ready ? " · " + t("is_ready") : "")));
+        list.appendChild(li);
+      }
+      box.appendChild(list);
+    }
+    if (boot.mode === "seat") {
+      const b = el("button", { type: "button", id: "ready", className: lobby.ready ? "" : "primary" }, lobby.ready ? t("not_ready") : t("ready"));
+      b.addEventListener("click", () => sendReady(!lobby.ready));
+      box.appendChild(el("div", { className: "actions" })).appendChild(b);
+    }
+  }
+  let sendReady = () => {};
+
   let lastPhase = null;
   function draw(state) {
     lastState = state;
@@ -730,6 +787,7 @@
     }
     if (state.over && lastPhase !== null && !lastPhase.startsWith("end")) announce(t("game_over") + " · " + t("winner") + ": " + (state.winner_label || state.winner));
     lastPhase = phaseKey;
+    drawLobby(state);
     drawRole(state);
     drawStatus(state);
     drawCenter(state);
@@ -746,17 +804,26 @@
     let socket = null, delay = 500, polling = null;
     const lang = "?lang=" + encodeURIComponent(boot.lang);
     const api = "/api/state/" + encodeURIComponent(boot.token) + lang;
-    const poll = () => fetch(api, { cache: "no-store" }).then((r) => r.ok ? r.json() : null).then((s) => s && draw(s)).catch(() => {});
+    const poll = () => fetch(api, { cache: "no-store" }).then((r) => r.ok ? r.json() : null).then((s) => s && fresh(s)).catch(() => {});
     send = (message) => {
       if (socket && socket.readyState === 1) { socket.send(JSON.stringify(message)); return; }
       fetch("/api/decide/" + encodeURIComponent(boot.token), { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(message) })
         .then((r) => r.json()).then(onMessage).then(poll).catch(() => reply(t("connection_lost"), false));
     };
+    sendQuiet = (message) => { if (socket && socket.readyState === 1) socket.send(JSON.stringify(message)); };
+    sendReady = (ready) => {
+      if (socket && socket.readyState === 1) { socket.send(JSON.stringify({ type: "ready", ready: ready })); return; }
+      fetch("/api/ready/" + encodeURIComponent(boot.token), { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ ready: ready }) }).then(poll).catch(() => {});
+    };
     function onMessage(msg) {
       if (!msg) return;
-      if (msg.type === "state") draw(msg.state);
+      if (msg.type === "state") fresh(msg.state);
       else if (msg.type === "accepted") {
         reply(t("sent_waiting"), true);
+        try { // the drafts of this link are done with
+          const prefix = "arena-draft:" + boot.token + ":";
+          for (let i = window.localStorage.length - 1; i >= 0; i--) { const k = window.localStorage.key(i); if (k && k.startsWith(prefix)) window.localStorage.removeItem(k); }
+        } catch (e) { /* private mode */ }
         const box = $("controls");
         if (box && box.dataset.ask === sentAsk) { for (const b of box.querySelectorAll("button, textarea, select, input")) b.disabled = true; }
         choosing = null;
@@ -776,8 +843,19 @@
         delay = Math.min(delay * 2, 10000);
       };
     }
-    poll();
-    open();
+    if (window.WebSocket) open(); // the socket's first message is the whole current state: no poll races it
+    else { poll(); polling = setInterval(poll, 3000); }
+  }
+
+  // A state is drawn only if it is newer than the last one drawn: an HTTP answer that comes late (computed before a
+  // push the page already drew) is dropped, so the page never goes back to an older table.
+  let drawnVersion = 0;
+  function fresh(state) {
+    const v = typeof state.version === "number" ? state.version : 0;
+    if (v && v < drawnVersion) return;
+    if (v && v === drawnVersion && lastState) return; // the same state again: keep what is being typed
+    drawnVersion = v;
+    draw(state);
   }
 
   // ----- replays -------------------------------------------------------------------------------------------------
@@ -875,10 +953,58 @@
     });
   }
 
+  // ----- the join link: a person picks a free seat and gets its own link -----------------------------------------
+  function join() {
+    const box = $("join-seats");
+    if (!boot.free.length) box.appendChild(el("p", { className: "dim" }, boot.started ? t("join_started") : t("join_none")));
+    for (const seat of boot.free) {
+      const b = el("button", { type: "button", className: "pick", dataset: { seat: String(seat) } }, t("take_seat", { seat: seatName(seat) }));
+      b.addEventListener("click", () => {
+        fetch("/api/join/" + encodeURIComponent(boot.token), { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ seat: seat }) })
+          .then((r) => r.json()).then((data) => {
+            if (data.url) { window.location.href = data.url + "?lang=" + encodeURIComponent(boot.lang); return; }
+            reply(data.error || "?", false);
+            b.disabled = true;
+          }).catch(() => reply(t("connection_lost"), false));
+      });
+      box.appendChild(b);
+    }
+  }
+
+  // ----- the host's tables: who is here and ready, Start ---------------------------------------------------------
+  function tables() {
+    const box = $("tables-list");
+    const load = () => fetch("/api/tables-state/" + encodeURIComponent(boot.token), { cache: "no-store" }).then((r) => r.json()).then((data) => {
+      clear(box);
+      if (!data.tables.length) box.appendChild(el("p", { className: "dim" }, t("none_yet")));
+      for (const table of data.tables) {
+        const sec = el("section", { className: "table-entry", dataset: { table: table.id } });
+        const status = table.over ? t("game_over") : table.started ? t("day") + " " + table.day : t("lobby");
+        sec.appendChild(el("h2", null, t("table") + " " + table.id + " · " + status));
+        const ul = el("ul", { className: "lobby-seats" });
+        for (const s of table.seats) ul.appendChild(el("li", { className: "lobby-seat " + s.presence + (s.ready ? " ready" : "") }, seatName(s.seat) + " · " + t("presence_" + s.presence) + (s.ready ? " · " + t("is_ready") : "")));
+        sec.appendChild(ul);
+        const links = el("ul", { className: "links" });
+        for (const [who, url] of Object.entries(table.links)) { const li = el("li", null, who + ": "); li.appendChild(el("a", { href: url }, url)); links.appendChild(li); }
+        sec.appendChild(links);
+        if (!table.started) {
+          const b = el("button", { type: "button", className: "primary start", dataset: { table: table.id } }, t("start_now"));
+          b.addEventListener("click", () => fetch("/api/start/" + encodeURIComponent(boot.token) + "/" + table.id, { method: "POST" }).then(load));
+          sec.appendChild(b);
+        }
+        box.appendChild(sec);
+      }
+    }).catch(() => reply(t("connection_lost"), false));
+    load();
+    setInterval(load, 2000);
+  }
+
   sound.init();
   ringKeys();
   document.addEventListener("keydown", onKey);
   if (boot.mode === "seat" || boot.mode === "watch") connect();
   else if (boot.mode === "replay") replay();
   else if (boot.mode === "create") create();
+  else if (boot.mode === "join") join();
+  else if (boot.mode === "tables") tables();
 })();
