@@ -43,6 +43,7 @@ SAMPLE_VALUES = {  # one value each event type takes from the engine (a code, a 
     EventType.ACTION_REJECTED: "no answer within 60 s",
     EventType.DEFAULT_APPLIED: "no answer within 60 s",
     EventType.GAME_ENDED: "town",
+    EventType.JUDGE: "extra_time",
 }
 LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 

@@ -242,7 +242,7 @@ ORIGIN = {"origin": "http://testserver"}
 
 
 def test_no_speech_is_made_until_the_person_is_here_and_ready(tmp_path: Path) -> None:
-    server, client, table = _lobby_table(tmp_path)
+    _server, client, table = _lobby_table(tmp_path)
     try:
         token = table.tokens[4]
         with client.websocket_connect(f"/ws/{token}", headers=ORIGIN) as ws:
@@ -263,7 +263,7 @@ def test_no_speech_is_made_until_the_person_is_here_and_ready(tmp_path: Path) ->
 
 
 def test_a_person_who_leaves_the_lobby_is_away_and_not_ready(tmp_path: Path) -> None:
-    server, client, table = _lobby_table(tmp_path, humans=(4, 7))
+    _server, client, table = _lobby_table(tmp_path, humans=(4, 7))
     try:
         with client.websocket_connect(f"/ws/{table.tokens[4]}", headers=ORIGIN) as ws:
             ws.receive_json()
@@ -299,7 +299,7 @@ def test_the_host_starts_the_table_from_the_admin_link(tmp_path: Path) -> None:
 
 
 def test_a_person_picks_a_free_seat_with_the_join_link(tmp_path: Path) -> None:
-    server, client, table = _lobby_table(tmp_path, humans=(4, 7))
+    _server, client, table = _lobby_table(tmp_path, humans=(4, 7))
     try:
         page = client.get(f"/join/{table.join_token}")
         assert page.status_code == 200
@@ -311,3 +311,93 @@ def test_a_person_picks_a_free_seat_with_the_join_link(tmp_path: Path) -> None:
         assert client.post(f"/api/join/{table.spectator_token}", json={"seat": 4}).status_code == 404
     finally:
         client.__exit__(None, None, None)
+
+
+# ----- a judge ------------------------------------------------------------------------------------------------------
+def test_the_judges_foul_removal_pause_and_extra_time_are_recorded_verified_and_replayed(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+    from test_web import _answer
+
+    from arena.engine import EventType, Game, view
+    from arena.transcript import load, verify
+    from arena.web.app import create_app
+    from arena.web.server import ServeConfig, Server
+
+    server = Server(ServeConfig(out_dir=tmp_path, bot_delay=0.0, judge=True, start="now", human_timeout=20.0))
+    seats = {s: resolve_agent("human" if s == 2 else "bot:heuristic") for s in range(1, 11)}
+    with TestClient(create_app(server)) as client:
+        assert client.portal is not None
+        table: Table = client.portal.call(lambda: _add(server, seats))
+        judge = f"/api/judge/{table.judge_token}"
+        assert client.get(f"/judge/{table.judge_token}").status_code == 200
+        assert client.post(f"/api/judge/{table.spectator_token}", json={"action": "pause"}).status_code == 404
+        mine = table.tokens[2]
+        state = client.get(f"/api/state/{mine}").json()
+        deadline = time.monotonic() + 60
+        while state["pending"] is None or state["pending"]["form"]["kind"] != "speech":
+            if state["pending"] is not None:  # a night decision first: answered as the page would
+                client.post(
+                    f"/api/decide/{mine}",
+                    json={
+                        "type": "decide",
+                        "ask": state["pending"]["ask"],
+                        "answer": _answer(state["pending"]["form"]),
+                    },
+                )
+            assert time.monotonic() < deadline
+            state = client.get(f"/api/state/{mine}").json()
+        before = state["pending"]["left_s"]
+        assert client.post(judge, json={"action": "extra_time", "seat": 2, "seconds": 30}).status_code == 200
+        assert client.get(f"/api/state/{mine}").json()["pending"]["left_s"] > before + 25  # the clock moved
+        assert client.post(judge, json={"action": "pause", "reason": "a dispute"}).status_code == 200
+        held = client.get(f"/api/state/{mine}").json()
+        time.sleep(0.3)
+        again = client.get(f"/api/state/{mine}").json()
+        assert held["paused"] and abs(again["pending"]["left_s"] - held["pending"]["left_s"]) < 0.05  # stopped
+        assert client.post(judge, json={"action": "pause"}).json()["error"] == "the table is already paused"
+        living = [s for s in table.game.living() if s != 2]
+        foul = client.post(judge, json={"action": "foul", "seat": living[0], "reason": "talking at night"})
+        assert foul.status_code == 200
+        assert client.post(judge, json={"action": "resume"}).status_code == 200
+        assert client.post(judge, json={"action": "remove", "seat": living[1], "reason": "a phone"}).status_code == 200
+        seen = client.get(f"/api/state/{table.tokens[2]}").json()["log"]
+        said = "\n".join(line["text"] for line in seen)
+        assert "The judge pauses the table (a dispute)" in said and "talking at night" in said and "a phone" in said
+        assert "the judge gives #2 30 s more" in said
+        for _ in range(3000):  # the person plays on to the end, as the page would
+            if table.over:
+                break
+            state = client.get(f"/api/state/{mine}").json()
+            if state["pending"] is not None:
+                client.post(
+                    f"/api/decide/{mine}",
+                    json={
+                        "type": "decide",
+                        "ask": state["pending"]["ask"],
+                        "answer": _answer(state["pending"]["form"]),
+                    },
+                )
+            time.sleep(0.005)
+        assert table.over
+        path = table.writer.path if table.writer is not None else None
+    transcript = load(path or "")
+    assert transcript.status == "complete" and verify(transcript).ok
+    ops = [
+        (i.op, i.seat, i.reason, i.seconds) for i in transcript.inputs if i.op not in ("decide", "reject", "default")
+    ]
+    assert ops == [
+        ("extra_time", 2, "", 30),
+        ("pause", 0, "a dispute", 0),
+        ("foul", living[0], "talking at night", 0),
+        ("resume", 0, "", 0),
+        ("remove", living[1], "a phone", 0),
+    ]
+    replayed = Game(transcript.rules, transcript.header.seed)
+    replayed.replay(list(transcript.inputs))
+    assert replayed.events == table.game.events
+    public = [e for e in view(replayed, 5).events if e.type in (EventType.JUDGE, EventType.FOUL, EventType.REMOVED)]
+    assert [e.type.value for e in public] == ["judge", "judge", "foul", "judge", "removed"]  # every seat sees them
+
+
+async def _add(server: Any, seats: dict[int, Any]) -> Table:
+    return server.add(*server.build(load_rules("fiim"), seats, seed=5))

@@ -316,5 +316,11 @@ def phrase(event: Event, sheriff_answer: str = "colour") -> list[Span]:
 
 
 def judge_phrase(event: Event) -> list[Span]:
-    """The judge's own inputs (pause, resume, extra time, points); an event type this table lacks says its code."""
-    return [_p(clean(event.type.value))]
+    """The judge's own inputs (pause, resume, extra time); an event type this table lacks says its code (and
+    tests/test_phrasebook.py fails)."""
+    if event.type is not EventType.JUDGE:
+        return [_p(clean(event.type.value))]
+    why = f" ({clean(event.text)})" if event.text else ""
+    if event.value == "extra_time":
+        return [_p("судья даёт "), _s(event.seat), _p(f" ещё {event.count} с{why}", "label")]
+    return [_p(f"Судья {'продолжает игру' if event.value == 'resume' else 'останавливает игру'}{why}", "label")]

@@ -89,6 +89,7 @@ class Ask:
     future: asyncio.Future[Decision]
     draft: Decision | None = None
     draft_json: dict[str, Any] | None = None
+    paused_at_start: float = 0.0
 
 
 @dataclass
@@ -96,6 +97,7 @@ class Speaker:
     seat: int
     started: float
     seconds: int
+    paused_at_start: float = 0.0  # the table's paused seconds when this clock started (a pause stops every clock)
 
 
 class WebSeat(Player):
@@ -105,21 +107,23 @@ class WebSeat(Player):
         self.table = table
         self.seat = seat
         self._timed_out: Request | None = None
+        self._limit = 0.0
 
     def time_limit(self, request: Request) -> float | None:
-        """A speech binds at the table's speech allowance (the rules' time, or the time to type it), plus the grace
-        for the page's own send at zero; any other decision at the human time limit. The same figure on a re-ask
-        (the page's clock goes on from the first ask), so the record names one limit."""
-        if request.kind is not Kind.SPEECH:
-            return self.table.human_timeout
-        return self.table.speech_limit(request) + self.table.speech_grace_s
+        """None: a person's clock is the table's (`Table.ask`), which a judge's pause stops and extra time moves;
+        it raises TimeoutError(its limit) when the time is up, and the orchestrator records that limit."""
+        return None
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
         if problem and problem.startswith(TIMEOUT_PREFIX) and self._timed_out == request:
-            raise TimeoutError  # the seat's time is up for this decision: straight on to the rule's default
+            raise TimeoutError(self._limit)  # the seat's time is up for this decision: straight on to the default
         try:
             decision = await self.table.ask(self.seat, observation, request, problem)
-        except (asyncio.CancelledError, TimeoutError):
+        except TimeoutError as exc:
+            self._timed_out = request
+            self._limit = exc.args[0] if exc.args else 0.0
+            raise
+        except asyncio.CancelledError:
             self._timed_out = request
             raise
         self._timed_out = None
@@ -139,12 +143,14 @@ class Paced(Player):
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
         self.table.speaking(self.seat, request)
+        await self.table.unpaused()
         if observation.phase is Phase.NIGHT:
             await self.table.night_pause()
             return await self.inner.decide(observation, request, problem)
         answer = await self.inner.decide(observation, request, problem)
         if self.delay > 0:  # a speech takes the time it takes to say (or to type, at a blinded table)
             await self.table.pause(self.table.bot_pace(self.delay, answer.decision.text or ""))
+        await self.table.unpaused()  # nothing is said while the judge holds the table
         return answer
 
     async def close(self) -> None:
@@ -177,6 +183,9 @@ class Table:
     night_ends: float = 0.0
     speech: tuple[int, Request, float] | None = None  # a person's speech being given: seat, request, its start
     speech_grace_s: float = SPEECH_GRACE_S
+    paused_since: float | None = None  # the judge's pause: when it began (None: the table runs)
+    paused_total: float = 0.0  # seconds of the pauses that ended
+    extra: dict[int, float] = field(default_factory=dict)  # seat -> the judge's extra seconds for its current turn
     typing_wpm: float = 0.0  # a person's typing speed: a speech's allowance is its word budget at it (0: spoken time)
     bot_wpm: float = 0.0  # the pace a bot's speech is given at (0: the bot delay alone)
     # the lobby: the game waits until every person is here and ready, or the host starts it (`lobby=False`: at once)
@@ -200,6 +209,9 @@ class Table:
         for seat, spec in self.seats.items():
             if spec.kind == "human":
                 self.tokens.setdefault(seat, new_token())
+        self._clock_moved = asyncio.Event()
+        self._running = asyncio.Event()
+        self._running.set()
         self.opened = asyncio.Event()
         if not self.lobby or not self.tokens:  # a table of bots and models has nobody to wait for
             self.opened.set()
@@ -347,34 +359,70 @@ class Table:
     def speaking(self, seat: int, request: Request) -> None:
         if request.kind is not Kind.SPEECH:
             return
-        started = time.time()
+        started, paused = time.time(), self.paused_now()
+        again = self.speech is not None and self.speech[:2] == (seat, request)
         if seat in self.tokens:  # a person's clock does not restart when the same speech is asked again
-            if self.speech is not None and self.speech[:2] == (seat, request):
+            if again and self.speech is not None:
                 started = self.speech[2]
+                paused = self.speaker.paused_at_start if self.speaker is not None else paused
             self.speech = (seat, request, started)
-        self.speaker = Speaker(seat, started, round(self.speech_limit(request)))
+        if not again:
+            self.extra.pop(seat, None)
+        self.speaker = Speaker(seat, started, round(self.speech_limit(request)), paused)
         self.changed()
+
+    # ----- the clocks: a judge's pause stops them all, extra time moves one ------------------------------------------
+    def paused_now(self) -> float:
+        """Every second the table has been paused so far (the pause going on included)."""
+        ongoing = time.time() - self.paused_since if self.paused_since is not None else 0.0
+        return self.paused_total + ongoing
+
+    def left(self, seat: int, started: float, limit: float, paused_at_start: float) -> float:
+        """Seconds left on a clock of `limit` started at `started`: the judge's pauses since do not count, and the
+        seat's extra time adds."""
+        elapsed = time.time() - started - (self.paused_now() - paused_at_start)
+        return limit + self.extra.get(seat, 0.0) - elapsed
+
+    async def unpaused(self) -> None:
+        await self._running.wait()
+
+    def _moved(self) -> None:
+        self._clock_moved.set()
+        self._clock_moved = asyncio.Event()
+
+    async def _until(self, future: asyncio.Future[Decision], timeout: float | None) -> None:
+        """Wait for the answer, a clock change (pause, resume, extra time) or `timeout` seconds."""
+        moved = asyncio.ensure_future(self._clock_moved.wait())
+        waits: set[asyncio.Future[Any]] = {future, moved}
+        try:
+            await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            moved.cancel()
 
     # ----- a human's decision ---------------------------------------------------------------------------------------
     async def ask(self, seat: int, obs: Observation, request: Request, problem: str | None) -> Decision:
         self.speaking(seat, request)
         future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
         form = build_form(request, self.rules, self.lang, obs.nominees)
-        started, limit = time.time(), self.human_timeout
+        started, limit, paused = time.time(), self.human_timeout, self.paused_now()
         if self.speech is not None and self.speech[:2] == (seat, request):
             started, limit = self.speech[2], self.speech_limit(request)
-        ask = Ask(secrets.token_urlsafe(12), seat, form, problem, started, limit, future)
+            paused = self.speaker.paused_at_start if self.speaker is not None else paused
+        elif problem is None:
+            self.extra.pop(seat, None)  # a new decision: the judge's extra time was for the last one
+        ask = Ask(secrets.token_urlsafe(12), seat, form, problem, started, limit, future, paused_at_start=paused)
         self.asks[seat] = ask
         self.changed()
+        # a speech has the grace past zero for the page's own send; at zero what the page typed is the answer
+        grace = self.speech_grace_s if request.kind is Kind.SPEECH else 0.0
         try:
-            if limit is None or not form.has_text:
-                return await future
-            try:  # at zero, what the page typed so far is the answer (the page's own send may still come first)
-                async with asyncio.timeout(max(0.0, limit - (time.time() - started))):
-                    return await asyncio.shield(future)
-            except TimeoutError:
-                if ask.draft is not None and not future.done():
+            while limit is not None and not future.done():
+                left = None if self.paused_since is not None else self.left(seat, started, limit, paused)
+                if left is not None and left <= 0 and ask.draft is not None:
                     return cut_to_budget(ask.draft, request, form.max_chars)
+                if left is not None and left + grace <= 0:
+                    raise TimeoutError(limit + self.extra.get(seat, 0.0))  # no answer within the seat's time
+                await self._until(future, None if left is None else (left if left > 0 else left + grace))
             return await future
         finally:
             if self.asks.get(seat) is ask:
@@ -418,10 +466,47 @@ class Table:
         ask.draft_json = {k: payload[k] for k in ("text", "nominate", "extra", "targets") if k in payload}
         return None
 
+    # ----- the judge ---------------------------------------------------------------------------------------------
+    def judge(self, action: str, seat: int = 0, reason: str = "", seconds: int = 0) -> str | None:
+        """A judge's action, taken by the engine at once and written to the transcript as its input (verify replays
+        it): `foul`, `remove`, `pause`, `resume`, `extra_time`. The reason it is refused, or None."""
+        game = self.game
+        reason = reason.strip()[:300]
+        try:
+            if action == "foul":
+                game.foul(seat, reason or "judge")
+            elif action == "remove":
+                game.remove(seat, reason or "disqualified")
+            elif action == "pause":
+                game.pause(reason)
+                self.paused_since = time.time()
+                self._running.clear()
+            elif action == "resume":
+                game.resume(reason)
+                if self.paused_since is not None:
+                    self.paused_total += time.time() - self.paused_since
+                self.paused_since = None
+                self._running.set()
+            elif action == "extra_time":
+                game.extra_time(seat, seconds, reason)
+                self.extra[seat] = self.extra.get(seat, 0.0) + seconds
+            else:
+                return f"unknown action {action[:40]!r}"
+        except IllegalDecision as exc:
+            return exc.reason
+        if self.writer is not None:
+            self.writer.input(game.inputs[-1])
+            self.writer.sync_events(game)
+        for asked, ask in list(self.asks.items()):  # a seat the judge took out (or whose turn went) is not waited for
+            if not ask.future.done() and game.request_for(asked) != ask.form.request:
+                ask.future.set_result(ask.form.request.default)  # never applied: the orchestrator drops it
+        self._moved()
+        self.changed()
+        return None
+
     # ----- what a page is sent ----------------------------------------------------------------------------------
     def state(self, seat: int, lang: str | None = None) -> dict[str, Any]:
         """The data of one seat's page (or the spectators' page), from the engine's view for that seat only."""
-        now = time.time()
         log = self.logs.get(lang or self.lang, self.log)
         if seat == SPECTATOR:
             data = observation_json(view(self.game, PUBLIC), self.game.n, log)
@@ -434,7 +519,9 @@ class Table:
         ask = self.asks.get(seat)
         data["pending"] = None
         if ask is not None:
-            left = None if ask.limit_s is None else max(0.0, ask.limit_s - (now - ask.started))
+            left = None
+            if ask.limit_s is not None:
+                left = max(0.0, self.left(ask.seat, ask.started, ask.limit_s, ask.paused_at_start))
             data["pending"] = {
                 "ask": ask.id,
                 "form": ask.form.to_json(log.lang),
@@ -450,11 +537,13 @@ class Table:
             else {
                 "seat": speaker.seat,
                 "seconds": speaker.seconds,
-                "left_s": max(0.0, speaker.seconds - (now - speaker.started)),
+                "left_s": max(0.0, self.left(speaker.seat, speaker.started, speaker.seconds, speaker.paused_at_start)),
+                "extra_s": self.extra.get(speaker.seat, 0.0),
             }
         )
         data["over"] = self.game.over
         data["error"] = self.error
+        data["paused"] = self.paused_since is not None
         data["lobby"] = self.lobby_json(seat)
         data["presence"] = self.presence_json()
         data["players"] = self.game.n

@@ -266,7 +266,8 @@
 
   function drawCenter(state) {
     const phase = $("phase");
-    if (phase) phase.textContent = state.over ? t("won_by", { side: state.winner_label || state.winner || "?" }) : state.phase_label || "";
+    if (phase) phase.textContent = state.over ? t("won_by", { side: state.winner_label || state.winner || "?" }) : (state.paused ? t("paused") + " · " : "") + (state.phase_label || "");
+    document.body.classList.toggle("paused", !!state.paused && !state.over);
     const sp = $("speaker");
     if (sp) {
       const who = state.speaker && !state.over ? state.speaker.seat : null;
@@ -999,6 +1000,32 @@
     setInterval(load, 2000);
   }
 
+  // ----- the judge: the public view, and fouls, removals, pause, extra time -----------------------------------
+  function judge() {
+    const api = "/api/judge-state/" + encodeURIComponent(boot.token) + "?lang=" + encodeURIComponent(boot.lang);
+    const seatSel = $("judge-seat");
+    for (let s = 1; s <= boot.players; s++) seatSel.appendChild(el("option", { value: String(s) }, seatName(s)));
+    let paused = false;
+    const load = () => fetch(api, { cache: "no-store" }).then((r) => r.ok ? r.json() : null).then((state) => {
+      if (!state) return;
+      fresh(state);
+      paused = state.judge.paused;
+      $("judge-pause").textContent = paused ? t("judge_resume") : t("judge_pause");
+    }).catch(() => {});
+    const act = (action) => {
+      const body = { action: action, seat: Number(seatSel.value), reason: $("judge-reason").value, seconds: Number($("judge-seconds").value) || 0 };
+      fetch("/api/judge/" + encodeURIComponent(boot.token), { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) })
+        .then((r) => r.json()).then((data) => { reply(data.error ? t("refused") + ": " + data.error : t("accepted"), !data.error); load(); })
+        .catch(() => reply(t("connection_lost"), false));
+    };
+    $("judge-foul").addEventListener("click", () => act("foul"));
+    $("judge-remove").addEventListener("click", () => act("remove"));
+    $("judge-extra").addEventListener("click", () => act("extra_time"));
+    $("judge-pause").addEventListener("click", () => act(paused ? "resume" : "pause"));
+    load();
+    setInterval(load, 1000);
+  }
+
   sound.init();
   ringKeys();
   document.addEventListener("keydown", onKey);
@@ -1006,5 +1033,6 @@
   else if (boot.mode === "replay") replay();
   else if (boot.mode === "create") create();
   else if (boot.mode === "join") join();
+  else if (boot.mode === "judge") judge();
   else if (boot.mode === "tables") tables();
 })();
