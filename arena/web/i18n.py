@@ -210,6 +210,13 @@ _EN: dict[str, str] = {
     "judge_pause": "Pause the table",
     "judge_resume": "Resume",
     "paused": "Paused by the judge",
+    "blind_title": "Who was not human?",
+    "blind_question": "This table was blinded. For each seat, how sure are you it was a bot or a model, not a "
+    "person? (0 %: surely a person; 100 %: surely not.)",
+    "blind_label": "{seat}: how sure it was not a person",
+    "blind_wait": "Who sat where is shown once every person has answered.",
+    "blind_person": "a person",
+    "blind_yours": "you said {p} % not human",
     "table_label": "The table: {n} seats",
     "log_label": "Game log",
 }
@@ -418,6 +425,13 @@ _RU: dict[str, str] = {
     "judge_pause": "Остановить игру",
     "judge_resume": "Продолжить",
     "paused": "Пауза судьи",
+    "blind_title": "Кто не был человеком?",
+    "blind_question": "Стол был слепым. Насколько вы уверены, что за каждым местом сидел бот или модель, а не "
+    "человек? (0 %: точно человек; 100 %: точно нет.)",
+    "blind_label": "{seat}: уверенность, что это не человек",
+    "blind_wait": "Кто где сидел, откроется, когда ответят все игроки-люди.",
+    "blind_person": "человек",
+    "blind_yours": "ваш ответ: {p} % не человек",
     "table_label": "Стол: {n} мест",
     "log_label": "Ход игры",
 }

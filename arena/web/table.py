@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import hmac
 import json
+import random
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -37,6 +38,7 @@ from arena.engine import (
 from arena.human.form import Form, FormError, build_form, decision_from, forbidden_phrases
 from arena.orchestrator import RunStats, run_game
 from arena.players.base import TIMEOUT_PREFIX, Answer, Player
+from arena.safe_write import write_file
 from arena.transcript import TranscriptWriter
 from arena.web.state import LogWriter, end_json, god_json, observation_json, speech_seconds
 
@@ -148,8 +150,10 @@ class Paced(Player):
             await self.table.night_pause()
             return await self.inner.decide(observation, request, problem)
         answer = await self.inner.decide(observation, request, problem)
-        if self.delay > 0:  # a speech takes the time it takes to say (or to type, at a blinded table)
+        if self.delay > 0 and request.kind is Kind.SPEECH:  # it takes the time it takes to say (blinded: to type)
             await self.table.pause(self.table.bot_pace(self.delay, answer.decision.text or ""))
+        elif self.delay > 0:
+            await self.table.pause(self.table.bot_wait(self.delay))
         await self.table.unpaused()  # nothing is said while the judge holds the table
         return answer
 
@@ -195,6 +199,7 @@ class Table:
     seen: set[int] = field(default_factory=set)  # the seats whose person has connected at least once
     ready: set[int] = field(default_factory=set)
     claimed: set[int] = field(default_factory=set)  # seats taken through the join link (not offered again)
+    guesses: dict[int, dict[int, float]] = field(default_factory=dict)  # blinded: seat -> {seat: P(not human)}
     join_token: str = field(default_factory=new_token)
     judge_token: str | None = None
     # per page (seat, language): the last state's key and its number. A page never draws a state numbered below one
@@ -352,9 +357,82 @@ class Table:
     def bot_pace(self, delay: float, text: str) -> float:
         """How long a bot waits before its speech appears: the bot delay, or the speech's words at the table's
         pace when that is longer (a speech posted at once is too fast to read along)."""
+        if self.blind and self.typing_wpm > 0:  # a blinded table: a bot takes a typist's time, give or take
+            words = len(text.split())
+            jitter = random.Random(f"pace:{self.game.seed}:{len(self.game.events)}").uniform(0.7, 1.3)
+            return max(delay, words * 60 / self.typing_wpm * jitter)
         if self.bot_wpm <= 0 or not text:
             return delay
         return max(delay, len(text.split()) * 60 / self.bot_wpm)
+
+    def bot_wait(self, delay: float) -> float:
+        """How long a bot waits before any other day decision (a vote): the bot delay; at a blinded table a
+        person's few seconds, drawn per decision (a bot answering in exactly one second would be one)."""
+        if not self.blind:
+            return delay
+        return delay * random.Random(f"wait:{self.game.seed}:{len(self.game.events)}").uniform(1.5, 5.0)
+
+    # ----- a blinded table: who was not human? -----------------------------------------------------------------
+    def guess(self, seat: int, payload: object) -> str | None:
+        """A person's answer to "which seats were not human?" at the end of a blinded game: `{seat: p}` with p the
+        confidence (0 to 1) that the seat was a bot or a model, for every other seat. Kept once; the reason it is
+        refused, or None."""
+        if not (self.blind and self.game.over and seat in self.tokens):
+            return "there is no question to answer"
+        if seat in self.guesses:
+            return "you answered already"
+        others = [s for s in self.game.seats() if s != seat]
+        if not isinstance(payload, dict) or set(payload) != {str(s) for s in others}:
+            return "rate every other seat, from 0 (surely a person) to 1 (surely not)"
+        rated: dict[int, float] = {}
+        for s in others:
+            value = payload[str(s)]
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+                return f"seat {s}: a confidence from 0 to 1"
+            rated[s] = float(value)
+        self.guesses[seat] = rated
+        self.write_guesses()
+        self.changed()
+        return None
+
+    @property
+    def revealed(self) -> bool:
+        """Whether who sat where may be shown: always, but at a blinded table only once every person answered (the
+        god view's reasoning and the replays tell a model from a person)."""
+        return not self.blind or all(s in self.guesses for s in self.tokens)
+
+    def blind_json(self, seat: int) -> dict[str, Any] | None:
+        """At the end of a blinded game: the question for a person who has not answered, then who was who (a
+        spectator sees it once every person has answered, so the link cannot tell a player early)."""
+        if not self.blind or not self.game.over:
+            return None
+        answered = seat in self.guesses
+        ask = seat in self.tokens and not answered
+        shown = answered if seat in self.tokens else all(s in self.guesses for s in self.tokens)
+        truth = {str(s): spec.kind if spec.kind == "human" else spec.name for s, spec in self.seats.items()}
+        return {
+            "ask": ask,
+            "others": [s for s in self.game.seats() if s != seat] if ask else [],
+            "truth": truth if shown else None,
+            "mine": {str(k): v for k, v in self.guesses.get(seat, {}).items()},
+        }
+
+    def write_guesses(self) -> None:
+        """The answers beside the transcript (`<game>.blind.json`), rewritten whole at each: `arena report` reads
+        them for each configuration's human-likeness."""
+        if self.writer is None or self.writer.path is None:
+            return
+        path = self.writer.path
+        data = {
+            "game_id": self.writer.header.game_id,
+            "transcript": path.name,
+            "seats": {str(s): {"kind": spec.kind, "agent": spec.name} for s, spec in sorted(self.seats.items())},
+            "guesses": [
+                {"by": by, "p_not_human": {str(k): v for k, v in sorted(rated.items())}}
+                for by, rated in sorted(self.guesses.items())
+            ],
+        }
+        write_file(path.with_name(path.stem + ".blind.json"), json.dumps(data, indent=1) + "\n")
 
     def speaking(self, seat: int, request: Request) -> None:
         if request.kind is not Kind.SPEECH:
@@ -510,7 +588,7 @@ class Table:
         log = self.logs.get(lang or self.lang, self.log)
         if seat == SPECTATOR:
             data = observation_json(view(self.game, PUBLIC), self.game.n, log)
-            data["god"] = god_json(self.game, log) if self.game.over else None
+            data["god"] = god_json(self.game, log) if self.game.over and self.revealed else None
         else:
             data = observation_json(view(self.game, seat), self.game.n, log)
             data["forbidden"] = list(forbidden_phrases(self.rules, self.lang))
@@ -544,6 +622,7 @@ class Table:
         data["over"] = self.game.over
         data["error"] = self.error
         data["paused"] = self.paused_since is not None
+        data["blind"] = self.blind_json(seat)
         data["lobby"] = self.lobby_json(seat)
         data["presence"] = self.presence_json()
         data["players"] = self.game.n
@@ -566,7 +645,7 @@ class Table:
     def review_links(self, seat: int) -> dict[str, str] | None:
         """Once the game has ended: the replay of it from this page's own seat and as the god view (the routes in
         `routes/replays.py` check the link and the end again)."""
-        if not self.game.over or self.writer is None or self.writer.path is None:
+        if not self.game.over or not self.revealed or self.writer is None or self.writer.path is None:
             return None
         token = self.spectator_token if seat == SPECTATOR else self.tokens[seat]
         links = {"god": f"/review/{token}?as=god"}

@@ -109,6 +109,9 @@ def add_routes(app: FastAPI, site: Site) -> None:
                     await send({"type": "state", "state": table.state(seat, lang)})
                 elif kind == "ready" and seat != SPECTATOR and isinstance(message, dict):
                     table.set_ready(seat, message.get("ready") is not False)
+                elif kind == "guess" and seat != SPECTATOR and isinstance(message, dict):
+                    reason = table.guess(seat, message.get("guesses"))
+                    await send({"type": "refused", "reason": reason} if reason else {"type": "accepted"})
                 elif kind == "draft" and seat != SPECTATOR and isinstance(message, dict):
                     table.keep_draft(seat, message.get("ask"), message.get("answer"))  # kept quietly, or dropped
                 elif kind == "decide" and seat != SPECTATOR:

@@ -775,6 +775,50 @@
     }
   }
   let sendReady = () => {};
+  let sendGuess = () => {};
+
+  // ----- a blinded table's end: "which seats were not human?", then who was who -----------------------------------
+  let guessShown = false;
+  function drawBlind(state) {
+    const box = $("blind");
+    const blind = state.blind;
+    show($("blind-card"), !!blind);
+    if (!box || !blind) return;
+    if (blind.ask) {
+      if (guessShown) return; // keep the sliders as they are being set
+      guessShown = true;
+      clear(box);
+      box.appendChild(el("p", null, t("blind_question")));
+      const inputs = [];
+      for (const s of blind.others) {
+        const row = el("label", { className: "field guess" }, seatName(s) + " ");
+        const input = el("input", { type: "range", min: "0", max: "100", step: "5", value: "50", className: "guess", dataset: { seat: String(s) } });
+        input.setAttribute("aria-label", t("blind_label", { seat: seatName(s) }));
+        const out = el("span", { className: "dim" }, "50 %");
+        input.addEventListener("input", () => { out.textContent = input.value + " %"; });
+        row.append(input, out);
+        inputs.push(input);
+        box.appendChild(row);
+      }
+      const go = el("button", { type: "button", id: "guess-send", className: "primary" }, t("send"));
+      go.addEventListener("click", () => {
+        const guesses = {};
+        for (const input of inputs) guesses[input.dataset.seat] = Number(input.value) / 100;
+        sendGuess(guesses);
+      });
+      box.appendChild(el("div", { className: "actions" })).appendChild(go);
+      return;
+    }
+    guessShown = false;
+    clear(box);
+    if (!blind.truth) { box.appendChild(el("p", { className: "dim" }, t("blind_wait"))); return; }
+    const ul = el("ul", { id: "blind-truth" });
+    for (const [seat, who] of Object.entries(blind.truth)) {
+      const mine = blind.mine[seat];
+      ul.appendChild(el("li", { className: who === "human" ? "human" : "machine" }, seatName(seat) + ": " + (who === "human" ? t("blind_person") : who) + (mine !== undefined ? " · " + t("blind_yours", { p: Math.round(mine * 100) }) : "")));
+    }
+    box.appendChild(ul);
+  }
 
   let lastPhase = null;
   function draw(state) {
@@ -789,6 +833,7 @@
     if (state.over && lastPhase !== null && !lastPhase.startsWith("end")) announce(t("game_over") + " · " + t("winner") + ": " + (state.winner_label || state.winner));
     lastPhase = phaseKey;
     drawLobby(state);
+    drawBlind(state);
     drawRole(state);
     drawStatus(state);
     drawCenter(state);
@@ -812,6 +857,7 @@
         .then((r) => r.json()).then(onMessage).then(poll).catch(() => reply(t("connection_lost"), false));
     };
     sendQuiet = (message) => { if (socket && socket.readyState === 1) socket.send(JSON.stringify(message)); };
+    sendGuess = (guesses) => { if (socket && socket.readyState === 1) socket.send(JSON.stringify({ type: "guess", guesses: guesses })); };
     sendReady = (ready) => {
       if (socket && socket.readyState === 1) { socket.send(JSON.stringify({ type: "ready", ready: ready })); return; }
       fetch("/api/ready/" + encodeURIComponent(boot.token), { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ ready: ready }) }).then(poll).catch(() => {});
