@@ -51,7 +51,7 @@ def test_a_bot_never_names_its_own_seat_in_the_third_person(spoken: tuple[str, l
 def test_no_sentence_fills_the_table(spoken: tuple[str, list]) -> None:  # type: ignore[type-arg]
     """No sentence of more than five words is in more than 11 % of the speeches, and the bots use many (on the
     code the issue tested: 36 such sentences in 12 games, the top one, the "feeling", in 50 of 390 speeches)."""
-    lang, speeches = spoken
+    _lang, speeches = spoken
     counts: collections.Counter[str] = collections.Counter()
     for *_, text in speeches:
         for sentence in {s.strip() for s in re.split(r"(?<=[.!?])\s+", re.sub(r"\d+", "N", text))}:
