@@ -173,6 +173,7 @@ class Server:
         lang: str | None = None,
         seed: int | None = None,
         human_timeout: float | None = None,
+        bot_delay: float | None = None,
     ) -> Table:
         """A new table from the create page's choices (agent names per seat, a seed, the seconds a person has per
         decision), started at once."""
@@ -190,7 +191,10 @@ class Server:
                 seats = await preflight(seats)
             except (ImportError, AgentError) as exc:
                 raise TableError(str(exc)) from None
-        return self.add(*self.build(rules, seats, lang=lang, seed=seed, human_timeout=human_timeout))
+        table, players = self.build(rules, seats, lang=lang, seed=seed, human_timeout=human_timeout)
+        if bot_delay is not None:
+            table.bot_delay = bot_delay
+        return self.add(table, players)
 
     def build_resume(
         self, transcript: Transcript, game: Game, *, sign_key: bytes | None = None

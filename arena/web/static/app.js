@@ -101,7 +101,7 @@
     if (s.nominated) parts.push(s.nominated_by ? t("nominated_by", { seat: seatName(s.nominated_by) }) : t("nominated"));
     for (const chip of info.chips) parts.push(chip.title || chip.text);
     if (info.speaking) parts.push(t("speaker"));
-    if (info.hands !== null) parts.push(info.hands + " " + t("hands"));
+    if (info.hands !== null) parts.push(plural(info.hands, "hand"));
     if (s.out) parts.push(howWord(s.out.how));
     return parts.join(", ");
   }
@@ -118,9 +118,11 @@
     const revealed = {};
     if (end) for (const r of end.seats) revealed[r.seat] = r;
     const hands = {};
-    if (state.tally && !state.tally.yes_no) for (const c of state.tally.candidates) hands[c.seat] = c.hands;
+    const live = !state.over; // after the end the table shows the cards, not the last vote or night
+    if (live && state.tally && !state.tally.yes_no) for (const c of state.tally.candidates) hands[c.seat] = c.hands;
     const acted = {};
-    for (const a of state.tonight || []) if (a.target !== null && a.target !== undefined) acted[a.target] = a;
+    if (live) for (const a of state.tonight || []) if (a.target !== null && a.target !== undefined) acted[a.target] = a;
+    const shot = state.pending && state.pending.form.kind === "best_move"; // asked for a best move: shot tonight
     const speaking = state.speaker ? state.speaker.seat : null;
     state.table.forEach((s, i) => {
       const cls = ["seat", s.status];
@@ -143,7 +145,8 @@
       if (pick) cls.push("choosable");
       if (choosing && choosing.selected.has(s.seat)) cls.push("chosen");
       if (acted[s.seat]) cls.push("target");
-      if (state.tally && state.tally.candidates.some((c) => c.seat === s.seat)) cls.push("candidate");
+      if (live && state.tally && state.tally.candidates.some((c) => c.seat === s.seat)) cls.push("candidate");
+      if (shot && s.me) cls.push("shot");
       const seat = el("button", { type: "button", className: cls.join(" "), id: "seat-" + s.seat, dataset: { seat: String(s.seat) }, tabIndex: -1 });
       seat.classList.add("sp-" + s.seat);
       const angle = (-90 + (360 * (i + 0.5)) / n) * Math.PI / 180;
@@ -152,7 +155,8 @@
       seat.appendChild(el("span", { className: "num" }, s.seat));
       if (info.role) seat.appendChild(el("span", { className: "role" }, info.role));
       else if (s.me) seat.appendChild(el("span", { className: "role" }, t("you")));
-      if (s.status !== "alive" && s.out) seat.appendChild(el("span", { className: "out", title: howWord(s.out.how) }, "✝ " + (W["out_" + s.out.how] || howWord(s.out.how))));
+      if (shot && s.me) seat.appendChild(el("span", { className: "out" }, "✝ " + t("shot_tonight")));
+      else if (s.status !== "alive" && s.out) seat.appendChild(el("span", { className: "out", title: howWord(s.out.how) }, "✝ " + (W["out_" + s.out.how] || howWord(s.out.how))));
       else if (s.status !== "alive") seat.appendChild(el("span", { className: "out" }, t(s.status)));
       if (s.fouls) {
         const f = el("span", { className: "fouls", title: plural(s.fouls, "foul") }, "●".repeat(Math.min(s.fouls, 4)));
@@ -249,7 +253,7 @@
       for (const c of tally.candidates) {
         const row = el("li", { className: "tally-row" + (c.seat === mine ? " now" : "") });
         row.appendChild(el("span", { className: "who" }, seatName(c.seat)));
-        row.appendChild(el("span", { className: "count" }, c.hands));
+        row.appendChild(el("span", { className: "count", title: plural(c.hands, "hand") }, c.hands));
         row.appendChild(el("span", { className: "voters" }, c.voters.map((v) => (v.default ? "(#" + v.seat + ")" : "#" + v.seat)).join(" ")));
         list.appendChild(row);
       }
@@ -497,7 +501,8 @@
         const label = el("p", null, t("kill_order") + ": ");
         for (let i = 0; i < form.max_targets; i++) {
           const sel = el("select", { className: "order" });
-          sel.setAttribute("aria-label", t("kill_order") + " " + (i + 1));
+          sel.setAttribute("aria-label", t("kill_order") + ": " + t("night") + " " + (i + 1));
+          label.appendChild(el("span", { className: "dim order-night" }, " " + t("night") + " " + (i + 1) + " "));
           sel.appendChild(el("option", { value: "" }, "—"));
           for (const s of form.options) sel.appendChild(el("option", { value: String(s) }, seatName(s)));
           orders.push(sel);
@@ -551,10 +556,12 @@
           reply(t("time_up_sent"), true);
         };
       }
-      setTimeout(() => area.focus(), 0);
+      setTimeout(() => area.focus({ preventScroll: true }), 0); // a phone keeps its header in view
     } else if (form.kind === "vote") {
-      const who = form.subject === "lift" ? seats(form.candidates) : seatName(form.candidate);
-      box.appendChild(el("p", { className: "status" }, t("vote_on") + " " + who + "?"));
+      const question = form.subject === "lift" ? t("vote_lift_q", { seats: seats(form.candidates) })
+        : form.candidate === state.seat ? t("vote_on_self", { seat: seatName(form.candidate) })
+        : t("vote_on_q", { seat: seatName(form.candidate) });
+      box.appendChild(el("p", { className: "status", id: "vote-question" }, question));
       const yes = el("button", { type: "button", id: "vote-yes", className: "primary" }, t("yes"));
       const no = el("button", { type: "button", id: "vote-no" }, t("no"));
       yes.addEventListener("click", () => submit({ vote: true }));
@@ -562,8 +569,10 @@
       const row = el("div", { className: "actions" });
       row.append(yes, no, el("span", { className: "dim keys" }, t("keys_vote")));
       box.appendChild(row);
-      setTimeout(() => yes.focus(), 0);
+      setTimeout(() => yes.focus({ preventScroll: true }), 0);
     } else if (form.kind === "best_move") {
+      box.appendChild(el("p", { className: "status", id: "shot-tonight" }, t("you_were_shot")));
+      box.appendChild(el("p", { id: "best-move-what" }, t("best_move_what", { n: form.max_targets })));
       box.appendChild(el("p", null, t("click_seats_best", { n: form.max_targets })));
       const boxes = [];
       const list = el("div", { className: "picks" });
@@ -631,8 +640,11 @@
         submit(answer);
       };
       box.appendChild(el("p", null, t("click_seat")));
-      pickButtons(box, form, pickOne);
-      choose(form.options, pickOne);
+      // the don checks for the sheriff: his own team is no question (still legal; the engine would take it)
+      const mates = new Set(form.kind === "don_check" ? [...(state.teammates || []), state.seat] : []);
+      const offered = { ...form, options: form.options.filter((s) => !mates.has(s)) };
+      pickButtons(box, offered, pickOne);
+      choose(offered.options, pickOne);
     }
     setClock(pending.left_s, pending.limit_s, onZero);
     redrawRing();
@@ -967,8 +979,10 @@
         list.appendChild(label);
       }
     };
-    preset.addEventListener("change", drawSeats);
+    const about = () => { $("preset-about").textContent = (boot.about || {})[preset.value] || ""; };
+    preset.addEventListener("change", () => { drawSeats(); about(); });
     drawSeats();
+    about();
     const button = $("create"), busy = $("busy");
     button.addEventListener("click", () => {
       const seatsMap = {};
@@ -977,6 +991,8 @@
       const seed = $("seed").value.trim(), limit = $("time-limit").value.trim();
       if (seed) body.seed = Number(seed);
       if (limit) body.human_timeout = Number(limit);
+      const delay = $("bot-delay").value.trim();
+      if (delay) body.bot_delay = Number(delay);
       button.disabled = true;
       busy.hidden = false;
       $("create-form").setAttribute("aria-busy", "true");
