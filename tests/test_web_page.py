@@ -533,3 +533,23 @@ def test_the_create_page_shows_the_whole_seed_hint_the_presets_and_the_bot_delay
     assert page.inner_text("#preset-about").strip()
     assert page.locator("#bot-delay").count() == 1
     page.close()
+
+
+def test_replays_are_listed_with_date_rules_and_winner_and_jump_to_a_day_and_play(browser: Any, table: Table) -> None:
+    page = browser.new_page(viewport={"width": DESKTOP[0], "height": DESKTOP[1]})
+    page.goto(table.links["replays"])
+    row = page.locator("#replay-files tbody tr").first
+    cells = row.locator("td").all_inner_texts()
+    assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d", cells[0]) and cells[1] == "fiim" and cells[2] in ("town", "mafia")
+    page.goto(urljoin(page.url, row.locator("a").get_attribute("href") or ""))
+    expect(page.locator("#jump option")).not_to_have_count(0)
+    labels = page.locator("#jump option").all_inner_texts()
+    assert labels[:3] == ["Night 0", "Day 1", "Night 1"], labels
+    day1 = page.locator("#jump option", has_text="Day 1").get_attribute("value")
+    with page.expect_response(lambda r: "/api/replay/" in r.url and f"step={day1}&" in r.url):
+        page.select_option("#jump", label="Day 1")
+    expect(page.locator("#step")).to_have_text(str(day1))
+    page.click("#play")
+    expect(page.locator("#step")).to_have_text(str(int(day1 or 0) + 1), timeout=5000)
+    page.click("#play")
+    page.close()

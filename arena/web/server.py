@@ -251,6 +251,19 @@ class Server:
         names = [p.name for p in paths[:2000] if ended(p)]
         return list(dict.fromkeys(names))[:500]
 
+    def replay_entries(self) -> list[dict[str, object]]:
+        """The replays' list with what a person looks for: when, which rules, who won, in how many days (from each
+        file's first line and its end record, read with bounds; a line that is not what the writer makes is left
+        blank, the replay itself checks the file)."""
+        out: list[dict[str, object]] = []
+        for name in self.replay_names():
+            path = self.replay_path(name)
+            entry: dict[str, object] = {"name": name}
+            if path is not None:
+                entry.update(_summary(path))
+            out.append(entry)
+        return out
+
     def replay_path(self, name: str) -> Path | None:
         """The file for a listed name only (never a path from the request)."""
         for path in self.config.replay_files:
@@ -285,6 +298,31 @@ def ended(path: Path) -> bool:
     if start == -1 and size > _TAIL:
         return False  # a last line longer than the tail is no end record the writer makes
     return tail[start + 1 :].startswith(b'{"kind":"end"')
+
+
+def _summary(path: Path) -> dict[str, object]:
+    import json
+
+    found: dict[str, object] = {}
+    try:
+        with path.open("rb") as handle:
+            head = json.loads(handle.readline(_TAIL * 4))
+            size = handle.seek(0, 2)
+            handle.seek(max(size - _TAIL, 0))
+            last = handle.read(_TAIL).rstrip(b"\n").rsplit(b"\n", 1)[-1]
+        end = json.loads(last)
+        rules = head.get("rules") or {}
+        humans = sum(1 for seat in head.get("seats") or [] if (seat.get("agent") or {}).get("kind") == "human")
+        found = {
+            "started": str(head.get("started_at", ""))[:16].replace("T", " "),
+            "rules": str(rules.get("name", "")),
+            "winner": str(end.get("winner") or ""),
+            "days": int(end.get("days") or 0),
+            "people": humans,
+        }
+    except (OSError, ValueError, AttributeError, TypeError):
+        pass
+    return found
 
 
 def links(table: Table, base: str) -> dict[str, str]:

@@ -929,6 +929,15 @@
       const url = boot.api + (boot.api.includes("?") ? "&" : "?") + "seat=" + viewAs.value + "&step=" + step + "&lang=" + encodeURIComponent(boot.lang);
       fetch(url, { cache: "no-store" }).then((r) => r.json()).then((state) => {
         $("step").textContent = String(state.step);
+        const jump = $("jump");
+        if (jump && state.phases && !jump.options.length) {
+          for (const p of state.phases) jump.appendChild(el("option", { value: String(p.step) }, p.label));
+        }
+        if (jump && state.phases) { // the phase this step is in
+          let at = null;
+          for (const p of state.phases) if (p.step <= state.step) at = String(p.step);
+          if (at !== null) jump.value = at;
+        }
         if (state.detail) { $("error").textContent = state.detail; return; }
         lastState = state;
         drawRole(state);
@@ -958,6 +967,16 @@
     $("prev").addEventListener("click", () => go(step - 1));
     $("next").addEventListener("click", () => go(step + 1));
     $("last").addEventListener("click", () => go(boot.steps));
+    $("jump").addEventListener("change", () => go(Number($("jump").value)));
+    let playing = null; // autoplay: one step a second, stops at the end or on a click
+    $("play").addEventListener("click", () => {
+      if (playing) { clearInterval(playing); playing = null; $("play").textContent = t("autoplay"); return; }
+      $("play").textContent = t("stop");
+      playing = setInterval(() => {
+        if (step >= boot.steps) { clearInterval(playing); playing = null; $("play").textContent = t("autoplay"); return; }
+        go(step + 1);
+      }, 1000);
+    });
     viewAs.addEventListener("change", load);
     load();
   }
