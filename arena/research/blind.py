@@ -5,7 +5,7 @@ person (`<game>.blind.json` beside the transcript, written by the table). A conf
 mean of 1 − that confidence over every rating of its seats: 1 is "surely a person", 0 "surely not". People rated
 by people give the baseline (`human`). The ratings of one game are not independent (the same people, the same
 table), so the interval is counted per game (`intervals.proportion`: Wilson on the cluster-robust effective
-sample size); `tests/test_blind_report.py` checks its coverage in simulation under game effects and unbalanced
+sample size); `tests/test_blind.py` checks its coverage in simulation under game effects and unbalanced
 designs the interval does not model.
 """
 
