@@ -270,7 +270,8 @@
 
   function drawCenter(state) {
     const phase = $("phase");
-    if (phase) phase.textContent = state.over ? t("won_by", { side: state.winner_label || state.winner || "?" }) : (state.paused ? t("paused") + " · " : "") + (state.phase_label || "");
+    if (phase) phase.textContent = state.over ? t("won_by", { side: state.winner_label || state.winner || "?" })
+      : state.lobby ? t("lobby") : (state.paused ? t("paused") + " · " : "") + (state.phase_label || "");
     document.body.classList.toggle("paused", !!state.paused && !state.over);
     const sp = $("speaker");
     if (sp) {
@@ -835,7 +836,7 @@
   let lastPhase = null;
   function draw(state) {
     lastState = state;
-    document.body.classList.toggle("night", state.phase === "night" && !state.over);
+    document.body.classList.toggle("night", state.phase === "night" && !state.over && !state.lobby);
     document.body.classList.toggle("over", !!state.over);
     const phaseKey = state.phase + state.day;
     if (lastPhase !== null && phaseKey !== lastPhase && !state.over) {
