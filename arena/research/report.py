@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from markdown_it import MarkdownIt
+
 from arena.research import tables
 from arena.research.corpus import TAMPERED
 from arena.research.identify import COMBINED, MAFIA, TOWN, ConfigStatus
@@ -41,7 +43,6 @@ def build(folder: Path, *, boot: int = 200) -> Report:
 _MD_ESCAPES = {
     "\\": "\\\\", "|": "\\|", "`": "\\`", "[": "\\[", "]": "\\]", "&": "&amp;", "<": "&lt;", ">": "&gt;",
 }  # fmt: skip
-_MD_UNESCAPES = {v: k for k, v in _MD_ESCAPES.items()} | {"\\:": ":", "\\.": ".", "\\@": "@"}
 _AUTOLINK = re.compile(r"(?i)(?<=https)(:)|(?<=http)(:)|(?<=ftp)(:)|(?<=\bwww)(\.)|(@)")
 
 
@@ -52,19 +53,6 @@ def md_text(value: object) -> str:
     text = "".join(" " if ch in "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029" else ch for ch in str(value))
     text = "".join(_MD_ESCAPES.get(ch, ch) for ch in text)
     return _AUTOLINK.sub(lambda m: "\\" + m.group(0), text)
-
-
-def _md_plain(text: str) -> str:
-    """The text `md_text` escaped (the HTML page escapes it its own way)."""
-    return re.sub(r"\\[\\|`\[\]:.@]|&amp;|&lt;|&gt;", lambda m: _MD_UNESCAPES[m.group(0)], text)
-
-
-def _split_row(line: str) -> list[str]:
-    """The cells of a Markdown table row, split at the `|` that `md_text` did not escape."""
-    cells = re.split(r"(?<!\\)((?:\\\\)*)\|", line.strip())
-    # re.split keeps the captured even runs of backslashes: glue each back onto the cell before it
-    parts = [cells[i] + (cells[i + 1] if i + 1 < len(cells) else "") for i in range(0, len(cells), 2)]
-    return [_md_plain(c.strip()) for c in parts[1:-1]]
 
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
@@ -337,30 +325,27 @@ def markdown(r: Report) -> str:
     return "\n".join(lines)
 
 
+def _renderer() -> MarkdownIt:
+    """CommonMark with tables, and no raw HTML: text from a transcript is escaped by `md_text` already, and a
+    planted `<script>` would be shown as text even if it were not. No linkify, no typographer."""
+    return MarkdownIt("commonmark", {"html": False}).enable("table")
+
+
 def page(r: Report) -> str:
-    """One self-contained HTML page: inline style, plots as data: URIs, nothing fetched from anywhere."""
+    """One self-contained HTML page: inline style, plots as data: URIs, nothing fetched from anywhere. Each
+    section's Markdown (the same lines as report.md) is rendered by markdown-it-py, so bold, code, lists and tables
+    show as such."""
+    md = _renderer()
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Mafia Arena report</title>",
         "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
         "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:3px 6px;"
-        "font-size:13px}img{max-width:100%}</style></head><body><h1>Mafia Arena report</h1>",
+        "font-size:13px}img{max-width:100%}code{background:#f4f4f4;padding:0 2px}</style></head><body>"
+        "<h1>Mafia Arena report</h1>",
     ]
     for title, body in sections(r):
         parts.append(f"<h2>{html.escape(title)}</h2>")
-        table: list[list[str]] = []
-        for line in [*body, ""]:
-            if line.startswith("|"):
-                if not line.startswith("|---"):
-                    table.append(_split_row(line))
-                continue
-            if table:
-                head, *rows = table
-                parts.append("<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>")
-                parts += ["<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows]
-                parts.append("</table>")
-                table = []
-            if line:
-                parts.append(f"<p>{html.escape(_md_plain(line))}</p>")
+        parts.append(md.render("\n".join(body)))
     for p in r.plots:
         data = base64.b64encode(p.png).decode("ascii")
         parts.append(
