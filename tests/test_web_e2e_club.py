@@ -86,7 +86,8 @@ def test_two_people_and_a_judge_from_the_lobby_to_the_end(tmp_path: Path) -> Non
             one.click("#ready")
             expect(two.locator(".lobby-seat[data-seat='3']")).to_have_class(re.compile(r"\bready\b"))
             _shot(two, folder, "phone-ru-lobby", 390)
-            assert "Day 1" not in one.inner_text("#phase")  # nothing has started: the table waits for seat 8
+            assert one.inner_text("#phase") == "Lobby"  # nothing has started: the table waits for seat 8
+            assert '"kind":"input"' not in Path(links["transcript"]).read_text()  # no seat, bot or person, was asked
             two.click("#ready")
             expect(one.locator("#lobby-card")).to_be_hidden(timeout=20_000)
             kinds: dict[str, list[str]] = {"one": [], "two": []}
