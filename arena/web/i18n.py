@@ -218,6 +218,11 @@ _EN: dict[str, str] = {
     "judge_pause": "Pause the table",
     "judge_resume": "Resume",
     "paused": "Paused by the judge",
+    "judge_award": "Award",
+    "judge_points": "Points",
+    "judge_give": "Give",
+    "award_extra": "extra points",
+    "award_best_player": "best player",
     "blind_title": "Who was not human?",
     "blind_question": "This table was blinded. For each seat, how sure are you it was a bot or a model, not a "
     "person? (0 %: surely a person; 100 %: surely not.)",
@@ -451,6 +456,11 @@ _RU: dict[str, str] = {
     "judge_pause": "Остановить игру",
     "judge_resume": "Продолжить",
     "paused": "Пауза судьи",
+    "judge_award": "Награда",
+    "judge_points": "Баллы",
+    "judge_give": "Дать",
+    "award_extra": "дополнительные баллы",
+    "award_best_player": "лучший игрок",
     "blind_title": "Кто не был человеком?",
     "blind_question": "Стол был слепым. Насколько вы уверены, что за каждым местом сидел бот или модель, а не "
     "человек? (0 %: точно человек; 100 %: точно нет.)",

@@ -545,9 +545,12 @@ class Table:
         return None
 
     # ----- the judge ---------------------------------------------------------------------------------------------
-    def judge(self, action: str, seat: int = 0, reason: str = "", seconds: int = 0) -> str | None:
+    def judge(
+        self, action: str, seat: int = 0, reason: str = "", seconds: int = 0, award: str = "", points: float = 0.0
+    ) -> str | None:
         """A judge's action, taken by the engine at once and written to the transcript as its input (verify replays
-        it): `foul`, `remove`, `pause`, `resume`, `extra_time`. The reason it is refused, or None."""
+        it): `foul`, `remove`, `pause`, `resume`, `extra_time`, and `award` (extra points, the best player) where
+        the engine has the score sheet's inputs. The reason it is refused, or None."""
         game = self.game
         reason = reason.strip()[:300]
         try:
@@ -568,6 +571,11 @@ class Table:
             elif action == "extra_time":
                 game.extra_time(seat, seconds, reason)
                 self.extra[seat] = self.extra.get(seat, 0.0) + seconds
+            elif action == "award":
+                give = getattr(game, "award", None)  # the score sheet's inputs, where the engine has them
+                if give is None:
+                    return "awards come with the score sheet; this engine has none"
+                give(seat, award, points, reason)
             else:
                 return f"unknown action {action[:40]!r}"
         except IllegalDecision as exc:

@@ -15,7 +15,7 @@ from arena.web.guard import TooLarge, loads, read_body, token_ok
 from arena.web.routes.site import Site
 from arena.web.table import SPECTATOR, Table
 
-ACTIONS = ("foul", "remove", "pause", "resume", "extra_time")
+ACTIONS = ("foul", "remove", "pause", "resume", "extra_time", "award")
 
 
 def add_routes(app: FastAPI, site: Site) -> None:
@@ -42,6 +42,7 @@ def add_routes(app: FastAPI, site: Site) -> None:
             "living": list(table.game.living()),
             "paused": table.paused_since is not None,
             "actions": list(ACTIONS),
+            "awards": hasattr(table.game, "award"),  # the score sheet's awards, once the engine has them
         }
         return JSONResponse(data)
 
@@ -59,7 +60,10 @@ def add_routes(app: FastAPI, site: Site) -> None:
             return JSONResponse({"error": "seat: a seat number"}, status_code=400)
         if not isinstance(seconds, int) or not isinstance(reason, str):
             return JSONResponse({"error": "seconds: whole seconds; reason: text"}, status_code=400)
-        problem = table.judge(body["action"], seat, reason, seconds)
+        award, points = body.get("award", ""), body.get("points", 0.0)
+        if not isinstance(award, str) or isinstance(points, bool) or not isinstance(points, int | float):
+            return JSONResponse({"error": "award: a kind; points: a number"}, status_code=400)
+        problem = table.judge(body["action"], seat, reason, seconds, award, float(points))
         if problem is not None:
             return JSONResponse({"error": problem}, status_code=400)
         return JSONResponse({"type": "accepted"})

@@ -1092,10 +1092,12 @@
       if (!state) return;
       fresh(state);
       paused = state.judge.paused;
+      show($("judge-awards"), !!state.judge.awards);
       $("judge-pause").textContent = paused ? t("judge_resume") : t("judge_pause");
     }).catch(() => {});
     const act = (action) => {
       const body = { action: action, seat: Number(seatSel.value), reason: $("judge-reason").value, seconds: Number($("judge-seconds").value) || 0 };
+      if (action === "award") { body.award = $("judge-award").value; body.points = body.award === "extra" ? Number($("judge-points").value) || 0 : 0; }
       fetch("/api/judge/" + encodeURIComponent(boot.token), { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) })
         .then((r) => r.json()).then((data) => { reply(data.error ? t("refused") + ": " + data.error : t("accepted"), !data.error); load(); })
         .catch(() => reply(t("connection_lost"), false));
@@ -1104,6 +1106,7 @@
     $("judge-remove").addEventListener("click", () => act("remove"));
     $("judge-extra").addEventListener("click", () => act("extra_time"));
     $("judge-pause").addEventListener("click", () => act(paused ? "resume" : "pause"));
+    $("judge-give").addEventListener("click", () => act("award"));
     load();
     setInterval(load, 1000);
   }
