@@ -43,7 +43,7 @@ class Whispering(Player):
 
 
 def _app(tmp_path: Path, human_timeout: float | None = 30.0) -> tuple[Server, TestClient]:
-    config = ServeConfig(out_dir=tmp_path, human_timeout=human_timeout, bot_delay=0.0)
+    config = ServeConfig(out_dir=tmp_path, human_timeout=human_timeout, bot_delay=0.0, start="now")
     server = Server(config)
     return server, TestClient(create_app(server))
 

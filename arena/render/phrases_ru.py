@@ -296,8 +296,10 @@ def phrase(event: Event, sheriff_answer: str = "colour") -> list[Span]:
         return [_p(f"Голосование дня {event.count} отменено", "warn")]
     if t in (E.ACTION_REJECTED, E.DEFAULT_APPLIED):
         after = "применяется ответ по умолчанию" if t is E.DEFAULT_APPLIED else "вопрос задан снова"
-        if value.startswith(TIMEOUT_PREFIX):
-            return [_s(event.seat), _p(f": нет ответа, время вышло; {after}", "warn")]
+        if value.startswith(TIMEOUT_PREFIX):  # the orchestrator's own record: the prefix, then "<seconds> s"
+            limit = value[len(TIMEOUT_PREFIX) :].strip().removesuffix(" s").strip()
+            within = f" за {limit} с" if limit.replace(".", "", 1).isdigit() else ""
+            return [_s(event.seat), _p(f": нет ответа{within} (время вышло); {after}", "warn")]
         if value.startswith(ERROR_PREFIX):
             return [_s(event.seat), _p(f": игрок не смог ответить; {after}", "warn")]
         return [_p("ответ "), _s(event.seat), _p(f" не принят; {after}", "warn")]

@@ -499,7 +499,7 @@ class Table:
                 if left is not None and left <= 0 and ask.draft is not None:
                     return cut_to_budget(ask.draft, request, form.max_chars)
                 if left is not None and left + grace <= 0:
-                    raise TimeoutError(limit + self.extra.get(seat, 0.0))  # no answer within the seat's time
+                    raise TimeoutError(limit + self.extra.get(seat, 0.0) + grace)  # no answer within the seat's time
                 await self._until(future, None if left is None else (left if left > 0 else left + grace))
             return await future
         finally:
