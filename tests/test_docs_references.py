@@ -27,7 +27,8 @@ PLACEHOLDER = re.compile(r"[<>{}]|\.\.\.|…|(?:^|/)(?:NAME|FILE|DIR|OUT|PATH|MO
 # paths the docs use as examples of what the reader creates or sees, not as pointers into the repository
 # files a command writes for the user (`arena report`), not pointers into the repository
 WRITTEN = {"report.md", "human_likeness.md"}
-EXAMPLES = {"prompts/mine/en", "tests/bad.yaml", "tests/bad2.yaml", "../../x"}  # ../../x: a refused seat name
+# ../../x: a refused seat name; mafia_arena/mafia: the Inspect task's registered name, not a file
+EXAMPLES = {"prompts/mine/en", "tests/bad.yaml", "tests/bad2.yaml", "../../x", "mafia_arena/mafia"}
 
 
 @cache
