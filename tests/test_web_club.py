@@ -409,6 +409,7 @@ def test_a_bot_speech_is_paced_by_its_length_at_a_live_table() -> None:
     """A bot's speech appears after its words at --bot-wpm (180: a 90-word speech takes 30 s), never before the bot
     delay; its other decisions wait the bot delay; nothing waits when the delay is 0 (tests, scripts)."""
     import asyncio
+    import concurrent.futures
 
     from arena.engine import Decision, Game, Kind, Observation, Phase, Request, view
     from arena.players.base import Answer, Player
@@ -440,5 +441,6 @@ def test_a_bot_speech_is_paced_by_its_length_at_a_live_table() -> None:
         await Paced(Says(""), table, 1.0).decide(obs, vote)
         await Paced(Says(" ".join(["word"] * 90)), table, 0.0).decide(obs, speech)
 
-    asyncio.run(run())
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # a loop of its own (playwright's may run in this thread)
+        pool.submit(asyncio.run, run()).result(60)
     assert waited == [30.0, 1.0, 1.0]
