@@ -26,7 +26,6 @@ from arena.engine import (
     PUBLIC,
     Decision,
     Event,
-    EventType,
     Game,
     IllegalDecision,
     Kind,
@@ -37,6 +36,7 @@ from arena.engine import (
 )
 from arena.human.form import Form, FormError, build_form, decision_from, forbidden_phrases
 from arena.orchestrator import RunStats, run_game
+from arena.pacing import NightPacer
 from arena.players.base import TIMEOUT_PREFIX, Answer, Player
 from arena.safe_write import write_file
 from arena.transcript import TranscriptWriter
@@ -44,7 +44,6 @@ from arena.web.state import LogWriter, end_json, god_json, observation_json, spe
 
 TOKEN_BYTES = 32  # 256 bits per seat link (the issue asks for at least 128)
 SPECTATOR = PUBLIC  # the seat number a spectator token maps to
-NIGHT_STEPS = 3  # a night of bots lasts this many bot pauses, however many of its actors live
 SPEECH_GRACE_S = 5.0  # past a person's speech time, for the page's own send at zero to arrive; then the default
 
 
@@ -133,9 +132,10 @@ class WebSeat(Player):
 
 
 class Paced(Player):
-    """A bot or model seat that also tells the table who speaks (a speech is a public turn) and waits a little, so
-    people can follow the game. At night it waits for the night's fixed end instead (`Table.night_pause`): a pause
-    per decision would make a night with more living actors last longer, and tell the table who still acts."""
+    """A bot or model seat that also tells the table who speaks (a speech is a public turn) and waits a little by
+    day, so people can follow the game. At night it answers at once: the table's night pacer holds each night
+    wake-up to its slot, and the night's end to the last slot a full night has (`arena/pacing.py`), so a night
+    lasts the same whoever still lives and acts (a pause per decision told the table who still acts)."""
 
     def __init__(self, inner: Player, table: Table, delay: float) -> None:
         self.inner = inner
@@ -146,8 +146,7 @@ class Paced(Player):
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
         self.table.speaking(self.seat, request)
         await self.table.unpaused()
-        if observation.phase is Phase.NIGHT:
-            await self.table.night_pause()
+        if observation.phase is Phase.NIGHT:  # the table's night pacer holds the night (arena/pacing.py)
             return await self.inner.decide(observation, request, problem)
         answer = await self.inner.decide(observation, request, problem)
         if self.delay > 0 and request.kind is Kind.SPEECH:  # it takes the time it takes to say (blinded: to type)
@@ -181,10 +180,10 @@ class Table:
     error: str | None = None
     task: asyncio.Task[None] | None = None
     players: dict[int, Player] = field(default_factory=dict)
-    # the pacing's clock and sleep (a test drives them by hand), and when the current night's bot decisions may go on
+    pacer: NightPacer | None = None  # the night's pacing while the game runs
+    # the pacing's clock and sleep (a test drives them by hand)
     clock: Callable[[], float] = time.monotonic
     pause: Callable[[float], Awaitable[None]] = asyncio.sleep
-    night_ends: float = 0.0
     speech: tuple[int, Request, float] | None = None  # a person's speech being given: seat, request, its start
     speech_grace_s: float = SPEECH_GRACE_S
     paused_since: float | None = None  # the judge's pause: when it began (None: the table runs)
@@ -207,6 +206,7 @@ class Table:
     seen_states: dict[tuple[int, str], tuple[str, int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self._built: dict[tuple[int, str], tuple[int, dict[str, Any]]] = {}  # (seat, lang) -> (version, state)
         self.rules = self.game.rules
         self.logs = {lang: LogWriter(self.rules, lang) for lang in ("en", "ru")}
         self.log = self.logs["en"]
@@ -332,16 +332,7 @@ class Table:
     def on_event(self, event: Event) -> None:
         if event.type.value in ("speech", "game_ended", "phase_started", "voting_started"):
             self.speaker = None
-        if event.type is EventType.PHASE_STARTED and event.phase is Phase.NIGHT:
-            self.night_ends = self.clock() + NIGHT_STEPS * self.bot_delay
         self.changed()
-
-    async def night_pause(self) -> None:
-        """Wait until the night's fixed end: every bot decision of a night goes on then, or at once after it, so a
-        night of bots lasts NIGHT_STEPS pauses whichever roles still live and act (only the public morning follows)."""
-        left = self.night_ends - self.clock()
-        if left > 0:
-            await self.pause(left)
 
     def speech_limit(self, request: Request) -> float:
         """The seconds a speech is given at this table: the rules' speech time, or the time to type its word budget
@@ -592,16 +583,23 @@ class Table:
 
     # ----- what a page is sent ----------------------------------------------------------------------------------
     def state(self, seat: int, lang: str | None = None) -> dict[str, Any]:
-        """The data of one seat's page (or the spectators' page), from the engine's view for that seat only."""
+        """The data of one seat's page (or the spectators' page), from the engine's view for that seat only. What
+        depends on the game alone is built once per table version, seat and language (many sockets and polls of one
+        link ask for the same state: their work must not grow with their number); the clocks are read each time."""
         log = self.logs.get(lang or self.lang, self.log)
-        if seat == SPECTATOR:
-            data = observation_json(view(self.game, PUBLIC), self.game.n, log)
-            data["god"] = god_json(self.game, log) if self.game.over and self.revealed else None
+        built = self._built.get((seat, log.lang))
+        if built is not None and built[0] == self.version:
+            data = dict(built[1])
         else:
-            data = observation_json(view(self.game, seat), self.game.n, log)
-            data["forbidden"] = list(forbidden_phrases(self.rules, self.lang))
-        data["end"] = end_json(self.game, log)  # None until the game has ended
-        data["review"] = self.review_links(seat)
+            if seat == SPECTATOR:
+                data = observation_json(view(self.game, PUBLIC), self.game.n, log)
+                data["god"] = god_json(self.game, log) if self.game.over and self.revealed else None
+            else:
+                data = observation_json(view(self.game, seat), self.game.n, log)
+                data["forbidden"] = list(forbidden_phrases(self.rules, self.lang))
+            data["end"] = end_json(self.game, log)  # None until the game has ended
+            data["review"] = self.review_links(seat)
+            self._built[(seat, log.lang)] = (self.version, dict(data))
         ask = self.asks.get(seat)
         data["pending"] = None
         if ask is not None:
@@ -679,6 +677,8 @@ class Table:
 
     async def _run(self, players: Mapping[int, Player]) -> None:
         timeouts: dict[int, float | None] = dict.fromkeys(self.tokens)  # a person's limits: WebSeat.time_limit
+        timed = frozenset(s for s in self.game.seats() if s not in self.tokens)  # bots and models, not people
+        self.pacer = NightPacer(self.rules, timed, self.bot_delay, self.clock, self.pause)
         try:
             await self.opened.wait()  # the lobby: no seat, bot or person, is asked anything before the start
             await run_game(
@@ -689,6 +689,7 @@ class Table:
                 on_event=self.on_event,
                 timeouts=timeouts,
                 stats=self.stats,
+                pacer=self.pacer,
             )
         except asyncio.CancelledError:  # the server stops: the transcript stays resumable
             raise
