@@ -35,7 +35,7 @@ from arena.engine import (
     view,
 )
 from arena.human.form import Form, FormError, build_form, decision_from, forbidden_phrases
-from arena.orchestrator import RunStats, run_game
+from arena.orchestrator import GameStopped, RunStats, run_game
 from arena.pacing import NightPacer
 from arena.players.base import TIMEOUT_PREFIX, Answer, Player
 from arena.safe_write import write_file
@@ -693,6 +693,8 @@ class Table:
             )
         except asyncio.CancelledError:  # the server stops: the transcript stays resumable
             raise
+        except GameStopped as exc:  # a model seat's server gave no answer: stopped, resumable, never a result
+            self.error = f"the game stopped: {exc}"
         except Exception as exc:  # an engine or orchestrator bug: record it, keep serving the pages
             self.error = f"{type(exc).__name__}: {exc}"
             if self.writer is not None:
