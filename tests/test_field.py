@@ -235,3 +235,11 @@ def test_steins_plan_depends_on_the_pilot_alone_and_reaches_the_width() -> None:
     assert final.combined.width <= 1.0 + 1e-12
     capped = stein_plan(p, 0.01, 50)
     assert capped.capped and capped.deals == 50
+
+
+def test_a_dry_run_plays_nothing(tiny: Path, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["tournament", "--field", str(tiny), "--entrant", "bot:heuristic", "--dry-run",
+                                 "--out", str(tmp_path / "D")])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "12 games on 6 deals" in result.output and "one-parameter fit" in result.output
+    assert not (tmp_path / "D").exists()

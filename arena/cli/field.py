@@ -208,11 +208,12 @@ def place_entrant(
     processes: int | None,
     no_progress: bool,
     budget: float | None,
+    dry_run: bool = False,
 ) -> None:
     """`arena tournament --field NAME --entrant AGENT --out DIR`: play and fit a placement."""
     if entrant is None:
         fail("--field: name the agent to place with --entrant (e.g. --entrant bot:heuristic)")
-    if out is None:
+    if out is None and not dry_run:
         fail("--field: give the placement's folder with --out DIR")
     if games is not None and until_width is not None:
         fail("--games and --until-width: choose one (fixed games, or until the interval is narrow enough)")
@@ -234,6 +235,10 @@ def place_entrant(
     if games is not None and games // 2 > cap:
         fail(f"--games: {games} is more than the field's {2 * cap} (its {field.file.deals.count} deals, twice each)")
     t = tournament(field, who, cap)
+    if dry_run or out is None:
+        for line in plan_lines(field, who.label, games, until_width, cap):
+            typer.echo(line)
+        return
     specs = _preflight(t)
     t = t.model_copy(update={"configs": [c.model_copy(update={"spec": specs[c.label]}) for c in t.configs]})
 
@@ -247,6 +252,23 @@ def place_entrant(
     for line in summary(data):
         typer.echo(line)
     typer.echo(f"placement: {out / 'placement.json'}")
+
+
+def plan_lines(field: Any, label: str, games: int | None, width: float | None, cap: int) -> list[str]:
+    """What a placement would play (`--dry-run`): nothing is played or written."""
+    from arena.field.run import IDENTIFIES
+
+    f = field.file
+    members = ", ".join(f"{m.label} {m.combined:+.2f}" for m in sorted(field.members, key=lambda m: m.combined))
+    if width is None:
+        deals = min((games or f.deals.games) // 2, cap)
+        design = f"{2 * deals} games on {deals} deals (each deal once per side)"
+    else:
+        pilot = min(f.deals.pilot, cap)
+        design = (f"Stein's two stages to a width of {width:g}: a pilot of {pilot} deals, then as many as the "
+                  f"pilot's spread needs, at most {2 * cap} games")  # fmt: skip
+    return [f"{label} on {field.name} ({f.rules.preset}; members {members}): {design}; the members take turns, "
+            f"member d mod {len(field.members)} on deal d", IDENTIFIES.format(field=field.name)]  # fmt: skip
 
 
 def _preflight(t: Any) -> dict[str, Any]:

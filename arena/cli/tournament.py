@@ -139,7 +139,7 @@ def register(app: typer.Typer) -> None:
                 fail("--field places an entrant on a field; it takes no tournament FILE")
             from arena.cli.field import place_entrant
 
-            place_entrant(field_name=field, entrant=entrant, label=label, out=out, games=games,
+            place_entrant(field_name=field, entrant=entrant, label=label, out=out, games=games, dry_run=dry_run,
                           until_width=until_width, max_games=max_games, agents_dir=agents_dir,
                           prompt_folders=prompt_folder or [], jobs=jobs, processes=processes, no_progress=no_progress,
                           budget=_budget(budget))  # fmt: skip
