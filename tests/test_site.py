@@ -289,3 +289,32 @@ def test_the_build_reports_its_stages(runs: list[Path], tmp_path: Path) -> None:
         assert stage in stages, stages
     replays = [(done, total) for stage, done, total in heard if stage == "writing replays"]
     assert replays[0] == (0, 12) and replays[-1] == (11, 12)
+
+
+def test_a_site_never_counts_a_result_made_of_failures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report's rule (arena/research/corpus.py): a finished game in which a model seat's decisions were mostly
+    defaults after its model gave no answer is published and replayed, but counted nowhere. Today's arena stops such a
+    game instead of finishing it, so the files are written as an older one wrote them (tests/
+    test_report_transport_defaults.py), without the model call records today's verify asks for: its verdict is taken
+    as passed here, so that the counting rule is what is tested."""
+    from test_report_transport_defaults import _game
+
+    from arena.site import check, inputs
+    from arena.transcript import Verdict
+
+    passed = Verdict(ok=True, message="ok", outcome="complete")
+    monkeypatch.setattr(inputs, "verify", lambda transcript: passed)
+    monkeypatch.setattr(check, "verify", lambda transcript: passed)
+
+    run = tmp_path / "old"
+    run.mkdir()
+    failing = _game(run, 1, set(range(3, 100, 3)))
+    _game(run, 2, set())
+    out = tmp_path / "site"
+    _ok(["site", str(run), "--out", str(out), "--boot", "0", "--no-progress"])
+    board = (out / "board-fiim.html").read_text(encoding="utf-8")
+    assert re.search(r"games counted: <a [^>]*>1</a>", board) and "transport defaults" in board
+    replay = (out / "games" / "fiim" / "old" / failing.name).with_suffix(".html").read_text(encoding="utf-8")
+    assert "not counted" in replay and "a result made of failures is not counted" in replay
+    assert "no: seat 3:" in (out / "runs.html").read_text(encoding="utf-8")
+    _ok(["site", "--check", str(out), "--no-progress"])

@@ -123,15 +123,22 @@ class Games:
 def rules_board(root: Path, board: str, inputs: SiteInputs, lists: Lists, progress: Progress | None) -> Board:
     """Every tournament (and loose) game under one rules preset, reported by `arena report`'s code."""
     from arena.research.plots import plots
-    from arena.research.summary import build
+    from arena.research.summary import ReportError, build
 
     games = [g for g in inputs.published(board)]
     _same_configuration(games, root)
-    r = build(root / "games" / board, boot=inputs.boot, progress=progress)
     index = Games(root, games)
     rules = games[0].rules
     b = Board(board, f"{rules}: tournaments", "rules", rules, "centred: the configurations that played a side average "
               "0 on it (docs/ratings.md)")  # fmt: skip
+    try:
+        r = build(root / "games" / board, boot=inputs.boot, progress=progress)
+    except ReportError:  # every published game of the board was left out (each made of transport failures)
+        from arena.research.corpus import load_folder
+
+        b.skipped = [(index.of(path).page, why) for path, why in load_folder(root / "games" / board).skipped]
+        b.notes.append("No game of this board is counted: the list below says why.")
+        return b
     counted = [index.of(g.path) for g in r.corpus.games]
     b.skipped = [(index.of(path).page, why) for path, why in r.corpus.skipped]
     everything = lists.add(f"{board}-all", f"{rules}: every counted game", counted)
