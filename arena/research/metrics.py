@@ -141,6 +141,12 @@ RATES: tuple[Rate, ...] = (
 )
 
 
+# The report's headline: the metrics that told apart scripted agents differing by construction (right order, the
+# strongest plant told from none within 400 games), measured by bench/discrimination.py; docs/metrics.md, "Which
+# metrics discriminate", has the table, and tests/test_discrimination.py holds this list to it.
+HEADLINE: tuple[str, ...] = ()
+
+
 def rates(c: Counts) -> dict[str, float]:
     """The derived rates of a Counts (NaN where the denominator is zero)."""
     return {r.name: ratio(r.num(c), r.den(c)) for r in RATES}

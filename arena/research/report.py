@@ -244,6 +244,24 @@ def _config_metric(r: Report, config: str, metric: str) -> str:
     return _iv(row.interval, percent=True) + (" sparse" if row.interval.sparse else "")
 
 
+def _headline_lines(r: Report) -> list[str]:
+    """Per configuration, the metrics shown to tell apart agents that truly differ (`HEADLINE`), and no other."""
+    from arena.research.metrics import HEADLINE
+
+    configs = r.corpus.configs
+    shown = [m for m in HEADLINE if any(row.metric == m for row in r.by_config)]
+    if not shown or not configs:
+        return []
+    rows = [[m, *(_config_metric(r, c, m) for c in configs)] for m in shown]
+    return [
+        "The metrics that discriminate: each put scripted agents that differ by construction in the right order and "
+        "told the strongest difference from none within 400 games (`bench/discrimination.py`; the table and the "
+        "metrics left out, with the reason, are in docs/metrics.md, \"Which metrics discriminate\"). Values with "
+        "95 % intervals per game, clustered by deal; every metric is in **Metrics per configuration**.",
+        "", *_table(["metric", *configs], rows),
+    ]  # fmt: skip
+
+
 def _speech_lines(r: Report) -> list[str]:
     from arena.research.speech_reader import KINDS
 
@@ -315,6 +333,9 @@ def _games_lines(r: Report) -> list[str]:
 def sections(r: Report) -> list[tuple[str, list[str]]]:
     """The report's sections as Markdown lines (the HTML page draws the same tables)."""
     out: list[tuple[str, list[str]]] = [("Games", _games_lines(r))]
+    headline = _headline_lines(r)
+    if headline:
+        out.append(("Headline", headline))
     c = r.corpus
     if c.skipped:
         tampered = sum(1 for _, why in c.skipped if why.startswith(TAMPERED))

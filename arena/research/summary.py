@@ -99,6 +99,11 @@ def rate_interval(rate: Rate, counts: Sequence[Counts], clusters: np.ndarray) ->
     """The interval of one rate from per-game Counts (one per game, clustered by deal)."""
     num = np.asarray([rate.num(c) for c in counts], dtype=np.float64)
     den = np.asarray([rate.den(c) for c in counts], dtype=np.float64)
+    return rate_interval_of(rate, num, den, clusters)
+
+
+def rate_interval_of(rate: Rate, num: np.ndarray, den: np.ndarray, clusters: np.ndarray) -> Interval:
+    """The interval of one rate from per-game numerators and denominators (the report's interval, as above)."""
     keep = den > 0
     if not keep.any():
         return Interval(math.nan, math.nan, math.nan, 0.0, 0)
