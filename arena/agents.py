@@ -58,6 +58,8 @@ class AgentSpec(BaseModel):
     price_cached_per_m: float = Field(0.0, ge=0)
     price_output_per_m: float = Field(0.0, ge=0)
     cached_price_assumed: bool = Field(False, exclude_if=lambda value: not value)
+    # tokens written to the provider's cache (Anthropic: 1.25x the input price); unset: the input price
+    price_cache_write_per_m: float | None = Field(None, ge=0, exclude_if=lambda value: value is None)
     timeout_s: float = Field(60.0, gt=0)  # a deadline per HTTP attempt, headers and body together
     # the context budget in tokens (prompt and answer); unset: llama.cpp's per-slot n_ctx where the server reports
     # it (filled in by preflight), else no budget. A conversation about to pass it is compacted (compaction.py)
@@ -75,6 +77,9 @@ class AgentSpec(BaseModel):
         "per_request", alias="schema", exclude_if=lambda value: value == "per_request"
     )
     prompt_cache_key: bool = Field(False, exclude_if=lambda value: not value)  # send one per seat (OpenAI)
+    # ask for the provider's prompt cache on every request: the last message marked `cache_control: ephemeral`
+    # (Anthropic's breakpoint, through LiteLLM; a cache that must be asked for)
+    cache_control: bool = Field(False, exclude_if=lambda value: not value)
     langchain_factory: str | None = None  # "package.module:function" returning a BaseChatModel
     # per-provider limits, shared by every seat of every game in a process (arena/llm/limits.py); unset: no limit
     max_concurrent_requests: int | None = Field(None, ge=1, exclude_if=lambda value: value is None)
