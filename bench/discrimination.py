@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from arena.research.corpus import load_folder
-    from arena.research.discrimination import MAX_GAMES, POWER, assess, families_for_metrics, pool
+    from arena.research.discrimination import COVERAGE_GAMES, MAX_GAMES, POWER, assess, families_for_metrics, pool
     from arena.research.planted import FAMILIES
 
     wanted = [f for f in args.families.split(",") if f] or [f for f in FAMILIES if FAMILIES[f].metrics]
@@ -80,7 +80,8 @@ def main(argv: list[str] | None = None) -> int:
                     "games_needed": r.games_needed, "right_order": r.right_order,
                     "discriminating": r.discriminating, "family": r.family, "direction": r.direction,
                     "levels": {f"{k:.2f}": v.value for k, v in r.values.items()}, "games": len(games),
-                    "searched_up_to": r.searched, "coverage": r.coverage, "effect_coverage": r.effect_coverage,
+                    "searched_up_to": r.searched, "coverage": {str(k): v for k, v in r.coverage.items()},
+                    "effect_coverage": {str(k): v for k, v in r.effect_coverage.items()},
                 }), flush=True)  # fmt: skip
         if not args.json:
             print(f"# {family}: {len(games)} games ({played:.0f} s to play and read)", file=sys.stderr, flush=True)
@@ -88,9 +89,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"Planted differences, {args.games} games per family; games needed: the report's 95 % intervals of the "
           f"strongest plant and of none apart in {POWER:.0%} of folders; discriminating: right order and at most "
-          f"{MAX_GAMES} games; coverage on folders of 40 games.\n")  # fmt: skip
-    head = ["metric", "family", "values by level", "effect (95 %)", "right order", "games needed", "coverage",
-            "effect coverage", "discriminating"]  # fmt: skip
+          f"{MAX_GAMES} games; coverage on folders of {' and '.join(map(str, COVERAGE_GAMES))} games drawn from the "
+          "bench's, 400 each.\n")  # fmt: skip
+    sizes = "/".join(map(str, COVERAGE_GAMES))
+    head = ["metric", "family", "values by level", "effect (95 %)", "right order", "games needed",
+            f"coverage ({sizes} games)", f"effect coverage ({sizes})", "discriminating"]  # fmt: skip
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for r in results:
@@ -99,8 +102,10 @@ def main(argv: list[str] | None = None) -> int:
         effect = f"{_fmt(e.value)} [{_fmt(e.low)}, {_fmt(e.high)}]"
         needed = "–" if r.direction == 0 else (str(r.games_needed) if r.games_needed else f"> {r.searched}")
         order = "no plant moves it" if r.direction == 0 else ("yes" if r.right_order else "no")
-        print(f"| {r.metric} | {r.family} | {values} | {effect} | {order} | {needed} | {_fmt(r.coverage)} | "
-              f"{_fmt(r.effect_coverage)} | {'yes' if r.discriminating else 'no'} |")  # fmt: skip
+        cov = " / ".join(_fmt(r.coverage[n]) for n in COVERAGE_GAMES)
+        effect_cov = " / ".join(_fmt(r.effect_coverage[n]) for n in COVERAGE_GAMES)
+        print(f"| {r.metric} | {r.family} | {values} | {effect} | {order} | {needed} | {cov} | {effect_cov} | "
+              f"{'yes' if r.discriminating else 'no'} |")  # fmt: skip
     return 0
 
 

@@ -3,8 +3,9 @@
 For a family of planted seats at strengths L0 < L1 < ... (each a configuration in the same games), and one report
 metric the family should move:
 
-- **effect**: the metric at the strongest plant minus at the weakest, over the bench's games, with the interval of a
-  difference of two ratios over the same games (`intervals.mean_difference`, clustered by game);
+- **effect**: the metric at the strongest plant minus at the weakest, over the bench's games, with its interval
+  clustered by game (a share: Newcombe's hybrid score on each side's effective n, `intervals.proportion_difference`;
+  a mean score: the difference of two ratios, `intervals.mean_difference`);
 - **right order**: whether the metric's values over the levels move in the planted direction at every step (ties
   allowed only at the metric's bound, e.g. an AUC of 1);
 - **games needed**: the fewest games at which the report's own 95 % intervals of the two extreme configurations do
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from arena.research.corpus import GameData
-from arena.research.intervals import Array, Interval, mean_difference
+from arena.research.intervals import Array, Interval, mean_difference, proportion_difference
 from arena.research.metrics import RATES, Counts, Rate, measure
 from arena.research.planted import FAMILIES, Family, config_name
 from arena.research.summary import rate_interval_of
@@ -35,7 +36,7 @@ from arena.research.summary import rate_interval_of
 POWER = 0.8
 MAX_GAMES = 400  # a metric that needs more games than this to separate the strongest plant from none is not kept
 DRAWS = 200  # folders drawn per size in the power search
-COVERAGE_GAMES = 40  # folder size of the coverage check (few games: where intervals are most at risk)
+COVERAGE_GAMES = (40, 100)  # folder sizes of the coverage check (few games: where intervals are most at risk)
 COVERAGE_DRAWS = 400
 
 
@@ -77,8 +78,8 @@ class Result:
     right_order: bool
     games_needed: int | None  # None: more than the search went (`searched`)
     searched: int
-    coverage: float  # the report's per-configuration intervals, worst level, on folders of COVERAGE_GAMES games
-    effect_coverage: float
+    coverage: dict[int, float]  # folder size -> the report's per-configuration intervals' coverage, worst level
+    effect_coverage: dict[int, float]  # folder size -> the effect interval's coverage
 
     @property
     def discriminating(self) -> bool:
@@ -142,9 +143,9 @@ def games_needed(p: Pool, metric: str, seed: int = 0, limit: int | None = None) 
     return hi, limit
 
 
-def coverage(p: Pool, metric: str, seed: int = 0) -> tuple[float, float]:
-    """(the worst level's coverage of the report's interval, the effect interval's coverage) on folders of
-    COVERAGE_GAMES games drawn from the bench's games, the truth being the value over all of them."""
+def coverage(p: Pool, metric: str, games: int, seed: int = 0) -> tuple[float, float]:
+    """(the worst level's coverage of the report's interval, the effect interval's coverage) on folders of `games`
+    games drawn from the bench's games, the truth being the value over all of them."""
     rng = np.random.default_rng(seed + 1)
     levels = p.family.levels
     truth = {level: _ratio(p, level, metric) for level in levels}
@@ -153,7 +154,7 @@ def coverage(p: Pool, metric: str, seed: int = 0) -> tuple[float, float]:
     tried = dict.fromkeys(levels, 0)
     effect_held = effect_tried = 0
     for _ in range(COVERAGE_DRAWS):
-        idx = rng.integers(0, p.games, COVERAGE_GAMES)
+        idx = rng.integers(0, p.games, games)
         for level in levels:
             iv = _interval(p, level, metric, idx)
             if iv.n > 0 and not math.isnan(iv.low):
@@ -184,6 +185,8 @@ def _difference(p: Pool, metric: str, idx: np.ndarray | None = None) -> Interval
     if idx is not None:
         arrays = [a[idx] for a in arrays]
     clusters = np.arange(len(arrays[0]))
+    if _rate(metric).proportion:  # Newcombe's hybrid score on each side's effective n: sound with few trials
+        return proportion_difference(arrays[0], arrays[1], arrays[2], arrays[3], clusters)[0]
     return mean_difference(arrays[0], arrays[1], arrays[2], arrays[3], clusters)[0]
 
 
@@ -192,9 +195,9 @@ def assess(p: Pool, metric: str, seed: int = 0) -> Result:
     values = {level: _interval(p, level, metric) for level in p.family.levels}
     order = ordered([values[x].value for x in p.family.levels], direction, _rate(metric).bounds)
     needed, searched = games_needed(p, metric, seed) if direction else (None, 0)
-    cov, effect_cov = coverage(p, metric, seed)
-    return Result(metric, p.family.name, direction, values, _difference(p, metric), order, needed, searched, cov,
-                  effect_cov)  # fmt: skip
+    checked = {n: coverage(p, metric, n, seed) for n in COVERAGE_GAMES}
+    return Result(metric, p.family.name, direction, values, _difference(p, metric), order, needed, searched,
+                  {n: c[0] for n, c in checked.items()}, {n: c[1] for n, c in checked.items()})  # fmt: skip
 
 
 def families_for_metrics() -> dict[str, str]:

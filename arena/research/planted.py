@@ -56,7 +56,9 @@ class Family:
 
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (
-    Family("truth-voter", "red", (0.0, 0.25, 0.5, 1.0), {"vote_accuracy": 1, "default_vote_accuracy": 0}),
+    # a truth voter that waits for a black last candidate gets its vote cast for him by the rules (R5.7): its
+    # default votes land on blacks more often too
+    Family("truth-voter", "red", (0.0, 0.25, 0.5, 1.0), {"vote_accuracy": 1, "default_vote_accuracy": 1}),
     Family("self-voter", "red", (0.0, 0.5, 1.0), {"self_vote_rate": 1}),
     Family("busser", "black", (0.0, 0.5, 1.0), {"bussing_rate": 1}),
     Family("truth-nominator", "red", (0.0, 0.25, 0.5, 1.0),
@@ -174,19 +176,34 @@ class PlantedBot(HeuristicBot):
             if mates:
                 opening = f"My partner {rng.choice(mates)} agrees with me."
         elif f == "persuader":
-            accused = rng.choice(others)
-            if self._draw("persuade", obs.next_number):
-                opening = f"I am the sheriff. My checks: seat {accused} black. Vote with me against seat {accused}."
-                claim = Claim(role="sheriff", black=(accused,))
-            else:
-                opening, claim = f"I suspect seat {accused} a little.", None
+            return self._persuade(obs, request, decision, others, rng)
         if not opening:
             return decision
-        words = f"{opening} {decision.text}".split()
-        text = " ".join(words[: request.max_words]) if request.max_words else " ".join(words)
-        if request.max_chars:
-            text = text[: request.max_chars].rsplit(" ", 1)[0] if len(text) > request.max_chars else text
-        return decision.model_copy(update={"text": text, "claim": claim})
+        return decision.model_copy(update={"text": _fit(f"{opening} {decision.text}", request), "claim": claim})
+
+    def _persuade(
+        self, obs: Observation, request: Request, decision: Decision, others: list[int], rng: random.Random
+    ) -> Decision:
+        """The whole speech accuses one seat, which it nominates when it may: as a sheriff's black check (the bots
+        follow it) on `level` of its speeches, else as a mild suspicion (they do not). Both speeches accuse and
+        nominate the same way, so only the words differ."""
+        fresh = [s for s in request.nominate_options if s not in obs.nominees and s != self.seat]
+        accused = rng.choice(fresh if request.may_nominate and fresh else others)
+        nominate = (accused,) if request.may_nominate and accused in fresh else ()
+        if self._draw("persuade", obs.next_number):
+            text = f"I am the sheriff. My checks: seat {accused} black. Vote with me against seat {accused}."
+            claim: Claim | None = Claim(role="sheriff", black=(accused,))
+        else:
+            text, claim = f"I suspect seat {accused} a little. Let us see how the votes go.", None
+        return decision.model_copy(update={"text": _fit(text, request), "claim": claim, "nominate": nominate})
+
+
+def _fit(text: str, request: Request) -> str:
+    words = text.split()
+    text = " ".join(words[: request.max_words]) if request.max_words else " ".join(words)
+    if request.max_chars and len(text) > request.max_chars:
+        text = text[: request.max_chars].rsplit(" ", 1)[0]
+    return text
 
 
 def planted_spec(family: str, level: float) -> AgentSpec:

@@ -246,6 +246,33 @@ def _config_metric(r: Report, config: str, metric: str) -> str:
     return _iv(row.interval, percent=True) + (" sparse" if row.interval.sparse else "")
 
 
+def _transfer_lines(r: Report) -> list[str]:
+    t = r.transfer
+    assert t is not None
+    a, b = t.halves
+    what = "rule sets" if t.by == "rules" else "languages"
+    tau, shift = t.tau, t.shift
+    if not math.isnan(shift.low):
+        shift_text = f"{shift.value:+.2f} [{shift.low:+.2f}, {shift.high:+.2f}]"
+    else:
+        shift_text = "not identified" if math.isnan(shift.value) else f"{shift.value:+.2f}, no interval"
+    lines = [
+        f"The same configurations under two {what}, {md_text(a.name)} ({a.games} games) and {md_text(b.name)} "
+        f"({b.games} games), {t.paired} deals played under both. Each half is rated on its own.",
+        "",
+        f"- **Rank concordance**: Kendall's τ = {tau.value:+.2f} [{tau.low:+.2f}, {tau.high:+.2f}] over "
+        f"{len(t.configs)} configurations rated in both (1: the same order; 0: no relation; −1: reversed).",
+        f"- **Side-term shift** h[{md_text(a.name)}] − h[{md_text(b.name)}] = {shift_text} (the town's logit among "
+        "average configurations).",
+        "",
+        "95 % intervals from one block bootstrap of paired deals; τ's from the signs of the pairwise differences "
+        "(docs/metrics.md, \"Does a skill transfer?\").",
+        "",
+    ]  # fmt: skip
+    rows = [[c, f"{a.skills[c]:+.2f}", f"{b.skills[c]:+.2f}"] for c in t.configs]
+    return lines + _table(["configuration", f"skill under {a.name}", f"skill under {b.name}"], rows)
+
+
 def _headline_lines(r: Report) -> list[str]:
     """Per configuration, the metrics shown to tell apart agents that truly differ (`HEADLINE`), and no other."""
     from arena.research.metrics import HEADLINE
@@ -353,6 +380,8 @@ def sections(r: Report) -> list[tuple[str, list[str]]]:
         out.append(("What these games identify", _design_lines(r)))
         out.append(("Ratings", _ratings_lines(r)))
         out.append(("Comparisons", _comparison_lines(r)))
+    if r.transfer is not None:
+        out.append(("Does a skill transfer?", _transfer_lines(r)))
     out.append(("Win rates per side", _outcome_lines(r)))
     out.append(("Outcome score (role baseline subtracted)", _score_lines(r)))
     out.append(("Roles and seats", _roles_lines(r)))
