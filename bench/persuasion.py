@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
+import pickle
 import tempfile
 import time
 from collections import defaultdict
@@ -46,15 +47,26 @@ def main(argv: list[str] | None = None) -> int:
         spec = next(e.agent for e in t.header.seats if e.seat == seat)
         return BotAsker(lambda s: build_player(spec, s, seed=t.header.seed, rules=t.rules, lang=t.header.lang))
 
-    everything = asyncio.run(run(items, bots))
-    print(f"{len(items)} speeches of {args.games} games, {len(everything.effects)} (speech, listener, decision) pairs "
+    cache = folder / "effects.pickle"  # every pair's effect, kept beside the games (re-measured if they change)
+    stamp = sorted(p.name for p in folder.glob("*.jsonl"))
+    kept = pickle.loads(cache.read_bytes()) if cache.is_file() else None
+    if kept is not None and kept[0] == stamp:
+        effects = kept[1]
+    else:
+        effects = asyncio.run(run(items, bots)).effects
+        cache.write_bytes(pickle.dumps((stamp, effects)))
+    print(f"{len(items)} speeches of {args.games} games, {len(effects)} (speech, listener, decision) pairs "
           f"measured in {time.perf_counter() - started:.0f} s")  # fmt: skip
     by_speech: dict[str, list] = defaultdict(list)
-    for e in everything.effects:
+    for e in effects:
         by_speech[f"{e.game}#{e.speech}"].append(e)
-    truth = {(r.config, r.effect): r.interval.value for r in summarise(everything.effects)}
+    truth = {(r.config, r.effect): r.interval.value for r in summarise(effects)}
     print("truth (mean over every pair): " + "; ".join(f"{c} {e} {v:+.4f}" for (c, e), v in sorted(truth.items())))
     held: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    t_held: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])  # mean ± t·SE, for comparison
+    import numpy as np
+
+    from arena.research.intervals import ratio
     first = above = 0
     persuasive = config_name("persuader", 1.0)
     for draw in range(args.draws):
@@ -68,16 +80,25 @@ def main(argv: list[str] | None = None) -> int:
             cell = held[(r.config, r.effect)]
             cell[1] += 1
             cell[0] += iv.low - 1e-12 <= truth[(r.config, r.effect)] <= iv.high + 1e-12
+            mine = [(getattr(e, r.effect), e.game) for e in effects if e.speaker_config == r.config
+                    and not math.isnan(getattr(e, r.effect))]  # fmt: skip
+            games = sorted({g for _, g in mine})
+            t_iv = ratio(np.asarray([v for v, _ in mine]), np.ones(len(mine)),
+                         np.asarray([games.index(g) for _, g in mine]))  # fmt: skip
+            t_cell = t_held[(r.config, r.effect)]
+            t_cell[1] += 1
+            t_cell[0] += t_iv.low - 1e-12 <= truth[(r.config, r.effect)] <= t_iv.high + 1e-12
         ranked = ranking(rows)
         if ranked and ranked[0].config == persuasive:
             first += 1
             above += ranked[0].interval.low > 0
     print(f"\n{args.draws} samples of {args.sample} speeches: coverage of the printed 95 % intervals")
-    print("| speaker configuration | effect | truth | coverage | samples with an interval |")
-    print("|---|---|---|---|---|")
+    print("| speaker configuration | effect | truth | coverage | samples with an interval | a mean ± t·SE instead |")
+    print("|---|---|---|---|---|---|")
     for (config, effect), (ok, n) in sorted(held.items()):
         if effect in EFFECTS:
-            print(f"| {config} | {effect} | {truth[(config, effect)]:+.4f} | {ok / n:.3f} | {n} |")
+            t_ok, t_n = t_held[(config, effect)]
+            print(f"| {config} | {effect} | {truth[(config, effect)]:+.4f} | {ok / n:.3f} | {n} | {t_ok / t_n:.3f} |")
     print(f"\nthe persuasive speaker ranked first by p_accused in {first / args.draws:.1%} of the samples, with an "
           f"interval above zero in {above / args.draws:.1%}")  # fmt: skip
     return 0

@@ -45,7 +45,7 @@ from arena.agents import AgentSpec
 from arena.engine import Decision, Event, EventType, Game, IllegalDecision, Input, Kind, Request, RuleSet, view
 from arena.players.base import ModelCall, Player
 from arena.research.corpus import GameData, load_folder
-from arena.research.intervals import Interval, ratio
+from arena.research.intervals import Interval, proportion
 from arena.research.speech_reader import ACCUSE, CHECK, read
 from arena.transcript import Transcript
 
@@ -411,11 +411,19 @@ def summarise(effects: Sequence[Effect], grouping: str = "speaker") -> list[Row]
             vals = [(getattr(e, name), cluster[e.game]) for e in mine if not math.isnan(getattr(e, name))]
             if not vals:
                 continue
-            num = np.asarray([v for v, _ in vals], dtype=np.float64)
-            iv = ratio(num, np.ones(len(vals)), np.asarray([c for _, c in vals]))
-            iv = Interval(iv.value, max(-1.0, iv.low), min(1.0, iv.high), iv.n, iv.clusters)  # effects lie in [-1, 1]
-            rows.append(Row(grouping, config, name, iv, len(vals)))
+            rows.append(Row(grouping, config, name, mean_effect(vals), len(vals)))
     return rows
+
+
+def mean_effect(values: Sequence[tuple[float, int]]) -> Interval:
+    """The mean of effects in [-1, 1] (value, game) with its 95 % interval clustered by game: the report's
+    interval of a share (`intervals.proportion`: Wilson on the effective n) for (effect + 1) / 2, mapped back. A
+    share's binomial variance bounds the variance of any variable in [0, 1] with that mean, so the interval holds
+    where most effects are 0 and a few are large (a mean ± t·SE there covered the truth in 17-72 % of samples in
+    bench/persuasion.py, this one in 94 % or more)."""
+    u = np.asarray([(v + 1) / 2 for v, _ in values], dtype=np.float64)
+    iv = proportion(u, np.ones(len(u)), np.asarray([c for _, c in values]))
+    return Interval(2 * iv.value - 1, 2 * iv.low - 1, 2 * iv.high - 1, iv.n, iv.clusters)
 
 
 def ranking(rows: Sequence[Row], effect: str = "p_accused") -> list[Row]:
