@@ -21,7 +21,9 @@ every input for:
 The games are spread over the machine's cores with `fork` (each game is independent). The README's test command
 plays `GAMES` games per preset (seeds 0-199); the `slow` job (`python -m pytest -m slow`, run by `.ci/run` as a
 pytest invocation of its own) plays the rest of `SLOW_GAMES` (seeds 200-1,999), so CI plays 2,000 per preset.
-`ARENA_CONFORMANCE_GAMES` sets the total. A failure names the preset and the seed; reproduce it with
+`ARENA_CONFORMANCE_GAMES` sets the total. A change to the engine, or to the invariants here, runs the slow job too
+before it merges (`python -m pytest -m slow tests/test_conformance.py`, about 2.5 min on 2 busy cores): the first
+200 seeds once missed a rule change's break at seed 785. A failure names the preset and the seed; reproduce it with
 `play_checked(load_rules(preset), seed)`.
 """
 

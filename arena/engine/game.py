@@ -287,7 +287,9 @@ class Game:
         request = self._require_pending(seat)
         self._inputs.append(("default", seat, None, reason))
         self._notes.append((seat, EventType.DEFAULT_APPLIED, reason))
-        if self.rules.fouls.illegal_action_foul and request.kind is not Kind.PROBE:  # a probe never acts
+        # R9.7: a probe never acts; and a decision made at night costs no foul, since a foul is public and, whenever
+        # it were announced, it would name a seat that acts at night (a don, a sheriff, a black, ...)
+        if self.rules.fouls.illegal_action_foul and request.kind is not Kind.PROBE and self.phase is not Phase.NIGHT:
             self._default_fouls.append(seat)
         self._answers[seat] = request.default
         self._answered(seat)

@@ -51,8 +51,10 @@ _AUTOLINK = re.compile(r"(?i)(?<=https)(:)|(?<=http)(:)|(?<=ftp)(:)|(?<=\bwww)(\
 def md_text(value: object) -> str:
     """Text from a transcript (agent names, rules names, paths) made inert in Markdown: a `|` cannot split a table
     cell, `<`/`>` cannot open HTML, a backtick cannot open code, `[`/`]` cannot make a link or an image, a URL or
-    an address is not linked (`https\\://`, `www\\.`, `\\@`), a line break cannot end the row."""
+    an address is not linked (`https\\://`, `www\\.`, `\\@`), a line break cannot end the row, and a bidi control or
+    another character not shown as itself is written out (`\\u202e`: `tables.visible`)."""
     text = "".join(" " if ch in "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029" else ch for ch in str(value))
+    text = tables.visible(text)
     text = "".join(_MD_ESCAPES.get(ch, ch) for ch in text)
     return _AUTOLINK.sub(lambda m: "\\" + m.group(0), text)
 
