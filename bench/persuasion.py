@@ -64,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     print("truth (mean over every pair): " + "; ".join(f"{c} {e} {v:+.4f}" for (c, e), v in sorted(truth.items())))
     held: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     t_held: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])  # mean ± t·SE, for comparison
+    t10_held: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])  # ... printed with 10+ moved games
+    t_above = t10_above = 0
     import numpy as np
 
     from arena.research.intervals import ratio
@@ -87,20 +89,33 @@ def main(argv: list[str] | None = None) -> int:
                          np.asarray([games.index(g) for _, g in mine]))  # fmt: skip
             t_cell = t_held[(r.config, r.effect)]
             t_cell[1] += 1
-            t_cell[0] += t_iv.low - 1e-12 <= truth[(r.config, r.effect)] <= t_iv.high + 1e-12
+            hit = t_iv.low - 1e-12 <= truth[(r.config, r.effect)] <= t_iv.high + 1e-12
+            t_cell[0] += hit
+            moved = len({g for v, g in mine if v != 0})
+            if moved >= 10:
+                t10_held[(r.config, r.effect)][1] += 1
+                t10_held[(r.config, r.effect)][0] += hit
+            if r.config == persuasive and r.effect == "p_accused":
+                t_above += t_iv.low > 0
+                t10_above += moved >= 10 and t_iv.low > 0
         ranked = ranking(rows)
         if ranked and ranked[0].config == persuasive:
             first += 1
             above += ranked[0].interval.low > 0
     print(f"\n{args.draws} samples of {args.sample} speeches: coverage of the printed 95 % intervals")
-    print("| speaker configuration | effect | truth | coverage | samples with an interval | a mean ± t·SE instead |")
-    print("|---|---|---|---|---|---|")
+    print("| speaker configuration | effect | truth | coverage | samples with an interval | a mean ± t·SE instead |"
+          " t·SE, only with 10+ games moved (samples) |")
+    print("|---|---|---|---|---|---|---|")
     for (config, effect), (ok, n) in sorted(held.items()):
         if effect in EFFECTS:
             t_ok, t_n = t_held[(config, effect)]
-            print(f"| {config} | {effect} | {truth[(config, effect)]:+.4f} | {ok / n:.3f} | {n} | {t_ok / t_n:.3f} |")
+            k_ok, k_n = t10_held[(config, effect)]
+            shown = f"{k_ok / k_n:.3f} ({k_n})" if k_n else "– (0)"
+            print(f"| {config} | {effect} | {truth[(config, effect)]:+.4f} | {ok / n:.3f} | {n} | {t_ok / t_n:.3f} | "
+                  f"{shown} |")
     print(f"\nthe persuasive speaker ranked first by p_accused in {first / args.draws:.1%} of the samples, with an "
-          f"interval above zero in {above / args.draws:.1%}")  # fmt: skip
+          f"interval above zero in {above / args.draws:.1%} (t·SE: {t_above / args.draws:.1%}; t·SE with 10+ games "
+          f"moved: {t10_above / args.draws:.1%})")  # fmt: skip
     return 0
 
 

@@ -150,7 +150,6 @@ def items_of(g: GameData) -> list[Item]:
     lang = t.header.lang
     human = {e.seat for e in t.header.seats if e.agent.kind == "human"}
     out: list[Item] = []
-    alive = set(g.roles)
     gone_at: dict[int, int] = {}
     for e in events:
         if e.type is E.ELIMINATED and e.seat is not None:
