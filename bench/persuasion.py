@@ -26,14 +26,14 @@ from pathlib import Path
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=120)
-    parser.add_argument("--sample", type=int, default=60)
+    parser.add_argument("--sample", default="60,120", help="speeches per sample; several: comma-separated")
     parser.add_argument("--draws", type=int, default=500)
     parser.add_argument("--folder", type=Path, default=None, help="keep the games here (reused when present)")
     args = parser.parse_args(argv)
 
     from arena.players.factory import build_player
-    from arena.research.persuasion import EFFECTS, BotAsker, Item, load_items, ranking, run, sample, summarise
-    from arena.research.planted import config_name, play
+    from arena.research.persuasion import BotAsker, Item, load_items, run, summarise
+    from arena.research.planted import play
 
     folder = args.folder or Path(tempfile.mkdtemp(prefix="persuasion-"))
     have = len(list(folder.glob("*.jsonl"))) if folder.is_dir() else 0
@@ -62,17 +62,26 @@ def main(argv: list[str] | None = None) -> int:
         by_speech[f"{e.game}#{e.speech}"].append(e)
     truth = {(r.config, r.effect): r.interval.value for r in summarise(effects)}
     print("truth (mean over every pair): " + "; ".join(f"{c} {e} {v:+.4f}" for (c, e), v in sorted(truth.items())))
-    held: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
-    t_held: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])  # mean ± t·SE, for comparison
-    t10_held: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])  # ... printed with 10+ moved games
-    t_above = t10_above = 0
+    for size in (int(x) for x in args.sample.split(",")):
+        coverage(items, by_speech, truth, size, args.draws)
+    return 0
+
+
+def coverage(items: list, by_speech: dict[str, list], truth: dict[tuple[str, str], float], size: int,
+             draws: int) -> None:  # fmt: skip
+    """Draw samples of `size` speeches as `arena persuasion --sample` does; count the intervals that hold."""
     import numpy as np
 
     from arena.research.intervals import ratio
-    first = above = 0
+    from arena.research.persuasion import EFFECTS, ranking, sample, summarise
+    from arena.research.planted import config_name
+
+    held: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    t_held: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])  # a plain mean ± t·SE, for comparison
+    first = above = t_above = 0
     persuasive = config_name("persuader", 1.0)
-    for draw in range(args.draws):
-        chosen = sample(items, args.sample, seed=draw)
+    for draw in range(draws):
+        chosen = sample(items, size, seed=draw)
         effects = [e for item in chosen for e in by_speech.get(item.key, [])]
         rows = summarise(effects)
         for r in rows:
@@ -89,34 +98,22 @@ def main(argv: list[str] | None = None) -> int:
                          np.asarray([games.index(g) for _, g in mine]))  # fmt: skip
             t_cell = t_held[(r.config, r.effect)]
             t_cell[1] += 1
-            hit = t_iv.low - 1e-12 <= truth[(r.config, r.effect)] <= t_iv.high + 1e-12
-            t_cell[0] += hit
-            moved = len({g for v, g in mine if v != 0})
-            if moved >= 10:
-                t10_held[(r.config, r.effect)][1] += 1
-                t10_held[(r.config, r.effect)][0] += hit
+            t_cell[0] += t_iv.low - 1e-12 <= truth[(r.config, r.effect)] <= t_iv.high + 1e-12
             if r.config == persuasive and r.effect == "p_accused":
                 t_above += t_iv.low > 0
-                t10_above += moved >= 10 and t_iv.low > 0
         ranked = ranking(rows)
         if ranked and ranked[0].config == persuasive:
             first += 1
             above += ranked[0].interval.low > 0
-    print(f"\n{args.draws} samples of {args.sample} speeches: coverage of the printed 95 % intervals")
-    print("| speaker configuration | effect | truth | coverage | samples with an interval | a mean ± t·SE instead |"
-          " t·SE, only with 10+ games moved (samples) |")
-    print("|---|---|---|---|---|---|---|")
+    print(f"\n{draws} samples of {size} speeches: coverage of the printed 95 % intervals")
+    print("| speaker configuration | effect | truth | coverage | samples with an interval | a plain mean ± t·SE |")
+    print("|---|---|---|---|---|---|")
     for (config, effect), (ok, n) in sorted(held.items()):
         if effect in EFFECTS:
             t_ok, t_n = t_held[(config, effect)]
-            k_ok, k_n = t10_held[(config, effect)]
-            shown = f"{k_ok / k_n:.3f} ({k_n})" if k_n else "– (0)"
-            print(f"| {config} | {effect} | {truth[(config, effect)]:+.4f} | {ok / n:.3f} | {n} | {t_ok / t_n:.3f} | "
-                  f"{shown} |")
-    print(f"\nthe persuasive speaker ranked first by p_accused in {first / args.draws:.1%} of the samples, with an "
-          f"interval above zero in {above / args.draws:.1%} (t·SE: {t_above / args.draws:.1%}; t·SE with 10+ games "
-          f"moved: {t10_above / args.draws:.1%})")  # fmt: skip
-    return 0
+            print(f"| {config} | {effect} | {truth[(config, effect)]:+.4f} | {ok / n:.3f} | {n} | {t_ok / t_n:.3f} |")
+    print(f"\nthe persuasive speaker ranked first by p_accused in {first / draws:.1%} of the samples, with an "
+          f"interval above zero in {above / draws:.1%} (a plain mean ± t·SE: {t_above / draws:.1%})", flush=True)
 
 
 if __name__ == "__main__":

@@ -50,8 +50,8 @@ def _bots(item: Item, seat: int) -> BotAsker:
 @pytest.fixture(scope="module")
 def scripted(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Item], Outcome]:
     folder = tmp_path_factory.mktemp("persuader")
-    play("persuader", 16, folder)
-    items = sample(load_items(folder), 60, seed=0)
+    play("persuader", 24, folder)
+    items = sample(load_items(folder), 120, seed=0)
     return items, asyncio.run(run(items, _bots))
 
 
