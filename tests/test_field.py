@@ -243,3 +243,19 @@ def test_a_dry_run_plays_nothing(tiny: Path, tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "12 games on 6 deals" in result.output and "one-parameter fit" in result.output
     assert not (tmp_path / "D").exists()
+
+
+def test_the_simulations_truth_is_the_world_when_the_model_is_the_world() -> None:
+    """With no role weights, seat effects, noise or draws, and the field frozen at the world's own skills, the
+    pseudo-true placement of an entrant is its world skill: the bench's target is what the model means."""
+    from arena.field import simulate as sim
+    from arena.research.simulate import World
+
+    members = ["a", "b", "c"]
+    frozen = Frozen(-0.3, {"a": -1.0, "b": 0.2, "c": 1.1}, {"a": -0.8, "b": 0.1, "c": 0.9})
+    world = World(-0.3, {**frozen.town, sim.ENTRANT: 0.6}, {**frozen.mafia, sim.ENTRANT: -0.4}, role_weight={},
+                  seat_effect=(0.0,) * 10, deal_sd=0.0, game_sd=0.0, draw=0.0)  # fmt: skip
+    town, mafia, combined = sim.truth(world, frozen, members, np.random.default_rng(0), seatings=300)
+    assert abs(town - 0.6) < 1e-6 and abs(mafia + 0.4) < 1e-6 and abs(combined - 0.1) < 1e-6
+    ranked = sim.entrants(frozen, members)
+    assert ranked["below"] == (-2.0, -1.8) and ranked["above"] == (2.1, 1.9)
