@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from arena.engine import Decision, Event, Game, IllegalDecision, Input, Request, view
+from arena.engine import JUDGE_OPS, Decision, Event, Game, IllegalDecision, Input, Request, view
 from arena.engine.text import scrubbed
 from arena.players.base import (
     ERROR_PREFIX,
@@ -166,9 +166,12 @@ class _Runner:
             try:
                 async with asyncio.timeout(timeout):  # no extra task, so a bot's time is measured exactly
                     answer = await player.decide(observation, request, problem)
-            except TimeoutError:
+            except TimeoutError as exc:
                 count.timeouts += 1
-                reason = f"{TIMEOUT_PREFIX} {timeout:g} s"
+                # a seat that keeps its own clock (a live table's person: pauses, extra time) says its limit
+                own_limit = exc.args[0] if exc.args and isinstance(exc.args[0], int | float) else None
+                limit = timeout if timeout is not None else (own_limit or 0.0)
+                reason = f"{TIMEOUT_PREFIX} {limit:g} s"
                 calls.extend(player.abandoned_calls())  # a call cut short still belongs in the transcript
                 reached = not player.model_seat
                 fix = f"its model did not answer within {timeout:g} s: raise --timeout (or the agent's timeout_s)"
@@ -367,7 +370,7 @@ def counters_from_inputs(inputs: list[Input], calls: Sequence[ModelCall] = ()) -
         count.prompt_tokens += call.prompt_tokens
         count.cached_tokens += call.cached_tokens
     for item in inputs:
-        if item.op in ("foul", "remove"):
+        if item.op in JUDGE_OPS:  # the judge's, not the seat's
             continue
         count = out.setdefault(item.seat, SeatCounters())
         count.attempts += 1
