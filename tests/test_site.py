@@ -90,6 +90,18 @@ def test_the_site_has_a_board_per_rules_preset_and_per_field(site: Path) -> None
         assert section in config, section
 
 
+def test_a_configuration_page_shows_only_the_metrics_that_discriminate(site: Path) -> None:
+    """#37: a metric that does not discriminate leaves the headline of the report and the site (docs/metrics.md)."""
+    from arena.research.metrics import HEADLINE, RATES
+
+    config = (site / "config" / "fiim" / "heuristic.html").read_text(encoding="utf-8")
+    section = config.split("the metrics that discriminate", 1)[1].split("<h2>", 1)[0]
+    shown = re.findall(r"<tr><td>(?:<span>)?([a-z_]+)(?:</span>)?</td>", section)
+    assert "vote_accuracy" in shown and set(shown) <= set(HEADLINE), shown
+    assert {r.name for r in RATES} - set(HEADLINE), "every metric discriminates: nothing left to leave out"
+    assert not {r.name for r in RATES if r.name not in HEADLINE} & set(shown)
+
+
 def test_every_number_links_to_its_games_and_every_game_has_a_replay(site: Path) -> None:
     board = (site / "board-fiim.html").read_text(encoding="utf-8")
     rows = re.findall(r"<tr><td>(?:<span>)?\d+(?:</span>)?</td>(.*?)</tr>", board, re.S)

@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 
+from arena.cli.field import need_research
 from arena.cli.options import fail
 from arena.cli.report import progress_bar
 
@@ -32,10 +33,9 @@ def register(app: typer.Typer) -> None:
         no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
     ) -> None:
         """Build a static leaderboard site from runs (or --check one): replays, every number linked to its games."""
-        try:
-            from arena.site.inputs import SiteError
-        except ImportError as exc:
-            fail(f"arena site needs the research extra: pip install 'mafia-arena[research]' ({exc})")
+        need_research("arena site")
+        from arena.site.inputs import SiteError
+
         if check is not None:
             if runs or out is not None:
                 fail("--check takes the site alone (no RUN folders, no --out)")

@@ -215,7 +215,7 @@ def _config_from_report(
 ) -> ConfigPage:
     """A configuration's page: its win rates by side and role, its metrics (deception and detection among them),
     what it cost, each number linked to its games."""
-    from arena.research.metrics import Counts
+    from arena.research.metrics import HEADLINE, Counts
 
     page = ConfigPage(config, board, _config_page(board, config))
     games = hrefs.get(config)
@@ -238,10 +238,11 @@ def _config_from_report(
               Cell(iv_text(x.rate, percent=True), role_games(x.role))]
              for x in r.roles.rates if x.config == config]  # fmt: skip
     page.lines.append(("Win rate by role", ["role", "side", "games", "side won (95 %)"], roles))
+    ours = {m.metric: m for m in r.by_config if m.group == config}
     metrics = [[Cell(m.metric), Cell(iv_text(m.interval, signed=False, digits=3), games),
                 Cell(_n(m.interval.n), games), Cell(str(m.interval.clusters), games)]
-               for m in r.by_config if m.group == config]  # fmt: skip
-    page.lines.append(("Play, deception and detection (docs/metrics.md)",
+               for m in (ours[name] for name in HEADLINE if name in ours)]  # fmt: skip
+    page.lines.append(("Play, deception and detection: the metrics that discriminate (docs/metrics.md)",
                        ["metric", "value (95 %)", "n", "games"], metrics))  # fmt: skip
     total = Counts()
     played = 0
@@ -263,23 +264,7 @@ def _config_from_report(
             page.lines.append(("Decisions", ["decisions", "legal at once", "after a re-ask", "default", "transport"],
                                [[Cell(str(d.decisions), games), *(Cell(iv_text(iv, percent=True), games) for iv in
                                  (d.legal, d.reasked, d.invalid, d.transport))]]))  # fmt: skip
-    points = getattr(r, "points", None)
-    if points is not None:
-        page.lines += _points_lines(points, config, games)
     return page
-
-
-def _points_lines(points: Any, config: str, games: str | None) -> list[tuple[str, list[str], list[list[Cell]]]]:
-    """The points table's rows of this configuration (`arena report --scoring`'s table), when scoring is on."""
-    import importlib
-
-    try:  # the points table (`arena report --scoring`), where this install has it
-        table = importlib.import_module(".".join(("arena", "research", "points")))
-    except ImportError:
-        return []
-    head = [str(h) for h in table.table_head(points.system)]
-    rows = [[Cell(str(c), games) for c in row] for row in table.table_cells(points) if row and str(row[0]) == config]
-    return [(f"Points ({points.system.name})", head, rows)] if rows else []
 
 
 def _n(value: float) -> str:
