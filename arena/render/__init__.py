@@ -12,7 +12,7 @@ self-contained HTML page (`html`). Both draw a `story.Story`, which is built onl
 | `totals.py` | the table of model-call totals per seat |
 | `playthrough.py` | a game as plain text: the god view, every request and its answer (the goldens' `.txt`) |
 
-Imports run `console`, `html` -> `story` -> `notes` -> `phrases`. It may import the engine, `arena.players.base`
-(call records) and the transcript (`totals.py`); the live feed (`arena/live.py`) uses `phrases`, the web pages
-`phrasebook`.
+Imports run `console`, `html` -> `story` -> `notes` -> `phrases`. It may import the engine, `arena.players.base` (call
+records), the transcript (`totals.py`, `playthrough.py`) and `arena.agents` (`totals.py`: prices); the live feed
+(`arena/live.py`) uses `phrases`, the web pages `phrasebook`.
 """
