@@ -183,8 +183,12 @@ _ROLE_WORDS = {
     "шериф": "sheriff", "комиссар": "sheriff", "доктор": "doctor", "врач": "doctor", "дон": "don",
     "мафия": "mafia", "мафиози": "mafia", "черный": "mafia", "черная": "mafia", "маньяк": "maniac",
     "любовница": "lover", "мирный житель": "civilian", "мирный": "civilian", "мирная": "civilian",
-    "мирный игрок": "civilian", "красный": "red", "красная": "red",
+    "мирный игрок": "civilian", "красный": "red", "красная": "red", "doc": "doctor", "cop": "sheriff",
+    "мирняк": "civilian", "мирная жительница": "civilian", "красный игрок": "red",
 }  # fmt: skip
+_RU_ROLE_GENITIVE = {"шерифа": "sheriff", "комиссара": "sheriff", "доктора": "doctor", "врача": "doctor",
+                     "дона": "don", "мафии": "mafia", "мафиози": "mafia", "маньяка": "maniac", "любовницы": "lover",
+                     "мирного": "civilian", "мирного жителя": "civilian", "мирных": "civilian"}  # fmt: skip
 _EN_ROLE = "|".join(sorted((w for w in _ROLE_WORDS if w.isascii()), key=len, reverse=True))
 _RU_ROLE = "|".join(sorted((w for w in _ROLE_WORDS if not w.isascii()), key=len, reverse=True))
 _ROLE_PATTERNS = (
@@ -205,6 +209,14 @@ _ROLE_PATTERNS = (
     ),  # "Red: me", "шериф — я"
     re.compile(r"\bmy\s+(sheriff)\s+checks?\b"),
     re.compile(
+        r"\bmy\s+(?:role|card)\s*(?:is|:|—)\s*(?:the\s+|a\s+)?(" + _EN_ROLE + r")\b|(?<![а-я])моя\s+роль\s*"
+        r"(?:—|:|это)?\s*(" + _RU_ROLE + r")(?![а-я])"
+    ),
+    re.compile(
+        r"\bi(?:'m| am)?\s+play(?:ing)?\s+(?:as\s+)?(?:the\s+|a\s+)?(" + _EN_ROLE + r")\b"
+        r"|\bi\s+(?:got|have|drew)\s+(?:the\s+|a\s+)?(" + _EN_ROLE + r")\s+card\b"
+    ),
+    re.compile(
         r"(?:^|[.!?,]\s*)(?:just|only|simply|просто|всего лишь)\s+(?:an?\s+)?(?:(?:regular|plain|simple|"
         r"ordinary|обычн[а-я]*|прост[а-я]*)\s+)?(" + _EN_ROLE + "|" + _RU_ROLE + r")(?![a-zа-я])"
     ),
@@ -220,6 +232,11 @@ _ROLE_PATTERNS = (
     ),
     re.compile(r"(?<![а-я])(шериф|комиссар|дон)\s*—\s*я(?![а-я])"),
 )
+_CARD = re.compile(
+    r"(?<![а-я])(?:у меня|моя|мне (?:пришла|досталась))\s+(?:[а-я]+\s+)?карта\s+("
+    + "|".join(sorted(_RU_ROLE_GENITIVE, key=len, reverse=True))
+    + r")(?![а-я])"
+)
 _SARCASM = re.compile(r"^\s*(?:sure|yeah,? right|yeah,? sure|oh,? sure|ну да|ага|конечно|да-да|ну конечно)\b")
 _RETRACTED = re.compile(r"^[\s,.!—-]*(?:just\s+)?(?:kidding|joking|шучу|шутка)")
 _ELLIPTIC = re.compile(r"\bnot the (sheriff)\.\s*i am\b|не (шериф)\.\s*(?:шериф\s*—\s*я|я\s*—?\s*шериф)")
@@ -228,13 +245,16 @@ _TEAM_CLAIMS = (  # the speaker owns the black side: "we, the mafia", "seat 6 an
     re.compile(S + r"\s+and\s+i\s+are\s+(?:the\s+)?(?:mafia|black)\b"),
     re.compile(r"(?<![а-я])мы,?\s+мафия"),
     re.compile(r"(?<![а-я])мы\s+с\s+" + S + r"\s*—?\s*(?:мафия|черные)"),
+    re.compile(r"\b(?:me and\s+" + S + r"|" + S + r"\s+and me)\s+are\s+(?:the\s+|both\s+)?(?:mafia|black)\b"),
+    re.compile(r"(?<![а-я])я\s+и\s+" + S + r"\s*(?:—|,)?\s*(?:мафия|черные)"),
 )
 _CONDITIONAL = re.compile(  # a conditional: not the speaker's statement ("если что", "just in case", is none)
     r"\b(?:if|would)\b|(?<![а-я])(?:бы|будь|если(?!\s+что(?![а-я])))(?![а-я])"
 )
 _REPORTED = re.compile(  # another seat's words reported (the game's or the host's words are the record)
     r"\b(?:(?<!game )(?<!host )(?<!judge )says|claims|claimed|claiming|tells|thinks|believes)\b|"
-    r"\b(?:said|say)\s+(?:that\s+)?i\b|\bsaid\s+(?:that\s+)?(?:he|she)\b|"
+    r"\b(?:said|say)\s+(?:that\s+)?i\b|(?<!\bi )(?<!\bas i )(?<!\bi've )(?<!\bi have )\bsaid\b(?!,)|\bi thought\b|"
+    r"(?<!я )(?<!как )(?<!я уже )сказал[а]?(?![а-я])|"
     r"(?<![а-я])(?:говорит|утверждает|заявляет|заявляется|заявился|называет|считает|думает)(?![а-я])|"
     r"(?<![а-я])(?:говорил|сказал)[а-я]*,?\s+что(?![а-я])"
 )
@@ -305,7 +325,7 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
             r"am putting up)\s+(?:the\s+)?" + S
         ),
         re.compile(
-            r"(?<![а-я])(?:про|за)?голос(?:ую|уем|уйте|уют|овать|ует)\s+(?:[а-я]+\s+)?(?:за|в|против)?\s*(?:[а-я]+\s+на\s+)?"
+            r"(?<![а-я])(?:про|за)?голос(?:ую|уем|уйте|уют|овать)\s+(?:[а-я]+\s+)?(?:за|в|против)?\s*(?:[а-я]+\s+на\s+)?"
             + S
         ),
         re.compile(
@@ -313,11 +333,30 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
             r"(?:в|за|против)\s+|(?=¤\d{1,2}(?!ᵃ)))" + S  # «голос шестого»: seat 6's vote, not the speaker's
         ),
         re.compile(r"(?<![а-я])(?:кидаю|отдаю|ставлю|отдам)\s+(?:свой\s+|мой\s+)?голос\s+(?:в|за|на|против)\s+" + S),
-        re.compile(r"(?<![а-я])за\s+" + S + r"\s+(?:[а-я]+\s+)?(?:про|за)?голос(?:ую|уем|уйте|уют|овать|ует)(?![а-я])"),
+        re.compile(r"(?<![а-я])за\s+" + S + r"\s+(?:[а-я]+\s+)?(?:про|за)?голос(?:ую|уем|уйте|уют|овать)(?![а-я])"),
         re.compile(r"(?<![а-я])я\s+(?:тоже\s+|только\s+)?за\s+" + S + r"\s*(?:[.!]|$)"),
-        re.compile(r"(?<![а-я])(?:выставля[юе]м?|выставлю|выдвигаю|выдвину)\s+" + S),
+        re.compile(r"(?<![а-я])(?:выставля[юе]м?|выставлю|выдвигаю|выдвину)\s+(?:на голосование\s+)?" + S),
+        re.compile(S + r"\s+gets my vote|\bi'?m going with\s+" + S + r"|\bmy (?:pick|choice) (?:is|:|—)\s*" + S),
+        re.compile(r"\bvote to (?:eliminate|kick|remove|lynch|execute|get rid of)\s+" + S + r"|\blet'?s lynch\s+" + S),
+        re.compile(r"(?<![а-я])я\s+(?:тоже\s+)?против\s+" + S + r"\s*(?:[.!]|$)|(?<![а-я])мой выбор\s*(?:—|:)?\s*" + S),
+        re.compile(
+            r"(?<![а-я])(?:предлагаю|давайте|надо|нужно)\s+(?:[а-я]+\s+)?(?:выгнать|убрать|заголосовать|выставить|"
+            r"голосовать за)\s+" + S
+        ),
     ),
     DEAD: (
+        re.compile(
+            L + r"\s+(?:was|were|got|has been|have been)\s+(?:lynched|executed|kicked(?: out)?|found dead)"
+            r"|" + L + r"\s+(?:didn't|did not)\s+survive"
+        ),
+        re.compile(
+            L + r"\s+(?:[а-я]+\s+)?(?:погиб(?:ла|ли)?|вылетел[аи]?)(?![а-я])|"
+            r"(?<![а-я])(?:погиб(?:ла|ли)?|вылетел[аи]?)\s+(?:[а-я]+\s+)?" + S
+        ),
+        re.compile(
+            L + r"\s+(?:[а-я]+\s+)?(?:выкинули|посадили|выбросили)(?![а-я])|"
+            r"(?<![а-я])(?:выкинули|посадили|убитый|убитого)\s+(?:[а-я]+\s+)?" + S
+        ),
         re.compile(L + r"\s+(?:is|are|was|were)\s+(?:already\s+)?out\b(?!\s+of\s+(?:line|mind|order))"),
         re.compile(
             r"\b(?:shot|killed|died|voted out|removed|eliminated)\s+(?:last night|yesterday|tonight|at night|"
@@ -368,6 +407,14 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
             r"расскажи|убеди|говори|поясни|оправдай|защищай|выскажи))"
         ),
         re.compile(r"\b(?:hear from|listen to|hear what)\s+" + S),
+        re.compile(
+            r"\bquestions?\s+(?:for|to)\s+"
+            + S
+            + r"|(?<![а-я])вопрос[а-я]*\s+(?:к|для)\s+"
+            + S
+            + r"|\bi (?:want|would like|'d like) to ask\s+"
+            + S
+        ),
         re.compile(
             r"\b(?:i want|i'd like|i ask|i need|i'd ask)\s+" + S + r"\s+to\s+(?:explain|speak|answer|tell|talk|"
             r"defend|justify|comment|say)"
@@ -423,6 +470,14 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
             r"\bi\s+(?:really\s+)?(?:don't|do not) like\s+" + S
         ),
         re.compile(r"(?<![а-я])не (?:доверяю|верю)\s+" + S),
+        re.compile(
+            L + r"\s+(?:is|are|'s|looks?|seems?)\s+(?:(?:acting|being|really|very|pretty|so|a bit|kinda|super)\s+)*"
+            r"(?:shady|sketchy|fishy|scummy|dodgy|off|weird|suspect)\b"
+        ),
+        re.compile(r"\bsomething(?:'s| is)\s+(?:off|fishy|wrong)\s+(?:about|with)\s+" + L),
+        re.compile(L + r"\s+(?:[а-я]+\s+)?(?:мутн[а-я]*|темнит|сливается|подозрителен|подозрительна)(?![а-я])"),
+        re.compile(r"(?<![а-я])подозрени[а-я]*\s+(?:к|против)\s+" + L),
+        re.compile(L + r"\s+(?:[а-я]+\s+)?похож[а-я]*\s+на\s+(?:мафию|черн[а-я]*|дона)"),
         re.compile(r"\bi\s+(?:strongly\s+|really\s+)?suspect\s+" + L),
         re.compile(r"\bmost suspicious\b[^.¤]{0,12}" + L),
         re.compile(
@@ -482,6 +537,13 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
     ),
     TEAMMATE: (
         re.compile(
+            r"\b(?:me and\s+" + S + r"|" + S + r"\s+and me)\s+are\s+(?:the\s+|both\s+)?(?:mafia|black|a team)\b"
+        ),
+        re.compile(
+            r"(?<![а-я])мы\s+с\s+" + S + r"\s+(?:в\s+одной\s+команде|в\s+команде|заодно|вместе)|"
+            r"(?<![а-я])я\s+и\s+" + S + r"\s*(?:—|,)?\s*(?:мафия|черные|команда)"
+        ),
+        re.compile(
             r"\b(?:my|our)\s+(?:team\s*mates?|partners?|allies|ally|accomplices?|fellow (?:mafia|mafioso)|don)"
             r"\s*(?:were|are|is|was|:|—)?\s*" + L
         ),
@@ -509,6 +571,8 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"(?<![а-я])мы\s+с\s+" + S + r"\s*—?\s*(?:мафия|черные|команда)"),
     ),
     TARGET: (
+        re.compile(r"(?<![а-я])(?:стреляем|отстреливаем|отстреляем|стрельнем|валим|завалим)\s+(?:в\s+|по\s+)?" + S),
+        re.compile(r"(?:^|[.!?,;]\s*)(?:shoot|kill)\s+(?:the\s+)?" + S + r"\s+(?:tonight|at night)"),
         re.compile(
             r"\b(?:tonight|tonight's|at night)\b[^.¤]{0,25}?\b(?:shoot|kill|take out|go for|go after|hit)\s+"
             r"(?:the\s+)?" + S
@@ -559,6 +623,27 @@ _NEGATED_BEFORE = re.compile(
     r"(?:\bnot|\bdon't|\bdo not|\bnever|\bwon't|\bwill not|\bcan't|(?<![а-я])не|(?<![а-я])никогда)"
     r"(?:\s+(?:be|going to|want to|буду|будем|стану|хочу|надо|нужно|стоит|собираюсь|to))?\s*$"
 )
+_QUESTION = re.compile(
+    r"^\s*(?:(?:so|and|but|then|а|и|так|ну)\s*,?\s*)?(?:is|are|was|were|do|does|did|who|why|what|how|can|could|"
+    r"should|will|would|have|has|кто|почему|зачем|что|как|разве|неужели|может)\b[^.!]*\?\s*$"
+    r"|^[^.!]*(?<![а-я])ли(?![а-я])[^.!]*\?\s*$|^\s*¤\d{1,2}ᵃ?\s+(?:черн[а-я]*|мафи[а-я]*|black|mafia)\s*\?\s*$"
+)
+_SUBJECT = re.compile(
+    r"\b(?P<me>i|i'm|i'll|i've|i'd|we|we'll|let's|everyone|everybody|all|guys|town|my|me)\b|(?<![а-я])(?P<ru_me>я|мы|"
+    r"давайте|все|мой|моя|мне|меня)(?![а-я])|\b(?P<they>he|she|they)\b|(?<![а-я])(?P<ru_they>он|она|они)(?![а-я])|"
+    r"(?<!for )(?<!against )(?<!with )(?<!за )(?<!против )(?P<seat>¤\d{1,2})(?!ᵃ)"
+)
+
+
+def _third_person(sentence: str, start: int) -> bool:
+    """Whether the last subject before `start` in its clause is another seat or a third person."""
+    low = max((m.end() for m in _CLAUSE.finditer(sentence, 0, start)), default=0)
+    last = None
+    for m in _SUBJECT.finditer(sentence, low, start):
+        last = m
+    return last is not None and last.lastgroup in {"they", "ru_they", "seat"}
+
+
 _NEGATED_AFTER = re.compile(r"\s*(?:не\s+(?:буду|будем|стану|станем|хочу|надо|нужно|стоит)|not\b)")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 
@@ -694,6 +779,9 @@ def _roles(sentences: list[str]) -> list[str]:
                     out.append(_ROLE_WORDS[next(g for g in m.groups() if g)])
         if any(p.search(sentence) for p in _TEAM_CLAIMS):
             out.append("mafia")
+        for m in _CARD.finditer(sentence):  # «у меня карта шерифа»
+            if not _guarded(sentence, m.start(), m.end()):
+                out.append(_RU_ROLE_GENITIVE[m.group(1)])
     return out
 
 
@@ -716,6 +804,10 @@ def _read(text: str) -> tuple[Statement, ...]:
                         continue
                     if kind != ALIVE and _guarded(sentence, m.start(), m.end()):
                         continue
+                    if kind != ALIVE and _QUESTION.match(sentence):
+                        continue  # "is seat 5 mafia?" asks, it does not say
+                    if kind == VOTE and _third_person(sentence, m.start(m.lastindex or 0)):
+                        continue  # "I think seat 3 will vote 5": another seat's vote
                     for seat in (int(n) for g in m.groups() if g is not None for n in re.findall(r"\d+", g)):
                         if kind == ACCUSE and seat in reports:
                             continue  # another seat's check told again ("our sheriff checked 6: black")
