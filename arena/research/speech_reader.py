@@ -82,7 +82,7 @@ _RU_CARDINALS = {"один": 1, "одного": 1, "два": 2, "двух": 2, "
                  "шесть": 6, "семь": 7, "восемь": 8, "девять": 9, "десять": 10, "одиннадцать": 11,
                  "двенадцать": 12}  # fmt: skip
 _SEAT_WORD = re.compile(
-    r"(?:\b(?:seat|player|speaker|number|no\.|num\.|игрок[а-я]*|номер[а-я]*|мест[а-я]*)|[#№])\s*"
+    r"(?:\b(?:seats?|players?|speakers?|numbers?|no\.|num\.|игрок[а-я]*|номер[а-я]*|мест[а-я]*)|[#№])\s*"
     r"(?:number\s+|номер\s+|no\.\s*|№\s*)?"
     r"(\d{1,2}|" + "|".join(_EN_NUMBERS) + "|" + "|".join(_RU_CARDINALS) + r")(?![\w])"
 )
@@ -209,6 +209,10 @@ _ROLE_PATTERNS = (
     ),  # "Red: me", "шериф — я"
     re.compile(r"\bmy\s+(sheriff)\s+checks?\b"),
     re.compile(
+        r"(?:\bi am|\bi'm|(?<![а-я])я)\s+¤\d{1,2}\s*(?:,|—|and i'm|and i am|и я)\s*(?:(?:a|an|the|just|simple|"
+        r"regular|просто|обычн[а-я]+)\s+)*(" + _EN_ROLE + "|" + _RU_ROLE + r")(?![a-zа-я])"
+    ),  # «я игрок 4, мирный»
+    re.compile(
         r"\bmy\s+(?:role|card)\s*(?:is|:|—)\s*(?:the\s+|a\s+)?(" + _EN_ROLE + r")\b|(?<![а-я])моя\s+роль\s*"
         r"(?:—|:|это)?\s*(" + _RU_ROLE + r")(?![а-я])"
     ),
@@ -257,6 +261,10 @@ _REPORTED = re.compile(  # another seat's words reported (the game's or the host
     r"(?<!я )(?<!как )(?<!я уже )сказал[а]?(?![а-я])|"
     r"(?<![а-я])(?:говорит|утверждает|заявляет|заявляется|заявился|называет|считает|думает)(?![а-я])|"
     r"(?<![а-я])(?:говорил|сказал)[а-я]*,?\s+что(?![а-я])"
+)
+_NOT_BELIEVED = re.compile(
+    r"\b(?:don't|do not|doesn't|does not|never|can't|cannot)\s+(?:really\s+)?(?:think|believe|suspect|feel|say)\b|"
+    r"(?<![а-я])не\s+(?:думаю|считаю|верю,? что|кажется|скажу|могу сказать)(?![а-я])"
 )
 _ACCORDING = re.compile(r"\baccording to\s+¤|(?<![а-я])по словам\s+¤")
 _IF_AFTER = re.compile(r"^,?\s*(?:if|если)\b(?![^.]*(?:\bnot\b|n't\b|(?<![а-я])не(?![а-я])))")
@@ -345,6 +353,9 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
         ),
     ),
     DEAD: (
+        re.compile(r"\b(?:killed|shot|lynched|executed)\s+" + L + r"(?!\s+(?:tonight|at night))"),
+        re.compile(r"(?<![а-я])(?:убил[аи]?|застрелил[аи]?|отстрелял[аи]?|отстрелил[аи]?)\s+" + L),
+        re.compile(r"\b(?:dead|gone|out|eliminated|killed)\b[^.:¤]{0,20}:\s*" + L),
         re.compile(
             L + r"\s+(?:was|were|got|has been|have been)\s+(?:lynched|executed|kicked(?: out)?|found dead)"
             r"|" + L + r"\s+(?:didn't|did not)\s+survive"
@@ -435,7 +446,8 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
     ACCUSE: (
         # a seat (or list) called black, with hedges between: "3 smells black", "9 seems like the most obvious mafia"
         re.compile(
-            L + r"\s*(?:is|are|'s|=|—|:|was|looks?|seems?|smells?|feels?|reads?)?\s+(?:(?:definitely|def|clearly|"
+            L + r"\s*(?:(?:both|also|all|really|clearly|definitely)\s+)?(?:is|are|'s|=|—|:|was|looks?|seems?|smells?|"
+            r"feels?|reads?)?\s+(?:(?:definitely|def|clearly|"
             r"probably|surely|obviously|totally|certainly|really|very|pretty|so|both|also|too|just|likely|most likely|"
             r"like|a|an|the|most|obvious|most obvious|100%|for sure|to me|kinda|almost certainly|a black pair|"
             r"the most obvious)\s+){0,4}(?:black|mafia|mafioso|the don|don|scum|suspicious|sus|a liar|lying|fake|"
@@ -683,6 +695,8 @@ def _guarded(sentence: str, start: int, end: int) -> bool:
         return True
     if any(r.start() < end - low for r in _REPORTED.finditer(clause)):
         return True
+    if any(n.start() < start - low for n in _NOT_BELIEVED.finditer(clause)):
+        return True  # "I don't think 1 is mafia"
     return any(a.start() < start for a in _ACCORDING.finditer(sentence))
 
 
