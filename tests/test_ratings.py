@@ -454,7 +454,8 @@ def test_the_role_flag_holds_its_level_under_role_leverage() -> None:
 def test_the_expected_jackknife_is_the_mean_of_the_jackknife_over_results() -> None:
     """The dry run's standard errors are the report's expected ones (`expected_covariances`): over 300 result sets
     drawn from the model itself at the null, the mean jackknife variance of each pairwise difference is within
-    10 % of the expectation, and the sampling variance of the estimates within 20 % of the model's."""
+    10 % of the expectation, and the estimates' sampling variance (averaged over the pairs) within 12 % of the
+    model's."""
     games = scheduled(["a", "b", "c", "d"], 240, "sides")
     d = design(games)
     theta = np.zeros(d.columns)
@@ -473,7 +474,8 @@ def test_the_expected_jackknife_is_the_mean_of_the_jackknife_over_results() -> N
         jack.append(np.diag(coefs.T @ jackknife_covariance(drawn, est, clusters) @ coefs))
         estimates.append(est @ coefs)
     assert np.allclose(np.mean(jack, axis=0), np.diag(coefs.T @ expected @ coefs), rtol=0.10)
-    assert np.allclose(np.var(estimates, axis=0), np.diag(coefs.T @ model @ coefs), rtol=0.2)  # 2.5 MC errors
+    spread, expected_spread = np.var(estimates, axis=0).mean(), np.diag(coefs.T @ model @ coefs).mean()
+    assert spread == pytest.approx(expected_spread, rel=0.12)  # three symmetric pairs: about 2.5 MC errors
 
 
 def test_a_zero_rate_prints_the_clustered_and_the_independent_bound() -> None:
