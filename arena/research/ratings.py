@@ -404,6 +404,7 @@ def _firm_combinations(
     least variance (one w for all such configurations, the median of theirs, so they compare like with like)."""
     support = {(q.config, q.kind): h for q, h in zip(quantities, held, strict=True)}
     thin = [q.config for q in quantities if q.kind == COMBINED and support[(q.config, COMBINED)].sparse
+            and (q.config, TOWN) in support and (q.config, MAFIA) in support
             and support[(q.config, TOWN)].sparse and support[(q.config, MAFIA)].sparse]  # fmt: skip
     if not thin:
         return quantities, held
