@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from arena.resources import example_agents_root
+from arena.resources import example_agents_root, shipped_set_dir, vouch_prompt_folder
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 AGENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")  # a file stem: no path separators, no leading dot
@@ -58,6 +58,8 @@ class AgentSpec(BaseModel):
     price_cached_per_m: float = Field(0.0, ge=0)
     price_output_per_m: float = Field(0.0, ge=0)
     cached_price_assumed: bool = Field(False, exclude_if=lambda value: not value)
+    # tokens written to the provider's cache (Anthropic: 1.25x the input price); unset: the input price
+    price_cache_write_per_m: float | None = Field(None, ge=0, exclude_if=lambda value: value is None)
     timeout_s: float = Field(60.0, gt=0)  # a deadline per HTTP attempt, headers and body together
     # the context budget in tokens (prompt and answer); unset: llama.cpp's per-slot n_ctx where the server reports
     # it (filled in by preflight), else no budget. A conversation about to pass it is compacted (compaction.py)
@@ -75,6 +77,9 @@ class AgentSpec(BaseModel):
         "per_request", alias="schema", exclude_if=lambda value: value == "per_request"
     )
     prompt_cache_key: bool = Field(False, exclude_if=lambda value: not value)  # send one per seat (OpenAI)
+    # ask for the provider's prompt cache on every request: the last message marked `cache_control: ephemeral`
+    # (Anthropic's breakpoint, through LiteLLM; a cache that must be asked for)
+    cache_control: bool = Field(False, exclude_if=lambda value: not value)
     langchain_factory: str | None = None  # "package.module:function" returning a BaseChatModel
     # per-provider limits, shared by every seat of every game in a process (arena/llm/limits.py); unset: no limit
     max_concurrent_requests: int | None = Field(None, ge=1, exclude_if=lambda value: value is None)
@@ -322,10 +327,18 @@ def _load_file(name: str, agents_dir: Path | None) -> AgentSpec:
         raise AgentError(
             f"agent {name!r} ({found.path}) was found in {found.where}, the working directory's folder, and it "
             f"{risk}. A folder you did not name may have come with someone else's files, so it never decides where "
-            f"your key goes or what code runs. If the file is yours, name its folder: --agents-dir "
-            f"{found.path.parent}, or move it to {user_agents_dir()}"
+            f"your key goes, what code runs or which templates read your game. If the file is yours, name its "
+            f"folder: --agents-dir {found.path.parent}, or move it to {user_agents_dir()}"
         )
+    if _prompt_folder(spec):  # a folder a definition you vouch for names: yours, found beside the definition
+        folder = vouch_prompt_folder(found.path.parent / spec.prompt_set)
+        spec = spec.model_copy(update={"prompt_set": str(folder)})
     return spec
+
+
+def _prompt_folder(spec: AgentSpec) -> bool:
+    """Whether the spec's prompt set is a folder (a path), not a set shipped in `prompts/`."""
+    return spec.kind in ("llm", "langchain") and shipped_set_dir(spec.prompt_set) is None
 
 
 def key_variable(spec: AgentSpec) -> str | None:
@@ -346,6 +359,8 @@ def needs_trust(spec: AgentSpec) -> str | None:
     variable = key_variable(spec)
     if variable is not None:
         return f"would send the key in {variable} to {spec.base_url or 'the OpenAI API (or OPENAI_BASE_URL)'}"
+    if _prompt_folder(spec):
+        return f"renders the templates of the folder {spec.prompt_set!r} (prompt_set), which could read your files"
     return None
 
 

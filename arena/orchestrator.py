@@ -20,7 +20,7 @@ import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from arena.engine import Decision, Event, Game, IllegalDecision, Input, Request, view
 from arena.engine.text import scrubbed
@@ -28,6 +28,15 @@ from arena.players.base import ERROR_PREFIX, TIMEOUT_PREFIX, Answer, ModelCall, 
 from arena.transcript import SeatCounters, TranscriptError, TranscriptWriter
 
 EventHook = Callable[[Event], None]
+
+
+class Pacer(Protocol):
+    """Times a live table's batches (`arena.pacing.NightPacer`): told when a batch is asked, and awaited before its
+    answers are applied, so a night can last the same whoever is alive to act."""
+
+    def begin(self, game: Game, batch: Sequence[Request]) -> None: ...
+
+    async def hold(self, game: Game, batch: Sequence[Request], answers: Sequence[Decision | None]) -> None: ...
 
 
 @dataclass
@@ -80,7 +89,9 @@ class _Runner:
         on_event: EventHook | None,
         timeouts: Mapping[int, float | None],
         stats: RunStats,
+        pacer: Pacer | None = None,
     ) -> None:
+        self.pacer = pacer
         self.game = game
         self.players = players
         self.transcript = transcript
@@ -259,10 +270,14 @@ class _Runner:
             missing = [r.seat for r in batch if r.seat not in self.players]
             if missing:
                 raise KeyError(f"no player for seat(s) {missing}")
+            if self.pacer is not None:
+                self.pacer.begin(game, batch)
             if len(batch) == 1:
                 outcomes = [await self.ask(batch[0])]
             else:
                 outcomes = await self.ask_all(batch)
+            if self.pacer is not None:  # a live table's night: held to its slot (arena/pacing.py)
+                await self.pacer.hold(game, batch, [o.decision for o in outcomes])
             for request, outcome in zip(batch, outcomes, strict=True):  # `pending()` is in seat order
                 if game.over:
                     self.unused(outcome, "the game ended before this answer was applied")
@@ -327,16 +342,18 @@ async def run_game(
     stats: RunStats | None = None,
     end_record: bool = True,
     timing: bool = True,
+    pacer: Pacer | None = None,
 ) -> Game:
     """Play `game` to its end with `players` (seat -> Player) and return it.
 
     `timeout_s` bounds each decision (None: no bound); `timeouts` overrides it per seat (a human seat gets None).
     `transcript` receives every input, model call and event as it happens, and the end record when the game is
     over (unless `end_record` is False). `on_event` sees each new event. `stats` collects per-seat counters and
-    timings. `timing=False` keeps wall times out of the end record (golden files).
+    timings. `timing=False` keeps wall times out of the end record (golden files). `pacer` times a live table's
+    nights (`arena.pacing`).
     """
     stats = stats if stats is not None else RunStats()
-    runner = _Runner(game, players, transcript, timeout_s, max_reasks, on_event, timeouts or {}, stats)
+    runner = _Runner(game, players, transcript, timeout_s, max_reasks, on_event, timeouts or {}, stats, pacer)
     started = time.perf_counter()
     try:
         await runner.run()

@@ -121,6 +121,7 @@ ROOMS: list[tuple[str, tuple[str, ...] | None, tuple[str, ...]]] = [
             "arena.agents",
             "arena.trust",
             "arena.safe_write",
+            "arena.safe_read",
             "arena.llm.extract",
             "arena.llm.schema",
             "arena.llm.modes",

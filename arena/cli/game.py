@@ -17,6 +17,7 @@ from arena.cli.options import fail
 from arena.engine import MODERATOR, Event, EventType, Game, view, visible_events
 from arena.live import EventPrinter, status_line
 from arena.orchestrator import RunStats, run_game
+from arena.pacing import NightPacer
 from arena.players.base import Player
 from arena.players.delayed import DelayedPlayer
 from arena.players.human import HumanPlayer, InputClosed
@@ -54,6 +55,8 @@ def drive(
             live.update(status_line(game), refresh=True)
 
     live = Live(status_line(game), console=console, auto_refresh=False, transient=True) if live_ok else None
+    # a person at this terminal could time the nights: each lasts the same whoever lives (arena/pacing.py)
+    pacer = NightPacer(game.rules, frozenset(s for s in players if s not in humans)) if humans else None
     try:
         with live if live is not None else contextlib.nullcontext():
             asyncio.run(
@@ -67,6 +70,7 @@ def drive(
                         on_event=on_event,
                         timeouts=timeouts,
                         stats=stats,
+                        pacer=pacer,
                     ),
                     players,
                     llm,
@@ -133,7 +137,7 @@ def report(game: Game, stats: RunStats, path: Path | None, console: Console, qui
         # the god view's deal, read like every other fact through the engine's view (moderator = seat 0)
         deal = next(e for e in visible_events(game, MODERATOR) if e.type is EventType.ROLES_DEALT)
         roles = "  ".join(f"#{seat} {role}" for seat, role in enumerate(deal.roles, start=1))
-        console.print(Text(f"Roles: {roles}", style="dim"))
+        console.print(Text(f"Roles: {roles}  (seed {game.seed})", style="dim"))
         for seat, c in sorted(stats.counters.items()):
             line = failure_line(seat, c.invalid, c.timeouts, c.errors, c.defaults)
             if line:

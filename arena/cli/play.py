@@ -6,7 +6,6 @@ ends with one `error:` line and exit code 2, never a traceback. A game stopped w
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 from typing import Annotated
 
@@ -30,6 +29,7 @@ from arena.cli.seats import (
 from arena.engine import Game, RulesError, load_rules
 from arena.orchestrator import RunStats, counters_from_inputs
 from arena.players.base import Player
+from arena.seeds import draw_seed
 from arena.transcript import Transcript, TranscriptError, TranscriptWriter, default_path, load, make_header
 
 
@@ -51,7 +51,9 @@ def register(app: typer.Typer) -> None:
                 "--rule", metavar="KEY=VALUE", help="Override one rule, e.g. voting.protocol=ballot. Repeatable."
             ),
         ] = None,
-        seed: Annotated[int | None, typer.Option(help="Seed of the deal (random and printed if not given).")] = None,
+        seed: Annotated[
+            int | None, typer.Option(help="Seed of the deal (else 128 random bits, printed with the roles at the end).")
+        ] = None,
         lang: Annotated[Lang, typer.Option(help="Language of the bots' speeches.")] = Lang.EN,
         out: Annotated[Path, typer.Option("--out", help="Directory for the transcript.")] = Path("transcripts"),
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the transcript path.")] = False,
@@ -82,7 +84,7 @@ def register(app: typer.Typer) -> None:
         check_human_seats(seats, allow_piped_human)
         seats = preflight_seats(seats)
         sign_key = read_sign_key(sign_key_env)
-        seed = seed if seed is not None else random.SystemRandom().randrange(1_000_000)
+        seed = seed if seed is not None else draw_seed()  # 128 random bits: no seat can search for the deal
         console = Console(highlight=False)
         players = build_players(seats, seed=seed, rules=rules, lang=lang.value, delay=delay)
         header = make_header(rules, seed, seats, lang=lang.value, prompt_set_hash=prompt_hash(seats, lang.value))
@@ -91,7 +93,9 @@ def register(app: typer.Typer) -> None:
         except (TranscriptError, OSError) as exc:
             fail(str(exc))
         if not quiet:
-            console.print(Text(f"{rules.name} · seed {seed} · {seats_summary(seats)}", style="bold"))
+            # the seed gives every card away: a person at this terminal sees it only at the end
+            shown = "seed at the end" if any(s.kind == "human" for s in seats.values()) else f"seed {seed}"
+            console.print(Text(f"{rules.name} · {shown} · {seats_summary(seats)}", style="bold"))
         _play_out(
             Game(rules, seed), players, writer, seats, RunStats(), console, quiet, timeout, max_reasks, human_timeout
         )

@@ -23,6 +23,7 @@ from arena.cli.play import load_for_resume
 from arena.cli.seats import SeatSpecError, parse_seat_specs, preflight_seats
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+SHUTDOWN_GRACE_S = 5  # on SIGTERM or Ctrl-C, open requests and sockets get this long before they are closed
 
 
 def _is_loopback(host: str) -> bool:
@@ -165,6 +166,7 @@ def register(app: typer.Typer) -> None:
         config_uv = uvicorn.Config(  # every request must arrive whole within a deadline (slowloris)
             web, host=host, port=port, ws_max_size=MAX_MESSAGE, log_level="warning", lifespan="on",
             http=with_deadline(request_timeout or REQUEST_DEADLINE_S),
+            timeout_graceful_shutdown=SHUTDOWN_GRACE_S,  # SIGTERM stops it even while a request or socket hangs on
         )  # fmt: skip
         with contextlib.suppress(KeyboardInterrupt):
             uvicorn.Server(config_uv).run()

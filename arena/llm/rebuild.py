@@ -138,6 +138,8 @@ def _would_be_sent(
     spec = _spec_of(transcript, seat)
     lang = (spec.language if spec is not None else None) or transcript.header.lang
     name = prompt_set or (spec.prompt_set if spec is not None else "default")
+    if prompt_set is not None and not allowed_prompt_set(name, prompt_folders):  # vouches for the folder given
+        raise ValueError(f"--prompt-set {prompt_set!r} is neither a set shipped in prompts/ nor a folder")
     if prompt_set is None and not allowed_prompt_set(name, prompt_folders):
         raise ValueError(
             f"seat {seat}: the transcript names prompt set {name!r}, which is not shipped in prompts/; "

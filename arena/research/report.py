@@ -21,7 +21,7 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 from arena.research import tables
-from arena.research.corpus import TAMPERED
+from arena.research.corpus import TAMPERED, Progress
 from arena.research.identify import COMBINED, MAFIA, TOWN, ConfigStatus, quantity_name
 from arena.research.intervals import SPARSE_CLUSTERS, SPARSE_N, Interval, boundary_bounds
 from arena.research.plots import plots
@@ -33,8 +33,10 @@ from arena.safe_write import Folder, UnsafePath, links_in
 __all__ = ["Report", "ReportError", "Written", "build", "markdown", "page", "report", "sections", "write"]
 
 
-def build(folder: Path, *, boot: int = 200) -> Report:
-    r = summarise(folder, boot=boot)
+def build(folder: Path, *, boot: int = 200, progress: Progress | None = None) -> Report:
+    r = summarise(folder, boot=boot, progress=progress)
+    if progress is not None:
+        progress("drawing plots", 0, 1)
     r.plots = plots(r)
     return r
 
@@ -49,8 +51,10 @@ _AUTOLINK = re.compile(r"(?i)(?<=https)(:)|(?<=http)(:)|(?<=ftp)(:)|(?<=\bwww)(\
 def md_text(value: object) -> str:
     """Text from a transcript (agent names, rules names, paths) made inert in Markdown: a `|` cannot split a table
     cell, `<`/`>` cannot open HTML, a backtick cannot open code, `[`/`]` cannot make a link or an image, a URL or
-    an address is not linked (`https\\://`, `www\\.`, `\\@`), a line break cannot end the row."""
+    an address is not linked (`https\\://`, `www\\.`, `\\@`), a line break cannot end the row, and a bidi control or
+    another character not shown as itself is written out (`\\u202e`: `tables.visible`)."""
     text = "".join(" " if ch in "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029" else ch for ch in str(value))
+    text = tables.visible(text)
     text = "".join(_MD_ESCAPES.get(ch, ch) for ch in text)
     return _AUTOLINK.sub(lambda m: "\\" + m.group(0), text)
 
@@ -305,6 +309,56 @@ def _discipline_lines(r: Report) -> list[str]:
             "every decision were independent; the truth lies between (docs/ratings.md)."]  # fmt: skip
 
 
+def _config_metric(r: Report, config: str, metric: str) -> str:
+    row = next((m for m in r.by_config if m.group == config and m.metric == metric), None)
+    if row is None:
+        return "–"
+    return _iv(row.interval, percent=True) + (" sparse" if row.interval.sparse else "")
+
+
+def _speech_lines(r: Report) -> list[str]:
+    from arena.research.speech_reader import KINDS
+
+    kinds = [k for k in KINDS if k in ("role", "check", "vote", "dead", "alive")]
+    per: dict[str, dict[tuple[str, bool], int]] = {}
+    for m in r.measured:
+        for seat, kind, lie in m.contradictions:
+            cell = per.setdefault(m.game.configs.get(seat, "?"), {})
+            cell[(kind, lie)] = cell.get((kind, lie), 0) + 1
+    rows = []
+    for config in r.corpus.configs:
+        counts = per.get(config, {})
+        rows.append([config, _config_metric(r, config, "lie_rate"), _config_metric(r, config, "error_rate"),
+                     _config_metric(r, config, "false_statement_share"),
+                     *(f"{counts.get((k, True), 0)} / {counts.get((k, False), 0)}" for k in kinds)])  # fmt: skip
+    head = ["configuration", "speeches with a lie (95 %)", "speeches with an error (95 %)",
+            "checkable statements false (95 %)", *(f"{k}: lies / errors" for k in kinds)]  # fmt: skip
+    return [
+        "Every speech's statements (its structured claim and what its words say: a role, a check, a stated vote, a "
+        "seat called dead or addressed as alive) checked against the engine's record and the speaker's own acts. "
+        "A **lie** is deliberate (a black speaker's; a red seat's false role claim or invented check); an **error** "
+        "is a red seat contradicting what it knows, or a seat called dead or alive wrongly. Intervals per game, "
+        "clustered by deal; docs/metrics.md, \"Speech against action\", says how the words are read and how well.",
+        "", *_table(head, rows),
+    ]  # fmt: skip
+
+
+def _leak_lines(r: Report) -> list[str]:
+    per: dict[str, dict[str, int]] = {}
+    for m in r.measured:
+        for seat, kind in m.leaks:
+            cell = per.setdefault(m.game.configs.get(seat, "?"), {})
+            cell[kind] = cell.get(kind, 0) + 1
+    rows = [[config, _config_metric(r, config, "leak_rate"),
+             *(per.get(config, {}).get(k, 0) for k in ("teammate", "self", "target"))]
+            for config in r.corpus.configs]  # fmt: skip
+    return [
+        "Black speeches that give away what only the black side holds: a teammate named as a teammate, the speaker's "
+        "own black card, or the seat the blacks shoot the next night, named before the morning.",
+        "", *_table(["configuration", "black speeches that leak (95 %)", "teammate", "own card", "night target"], rows),
+    ]  # fmt: skip
+
+
 def _metric_table(rows: Sequence[MetricRow], group: str) -> list[str]:
     body = [[m.group, m.metric, _iv(m.interval), _n(m.interval.n), m.interval.clusters, _flag(m.interval)]
             for m in rows]  # fmt: skip
@@ -352,6 +406,8 @@ def sections(r: Report) -> list[tuple[str, list[str]]]:
     out.append(("Outcome score (role baseline subtracted)", _score_lines(r)))
     out.append(("Roles and seats", _roles_lines(r)))
     out.append(("Invalid actions (beside the skill, never in it)", _discipline_lines(r)))
+    out.append(("Speech against action", _speech_lines(r)))
+    out.append(("Reasoning leaks", _leak_lines(r)))
     out.append(("Metrics per configuration", [*_metric_table(r.by_config, "configuration"), "", SPARSE_NOTE]))
     out.append(("Metrics per role", _metric_table(r.by_role, "role")))
     alive = [[d, int(iv.n), _iv(iv)] for d, iv in sorted(r.blacks_alive.items())]
@@ -540,5 +596,9 @@ def write(r: Report, out: Path) -> Written:
     return Written(out, files, len(r.measured))
 
 
-def report(folder: Path, out: Path, *, boot: int = 200) -> Written:
-    return write(build(folder, boot=boot), out)
+def report(folder: Path, out: Path, *, boot: int = 200, progress: Progress | None = None) -> Written:
+    """Build the report of `folder` and write it into `out`; `progress` hears what is being done."""
+    r = build(folder, boot=boot, progress=progress)
+    if progress is not None:
+        progress("writing the report", 0, 1)
+    return write(r, out)

@@ -239,8 +239,7 @@ def calibrate(t: Tournament, plans: Sequence[GamePlan], games: int = 3) -> Calib
         return Calibration({})
     from arena.standin import FakeServer
 
-    prices = {c.label: Prices(c.spec.price_input_per_m, c.spec.price_cached_per_m, c.spec.price_output_per_m)
-              for c in llm}  # fmt: skip
+    prices = {c.label: Prices.of(c.spec) for c in llm}
     weights: dict[Seating, float] = defaultdict(float)
     for plan in plans:
         weights[seating(plan)] += 1 / len(plans)

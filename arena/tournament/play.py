@@ -22,6 +22,7 @@ from arena.orchestrator import RunStats, counters_from_inputs, run_game
 from arena.players.base import Player
 from arena.players.delayed import DelayedPlayer
 from arena.players.factory import build_player
+from arena.resources import shipped_set_dir, vouch_prompt_folder
 from arena.transcript import SeatTotals, Transcript, TranscriptError, TranscriptWriter, load, make_header
 from arena.transcript.figures import figures_problem
 
@@ -142,6 +143,9 @@ def check_existing(transcript: Transcript, task: GameTask) -> None:
 
 
 def _players(task: GameTask, rules: RuleSet, seats: dict[int, AgentSpec]) -> dict[int, Player]:
+    for spec in seats.values():  # the driver checked the game's prompt folders (`load_tournament`): this process
+        if spec.kind in ("llm", "langchain") and shipped_set_dir(spec.prompt_set) is None:  # loads them too
+            vouch_prompt_folder(spec.prompt_set)
     players = {s: build_player(spec, s, seed=task.seed, rules=rules, lang=task.lang) for s, spec in seats.items()}
     if task.delay > 0:
         return {seat: DelayedPlayer(player, task.delay) for seat, player in players.items()}

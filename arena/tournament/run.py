@@ -161,7 +161,7 @@ def _manifest_data(
         "rules": t.rules.name,
         "players": t.players,
         "games_planned": t.file.games,
-        "seed": t.file.seed,
+        "seed": t.seed,
         "configs": [{"label": c.label, "agent": c.agent, "spec": c.spec.model_dump(mode="json")} for c in t.configs],
         "filler": {"label": t.filler.label, "agent": t.filler.agent},
         "executor": options.executor_name,

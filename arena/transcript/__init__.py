@@ -19,7 +19,8 @@ documents the format; `docs/security.md` the threat model.
 
 Imports run one way: `counters` <- `records` <- `chain` <- `writer`, `reader` <- `figures` <- `verify`. The package
 may import the engine, `arena.players.base` (call records, the failure prefixes), `arena.agents` and `arena.trust`
-(seat specs, redaction), `arena.safe_write` (the writer opens no link), `arena.llm.modes` and `arena.llm.records`
+(seat specs, redaction), `arena.safe_write` (the writer opens no link), `arena.safe_read` (the reader opens only
+regular files), `arena.llm.modes` and `arena.llm.records`
 (the answer cap and call references that `figures` checks), and, inside `verify` only, `arena.llm.extract` and
 `arena.llm.schema` (a call's answer read as the seat read it); never the orchestrator, a player, a renderer or the
 command line. Every public name is re-exported here,

@@ -7,7 +7,6 @@ the isolation tests drive it without a browser.
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -19,6 +18,8 @@ from arena.orchestrator import RunStats, counters_from_inputs
 from arena.players.base import Player
 from arena.players.bot_lines import LinesError
 from arena.players.factory import PlayerBuildError, build_player
+from arena.safe_read import UnsafeFile, open_regular
+from arena.seeds import draw_seed
 from arena.transcript import Transcript, TranscriptError, TranscriptWriter, default_path, make_header
 from arena.web.table import Table, new_token, same_token
 
@@ -119,7 +120,7 @@ class Server:
         """A new table and its bot and model players, with its transcript created; not started yet. `human_timeout`
         (seconds per decision of a person) overrides the server's for this table."""
         lang = lang or self.config.lang
-        seed = seed if seed is not None else random.SystemRandom().randrange(1_000_000)
+        seed = seed if seed is not None else draw_seed()  # 128 random bits: no seat can search for the deal
         players = self._players(seats, seed, rules, lang)
         prompt_hash = None
         if any(spec.kind in ("llm", "langchain") for spec in seats.values()):
@@ -246,12 +247,12 @@ _TAIL = 64 * 1024  # an end record is a few KiB (counters and totals per seat)
 def ended(path: Path) -> bool:
     """Whether the file's last line is an end record, read from its tail only (the listing must stay cheap; the
     replay itself loads the file and checks its chain and status)."""
-    try:
-        with path.open("rb") as handle:
+    try:  # a regular file only, opened without waiting: a FIFO named `*.jsonl` would hold the server's loop
+        with open_regular(path, follow_links=True) as handle:
             size = handle.seek(0, 2)
             handle.seek(max(size - _TAIL, 0))
             tail = handle.read(_TAIL).rstrip(b"\n")
-    except OSError:
+    except (OSError, UnsafeFile):
         return False
     start = tail.rfind(b"\n")
     if start == -1 and size > _TAIL:

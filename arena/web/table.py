@@ -24,7 +24,6 @@ from arena.engine import (
     PUBLIC,
     Decision,
     Event,
-    EventType,
     Game,
     IllegalDecision,
     Kind,
@@ -35,13 +34,13 @@ from arena.engine import (
 )
 from arena.human.form import Form, FormError, build_form, decision_from, forbidden_phrases
 from arena.orchestrator import RunStats, run_game
+from arena.pacing import NightPacer
 from arena.players.base import TIMEOUT_PREFIX, Answer, Player
 from arena.transcript import TranscriptWriter
 from arena.web.state import LogWriter, end_json, god_json, observation_json, speech_seconds
 
 TOKEN_BYTES = 32  # 256 bits per seat link (the issue asks for at least 128)
 SPECTATOR = PUBLIC  # the seat number a spectator token maps to
-NIGHT_STEPS = 3  # a night of bots lasts this many bot pauses, however many of its actors live
 SPEECH_GRACE_S = 5.0  # past a person's speech time, for the page's own send at zero to arrive; then the default
 
 
@@ -103,9 +102,10 @@ class WebSeat(Player):
 
 
 class Paced(Player):
-    """A bot or model seat that also tells the table who speaks (a speech is a public turn) and waits a little, so
-    people can follow the game. At night it waits for the night's fixed end instead (`Table.night_pause`): a pause
-    per decision would make a night with more living actors last longer, and tell the table who still acts."""
+    """A bot or model seat that also tells the table who speaks (a speech is a public turn) and waits a little by
+    day, so people can follow the game. At night it answers at once: the table's night pacer holds each night
+    wake-up to its slot, and the night's end to the last slot a full night has (`arena/pacing.py`), so a night
+    lasts the same whoever still lives and acts (a pause per decision told the table who still acts)."""
 
     def __init__(self, inner: Player, table: Table, delay: float) -> None:
         self.inner = inner
@@ -115,9 +115,7 @@ class Paced(Player):
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
         self.table.speaking(self.seat, request)
-        if observation.phase is Phase.NIGHT:
-            await self.table.night_pause()
-        elif self.delay > 0:
+        if observation.phase is not Phase.NIGHT and self.delay > 0:
             await self.table.pause(self.delay)
         return await self.inner.decide(observation, request, problem)
 
@@ -145,14 +143,15 @@ class Table:
     error: str | None = None
     task: asyncio.Task[None] | None = None
     players: dict[int, Player] = field(default_factory=dict)
-    # the pacing's clock and sleep (a test drives them by hand), and when the current night's bot decisions may go on
+    pacer: NightPacer | None = None  # the night's pacing while the game runs
+    # the pacing's clock and sleep (a test drives them by hand)
     clock: Callable[[], float] = time.monotonic
     pause: Callable[[float], Awaitable[None]] = asyncio.sleep
-    night_ends: float = 0.0
     speech: tuple[int, Request, float] | None = None  # a person's speech being given: seat, request, its start
     speech_grace_s: float = SPEECH_GRACE_S
 
     def __post_init__(self) -> None:
+        self._built: dict[tuple[int, str], tuple[int, dict[str, Any]]] = {}  # (seat, lang) -> (version, state)
         self.rules = self.game.rules
         self.logs = {lang: LogWriter(self.rules, lang) for lang in ("en", "ru")}
         self.log = self.logs["en"]
@@ -198,16 +197,7 @@ class Table:
     def on_event(self, event: Event) -> None:
         if event.type.value in ("speech", "game_ended", "phase_started", "voting_started"):
             self.speaker = None
-        if event.type is EventType.PHASE_STARTED and event.phase is Phase.NIGHT:
-            self.night_ends = self.clock() + NIGHT_STEPS * self.bot_delay
         self.changed()
-
-    async def night_pause(self) -> None:
-        """Wait until the night's fixed end: every bot decision of a night goes on then, or at once after it, so a
-        night of bots lasts NIGHT_STEPS pauses whichever roles still live and act (only the public morning follows)."""
-        left = self.night_ends - self.clock()
-        if left > 0:
-            await self.pause(left)
 
     def speaking(self, seat: int, request: Request) -> None:
         if request.kind is not Kind.SPEECH:
@@ -261,17 +251,24 @@ class Table:
 
     # ----- what a page is sent ----------------------------------------------------------------------------------
     def state(self, seat: int, lang: str | None = None) -> dict[str, Any]:
-        """The data of one seat's page (or the spectators' page), from the engine's view for that seat only."""
+        """The data of one seat's page (or the spectators' page), from the engine's view for that seat only. What
+        depends on the game alone is built once per table version, seat and language (many sockets and polls of one
+        link ask for the same state: their work must not grow with their number); the clocks are read each time."""
         now = time.time()
         log = self.logs.get(lang or self.lang, self.log)
-        if seat == SPECTATOR:
-            data = observation_json(view(self.game, PUBLIC), self.game.n, log)
-            data["god"] = god_json(self.game, log) if self.game.over else None
+        built = self._built.get((seat, log.lang))
+        if built is not None and built[0] == self.version:
+            data = dict(built[1])
         else:
-            data = observation_json(view(self.game, seat), self.game.n, log)
-            data["forbidden"] = list(forbidden_phrases(self.rules, self.lang))
-        data["end"] = end_json(self.game, log)  # None until the game has ended
-        data["review"] = self.review_links(seat)
+            if seat == SPECTATOR:
+                data = observation_json(view(self.game, PUBLIC), self.game.n, log)
+                data["god"] = god_json(self.game, log) if self.game.over else None
+            else:
+                data = observation_json(view(self.game, seat), self.game.n, log)
+                data["forbidden"] = list(forbidden_phrases(self.rules, self.lang))
+            data["end"] = end_json(self.game, log)  # None until the game has ended
+            data["review"] = self.review_links(seat)
+            self._built[(seat, log.lang)] = (self.version, dict(data))
         ask = self.asks.get(seat)
         data["pending"] = None
         if ask is not None:
@@ -328,6 +325,8 @@ class Table:
 
     async def _run(self, players: Mapping[int, Player]) -> None:
         timeouts: dict[int, float | None] = dict.fromkeys(self.tokens, self.human_timeout)
+        timed = frozenset(s for s in self.game.seats() if s not in self.tokens)  # bots and models, not people
+        self.pacer = NightPacer(self.rules, timed, self.bot_delay, self.clock, self.pause)
         try:
             await run_game(
                 self.game,
@@ -337,6 +336,7 @@ class Table:
                 on_event=self.on_event,
                 timeouts=timeouts,
                 stats=self.stats,
+                pacer=self.pacer,
             )
         except asyncio.CancelledError:  # the server stops: the transcript stays resumable
             raise

@@ -2,7 +2,13 @@
 
 The server pushes a seat's state only when that seat's own view changed (a push must not tell of others), and takes
 decisions and pings. Upgrades must come from the server's own origin (or one named with --origin); the token is
-checked again on every message; sockets per link and messages per socket are bounded, and a message is size-capped.
+checked again on every message; a message is size-capped.
+
+No link and no client can starve the server (issue 30: 50 sockets on one spectator link, each within its own
+budget, left `GET /` unanswered for 10 s): sockets are capped per link and per client (its address), messages are
+budgeted per socket, per link and per client (all of a link's sockets share one budget), and the work of a state is
+done once per table change, seat and language, whatever the number of sockets: a push sends the same text to every
+socket of a seat, and a socket asking for the state again gets it from the same cache (`Table.state`).
 """
 
 from __future__ import annotations
@@ -11,11 +17,12 @@ import asyncio
 import contextlib
 import json
 import time
+from collections import OrderedDict
 from typing import Any
 
 from fastapi import FastAPI, WebSocket
 
-from arena.web.guard import MAX_MESSAGE, origin_allowed, token_ok
+from arena.web.guard import MAX_MESSAGE, Buckets, client_of, origin_allowed, token_ok
 from arena.web.i18n import pick_lang
 from arena.web.routes.seats import decide_message
 from arena.web.routes.site import Site
@@ -23,13 +30,37 @@ from arena.web.table import SPECTATOR, Table
 
 MAX_SEAT_SOCKETS = 4  # open sockets per seat link (a few tabs); a flood of them is refused
 MAX_SPECTATOR_SOCKETS = 200  # one spectator link is shared by many viewers
+MAX_CLIENT_SOCKETS = 32  # open sockets per client address, over every link (one room behind one address)
 MESSAGE_BURST, MESSAGES_PER_S = 40, 20.0  # a socket's message budget: a person clicks, a flood is cut off
+LINK_BURST, LINK_PER_S = 100, 50.0  # all the sockets of one link together
+CLIENT_BURST, CLIENT_PER_S = 100, 50.0  # all the sockets of one client together
+PUSH_CACHE = 512  # (table, seat, language) states kept for pushes
 
 
 def add_routes(app: FastAPI, site: Site) -> None:
     """`/ws/{token}`."""
     server, config = site.server, site.config
     open_sockets: dict[str, int] = {}  # token -> sockets open with it
+    by_client: dict[str, int] = {}  # client address -> sockets open from it
+    link_budget = Buckets(LINK_BURST, LINK_PER_S)
+    client_budget = Buckets(CLIENT_BURST, CLIENT_PER_S)
+    pushes: OrderedDict[tuple[str, int, str], tuple[int, str, str]] = OrderedDict()  # -> (version, key, message)
+
+    def pushed(table: Table, seat: int, lang: str) -> tuple[str, str]:
+        """The state a push sends for this table version, seat and language, and its key: built once for every
+        socket of that seat (a spectator link's hundred sockets cost one state, not a hundred)."""
+        cache_key = (table.id, seat, lang)
+        hit = pushes.get(cache_key)
+        if hit is not None and hit[0] == table.version:
+            pushes.move_to_end(cache_key)
+            return hit[1], hit[2]
+        version, data = table.version, table.state(seat, lang)
+        key, message = state_key(data), json.dumps({"type": "state", "state": data}, ensure_ascii=False)
+        pushes[cache_key] = (version, key, message)
+        pushes.move_to_end(cache_key)
+        if len(pushes) > PUSH_CACHE:
+            pushes.popitem(last=False)
+        return key, message
 
     @app.websocket("/ws/{token}")
     async def channel(websocket: WebSocket, token: str) -> None:
@@ -41,37 +72,43 @@ def add_routes(app: FastAPI, site: Site) -> None:
             await websocket.close(code=1008)
             return
         table, seat = found
+        client = client_of(websocket.client.host if websocket.client else None, websocket.headers)
         limit = MAX_SPECTATOR_SOCKETS if seat == SPECTATOR else MAX_SEAT_SOCKETS
-        if open_sockets.get(token, 0) >= limit:
-            await websocket.close(code=1013)  # try again later
+        if open_sockets.get(token, 0) >= limit or by_client.get(client, 0) >= MAX_CLIENT_SOCKETS:
+            await websocket.accept()  # so the page is told why (a close before the handshake is an HTTP 403)
+            await websocket.close(code=1013, reason="too many sockets on this link or from this client")  # try later
             return
         open_sockets[token] = open_sockets.get(token, 0) + 1
+        by_client[client] = by_client.get(client, 0) + 1
         try:
-            await _serve_socket(websocket, table, seat, token)
+            await _serve_socket(websocket, table, seat, token, client)
         finally:
-            open_sockets[token] -= 1
-            if not open_sockets[token]:
-                del open_sockets[token]
+            for counts, key in ((open_sockets, token), (by_client, client)):
+                counts[key] -= 1
+                if not counts[key]:
+                    del counts[key]
 
-    async def _serve_socket(websocket: WebSocket, table: Table, seat: int, token: str) -> None:
+    async def _serve_socket(websocket: WebSocket, table: Table, seat: int, token: str, client: str) -> None:
         lang = pick_lang(websocket.query_params.get("lang"), table.lang)
         await websocket.accept()
         lock = asyncio.Lock()
 
         async def send(data: dict[str, Any]) -> None:
+            await send_text(json.dumps(data, ensure_ascii=False))
+
+        async def send_text(text: str) -> None:
             async with lock:
-                await websocket.send_text(json.dumps(data, ensure_ascii=False))
+                await websocket.send_text(text)
 
         async def push() -> None:
             seen, last = -1, ""
             while True:
                 if table.version != seen:
                     seen = table.version
-                    data = table.state(seat, lang)
-                    key = state_key(data)
+                    key, message = pushed(table, seat, lang)
                     if key != last:  # only when this seat's own view changed: a push must not tell of others
                         last = key
-                        await send({"type": "state", "state": data})
+                        await send_text(message)
                 await table.wait_change(seen)
 
         async def listen() -> None:
@@ -85,6 +122,9 @@ def add_routes(app: FastAPI, site: Site) -> None:
                     await websocket.close(code=1008, reason="too many messages")
                     return
                 budget -= 1
+                if not link_budget.take(token) or not client_budget.take(client):  # the link's, the client's
+                    await websocket.close(code=1008, reason="too many messages on this link or from this client")
+                    return
                 if len(text.encode("utf-8")) > MAX_MESSAGE:
                     await websocket.close(code=1009)
                     return

@@ -32,7 +32,8 @@ def add_routes(app: FastAPI, site: Site) -> None:
         hit = replay_cache.get(key)
         if hit is not None and hit[0] == mtime:
             return hit[1]
-        transcript = await asyncio.to_thread(finished, path)  # a big file is read off the loop: tables keep playing
+        # a big file is read off the loop (tables keep playing); a link is followed only for a --replay FILE
+        transcript = await asyncio.to_thread(finished, path, path in config.replay_files)
         replay_cache[key] = (mtime, transcript)
         if len(replay_cache) > 20:
             replay_cache.pop(next(iter(replay_cache)))
@@ -106,10 +107,11 @@ def add_routes(app: FastAPI, site: Site) -> None:
         return replay_json(await replay_transcript(name), seat, step, request.query_params.get("lang"))
 
 
-def finished(path: Path) -> Transcript:
-    """A transcript to replay: readable, its chain whole, its game ended (HTTP errors otherwise)."""
+def finished(path: Path, follow_links: bool = False) -> Transcript:
+    """A transcript to replay: a regular file (never a FIFO, which would block), readable, its chain whole, its game
+    ended (HTTP errors otherwise)."""
     try:
-        transcript = load(path)
+        transcript = load(path, follow_links=follow_links)
     except TranscriptError as exc:
         raise HTTPException(status_code=400, detail=str(exc)) from None
     if transcript.chain == "broken":  # an edited file is not shown as the game that was played
