@@ -26,6 +26,7 @@ from arena.research.ratings import (
     fit_theta,
     held_out,
     jackknife_covariance,
+    penalised_fit,
     variant_design,
 )
 from arena.research.records import Match, from_games, matches
@@ -273,10 +274,15 @@ def test_comparisons_rest_on_the_jackknife_not_on_the_bootstrap() -> None:
 
 
 def test_a_one_sided_record_stays_finite() -> None:
-    games = [Match("r", ("a",) * 7, ("b",) * 3, True)] * 20
+    """a wins every game, as town against b and as mafia against b (complete separation: no maximum likelihood
+    estimate exists); Firth's penalty keeps every estimate and interval finite."""
+    games = [Match("r", ("a",) * 7, ("b",) * 3, True)] * 20 + [Match("r", ("b",) * 7, ("a",) * 3, False)] * 20
     f = fit(games, boot=20)
+    assert f.estimates
     for e in f.estimates.values():
-        assert all(math.isfinite(v) for v in (e.interval.value, e.interval.low, e.interval.high))
+        assert math.isfinite(e.interval.value) and abs(e.interval.value) < 10
+        assert e.sparse or (math.isfinite(e.interval.low) and math.isfinite(e.interval.high))
+    assert f.estimate("a", COMBINED).interval.value > 1  # type: ignore[union-attr]
 
 
 def test_the_sum_of_ratings_model_predicts_a_sure_town_win_for_equal_players() -> None:
@@ -485,3 +491,19 @@ def test_a_zero_rate_prints_the_clustered_and_the_independent_bound() -> None:
     clustered, independent = boundary_bounds(iv.n, iv.clusters)
     assert iv.value == 0 and abs(iv.high - clustered) < 0.01
     assert clustered == pytest.approx(1 - 0.025 ** (1 / 20)) and independent == pytest.approx(1 - 0.025 ** (1 / 2000))
+
+
+def test_a_fit_with_some_ratings_held_fixed_is_an_offset() -> None:
+    """For a reference field (issue 33): holding b's and c's skills at the values a full fit gave them and fitting
+    the rest with their contribution as the offset gives back the full fit's other parameters."""
+    rng = np.random.default_rng(9)
+    games = [Match("fiim", (t,) * 7, (m,) * 3, bool(rng.random() < (0.6 if t == "a" else 0.4)))
+             for _ in range(30) for t in "abc" for m in "abc"]  # fmt: skip
+    d = design(games)
+    priors = np.full(d.columns, 1e4)
+    full = penalised_fit(d.x, d.y, np.ones((1, len(d.y))), priors)[0]
+    fixed = [d.town_column(1), d.town_column(2), d.mafia_column(1), d.mafia_column(2)]
+    free = [j for j in range(d.columns) if j not in fixed]
+    offset = d.x[:, fixed] @ full[fixed]
+    part = penalised_fit(d.x[:, free], d.y, np.ones((1, len(d.y))), priors[free], offset=offset)[0]
+    assert np.allclose(part, full[free], atol=1e-6)

@@ -5,15 +5,21 @@ intervals and simultaneous pairwise comparisons (see docs/ratings.md).
 
 Each configuration (a seat's agent name) has a town skill and a mafia skill; each rule set has a side term `h`.
 Before anything is reported, `identify` finds which linear quantities the games pin down (under tournament seating
-only a weighted combination of a configuration's two skills is); only those get numbers. The fit is a penalised
-maximum likelihood (a weak Gaussian prior keeps one-sided records finite) by Newton's method, run for the point
-estimate and all bootstrap resamples at once. Intervals come from a block bootstrap: whole deals (or games, when no
-deal repeats) are resampled, so correlated games move together. "Better than" is marked only when a simultaneous
-95 % interval excludes zero, which keeps the chance of any false mark at 5 % however many configurations there are:
-d ± q·se, with se from the leave-one-deal-out jackknife (CR3) covariance and q the max-|t| quantile of the whole
-family on deals − 1 degrees of freedom. The bootstrap's own max-|t| was tried first and measured 99–100 % joint
-coverage with few games a pairing (its resamples' one-sided records give it heavy tails) and 91 % under tournament
-seating; docs/ratings.md has both.
+only a weighted combination of a configuration's two skills is); only those get numbers, and only those the games
+support firmly (`Support`: games on every side a quantity involves, and Kish's effective games behind it) get an
+interval. The fit maximises the likelihood with Firth's penalty (Jeffreys' prior: finite on one-sided records, the
+maximum likelihood estimate's first-order bias removed) and a weak Gaussian (σ = 10) by Newton's method, run for the
+point estimate and all bootstrap resamples at once; issue 18's N(0, 3²) decided a large part of a bots-sized gap
+under tournament seating. Intervals come from a block bootstrap: whole deals (or games, when no deal repeats) are
+resampled, so correlated games move together. "Better than" is marked only when a simultaneous 95 % interval
+excludes zero, which keeps the chance of any false mark at 5 % however many configurations there are: d ± q·se,
+with se from the leave-one-deal-out jackknife (CR3) covariance and q the max-|t| quantile of the family of
+supported differences on deals − 1 degrees of freedom. The bootstrap's own max-|t| was tried first and measured
+99–100 % joint coverage with few games a pairing (its resamples' one-sided records give it heavy tails) and 91 %
+under tournament seating; docs/ratings.md has both.
+
+The fitting pieces take a design matrix, weights and an offset, so a fit with some configurations' ratings held
+fixed (a reference field) is `penalised_fit` on the free columns with the fixed ones' contribution as the offset.
 
 `held_out` compares the model with the sum-of-ratings baseline (openskill/TrueSkill's team model: one rating per
 configuration, team strength the sum, no side term) and with every step between them, so the gain can be attributed.
@@ -60,26 +66,29 @@ def collapse(x: Array, y: Array, weights: Array) -> tuple[Array, Array, Array]:
 
 
 def penalised_fit(
-    x: Array, y: Array, w: Array, prior_sd: Array, start: Array | None = None, *, firth: bool = False
+    x: Array, y: Array, w: Array, prior_sd: Array, start: Array | None = None, *, firth: bool = False,
+    offset: Array | None = None,
 ) -> Array:
-    """argmin over θ of Σ w·(logistic loss) + θ²/(2σ²) [− ½ log det(XᵀWX + 1/σ²) with `firth`], for every row of
-    weights `w` (B × games) at once.
+    """argmin over θ of Σ w·(logistic loss of Xθ + offset) + θ²/(2σ²) [− ½ log det(XᵀWX + 1/σ²) with `firth`], for
+    every row of weights `w` (B × games) at once. `offset` (per game, default 0) carries what is not fitted: the
+    contribution of ratings held fixed (a reference field's), with their columns left out of `x`.
 
     Firth's term is Jeffreys' prior: it keeps a one-sided record finite and takes the maximum likelihood estimate's
     first-order bias away, with no scale of its own to choose (the Gaussian's σ then only has to be large; the
     issue-18 version's σ = 3 shrank a bots-sized gap by a quarter). The objective is smooth, so Newton's method with
     step halving converges in a few steps; batching the bootstrap's resamples turns 200 refits into a handful of
     stacked linear solves."""
+    fixed = np.zeros(len(y)) if offset is None else np.asarray(offset, dtype=np.float64)
     with threadpool_limits(limits=1, user_api="blas"):  # small matrices: threads only add contention
-        return _newton(x, y, w, prior_sd, start, firth)
+        return _newton(x, y, w, prior_sd, start, firth, fixed)
 
 
 def _objective(
-    rows: Array, trials: Array, wins: Array, inv_var: Array, theta: Array, outer: Array, firth: bool
+    rows: Array, shift: Array, trials: Array, wins: Array, inv_var: Array, theta: Array, outer: Array, firth: bool
 ) -> tuple[Array, Array, Array, Array]:
     """Per resample: the penalised loss, P(town) per row, the penalised information and its inverse."""
     b, p = theta.shape
-    z = theta @ rows.T
+    z = theta @ rows.T + shift
     mu = expit(z)
     loss = np.sum(trials * np.logaddexp(0.0, z) - wins * z, axis=1) + 0.5 * np.sum(theta**2 * inv_var, axis=1)
     info = ((trials * mu * (1 - mu)) @ outer).reshape(b, p, p) + np.diag(inv_var)[None]
@@ -88,13 +97,16 @@ def _objective(
     return np.asarray(loss), mu, info, np.asarray(np.linalg.inv(info), dtype=np.float64)
 
 
-def _newton(x: Array, y: Array, w: Array, prior_sd: Array, start: Array | None, firth: bool) -> Array:
-    rows, trials, wins = collapse(x, y, w)
+def _newton(
+    x: Array, y: Array, w: Array, prior_sd: Array, start: Array | None, firth: bool, offset: Array
+) -> Array:
+    keyed, trials, wins = collapse(np.column_stack([x, offset]), y, w)  # games alike in design and offset pooled
+    rows, shift = keyed[:, :-1], keyed[:, -1]
     inv_var = 1.0 / prior_sd**2
     b, p = w.shape[0], x.shape[1]
     outer = (rows[:, :, None] * rows[:, None, :]).reshape(rows.shape[0], p * p)
     theta = np.zeros((b, p)) if start is None else np.tile(start, (b, 1))
-    current, mu, _, inv = _objective(rows, trials, wins, inv_var, theta, outer, firth)
+    current, mu, _, inv = _objective(rows, shift, trials, wins, inv_var, theta, outer, firth)
     for _ in range(100):
         residual = wins - trials * mu
         if firth:  # Jeffreys' term: each row's leverage (summed over its games) pulls its chance towards ½
@@ -105,7 +117,7 @@ def _newton(x: Array, y: Array, w: Array, prior_sd: Array, start: Array | None, 
         scale = np.ones(b)
         for _ in range(30):  # halve the step of the resamples whose loss went up
             trial = theta - scale[:, None] * step
-            new, new_mu, _, new_inv = _objective(rows, trials, wins, inv_var, trial, outer, firth)
+            new, new_mu, _, new_inv = _objective(rows, shift, trials, wins, inv_var, trial, outer, firth)
             worse = new > current + 1e-12 * np.abs(current)
             if not worse.any():
                 break
