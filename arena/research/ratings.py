@@ -10,13 +10,15 @@ support firmly (`Support`: games on every side a quantity involves, and Kish's e
 interval. The fit maximises the likelihood with Firth's penalty (Jeffreys' prior: finite on one-sided records, the
 maximum likelihood estimate's first-order bias removed) and a weak Gaussian (σ = 10) by Newton's method, run for the
 point estimate and all bootstrap resamples at once; issue 18's N(0, 3²) decided a large part of a bots-sized gap
-under tournament seating. Intervals come from a block bootstrap: whole deals (or games, when no deal repeats) are
-resampled, so correlated games move together. "Better than" is marked only when a simultaneous 95 % interval
-excludes zero, which keeps the chance of any false mark at 5 % however many configurations there are: d ± q·se,
-with se from the leave-one-deal-out jackknife (CR3) covariance and q the max-|t| quantile of the family of
-supported differences on deals − 1 degrees of freedom. The bootstrap's own max-|t| was tried first and measured
-99–100 % joint coverage with few games a pairing (its resamples' one-sided records give it heavy tails) and 91 %
-under tournament seating; docs/ratings.md has both.
+under tournament seating. Standard errors come from the leave-one-deal-out jackknife (CR3): the games of a deal
+(or a game, when no deal repeats) leave together. Every interval is the estimate ± t(deals − 1)·se; issue 18's
+block-bootstrap percentile intervals covered 86 % at bots-sized gaps under whole sides with Firth's fit, where these
+cover 95 % (the bootstrap's standard deviation is still printed beside, with `boot` resamples). "Better than" is
+marked only when a simultaneous 95 % interval excludes zero, which keeps the chance of any false mark at 5 % however
+many configurations there are: d ± q·se, q the max-|t| quantile of the family of supported differences on
+deals − 1 degrees of freedom. The bootstrap's own max-|t| was tried first and measured 99–100 % joint coverage with
+few games a pairing (its resamples' one-sided records give it heavy tails) and 91 % under tournament seating;
+docs/ratings.md has both.
 
 The fitting pieces take a design matrix, weights and an offset, so a fit with some configurations' ratings held
 fixed (a reference field) is `penalised_fit` on the free columns with the fixed ones' contribution as the offset.
@@ -33,7 +35,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import stats
 from scipy.special import expit
 from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
@@ -277,9 +278,10 @@ def predict(d: Design, theta: Array) -> Array:
 @dataclass
 class Estimate:
     quantity: Quantity
-    interval: Interval  # no interval (NaN bounds) when sparse
-    se: float  # the bootstrap standard deviation
+    interval: Interval  # estimate ± t(deals − 1)·se; no interval (NaN bounds) when sparse
+    se: float  # the jackknife standard error
     support: Support
+    bootstrap_se: float = math.nan  # the block bootstrap's standard deviation, beside it (NaN without resamples)
 
     @property
     def sparse(self) -> bool:
@@ -317,7 +319,7 @@ class Comparison:
 
 @dataclass
 class Fit:
-    """A fitted side-aware model: the identified quantities with block-bootstrap intervals."""
+    """A fitted side-aware model: the identified quantities with jackknife intervals."""
 
     identification: Identification
     theta: Array
@@ -348,24 +350,12 @@ class Fit:
         return sorted(self.design.configs, key=key)
 
 
-def stretch(clusters: int) -> float:
-    """The small-sample correction of a cluster bootstrap: its variance runs (C − 1)/C low, and with few clusters a
-    t quantile on C − 1 degrees of freedom is due instead of the normal one (1.075 at 25 deals, 1.01 at 200)."""
-    if clusters < 2:
-        return 1.0
-    z = float(stats.norm.ppf(0.5 + LEVEL / 2))
-    return math.sqrt(clusters / (clusters - 1)) * t_quantile(clusters, LEVEL) / z
-
-
-def _interval(value: float, draws: Array, n: float, clusters: int) -> tuple[Interval, float]:
-    """The bootstrap percentile interval, stretched about the estimate by `stretch`."""
-    if len(draws) < 2:
-        return Interval(value, value, value, n, clusters), 0.0
-    low, high = np.percentile(draws, [50 * (1 - LEVEL), 50 * (1 + LEVEL)])
-    f = stretch(clusters)
-    return Interval(value, value - f * (value - float(low)), value + f * (float(high) - value), n, clusters), float(
-        np.std(draws, ddof=1)
-    )
+def _interval(coef: Array, theta: Array, covariance: Array, n: float, clusters: int) -> tuple[Interval, float]:
+    """The estimate ± t₍C−1₎ · its jackknife standard error, for C deals (and that standard error)."""
+    value = float(coef @ theta)
+    se = math.sqrt(max(float(coef @ covariance @ coef), 0.0))
+    half = t_quantile(clusters, LEVEL) * se if clusters > 1 else math.nan
+    return Interval(value, value - half, value + half, n, clusters), se
 
 
 def _sides(kind: str) -> tuple[str, ...]:
@@ -441,7 +431,8 @@ def _firm_combinations(
 
 
 def fit(games: Sequence[Match], *, boot: int = 200, seed: int = 0) -> Fit:
-    """Identify, fit, block-bootstrap (`boot` resamples of whole deals), and compare."""
+    """Identify, fit, take the jackknife covariance, give each supported quantity its interval, and compare; `boot`
+    resamples of whole deals give the bootstrap's standard deviation beside the jackknife's (0: none)."""
     if not games:
         raise ValueError("no two-sided finished games to rate")
     d = design(games)
@@ -464,22 +455,26 @@ def fit(games: Sequence[Match], *, boot: int = 200, seed: int = 0) -> Fit:
     quantities = ident.quantities()
     held = support_of(d, theta, clusters, counts, [((q.config,), q.kind, q.coef) for q in quantities])
     quantities, held = _firm_combinations(d, theta, clusters, counts, quantities, held)
+
+    def spread(coef: Array) -> float:
+        return float(np.std(draws @ coef, ddof=1)) if len(draws) > 1 else math.nan
+
     for q, support in zip(quantities, held, strict=True):
-        iv, se = _interval(float(q.coef @ theta), draws @ q.coef, _games_behind(d, q), n_clusters)
+        iv, se = _interval(q.coef, theta, out.covariance, _games_behind(d, q), n_clusters)
         if support.sparse:  # too few games behind it for any large-sample interval to hold: none is printed
             iv = Interval(iv.value, math.nan, math.nan, iv.n, iv.clusters)
-        out.estimates[(q.config, q.kind)] = Estimate(q, iv, se, support)
+        out.estimates[(q.config, q.kind)] = Estimate(q, iv, se, support, spread(q.coef))
     thin = any(e.sparse for e in out.estimates.values())
     for rules, side in ident.side.items():
         if side is None:
             out.side[rules] = None
             continue
-        iv, se = _interval(float(side.coef @ theta), draws @ side.coef, float(len(d.y)), n_clusters)
+        iv, se = _interval(side.coef, theta, out.covariance, float(len(d.y)), n_clusters)
         (games_eff,), (deals_eff,) = kish(influence_shares(d, theta, side.coef[:, None]), clusters)
         support = Support(len(d.y), n_clusters, float(games_eff), float(deals_eff))
-        if thin:  # the side term rests on every skill: with one of them sparse, its bootstrap interval does not hold
+        if thin:  # the side term rests on every skill: with one of them sparse, no interval of it holds
             iv = Interval(iv.value, math.nan, math.nan, iv.n, iv.clusters)
-        out.side[rules] = Estimate(side, iv, se, support)
+        out.side[rules] = Estimate(side, iv, se, support, spread(side.coef))
     out.comparisons, out.critical = compare(out, clusters)
     return out
 

@@ -172,8 +172,10 @@ def _ratings_lines(r: Report) -> list[str]:
         lines.append(f"Side term h[{md_text(rules)}] = " + _side_text(side))
     lines += ["", (f"Side-aware Bradley–Terry (docs/ratings.md): only what the design identifies, fitted with "
                    "Firth's penalty (Jeffreys' prior) and a weak Gaussian (σ = "
-                   f"{PRIOR_SD:g}); 95 % intervals from a block bootstrap ({r.boot} resamples of {f.clusters} deals; "
-                   "the games of a deal move together). Skills are centred over the configurations that played the "
+                   f"{PRIOR_SD:g}); 95 % intervals: the estimate ± t on {f.clusters - 1} degrees of freedom times "
+                   f"its leave-one-deal-out jackknife standard error ({f.clusters} deals; the games of a deal leave "
+                   "together; `ratings.csv` gives the block bootstrap's standard deviation beside it, "
+                   f"{r.boot} resamples). Skills are centred over the configurations that played the "
                    "side. A configuration's games on a side are those in which it held a seat of that side. "
                    "`sparse`: too few games behind the estimate (see **What these games identify**); its value is "
                    "shown, with no interval.")]  # fmt: skip
@@ -479,8 +481,8 @@ def page(r: Report) -> str:
     return "\n".join(parts)
 
 
-RATING_COLUMNS = ["config", "quantity", "town_weight", "status", "value", "low", "high", "se", "games", "deals",
-                  "effective_games", "effective_deals", "sparse"]  # fmt: skip
+RATING_COLUMNS = ["config", "quantity", "town_weight", "status", "value", "low", "high", "se", "bootstrap_se", "games",
+                  "deals", "effective_games", "effective_deals", "sparse"]  # fmt: skip
 COMPARISON_COLUMNS = ["quantity", "town_weight", "a", "b", "difference", "low", "high", "se", "better", "sparse",
                       "games", "deals", "effective_games", "effective_deals"]  # fmt: skip
 METRIC_COLUMNS = ["grouping", "group", "metric", "value", "low", "high", "n", "games", "sparse"]
@@ -508,7 +510,7 @@ def rating_rows(r: Report) -> list[tables.Row]:
                 row["status"] = _cell(s, kind, r)
             else:
                 row |= {"town_weight": e.quantity.weight, "status": "identified", **_interval_cells(e.interval),
-                        "se": e.se, "effective_games": e.support.effective_games,
+                        "se": e.se, "bootstrap_se": e.bootstrap_se, "effective_games": e.support.effective_games,
                         "effective_deals": e.support.effective_deals, "sparse": int(e.sparse)}  # fmt: skip
             out.append(row)
     for rules, side in f.side.items():
@@ -517,6 +519,7 @@ def rating_rows(r: Report) -> list[tables.Row]:
             row["status"] = "not identified"
         else:
             row |= {"status": "identified", **_interval_cells(side.interval), "se": side.se,
+                    "bootstrap_se": side.bootstrap_se,
                     "effective_games": side.support.effective_games, "effective_deals": side.support.effective_deals,
                     "sparse": int(math.isnan(side.interval.low))}  # fmt: skip
         out.append(row)
