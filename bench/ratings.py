@@ -143,13 +143,14 @@ def _cell(args: tuple[str, str, int, int, dict[str, Any], int, int, bool]) -> tu
                                           reverse=reverse)  # fmt: skip
 
 
-def cells(sims: int, boot: int, jobs: int) -> None:
+def cells(sims: int, boot: int, jobs: int, only: set[str] | None = None) -> None:
     print(f"== the issue-32 cells: {sims} simulated tournaments each, {boot} block-bootstrap resamples ('false marks':")
     print("   tournaments marking a difference between two configurations the world makes equal, of those judging one;")
     print("   'role flag': tournaments saying skills differ by role, which they do not in these worlds)")
     print("| cell | schedule | k | games | skill | pairs (joint) | false marks | role flag | c0 − c1 marked |")
     print("|---|---|---|---|---|---|---|---|---|")
-    work = [(label, s, k, n, o, sims, boot, False) for label, s, k, n, o in CELLS]
+    work = [(label, s, k, n, o, sims, boot, False) for label, s, k, n, o in CELLS
+            if only is None or label in only or f"{s}:{k}:{n}" in only]  # fmt: skip
     with ProcessPoolExecutor(jobs) as pool:
         for label, schedule, k, games, t in pool.map(_cell, work):
             share = "-"
@@ -167,7 +168,7 @@ def cells(sims: int, boot: int, jobs: int) -> None:
     print("| schedule | k | games | difference | file order | swapped | gap / its standard error |")
     print("|---|---|---|---|---|---|---|")
     work = [(f"{s}:{k}:{n}", s, k, n, {"gap": g}, sims, 0, reverse) for s, k, n, g in SWAPS
-            for reverse in (False, True)]  # fmt: skip
+            for reverse in (False, True) if only is None or "swap" in only]  # fmt: skip
     with ProcessPoolExecutor(jobs) as pool:
         done = list(pool.map(_cell, work))
     for one, two in zip(done[::2], done[1::2], strict=True):
@@ -421,7 +422,7 @@ def main() -> None:
     if "equal" in parts:
         equal(args.equal_sims, args.jobs, only)
     if "cells" in parts:
-        cells(args.cell_sims, args.boot, args.jobs)
+        cells(args.cell_sims, args.boot, args.jobs, only)
     if "power" in parts:
         power_check(args.power_sims, args.jobs, only, ("report", "world") if args.world_scale else ("report",))
     if "town" in parts:
