@@ -147,7 +147,7 @@ def cells(sims: int, boot: int, jobs: int, only: set[str] | None = None) -> None
     print(f"== the issue-32 cells: {sims} simulated tournaments each, {boot} block-bootstrap resamples ('false marks':")
     print("   tournaments marking a difference between two configurations the world makes equal, of those judging one;")
     print("   'role flag': tournaments saying skills differ by role, which they do not in these worlds)")
-    print("| cell | schedule | k | games | skill | pairs (joint) | false marks | role flag | c0 − c1 marked |")
+    print("| cell | schedule | k | games | skill | pairs (joint) | false marks | role flag | c0 − c1 (mean estimate) |")
     print("|---|---|---|---|---|---|---|---|---|")
     work = [(label, s, k, n, o, sims, boot, False) for label, s, k, n, o in CELLS
             if only is None or label in only or f"{s}:{k}:{n}" in only]  # fmt: skip
@@ -159,7 +159,7 @@ def cells(sims: int, boot: int, jobs: int, only: set[str] | None = None) -> None
             gap = "-"
             key = next((key for key in t.differences if key.endswith(":c0-c1")), None)
             if key is not None:
-                gap = f"mean {sum(t.differences[key]) / len(t.differences[key]):+.2f}"
+                gap = f"{sum(t.differences[key]) / len(t.differences[key]):+.2f}"
             print(f"| {label} | {schedule} | {k} | {games} | {t.rate('skill'):.1%} | {t.rate('pairs (joint)'):.1%} "
                   f"({t.checked.get('pairs (joint)', 0)}) | {share} | {t.role_marked}/{t.runs} | {gap} |",
                   flush=True)  # fmt: skip
