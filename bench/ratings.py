@@ -147,8 +147,9 @@ def cells(sims: int, boot: int, jobs: int, only: set[str] | None = None) -> None
     print(f"== the issue-32 cells: {sims} simulated tournaments each, {boot} block-bootstrap resamples ('false marks':")
     print("   tournaments marking a difference between two configurations the world makes equal, of those judging one;")
     print("   'role flag': tournaments saying skills differ by role, which they do not in these worlds)")
-    print("| cell | schedule | k | games | skill | pairs (joint) | false marks | role flag | c0 − c1 (mean estimate) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| cell | schedule | k | games | skill | combined skill | pairs (joint) | false marks | role flag | "
+          "c0 − c1 (mean estimate) |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|---|")
     work = [(label, s, k, n, o, sims, boot, False) for label, s, k, n, o in CELLS
             if only is None or label in only or f"{s}:{k}:{n}" in only]  # fmt: skip
     with ProcessPoolExecutor(jobs) as pool:
@@ -160,7 +161,8 @@ def cells(sims: int, boot: int, jobs: int, only: set[str] | None = None) -> None
             key = next((key for key in t.differences if key.endswith(":c0-c1")), None)
             if key is not None:
                 gap = f"{sum(t.differences[key]) / len(t.differences[key]):+.2f}"
-            print(f"| {label} | {schedule} | {k} | {games} | {t.rate('skill'):.1%} | {t.rate('pairs (joint)'):.1%} "
+            print(f"| {label} | {schedule} | {k} | {games} | {t.rate('skill'):.1%} | "
+                  f"{t.rate_of('skill', ':combined'):.1%} | {t.rate('pairs (joint)'):.1%} "
                   f"({t.checked.get('pairs (joint)', 0)}) | {share} | {t.role_marked}/{t.runs} | {gap} |",
                   flush=True)  # fmt: skip
     print(f"== the pool's order swapped (role leverage ×3/×2, c0 strong): {sims} tournaments in each order; every")

@@ -326,6 +326,12 @@ class Tally:
     def rate(self, kind: str) -> float:
         return self.covered.get(kind, 0) / self.checked[kind] if self.checked.get(kind) else math.nan
 
+    def rate_of(self, kind: str, suffix: str) -> float:
+        """The pooled coverage of the quantities of `kind` whose item ends with `suffix` (`:combined`)."""
+        cells = [(c, n) for (k, item), (c, n) in self.per_item.items() if k == kind and item.endswith(suffix)]
+        checked = sum(n for _, n in cells)
+        return sum(c for c, _ in cells) / checked if checked else math.nan
+
     def worst(self, kind: str, minimum: int = 20) -> float:
         rates = [c / n for (k, _), (c, n) in self.per_item.items() if k == kind and n >= minimum]
         return min(rates) if rates else math.nan
