@@ -417,7 +417,10 @@ def _firm_combinations(
     for config in thin:
         a, b = coefs[(config, TOWN)], coefs[(config, MAFIA)]
         vaa, vbb, vab = float(a @ cov @ a), float(b @ cov @ b), float(a @ cov @ b)
-        weights.append(min(1.0, max(0.0, (vbb - vab) / (vaa + vbb - 2 * vab))))
+        if vaa + vbb - 2 * vab > 1e-12:  # else the two are one quantity (a lone configuration): nothing to weigh
+            weights.append(min(1.0, max(0.0, (vbb - vab) / (vaa + vbb - 2 * vab))))
+    if not weights:
+        return quantities, held
     w = float(np.median(weights))
     replaced = [Quantity(c, COMBINED, w * coefs[(c, TOWN)] + (1 - w) * coefs[(c, MAFIA)], w) for c in thin]
     firm = support_of(d, theta, clusters, counts, [((q.config,), COMBINED, q.coef) for q in replaced])
