@@ -1,5 +1,6 @@
 """Agent definitions: what plays a seat. `NAME.toml` files (one configuration per file, referenced by name) and the
-short forms `bot:heuristic`, `bot:random`, `human`, `openai:MODEL` resolve to an AgentSpec.
+short forms `bot:heuristic`, `bot:random`, `human`, `remote`, `openai:MODEL` resolve to an AgentSpec (`remote`: an
+external program plays the seat over HTTP, docs/remote.md).
 
 A name is looked up by `find_agent`, the one lookup every command uses: the `--agents-dir` folder if given, then
 `./agents`, then the user's folder (`~/.config/mafia-arena/agents`, or under `$XDG_CONFIG_HOME`), then the examples
@@ -40,7 +41,7 @@ class AgentSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, validate_by_name=True, serialize_by_alias=True)
 
     name: str
-    kind: Literal["llm", "langchain", "bot", "human"]
+    kind: Literal["llm", "langchain", "bot", "human", "remote"]  # remote: an external program (docs/remote.md)
     bot: Literal["random", "heuristic"] | None = None
     model: str | None = None
     base_url: str | None = None
@@ -137,6 +138,7 @@ BUILTIN = {
     "bot:heuristic": AgentSpec(name="bot:heuristic", kind="bot", bot="heuristic"),
     "bot:random": AgentSpec(name="bot:random", kind="bot", bot="random"),
     "human": AgentSpec(name="human", kind="human"),
+    "remote": AgentSpec(name="remote", kind="remote"),
 }
 
 

@@ -111,6 +111,7 @@ ROOMS: list[tuple[str, tuple[str, ...] | None, tuple[str, ...]]] = [
     ("arena.engine", ("arena.safe_read",), ()),
     ("arena.human", ("arena.engine",), ()),
     ("arena.players.base", ("arena.engine",), ()),
+    ("arena.remote", ("arena.engine", "arena.players.base"), ()),
     ("arena.standin", (), ()),
     ("arena.scenario", ("arena.engine", "arena.safe_read"), ()),
     (
@@ -126,6 +127,8 @@ ROOMS: list[tuple[str, tuple[str, ...] | None, tuple[str, ...]]] = [
             "arena.llm.schema",
             "arena.llm.modes",
             "arena.llm.records",
+            "arena.remote.protocol",
+            "arena.remote.check",
         ),
         (),
     ),

@@ -22,7 +22,7 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 COMMANDS: tuple[tuple[str, str, str], ...] = (
     # (command, module in arena/cli/ with `register(app)`, short help as the module's command gives it)
     ("play", "play", "Play one game, live, and save its transcript under --out (default ./transcripts); the path is printed."),  # noqa: E501
-    ("verify", "verify", "Check a transcript's hash chain, replay it through the engine and check every event and model call."),  # noqa: E501
+    ("verify", "verify", "Check a transcript's hash chain, replay it through the engine and check every event, model call and rewritten prompt."),  # noqa: E501
     ("resume", "play", "Continue a game whose process died, from its transcript, appending to the same file."),
     ("show", "review", "Print a game by day and night: speeches, nominations, vote tables, night results and the end."),
     ("export", "review", "Write one self-contained HTML page: god view and every seat's view, vote tables, who was alive."),  # noqa: E501
@@ -35,6 +35,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("tournament", "tournament", "Play a tournament of configurations, balanced by side, role and seat; resumable; with a cost cap."),  # noqa: E501
     ("cluster-certs", "cluster", "Make a Dask cluster's TLS certificate and key for `arena tournament --executor dask` (mutual TLS)."),  # noqa: E501
     ("report", "report", "Write report.md, report.html (self-contained) and games/seats/days/decisions CSVs for a folder."),  # noqa: E501
+    ("persuasion", "persuasion", "Measure what sampled speeches did to their listeners' beliefs and votes, by re-asking them without it."),  # noqa: E501
 )
 # fmt: on
 

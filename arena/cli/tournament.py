@@ -264,3 +264,5 @@ def _run(
     typer.echo(f"{done}/{len(plans)} games complete, {state.errors} errors, ${state.spent:.4f} spent; "
                f"stopped: {state.stop_reason}")  # fmt: skip
     typer.echo(f"manifest: {folder / 'tournament.json'}")
+    if state.paused:  # games stopped on a model that gave no answer: saved, not counted, resumed by a new run
+        raise typer.Exit(1)

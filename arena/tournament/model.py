@@ -330,12 +330,14 @@ def load_tournament(
     ]
     if any(c.spec.kind == "human" for c in configs):
         raise TournamentError(f"{path}: pool: a human cannot play a tournament seat")
+    if any(c.spec.kind == "remote" for c in configs):  # its games run in workers, many at once (docs/remote.md)
+        raise TournamentError(f"{path}: pool: a remote agent plays in `arena play`, not yet in a tournament")
     try:
         filler_spec = resolve_agent(file.filler, agents_dir, check_env=check_env)
     except AgentError as exc:
         raise TournamentError(f"{path}: filler: {exc}") from None
-    if filler_spec.kind == "human":
-        raise TournamentError(f"{path}: filler: a human cannot fill tournament seats")
+    if filler_spec.kind in ("human", "remote"):
+        raise TournamentError(f"{path}: filler: a {filler_spec.kind} agent cannot fill tournament seats")
     label = "filler"
     if label in {c.label for c in configs}:
         raise TournamentError(f"{path}: pool: the label 'filler' is kept for the filler")

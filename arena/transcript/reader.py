@@ -22,6 +22,7 @@ from arena.engine import Event, Input
 from arena.engine.record import PlainRecord
 from arena.engine.text import lone_surrogate
 from arena.players.base import ModelCall
+from arena.remote.protocol import Exchange
 from arena.safe_read import UnsafeFile, open_regular
 from arena.transcript.chain import check_link
 from arena.transcript.records import (
@@ -33,6 +34,7 @@ from arena.transcript.records import (
     End,
     Header,
     Resume,
+    Stop,
     Transcript,
     TranscriptError,
 )
@@ -114,6 +116,8 @@ _RECORDS: dict[str, type[BaseModel] | type[PlainRecord]] = {
     "call": ModelCall,
     "end": End,
     "resume": Resume,
+    "stop": Stop,
+    "exchange": Exchange,
 }
 
 
@@ -218,6 +222,12 @@ def read_stream(
             out.resumes.append(model)
             out.resume_positions.append(len(out.inputs))
             out.resume_calls.append(len(out.calls))
+            out.resume_exchanges.append(len(out.exchanges))
+        elif isinstance(model, Stop):
+            out.stops.append(model)
+        elif isinstance(model, Exchange):
+            out.exchanges.append(model)
+            out.exchange_positions.append(len(out.inputs))
         elif isinstance(model, End):
             out.end = model
             out.sig = signed if isinstance(signed, str) else None

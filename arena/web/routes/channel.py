@@ -26,7 +26,9 @@ from arena.web.guard import MAX_MESSAGE, Buckets, client_of, origin_allowed, tok
 from arena.web.i18n import pick_lang
 from arena.web.routes.seats import decide_message
 from arena.web.routes.site import Site
-from arena.web.table import SPECTATOR, Table
+from arena.web.table import SPECTATOR, Table, state_key
+
+__all__ = ["add_routes", "state_key"]  # state_key: what a push compares (tests/test_seat_isolation.py)
 
 MAX_SEAT_SOCKETS = 4  # open sockets per seat link (a few tabs); a flood of them is refused
 MAX_SPECTATOR_SOCKETS = 200  # one spectator link is shared by many viewers
@@ -80,9 +82,11 @@ def add_routes(app: FastAPI, site: Site) -> None:
             return
         open_sockets[token] = open_sockets.get(token, 0) + 1
         by_client[client] = by_client.get(client, 0) + 1
+        table.connect(seat)  # the lobby and the table show who is here
         try:
             await _serve_socket(websocket, table, seat, token, client)
         finally:
+            table.disconnect(seat)
             for counts, key in ((open_sockets, token), (by_client, client)):
                 counts[key] -= 1
                 if not counts[key]:
@@ -100,16 +104,15 @@ def add_routes(app: FastAPI, site: Site) -> None:
             async with lock:
                 await websocket.send_text(text)
 
-        async def push() -> None:
-            seen, last = -1, ""
+        async def push(seen: int, last: str) -> None:
             while True:
+                await table.wait_change(seen)
                 if table.version != seen:
                     seen = table.version
                     key, message = pushed(table, seat, lang)
-                    if key != last:  # only when this seat's own view changed: a push must not tell of others
+                    if key != last:  # only when this page's own state changed: a push must not tell of others
                         last = key
                         await send_text(message)
-                await table.wait_change(seen)
 
         async def listen() -> None:
             budget, refilled = float(MESSAGE_BURST), time.monotonic()
@@ -145,13 +148,23 @@ def add_routes(app: FastAPI, site: Site) -> None:
                     await send({"type": "pong"})
                 elif kind == "state":
                     await send({"type": "state", "state": table.state(seat, lang)})
+                elif kind == "ready" and seat != SPECTATOR and isinstance(message, dict):
+                    table.set_ready(seat, message.get("ready") is not False)
+                elif kind == "guess" and seat != SPECTATOR and isinstance(message, dict):
+                    reason = table.guess(seat, message.get("guesses"))
+                    await send({"type": "refused", "reason": reason} if reason else {"type": "accepted"})
+                elif kind == "draft" and seat != SPECTATOR and isinstance(message, dict):
+                    table.keep_draft(seat, message.get("ask"), message.get("answer"))  # kept quietly, or dropped
                 elif kind == "decide" and seat != SPECTATOR:
                     reason = decide_message(table, seat, text.encode("utf-8"))
                     await send({"type": "refused", "reason": reason} if reason else {"type": "accepted"})
                 else:
                     await send({"type": "error", "reason": "unknown message type"})
 
-        tasks = [asyncio.create_task(push()), asyncio.create_task(listen())]
+        seen = table.version
+        first = table.state(seat, lang)
+        await send({"type": "state", "state": first})  # the socket's first message: always the whole current state
+        tasks = [asyncio.create_task(push(seen, state_key(first))), asyncio.create_task(listen())]
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -160,13 +173,3 @@ def add_routes(app: FastAPI, site: Site) -> None:
             for task in tasks:
                 with contextlib.suppress(asyncio.CancelledError, Exception):  # a closed or broken socket ends here
                     await task
-
-
-def state_key(data: dict[str, Any]) -> str:
-    """A seat's state without the clock-driven and table-wide counters: equal keys mean nothing new for the seat."""
-    rest = {k: v for k, v in data.items() if k not in ("version", "speaker", "pending")}
-    speaker = data.get("speaker")
-    pending = data.get("pending")
-    rest["speaker"] = speaker["seat"] if speaker else None
-    rest["pending"] = pending["ask"] if pending else None
-    return json.dumps(rest, sort_keys=True)
