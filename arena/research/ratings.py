@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy import stats
 from scipy.special import expit
 from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
@@ -356,6 +357,16 @@ def _interval(coef: Array, theta: Array, covariance: Array, n: float, clusters: 
     se = math.sqrt(max(float(coef @ covariance @ coef), 0.0))
     half = t_quantile(clusters, LEVEL) * se if clusters > 1 else math.nan
     return Interval(value, value - half, value + half, n, clusters), se
+
+
+def stretch(clusters: int) -> float:
+    """The small-sample correction of a cluster bootstrap's percentile interval (its variance runs (C − 1)/C low, and
+    with few clusters a t quantile on C − 1 degrees of freedom is due instead of the normal one). The ratings now use
+    the jackknife-t; `transfer.py`'s bootstrap intervals still stretch by this."""
+    if clusters < 2:
+        return 1.0
+    z = float(stats.norm.ppf(0.5 + LEVEL / 2))
+    return math.sqrt(clusters / (clusters - 1)) * t_quantile(clusters, LEVEL) / z
 
 
 def _sides(kind: str) -> tuple[str, ...]:
