@@ -194,7 +194,7 @@ _RU_ROLE = "|".join(sorted((w for w in _ROLE_WORDS if not w.isascii()), key=len,
 _ROLE_PATTERNS = (
     re.compile(
         r"\b(?:i am|i'm|im|i was)\s+(?:(?:the|a|an|just|only|simply|real|simple|true|really|actually|honest|plain|"
-        r"ordinary|regular|indeed|definitely|obviously|totally|truly|genuinely|100%)\s+)*("
+        r"ordinary|regular|indeed|definitely|obviously|totally|truly|genuinely|100%|vanilla)\s+)*("
         + _EN_ROLE
         + r")\b(?![\'’]|\s+(?:seat|player|claim))"
     ),
@@ -208,6 +208,7 @@ _ROLE_PATTERNS = (
         r"(?:me|я)(?![a-zа-я])"
     ),  # "Red: me", "шериф — я"
     re.compile(r"\bmy\s+(sheriff)\s+checks?\b"),
+    re.compile(r"(?:^|[.!?]\s*|\bi(?:'m| am)?\s+)claim(?:ing)?\s+(?:the\s+|to be\s+(?:the\s+)?)?(" + _EN_ROLE + r")\b"),
     re.compile(
         r"(?:\bi am|\bi'm|(?<![а-я])я)\s+¤\d{1,2}\s*(?:,|—|and i'm|and i am|и я)\s*(?:(?:a|an|the|just|simple|"
         r"regular|просто|обычн[а-я]+)\s+)*(" + _EN_ROLE + "|" + _RU_ROLE + r")(?![a-zа-я])"
@@ -256,9 +257,11 @@ _CONDITIONAL = re.compile(  # a conditional: not the speaker's statement ("ес�
     r"\b(?:if|would)\b|(?<![а-я])(?:бы|будь|если(?!\s+что(?![а-я])))(?![а-я])"
 )
 _REPORTED = re.compile(  # another seat's words reported (the game's or the host's words are the record)
-    r"\b(?:(?<!game )(?<!host )(?<!judge )says|claims|claimed|claiming|tells|thinks|believes)\b|"
+    r"\b(?:(?<!game )(?<!host )(?<!judge )(?<!check )(?<!investigation )(?<!result )says|claims|claimed|tells|thinks|"
+    r"believes)\b|"
     r"\b(?:said|say)\s+(?:that\s+)?i\b|(?<!\bi )(?<!\bas i )(?<!\bi've )(?<!\bi have )\bsaid\b(?!,)|\bi thought\b|"
     r"(?<!я )(?<!как )(?<!я уже )сказал[а]?(?![а-я])|"
+    r"(?:¤\d{1,2}|\bhe|\bshe|\bthey)\s+(?:is\s+|are\s+|was\s+)?claiming\b|"
     r"(?<![а-я])(?:говорит|утверждает|заявляет|заявляется|заявился|называет|считает|думает)(?![а-я])|"
     r"(?<![а-я])(?:говорил|сказал)[а-я]*,?\s+что(?![а-я])"
 )
@@ -273,13 +276,14 @@ _CLAUSE = re.compile(
     r",\s*(?=(?:if|unless|если)\b)"
 )
 
-_BLACK = r"(?:black|mafia|mafioso|a mafioso|the don|don|черн[а-я]*|мафи[а-я]*|дон)"
-_RED = r"(?:red|clean|a civilian|civilian|a citizen|citizen|peaceful|town|not black|красн[а-я]*|чист[а-я]*|" \
-       r"мирн[а-я]*|" \
+_BLACK = r"(?:black|mafia|mafioso|a mafioso|the don|don|guilty|scum|черн[а-я]*|мафи[а-я]*|дон)"
+_RED = r"(?:red|clean|a civilian|civilian|a citizen|citizen|peaceful|town|not black|innocent|not guilty|" \
+       r"красн[а-я]*|чист[а-я]*|мирн[а-я]*|" \
        r"не черн[а-я]*)"  # fmt: skip
 _COLOUR = re.compile(r"(" + _RED + r"|" + _BLACK + r")(?![a-zа-я])")
 _CHECK_CUE = re.compile(
-    r"\b(?:i checked|i've checked|i have checked|my (?:\w+ )?checks?|check on|according to my check|"
+    r"\b(?:i checked|i've checked|i have checked|my (?:\w+ )?checks?|check on|according to my check|i cleared|"
+    r"i've cleared|my (?:investigation|result)s?|"
     r"checks? i (?:made|did|have made))\b|"
     r"(?:^|[.!?,;:—]\s*)checked\s+¤|(?:^|[.!?]\s*)(?:check|checks|проверка|проверки)\s*[:—]|"
     r"(?<![а-я])я\s+(?:[а-я]+\s+){0,3}провер[а-я]*|^\s*провер[а-я]*|проверен[а-я]*\s+мною|(?<![а-я])мо[яий][а-я]*\s+"
@@ -344,6 +348,9 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"(?<![а-я])за\s+" + S + r"\s+(?:[а-я]+\s+)?(?:про|за)?голос(?:ую|уем|уйте|уют|овать)(?![а-я])"),
         re.compile(r"(?<![а-я])я\s+(?:тоже\s+|только\s+)?за\s+" + S + r"\s*(?:[.!]|$)"),
         re.compile(r"(?<![а-я])(?:выставля[юе]м?|выставлю|выдвигаю|выдвину)\s+(?:на голосование\s+)?" + S),
+        re.compile(r"(?:^|[.!?,;]\s*)(?:lynch|eliminate)\s+(?:the\s+)?" + S),
+        re.compile(r"\bvot(?:e|ing)\s+with\s+[^.¤]{0,24}?,?\s+(?:for|against)\s+" + S),
+        re.compile(r"(?<![а-я])(?:сажаем|сажаю|посадим|посажу)\s+" + S),
         re.compile(S + r"\s+gets my vote|\bi'?m going with\s+" + S + r"|\bmy (?:pick|choice) (?:is|:|—)\s*" + S),
         re.compile(r"\bvote to (?:eliminate|kick|remove|lynch|execute|get rid of)\s+" + S + r"|\blet'?s lynch\s+" + S),
         re.compile(r"(?<![а-я])я\s+(?:тоже\s+)?против\s+" + S + r"\s*(?:[.!]|$)|(?<![а-я])мой выбор\s*(?:—|:)?\s*" + S),
@@ -354,6 +361,13 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
     ),
     DEAD: (
         re.compile(r"\b(?:killed|shot|lynched|executed)\s+" + L + r"(?!\s+(?:tonight|at night))"),
+        re.compile(L + r"\s+(?:got\s+|was\s+)?(?:night-?killed|nk'?d|flipped\s+(?:red|black|town|scum|mafia))"),
+        re.compile(r"\bwe\s+(?:have\s+)?lost\s+" + L + r"|(?<![а-я])мы\s+потеряли\s+" + L),
+        re.compile(
+            r"¤(\d{1,2})ᵃ\s+(?:[а-я]+\s+){0,2}(?:убил|убила|застрелил|застрелила|отстрелил|отстрелила|отстрелял|"
+            r"отстреляла)(?![а-я])"
+        ),  # «четвёртого убил маньяк»: the seat is the object
+        re.compile(r"(?<![а-я])(?:убили|отстреляли|потеряли|заголосовали|застрелили)[^.:¤]{0,20}:\s*" + L),
         re.compile(r"(?<![а-я])(?:убил[аи]?|застрелил[аи]?|отстрелял[аи]?|отстрелил[аи]?)\s+" + L),
         re.compile(r"\b(?:dead|gone|out|eliminated|killed)\b[^.:¤]{0,20}:\s*" + L),
         re.compile(
@@ -411,9 +425,11 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
     ),
     ALIVE: (
         re.compile(
-            r"(?:^|[.!?;,—]\s*)((?:¤\d{1,2}(?:\s+(?:and|и)\s+¤\d{1,2})*\s*[,—:;]\s*)+)"
+            r"(?:^|[.!?;,—]\s*)(?:(?:hey|ok|okay|so|well|now|эй|так|ну|итак)\s*,?\s*)?"
+            r"((?:¤\d{1,2}(?:\s+(?:and|и)\s+¤\d{1,2})*\s*[,—:;]\s*)+)"
             r"(?!\s*(?:you're|you are|ты|вы)\s+(?:\w+\s+)?(?:black|mafia|the don|a liar|lying|черн|мафи|дон|лжец|вр))"
-            r"(?=[^.!]*(?:\?|\byou\b|\byour\b|explain|speak|tell|answer|convince|say\b|defend|justify|"
+            r"(?=[^.!]*(?:\?|\byou\b|\byour\b|explain|speak|tell|answer|convince|say\b|defend|justify|care to|stop\b|"
+            r"хватит|перестань|"
             r"(?<![а-я])(?:ты|тебе|тебя|твой|твою|твои|твое|твоя|твоего|вы|ваш[а-я]*)(?![а-я])|объясни|скажи|ответь|"
             r"расскажи|убеди|говори|поясни|оправдай|защищай|выскажи))"
         ),
@@ -485,6 +501,9 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(
             L + r"\s+(?:is|are|'s|looks?|seems?)\s+(?:(?:acting|being|really|very|pretty|so|a bit|kinda|super)\s+)*"
             r"(?:shady|sketchy|fishy|scummy|dodgy|off|weird|suspect)\b"
+        ),
+        re.compile(
+            r"\bscum\s*read\s+(?:on|for)\s+" + L + r"|" + S + r"'s\s+(?:claim|story)\s+is\s+(?:fake|a lie|false)"
         ),
         re.compile(r"\bsomething(?:'s| is)\s+(?:off|fishy|wrong)\s+(?:about|with)\s+" + L),
         re.compile(L + r"\s+(?:[а-я]+\s+)?(?:мутн[а-я]*|темнит|сливается|подозрителен|подозрительна)(?![а-я])"),
@@ -583,6 +602,12 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"(?<![а-я])мы\s+с\s+" + S + r"\s*—?\s*(?:мафия|черные|команда)"),
     ),
     TARGET: (
+        re.compile(
+            r"\b(?:kill|shoot|take out)\b[^.¤]{0,30}\btonight\b[^.¤]{0,6}(?:that's|that is|i\.e\.|—)\s*"
+            + S
+            + r"|(?<![а-я])ночью\s+(?:мы\s+)?(?:стреляем|убираем|уберем|убьем|валим)\s+(?:в\s+)?[^.¤]{0,20}"
+            r"(?:это|т\.е\.|—)\s*" + S
+        ),
         re.compile(r"(?<![а-я])(?:стреляем|отстреливаем|отстреляем|стрельнем|валим|завалим)\s+(?:в\s+|по\s+)?" + S),
         re.compile(r"(?:^|[.!?,;]\s*)(?:shoot|kill)\s+(?:the\s+)?" + S + r"\s+(?:tonight|at night)"),
         re.compile(
@@ -664,6 +689,9 @@ _THAT = re.compile(r"^(?:that|this|это)\s+(?:is\s+|очень\s+|very\s+)*(?:
 _PRONOUN = re.compile(r"\b(?:him|he|she|her)\b|(?<![а-я])(?:он|она|него|нему|ним|его|ему|ей|ее)(?![а-я])")
 
 
+_OBJECT_PRONOUN = re.compile(r"(?<!\bwas )(?<!\bis )\b(?:him|her)\b")  # not "seat 4 was him"
+
+
 def _sentences(text: str) -> list[str]:
     """The sentences of a normalised text, a pronoun in a sentence that names no seat read as the one seat the
     sentence before named ("I checked 8. He is red.", "Seat 6 says he is the doctor. I don't believe him.")."""
@@ -674,6 +702,10 @@ def _sentences(text: str) -> list[str]:
         if not seats and len(previous) == 1:
             seat = next(iter(previous))
             sentence = _PRONOUN.sub(seat, _THAT.sub(seat + " is suspicious", sentence))
+        elif len(seats) == 1:  # "the lady in seat 4 — I'm voting her": a pronoun after the one seat named
+            seat = next(iter(seats))
+            at = sentence.index(seat) + len(seat)
+            sentence = sentence[:at] + _OBJECT_PRONOUN.sub(seat, sentence[at:])
         out.append(sentence)
         previous = seats or previous
     return out
@@ -719,6 +751,7 @@ _COLOURED_CHECKS = (  # a check named by its colour: "my red check", «крас�
     ),
     re.compile(r"(?<![а-я])у\s+" + S + r"\s+(?:от меня\s+)?" + _COL + r"\s+проверк"),
     re.compile(_COL + r"\s+" + _CHECK_NOUN + r"\s+(?:on|на|у|for)\s+" + S),
+    re.compile(r"(?:\bmy|(?<![а-я])мо[а-я]+)\s+" + _COL + r"\s+" + _CHECK_NOUN + r"\s*(?:is|was|:|—|это)\s*" + S),
 )
 _PRONOUN_CHECK = re.compile(r"\b(?:he|she)\s+(?:was|is)\s+my\s+" + _COL + r"\s+check|(?<![а-я])(?:он|она)\s+"
                             r"(?:был[а]?\s+)?мо[а-я]+\s+" + _COL + r"\s+проверк")  # fmt: skip
