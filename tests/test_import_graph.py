@@ -187,6 +187,14 @@ ROOMS: dict[str, Room] = {
         never=_of("web.app"),
         siblings=_of("web.routes.site"),  # one module per concern: never another route module
     ),
+    "arena.field": Room(
+        _of("engine players orchestrator transcript agents safe_read safe_write tournament research"),
+        never=_of("cli web site render llm"),
+    ),
+    "arena.site": Room(
+        _of("engine transcript render research field safe_read safe_write sandbox"),
+        never=_of("cli web tournament orchestrator llm"),
+    ),
     "arena.api": Room(None, never=_of("render web cli")),
     "arena.cli": Room(None),
 }
