@@ -254,7 +254,8 @@ _TEAM_CLAIMS = (  # the speaker owns the black side: "we, the mafia", "seat 6 an
     re.compile(r"(?<![а-я])я\s+и\s+" + S + r"\s*(?:—|,)?\s*(?:мафия|черные)"),
 )
 _CONDITIONAL = re.compile(  # a conditional: not the speaker's statement ("если что", "just in case", is none)
-    r"\b(?:if|would)\b|(?<![а-я])(?:бы|будь|если(?!\s+что(?![а-я])))(?![а-я])"
+    r"\b(?:if|would)\b|(?<![а-я])(?:бы|будь|если(?!\s+что(?![а-я])))(?![а-я])|"
+    r"\b(?:was|were)\s+(?:going to|gonna|about to)\b|\bwanted to\b|(?<![а-я])(?:собирал(?:ся|ась)|хотел[а]?)(?![а-я])"
 )
 _REPORTED = re.compile(  # another seat's words reported (the game's or the host's words are the record)
     r"\b(?:(?<!game )(?<!host )(?<!judge )(?<!check )(?<!investigation )(?<!result )says|claims|claimed|tells|thinks|"
@@ -262,7 +263,7 @@ _REPORTED = re.compile(  # another seat's words reported (the game's or the host
     r"\b(?:said|say)\s+(?:that\s+)?i\b|(?<!\bi )(?<!\bas i )(?<!\bi've )(?<!\bi have )\bsaid\b(?!,)|\bi thought\b|"
     r"(?<!я )(?<!как )(?<!я уже )сказал[а]?(?![а-я])|"
     r"(?:¤\d{1,2}|\bhe|\bshe|\bthey)\s+(?:is\s+|are\s+|was\s+)?claiming\b|"
-    r"(?<![а-я])(?:говорит|утверждает|заявляет|заявляется|заявился|называет|считает|думает)(?![а-я])|"
+    r"(?<![а-я])(?:говорит|утверждает|заявляет|заявляется|заявился|называет|считает|думает|думал[а]?|считал[а]?)(?![а-я])|"
     r"(?<![а-я])(?:говорил|сказал)[а-я]*,?\s+что(?![а-я])"
 )
 _NOT_BELIEVED = re.compile(
@@ -292,7 +293,7 @@ _CHECK_CUE = re.compile(
     r"(?<![а-я])(?:перв|втор|трет|последн|ночн)[а-я]*\s+проверк"
 )
 _CHECK_NOT_MINE = re.compile(
-    r"\b(?:he|she|sheriff|¤\d+)\s+checked\b|\bchecked by\b|\ba checked\b|\bchecked (?:him|her|it)\b(?<!i checked him)"
+    r"\b(?:he|she|sheriff|¤\d+),?\s+(?:checked|found)\b|\bchecked by\b|\ba checked\b|\bchecked (?:him|her|it)\b(?<!i checked him)"
     r"|\b(?:our|your|the|their)\s+sheriff\b(?:(?!\bi\b)[^.]){0,24}\bchecked\b"
     r"|(?<![а-я])(?:он|она|шериф)\s+(?:[а-я]+\s+){0,2}проверил|(?<![а-я])(?:наш|ваш|этот)\s+шериф[^.]{0,24}проверил"
 )
@@ -351,6 +352,7 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"(?:^|[.!?,;]\s*)(?:lynch|eliminate)\s+(?:the\s+)?" + S),
         re.compile(r"\bvot(?:e|ing)\s+with\s+[^.¤]{0,24}?,?\s+(?:for|against)\s+" + S),
         re.compile(r"(?<![а-я])(?:сажаем|сажаю|посадим|посажу)\s+" + S),
+        re.compile(r"\bmy nomination\s*(?:is|:|—)\s*" + S + r"|(?<![а-я])моя кандидатура\s*(?:—|:|это)?\s*" + S),
         re.compile(S + r"\s+gets my vote|\bi'?m going with\s+" + S + r"|\bmy (?:pick|choice) (?:is|:|—)\s*" + S),
         re.compile(r"\bvote to (?:eliminate|kick|remove|lynch|execute|get rid of)\s+" + S + r"|\blet'?s lynch\s+" + S),
         re.compile(r"(?<![а-я])я\s+(?:тоже\s+)?против\s+" + S + r"\s*(?:[.!]|$)|(?<![а-я])мой выбор\s*(?:—|:)?\s*" + S),
@@ -426,12 +428,13 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
     ALIVE: (
         re.compile(
             r"(?:^|[.!?;,—]\s*)(?:(?:hey|ok|okay|so|well|now|эй|так|ну|итак)\s*,?\s*)?"
-            r"((?:¤\d{1,2}(?:\s+(?:and|и)\s+¤\d{1,2})*\s*[,—:;]\s*)+)"
+            r"((?:¤\d{1,2}(?:\s+(?:and|и)\s+¤\d{1,2})*\s*(?:[,—:;]|(?=\s+(?:please|пожалуйста)\b))\s*)+)"
+            r"(?!\s*(?:это\s+|the\s+)?(?:черн|красн|мафи|дон|шериф|доктор|мирн|маньяк|black|red|mafia))"
             r"(?!\s*(?:you're|you are|ты|вы)\s+(?:\w+\s+)?(?:black|mafia|the don|a liar|lying|черн|мафи|дон|лжец|вр))"
             r"(?=[^.!]*(?:\?|\byou\b|\byour\b|explain|speak|tell|answer|convince|say\b|defend|justify|care to|stop\b|"
             r"хватит|перестань|"
-            r"(?<![а-я])(?:ты|тебе|тебя|твой|твою|твои|твое|твоя|твоего|вы|ваш[а-я]*)(?![а-я])|объясни|скажи|ответь|"
-            r"расскажи|убеди|говори|поясни|оправдай|защищай|выскажи))"
+            r"(?<![а-я])(?:ты|тебе|тебя|твой|твою|твои|твое|твоя|твоего|вы|ваш[а-я]*|объясни|скажи|ответь|расскажи|убеди|"
+            r"говори|поясни|оправдайся|защищайся|выскажись|объясните|скажите|ответьте)(?![а-я])))"
         ),
         re.compile(r"\b(?:hear from|listen to|hear what)\s+" + S),
         re.compile(
@@ -450,6 +453,7 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
             S + r"\s+(?:прошу|попрошу|хочу попросить)\s+(?:объясн|высказ|ответ|рассказ|оправда|поясни|"
             r"прокомментир)|(?<![а-я])(?:прошу|попрошу)\s+" + S + r"\s+(?:объясн|высказ|ответ|рассказ|оправда)"
         ),
+        re.compile(r",\s*" + S + r"\s*\?\s*$"),  # "do you really think I'm mafia, seat 3?"
         re.compile(r"(?<![а-я])слово\s+" + S + r"|\bfloor to\s+" + S + r"|\b" + S + r",?\s+you're up\b"),
         re.compile(r"(?<![а-я])(?:послушать|послушаем|выслушать|услышать)\s+" + S),
         re.compile(
@@ -689,7 +693,9 @@ _THAT = re.compile(r"^(?:that|this|это)\s+(?:is\s+|очень\s+|very\s+)*(?:
 _PRONOUN = re.compile(r"\b(?:him|he|she|her)\b|(?<![а-я])(?:он|она|него|нему|ним|его|ему|ей|ее)(?![а-я])")
 
 
-_OBJECT_PRONOUN = re.compile(r"(?<!\bwas )(?<!\bis )\b(?:him|her)\b")  # not "seat 4 was him"
+_OBJECT_PRONOUN = re.compile(  # the object of the speaker's vote or trust ("I'm voting her", "I don't trust him")
+    r"\b((?:voting|vote|vote for|vote against|trust|believe|suspect|nominate|nominating|like|kill|shoot)\s+)(?:him|her)\b"
+)
 
 
 def _sentences(text: str) -> list[str]:
@@ -705,7 +711,7 @@ def _sentences(text: str) -> list[str]:
         elif len(seats) == 1:  # "the lady in seat 4 — I'm voting her": a pronoun after the one seat named
             seat = next(iter(seats))
             at = sentence.index(seat) + len(seat)
-            sentence = sentence[:at] + _OBJECT_PRONOUN.sub(seat, sentence[at:])
+            sentence = sentence[:at] + _OBJECT_PRONOUN.sub(lambda m: m.group(1) + seat, sentence[at:])
         out.append(sentence)
         previous = seats or previous
     return out
