@@ -293,7 +293,8 @@ _CHECK_CUE = re.compile(
     r"(?<![а-я])(?:перв|втор|трет|последн|ночн)[а-я]*\s+проверк"
 )
 _CHECK_NOT_MINE = re.compile(
-    r"\b(?:he|she|sheriff|¤\d+),?\s+(?:checked|found)\b|\bchecked by\b|\ba checked\b|\bchecked (?:him|her|it)\b(?<!i checked him)"
+    r"\b(?:he|she|sheriff|¤\d+),?\s+(?:checked|found)\b|\bchecked by\b|\ba checked\b|"
+    r"\bchecked (?:him|her|it)\b(?<!i checked him)"
     r"|\b(?:our|your|the|their)\s+sheriff\b(?:(?!\bi\b)[^.]){0,24}\bchecked\b"
     r"|(?<![а-я])(?:он|она|шериф)\s+(?:[а-я]+\s+){0,2}проверил|(?<![а-я])(?:наш|ваш|этот)\s+шериф[^.]{0,24}проверил"
 )
@@ -694,7 +695,8 @@ _PRONOUN = re.compile(r"\b(?:him|he|she|her)\b|(?<![а-я])(?:он|она|нег
 
 
 _OBJECT_PRONOUN = re.compile(  # the object of the speaker's vote or trust ("I'm voting her", "I don't trust him")
-    r"\b((?:voting|vote|vote for|vote against|trust|believe|suspect|nominate|nominating|like|kill|shoot)\s+)(?:him|her)\b"
+    r"\b((?:voting|vote|vote for|vote against|trust|believe|suspect|nominate|nominating|like|kill|shoot)\s+)"
+    r"(?:him|her)\b"
 )
 
 
@@ -711,7 +713,7 @@ def _sentences(text: str) -> list[str]:
         elif len(seats) == 1:  # "the lady in seat 4 — I'm voting her": a pronoun after the one seat named
             seat = next(iter(seats))
             at = sentence.index(seat) + len(seat)
-            sentence = sentence[:at] + _OBJECT_PRONOUN.sub(lambda m: m.group(1) + seat, sentence[at:])
+            sentence = sentence[:at] + _OBJECT_PRONOUN.sub(r"\g<1>" + seat, sentence[at:])
         out.append(sentence)
         previous = seats or previous
     return out
