@@ -98,8 +98,8 @@ _EN_ORDINAL_SEAT = re.compile(
 _EN_BARE = re.compile(r"\b(" + "|".join(_EN_NUMBERS) + r")\b")
 _EN_NOT_SEAT_BEFORE = re.compile(
     r"(?:\b(?:you|we|they|the|those|these|other|all|of|for|in|at|about|than|last|next|every|each|only|no|any|some|"
-    r"another|a|an|this|that|which|like|just|those|first|after|every|with|by|to|night|day|round|there are|there were|"
-    r"only)|\d)\s*$"
+    r"another|a|an|this|that|which|like|just|those|first|after|every|with|by|up to|night|day|round|there are|"
+    r"there were|only)|\d)\s*$"
 )
 _EN_NOT_SEAT_AFTER = re.compile(
     r"^\s*(?:of\b|more\b|thing|days?\b|nights?\b|players?\b|people|blacks?\b|reds?\b|sheriffs?\b|votes?\b|"
@@ -144,7 +144,7 @@ def normalise(text: str) -> str:
 
     def ordinal(m: re.Match[str]) -> str:
         rest = t[m.end() :]
-        if m.group(2) in _RU_FEMININE and m.group(2) != "ой" and re.match(r"\s+[а-я]", rest):
+        if m.group(2) in _RU_FEMININE and m.group(2) != "ой" and not re.match(r"\s*(?:[,.!?]|$)", rest):
             return m.group(0)  # "первую ночь", "вторая версия": a feminine form names a seat when no noun follows
         if m.group(2) in _RU_FEMININE and re.match(r"\s+ноч", rest):
             return m.group(0)  # "второй ночью": the night, not seat 2
@@ -184,7 +184,8 @@ _ROLE_WORDS = {
     "мафия": "mafia", "мафиози": "mafia", "черный": "mafia", "черная": "mafia", "маньяк": "maniac",
     "любовница": "lover", "мирный житель": "civilian", "мирный": "civilian", "мирная": "civilian",
     "мирный игрок": "civilian", "красный": "red", "красная": "red", "doc": "doctor", "cop": "sheriff",
-    "мирняк": "civilian", "мирная жительница": "civilian", "красный игрок": "red",
+    "мирняк": "civilian", "civvie": "civilian", "civ": "civilian", "мирная жительница": "civilian",
+    "красный игрок": "red",
 }  # fmt: skip
 _RU_ROLE_GENITIVE = {"шерифа": "sheriff", "комиссара": "sheriff", "доктора": "doctor", "врача": "doctor",
                      "дона": "don", "мафии": "mafia", "мафиози": "mafia", "маньяка": "maniac", "любовницы": "lover",
@@ -200,7 +201,9 @@ _ROLE_PATTERNS = (
     ),
     re.compile(r"\b(" + _EN_ROLE + r")\s+here\b|(?<![а-я])(" + _RU_ROLE + r")\s+(?:здесь|тут)(?![а-я])"),
     re.compile(
-        r"^\s*(sheriff|commissar|detective|doctor|don|maniac|lover|шериф|комиссар|доктор|дон|маньяк|любовница)"
+        r"^\s*(?:(?:honest|simple|plain|just|a|an|the|real|честн[а-я]+|прост[а-я]+|обычн[а-я]+|настоящ[а-я]+)\s+)*"
+        r"(sheriff|commissar|detective|doctor|don|maniac|lover|civilian|шериф|комиссар|доктор|дон|маньяк|"
+        r"любовница|мирный житель|мирный|мирная)"
         r"\s*(?:[.!]+\s*$|,\s*(?=checked|проверил|проверял))"
     ),  # "Sheriff." alone, "шериф, проверил пятого"
     re.compile(
@@ -236,6 +239,14 @@ _ROLE_PATTERNS = (
         r"прост[а-я]+|действительно|правда)\s+)*(" + _RU_ROLE + r")(?![а-я])"
     ),
     re.compile(r"(?<![а-я])(шериф|комиссар|дон)\s*—\s*я(?![а-я])"),
+)
+_RU_ROLE_INSTRUMENTAL = {"шерифом": "sheriff", "комиссаром": "sheriff", "доктором": "doctor", "доном": "don",
+                         "мафией": "mafia", "мирным": "civilian", "мирным жителем": "civilian", "красным": "red",
+                         "маньяком": "maniac", "любовницей": "lover"}  # fmt: skip
+_DECLARE = re.compile(  # «заявляюсь шерифом», "sheriff claim"
+    r"(?<![а-я])(?:заявляюсь|вскрываюсь|объявляюсь|играю)\s+("
+    + "|".join(sorted(_RU_ROLE_INSTRUMENTAL, key=len, reverse=True))
+    + r")(?![а-я])|^\s*(sheriff|doctor|civilian|don)\s+claim\b(?!\s+(?:of|by|from)\b)"
 )
 _CARD = re.compile(
     r"(?<![а-я])(?:у меня|моя|мне (?:пришла|досталась))\s+(?:[а-я]+\s+)?карта\s+("
@@ -437,7 +448,7 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
             r"(?<![а-я])(?:ты|тебе|тебя|твой|твою|твои|твое|твоя|твоего|вы|ваш[а-я]*|объясни|скажи|ответь|расскажи|убеди|"
             r"говори|поясни|оправдайся|защищайся|выскажись|объясните|скажите|ответьте)(?![а-я])))"
         ),
-        re.compile(r"\b(?:hear from|listen to|hear what)\s+" + S),
+        re.compile(r"\b(?:hear from|listen to|hear what|hear)\s+" + L),
         re.compile(
             r"\bquestions?\s+(?:for|to)\s+"
             + S
@@ -456,7 +467,7 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
         ),
         re.compile(r",\s*" + S + r"\s*\?\s*$"),  # "do you really think I'm mafia, seat 3?"
         re.compile(r"(?<![а-я])слово\s+" + S + r"|\bfloor to\s+" + S + r"|\b" + S + r",?\s+you're up\b"),
-        re.compile(r"(?<![а-я])(?:послушать|послушаем|выслушать|услышать)\s+" + S),
+        re.compile(r"(?<![а-я])(?:послушать|послушаем|выслушать|услышать)\s+" + L),
         re.compile(
             r"\b(?:i want to hear|i'd like to hear|i ask|let's hear|i'd like to ask)\s+(?:what\s+|from\s+)?" + S
         ),
@@ -560,6 +571,7 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
             r"(?:черн[а-я]*|подозрительн[а-я]*|мафией|мафиози|доном)"
         ),
         re.compile(S + r"\s+(?:я\s+)?доверяю меньше"),
+        re.compile(L + r"\s*(?:—|это)\s*(?:мой|мои|наш)\s+(?:главн[а-я]+\s+|основн[а-я]+\s+)?подозреваем[а-я]*"),
         re.compile(S + r"\s+похож\s+на\s+(?:мафию|черного|дона)"),
         re.compile(
             r"(?<!мы с )"
@@ -572,6 +584,10 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"(?<![а-я])не верьте\s+" + S),
     ),
     TEAMMATE: (
+        re.compile(
+            r"\bour\s+(?:guy|man|boy|girl|person)\s*(?:is|:|—)\s*" + S + r"|(?<![а-я])наш[а-я]*\s+(?:человек|парень|"
+            r"девушка)\s*(?:—|:|это)?\s*" + S
+        ),
         re.compile(
             r"\b(?:me and\s+" + S + r"|" + S + r"\s+and me)\s+are\s+(?:the\s+|both\s+)?(?:mafia|black|a team)\b"
         ),
@@ -695,7 +711,7 @@ _PRONOUN = re.compile(r"\b(?:him|he|she|her)\b|(?<![а-я])(?:он|она|нег
 
 
 _OBJECT_PRONOUN = re.compile(  # the object of the speaker's vote or trust ("I'm voting her", "I don't trust him")
-    r"\b((?:voting|vote|vote for|vote against|trust|believe|suspect|nominate|nominating|like|kill|shoot)\s+)"
+    r"\b((?:voting|vote|vote for|vote against|trust|believe|suspect|nominate|nominating|like|kill|shoot|hear)\s+)"
     r"(?:him|her)\b"
 )
 
@@ -834,9 +850,105 @@ def _roles(sentences: list[str]) -> list[str]:
                     out.append(_ROLE_WORDS[next(g for g in m.groups() if g)])
         if any(p.search(sentence) for p in _TEAM_CLAIMS):
             out.append("mafia")
+        for m in _DECLARE.finditer(sentence):
+            if not _guarded(sentence, m.start(), m.end()):
+                out.append(_RU_ROLE_INSTRUMENTAL.get(m.group(1) or "") or _ROLE_WORDS[m.group(2)])
         for m in _CARD.finditer(sentence):  # «у меня карта шерифа»
             if not _guarded(sentence, m.start(), m.end()):
                 out.append(_RU_ROLE_GENITIVE[m.group(1)])
+    return out
+
+
+# ----- the fallback: a seat and a kind's key word in one clause ------------------------------------------------------
+# The patterns above know constructions; people find new ones. A clause (a sentence cut at ";", "but", "and", «а»,
+# «но», «и», "because") that names seats and holds a kind's key word, with none of the words that turn a statement into
+# something else (a negation, a question, a condition, another's words, the past of a vote, a future of a death),
+# states that kind of those seats.
+_CHUNKS = re.compile(
+    r"[;,]|\s+(?:but|and|so|because|while|whereas|than)\s+|\s*(?<![а-я])(?:а|но|и|потому что|так что|чем)\s+"
+)
+_NEGATION = re.compile(r"\b(?:not|no|never|n't|nobody|none)\b|n't\b|(?<![а-я])(?:не|нет|ни|никогда|никто)(?![а-я])")
+_OTHERS_WORDS = re.compile(
+    r"\b(?:accused|accuses|called|calls|named|names|says|said|claims|claimed|thinks|according|wants|asked|checked|found|"
+    r"if|would|could|might|whether|unless)\b|(?<![а-я])(?:обвинил[а-я]*|назвал[а-я]*|говорит|сказал[а-я]*|"
+    r"считает|думает|думал[а-я]*|хочет|проверил[а-я]*|нашел|если|бы|может быть|вдруг|ли)(?![а-я])"
+)
+_FALLBACK: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
+    # kind: (the key word, words that must not be in the clause besides the common ones)
+    ACCUSE: (
+        re.compile(
+            r"\b(?:black|mafia|mafioso|don|scum|scummy|liar|lying|lies|suspicious|suspect|rat|shady|fishy|fake|wolf|evil|"
+            r"guilty)\b|(?<![а-я])(?:черн[а-я]*|мафи[а-я]*|дон|доном|лжец|врет|лжет|врун[а-я]*|подозр[а-я]*|нечист[а-я]*|"
+            r"мутн[а-я]*|фейк)(?![а-я])"
+        ),
+        re.compile(
+            r"\b(?:our|my|i am|i'm|we|we're|killed|shot|kill|shoot|tonight|dead|red|town|trust|clean|checks?|"
+            r"sheriff|team|partner|checking|checked|about)\b|(?<![а-я])(?:наш[а-я]*|мой|моя|мы|я|убил[а-я]*|убит[а-я]*|"
+            r"стреля[а-я]*|ночью|"
+            r"мертв[а-я]*|красн[а-я]*|мирн[а-я]*|доверя[а-я]*|провер[а-я]*|шериф[а-я]*|напарни[а-я]*)(?![а-я])"
+        ),
+    ),
+    VOTE: (
+        re.compile(
+            r"\b(?:vote|voting|nominate|nominating|lynch)\b|(?<![а-я])(?:голос|голосую|голосуем|голосуйте|"
+            r"проголосую|проголосуем|выставляю|выставляем)(?![а-я])"
+        ),
+        re.compile(
+            r"\b(?:voted|your|his|her|their|he|she|they|yesterday|tomorrow|who|with|explain|before|after|"
+            r"please)\b|¤\d+'s|(?<![а-я])(?:голосовал[а-я]*|твой|ваш|его|ее|их|он|она|они|вчера|кто|свой|свою|"
+            r"прошу|поясни|объясн[а-я]*|перед|после|вместе|пожалуйста)(?![а-я])|голос[а-я]*\s+¤\d+ᵃ"
+        ),
+    ),
+    DEAD: (
+        re.compile(
+            r"\b(?:dead|died|killed|shot|eliminated|lynched|rip|gone|passed)\b|(?<![а-я])(?:мертв[а-я]*|умер[а-я]*|"
+            r"убит[а-я]*|убили|застрелили|отстреляли|отстрелили|заголосовали|выбыл[а-я]*|погиб[а-я]*|помянем|"
+            r"покойн[а-я]*)(?![а-я])"
+        ),
+        re.compile(
+            r"\b(?:tonight|will|gonna|going|want|wants|try|tries|survived|saved|healed|almost|nearly|who)\b|"
+            r"(?<![а-я])(?:сегодня|буд[а-я]*|хоч[а-я]*|хотят|попроб[а-я]*|выжил[а-я]*|спас[а-я]*|вылечил[а-я]*|"
+            r"чуть|кто)(?![а-я])"
+        ),
+    ),
+    TARGET: (
+        re.compile(
+            r"\b(?:target|shoot|kill|hit|take out|go for)\b.*\b(?:tonight|at night)\b|\b(?:tonight|at night)\b.*"
+            r"\b(?:target|shoot|kill|hit|take out|go for)\b|(?<![а-я])(?:цель|стреляем|убираем|валим|убьем)"
+            r"(?![а-я]).*ноч|ноч.*(?<![а-я])(?:цель|стреляем|убираем|валим|убьем)(?![а-я])"
+        ),
+        re.compile(r"\b(?:they|mafia|doctor|save|protect|heal)\b|(?<![а-я])(?:они|мафия|доктор|лечи[а-я]*)(?![а-я])"),
+    ),
+}
+
+
+_HEDGE_ASIDE = re.compile(
+    r",\s*(?:похоже|кажется|скорее всего|наверное|возможно|по-моему|по ощущениям|i think|probably|maybe|perhaps|"
+    r"i guess|i believe|i feel|most likely|clearly|obviously)\s*,"
+)
+
+
+def _fallback(sentence: str) -> list[tuple[str, int]]:
+    """(kind, seat) read from the clauses of one sentence by the fallback (see above)."""
+    sentence = _HEDGE_ASIDE.sub(" ", sentence)  # "восьмой, похоже, лжец": an aside, not a clause
+    if _QUESTION.match(sentence) or sentence.rstrip().endswith("?") or _CONDITIONAL.search(sentence):
+        return []
+    if _ACCORDING.search(sentence):
+        return []
+    out: list[tuple[str, int]] = []
+    cues = [m.start() for p in (_OTHERS_WORDS, _REPORTED, _NOT_BELIEVED) for m in p.finditer(sentence)]
+    start = 0
+    for chunk in _CHUNKS.split(sentence):
+        start = sentence.find(chunk, start)
+        end = start + len(chunk)
+        seats = [int(n) for n in re.findall(r"¤(\d{1,2})", chunk)]
+        if not seats or _NEGATION.search(chunk) or any(c < end for c in cues):
+            continue  # "the sheriff said 5 is black", «не думаю, что первый — мафия»: all that follows is not his
+        for kind, (key, veto) in _FALLBACK.items():
+            if key.search(chunk) and not (veto and veto.search(chunk)):
+                if len(set(seats)) > 1 and (kind in (VOTE, TARGET) or not re.fullmatch(r"[^¤]*" + L + r"[^¤]*", chunk)):
+                    continue  # one vote, one target; seats apart in one clause play different parts
+                out += [(kind, seat) for seat in seats]
     return out
 
 
@@ -869,6 +981,11 @@ def _read(text: str) -> tuple[Statement, ...]:
                         if kind == ACCUSE and seat in checked:
                             continue  # "seat 4 is black, I checked him": a check, not a bare accusation
                         found.append(Statement(kind, seat))
+    for sentence, reports in zip(sentences, reported, strict=True):
+        for kind, seat in _fallback(sentence):
+            if kind == ACCUSE and (seat in reports or seat in checked):
+                continue
+            found.append(Statement(kind, seat))
     mates = {s.seat for s in found if s.kind == TEAMMATE}
     found = [s for s in found if not (s.kind == ACCUSE and s.seat in mates)]  # "6 is our don": a teammate
     return tuple(dict.fromkeys(found))
