@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.engine import Decision, Event, Game, IllegalDecision, Input, Request, view
+from arena.engine import JUDGE_OPS, Decision, Event, Game, IllegalDecision, Input, Request, view
 from arena.engine.text import scrubbed
 from arena.players.base import ERROR_PREFIX, TIMEOUT_PREFIX, Answer, ModelCall, Player, PlayerError
 from arena.transcript import SeatCounters, TranscriptError, TranscriptWriter
@@ -296,7 +296,7 @@ def counters_from_inputs(inputs: list[Input], calls: Sequence[ModelCall] = ()) -
         count.prompt_tokens += call.prompt_tokens
         count.cached_tokens += call.cached_tokens
     for item in inputs:
-        if item.op in ("foul", "remove"):
+        if item.op in JUDGE_OPS:  # the judge's, not the seat's
             continue
         count = out.setdefault(item.seat, SeatCounters())
         count.attempts += 1

@@ -113,6 +113,7 @@ ROOMS: list[tuple[str, tuple[str, ...] | None, tuple[str, ...]]] = [
     ("arena.players.base", ("arena.engine",), ()),
     ("arena.standin", (), ()),
     ("arena.scenario", ("arena.engine", "arena.safe_read"), ()),
+    ("arena.scoring", ("arena.engine", "arena.safe_read"), ()),
     (
         "arena.transcript",
         (

@@ -257,6 +257,8 @@ def phrase(event: Event, sheriff_answer: str = "colour") -> list[Span] | None:
         return [_p(f"{event.count} belief probes taken", "moderator")]
     if t is E.GAME_ENDED:
         return [_p(f"Game over: {result_text(event.value)} ({_reason(event.text)})", "label")]
+    if t is E.AWARD:
+        return [_p("the judge gives "), _s(event.seat), _p(award_text(event), "label")]
     return None  # PHASE_STARTED, SPEECH, BLACK_MESSAGE, VOTE_CAST, VOTES_COUNTED: drawn by the builder
 
 
@@ -269,6 +271,24 @@ def speech_head(event: Event) -> tuple[Span, ...]:
 def black_message_head(event: Event) -> tuple[Span, ...]:
     """What precedes a black message's words: `black chat #3 ▸`."""
     return (_p("black chat ", "black"), _s(event.seat), _p(" ▸", "dim"))
+
+
+_AWARD = {
+    "best_player": "the best player",
+    "best_move": "the best move",
+    "no_auto_bonus": "no auto-bonus (taken away)",
+    "yellow_card": "a yellow card",
+}
+
+
+def award_text(event: Event) -> str:
+    """What an award event gives, after the seat: ` +0.30 extra points (reason)`, ` the best player`."""
+    if event.value == "extra":
+        what = f" {(event.count or 0) / 100:+.2f} extra points"
+    else:
+        what = " " + _AWARD.get(event.value or "", _reason(event.value))
+    reason = clean(event.text or "")
+    return what + (f" ({reason})" if reason else "")
 
 
 def departure(how: str) -> str:

@@ -80,6 +80,14 @@ def _seats(seats: tuple[int, ...]) -> str:
     return ", ".join(f"#{s}" for s in seats)
 
 
+_AWARD = {
+    "best_player": "лучший игрок",
+    "best_move": "лучший ход",
+    "no_auto_bonus": "снят автобонус",
+    "yellow_card": "жёлтая карточка",
+}
+
+
 def line(event: Event) -> str | None:
     """The Russian line for `event`, or None when this table has none (the caller then uses the English one)."""
     t, E = event.type, EventType
@@ -152,6 +160,11 @@ def line(event: Event) -> str | None:
         return f"◆ ответ по умолчанию для {_s(event.seat)}: {clean(event.value or '')}"
     if t is E.ACTION_REJECTED:
         return f"◆ ответ {_s(event.seat)} не принят: {clean(event.value or '')}"
+    if t is E.AWARD:
+        what = _AWARD.get(event.value or "", clean(event.value or ""))
+        if event.value == "extra":
+            what = f"{(event.count or 0) / 100:+.2f} доп. балла".replace(".", ",")
+        return f"• судья: {_s(event.seat)} — {what}" + (f" ({text})" if text else "")
     if t is E.GAME_ENDED:
         winner = WINNERS.get(event.value or "", clean(event.value or ""))
         return f"Игра окончена: {'ничья' if event.value == 'draw' else 'победа: ' + winner} ({end_reason(text)})"
