@@ -286,7 +286,7 @@ def result_text(result: Result, lang: str) -> str:
                     f"{_plural_ru(r.red, 'красного', 'красных')}: паритет{by}")  # fmt: skip
         return f"{r.black} black against {r.red} red: parity{by}"
     if r.code == "last_black":
-        how = _HOW[lang].get(r.how, clean(r.how))
+        how = {"en": "killed at night", "ru": "убит ночью"}[lang] if r.how == "killed" else _HOW[lang].get(r.how, r.how)
         if lang == "ru":
             return f"последний чёрный ({_seat(r.seat)}) {how}"
         return f"the last black ({_seat(r.seat)}) was {how}"
@@ -501,12 +501,10 @@ def _seat_table(sheet: Sheet, lang: Lang) -> list[str]:
         left = departure_text(s.left, lang)
         if s.removed_after is not None:
             left += "; " + departure_text(s.removed_after, lang)
-        reasons = f"<br><span class='hits'>{_e(', '.join(_why(r, lang) for r in s.foul_reasons))}</span>" if (
-            s.foul_reasons) else ""  # fmt: skip
         points = "–" if s.points is None else _num(s.points, lang)
         out.append(
             f"<tr class='{_e(s.team)}'><td class='n'>{s.seat}</td><td>{who}<span class='role'>{_e(role)}</span></td>"
-            f"<td>{_e(left)}</td><td class='n'>{s.fouls}{reasons}</td><td class='n'><b>{_e(points)}</b></td></tr>"
+            f"<td>{_e(left)}</td><td class='n'>{s.fouls}</td><td class='n'><b>{_e(points)}</b></td></tr>"
         )
     out.append("</tbody></table>")
     return out
@@ -591,7 +589,12 @@ def _day_html(d: Day, lang: Lang) -> list[str]:
         out += _round_lines(r, lang)
         if outcomes and outcomes[0].type == "tie" and r.kind in ("main", "revote"):
             out.append(f"<p class='outcome'>{_e(_outcome_text(outcomes.pop(0), lang))}</p>")
-    out += [f"<p class='outcome'>{_e(_outcome_text(o, lang))}</p>" for o in outcomes]
+    lifted: tuple[int, ...] = ()
+    for o in outcomes:
+        if o.type == "left" and o.value == "lifted" and o.seats == lifted:
+            continue  # the lift vote's line has said who leaves
+        lifted = o.seats if o.type == "lift" and o.value == "passed" else ()
+        out.append(f"<p class='outcome'>{_e(_outcome_text(o, lang))}</p>")
     out.append("</div>")
     return out
 
