@@ -17,8 +17,9 @@ and the `arena report` output. Reads transcripts only (never the engine's state)
 | `leaks.py` | black speeches that give away a teammate, the own card or the night's target |
 | `summary.py`, `plots.py`, `tables.py`, `report.py` | `arena report`: what it states, plots, CSV rows, Markdown/HTML |
 | `selfplay.py` | balanced bot tournaments through the orchestrator (real data without a model) |
+| `points.py` | the points table of a scoring system (`arena report --scoring`), and its interval's coverage check |
 
-It may import the engine, the transcript, `arena.players.base` and `arena.agents`; `selfplay.py` also the
-orchestrator and the player factory; `power.py` and `simulate.py` the tournament schedule (a schedule's design is
-what they judge); never the command line, the web app or model access.
+It may import the engine, the transcript, `arena.scoring`, `arena.players.base` and `arena.agents`; `selfplay.py`
+also the orchestrator and the player factory; `power.py` and `simulate.py` the tournament schedule (a schedule's
+design is what they judge); never the command line, the web app or model access.
 """

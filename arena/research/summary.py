@@ -29,8 +29,10 @@ from arena.research.outcomes import (
     town_rates,
     win_rates,
 )
+from arena.research.points import PointsReport, points_table, seat_games
 from arena.research.ratings import Fit, fit
 from arena.research.records import Record, from_games, matches
+from arena.scoring import ScoringSystem
 
 
 class ReportError(ValueError):
@@ -83,6 +85,7 @@ class Report:
     by_day: list[MetricRow] = field(default_factory=list)
     totals: list[MetricRow] = field(default_factory=list)
     blacks_alive: dict[int, Interval] = field(default_factory=dict)  # day -> share of blacks alive at nightfall
+    points: PointsReport | None = None  # `--scoring`: the points table (research/points.py)
     plots: list[Plot] = field(default_factory=list)
 
     @property
@@ -154,7 +157,7 @@ def discipline(records: Sequence[Record], decisions: Sequence[tables.Row], game_
     return out
 
 
-def build(folder: Path, *, boot: int = 200) -> Report:
+def build(folder: Path, *, boot: int = 200, scoring: ScoringSystem | None = None) -> Report:
     corpus = load_folder(folder)
     if not corpus.games:
         why = f"; {len(corpus.skipped)} file(s) skipped, e.g. {corpus.skipped[0][1]}" if corpus.skipped else ""
@@ -185,4 +188,6 @@ def build(folder: Path, *, boot: int = 200) -> Report:
                             for m in measured])  # fmt: skip
         keep = dealt > 0
         r.blacks_alive[day] = proportion(alive[keep], dealt[keep], clusters[keep])
+    if scoring is not None:
+        r.points = points_table(seat_games(corpus.games), scoring)
     return r
