@@ -452,7 +452,7 @@ def _csv_cell(value: Any) -> Any:
 
 
 # ----- HTML -------------------------------------------------------------------------------------------------------
-PROTOCOL_CSS = """
+PROTOCOL_CSS = """body{margin:0}
 .protocol{font:15px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#111;max-width:960px;margin:0 auto;
 padding:12px;box-sizing:border-box;overflow-wrap:anywhere}
 .protocol *{box-sizing:border-box}
@@ -689,23 +689,33 @@ def protocol_section(sheet: Sheet, lang: str = "en", *, heading: bool = True) ->
     return "\n".join(out)
 
 
-def page(sheet: Sheet, lang: str = "en") -> str:
-    """The score sheet as one self-contained page: no script, nothing fetched, printable, 390 px wide or more."""
+def page(sheet: Sheet, lang: str = "en", *, stylesheet: str | None = None) -> str:
+    """The score sheet as one self-contained page: no script, nothing fetched, printable, 390 px wide or more. With
+    `stylesheet` (a URL of PROTOCOL_CSS), the style is linked instead of inline, for a page under a policy that
+    allows only its own style files (`arena serve`)."""
     lang = _lang(lang)
     title = f"{words(lang)['title']}{' ' + sheet.game_id if sheet.game_id else ''}"
+    style = (f"<link rel='stylesheet' href='{escape(stylesheet)}'>" if stylesheet
+             else f"<style>body{{margin:0}}{PROTOCOL_CSS}</style>")  # fmt: skip
     return (
         f"<!doctype html><html lang='{lang}'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        f"<title>{_e(title)}</title><style>body{{margin:0}}{PROTOCOL_CSS}</style></head><body>"
+        f"<title>{_e(title)}</title>{style}</head><body>"
         f"{protocol_section(sheet, lang)}</body></html>\n"
     )
 
 
-def protocol_html(source: Transcript | Game | Sheet, lang: str = "en", *, scoring: str | ScoringSystem = "fiim") -> str:
+def protocol_html(
+    source: Transcript | Game | Sheet,
+    lang: str = "en",
+    *,
+    scoring: str | ScoringSystem = "fiim",
+    stylesheet: str | None = None,
+) -> str:
     """The entry point for a page at the end of a game: the whole score sheet of a transcript, a game or a sheet, as
-    one self-contained HTML page in `lang`."""
+    one HTML page in `lang` (its style inline, or linked from `stylesheet`)."""
     sheet = source if isinstance(source, Sheet) else sheet_of(source, scoring=scoring)
-    return page(sheet, lang)
+    return page(sheet, lang, stylesheet=stylesheet)
 
 
 RENDERERS: dict[str, Callable[[Sheet, str], str]] = {"html": page, "json": protocol_json, "csv": protocol_csv}
