@@ -20,7 +20,7 @@ from arena.engine import MODERATOR, Game, view
 from arena.render.phrases import clean
 from arena.scoring import ScoringSystem, Sheet, build_sheet, load_system
 from arena.scoring.facts import Departure
-from arena.scoring.sheet import Day, Night, Result, VoteRound
+from arena.scoring.sheet import Award, Day, Night, Outcome, Result, VoteRound
 from arena.transcript import Transcript
 
 Lang = Literal["en", "ru"]
@@ -551,7 +551,7 @@ def _round_lines(r: VoteRound, lang: Lang) -> list[str]:
     return [f"<h4>{_e(title)}</h4><ul>", *(f"<li>{_e(i)}</li>" for i in items), "</ul>"]
 
 
-def _outcome_text(o: Any, lang: Lang) -> str:
+def _outcome_text(o: Outcome, lang: Lang) -> str:
     w = words(lang)
     if o.type == "tie":
         return w["tie"].format(seats=_seats(o.seats, lang))
@@ -639,7 +639,7 @@ def _night_html(n: Night, lang: Lang) -> list[str]:
     return out
 
 
-def _award_text(a: Any, lang: Lang) -> str:
+def _award_text(a: Award, lang: Lang) -> str:
     what = _AWARD[lang].get(a.kind, clean(a.kind)).format(points=_num(a.points, lang, signed=True))
     return f"{_seat(a.seat)}: {what}" + (f" ({clean(a.reason)})" if a.reason else "")
 
