@@ -21,7 +21,7 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 from arena.research import tables
-from arena.research.corpus import TAMPERED
+from arena.research.corpus import TAMPERED, Progress
 from arena.research.identify import COMBINED, MAFIA, TOWN, ConfigStatus
 from arena.research.intervals import SPARSE_CLUSTERS, SPARSE_N, Interval
 from arena.research.plots import plots
@@ -37,8 +37,12 @@ __all__ = [
 ]  # fmt: skip
 
 
-def build(folder: Path, *, boot: int = 200, scoring: ScoringSystem | None = None) -> Report:
-    r = summarise(folder, boot=boot, scoring=scoring)
+def build(
+    folder: Path, *, boot: int = 200, progress: Progress | None = None, scoring: ScoringSystem | None = None
+) -> Report:
+    r = summarise(folder, boot=boot, progress=progress, scoring=scoring)
+    if progress is not None:
+        progress("drawing plots", 0, 1)
     r.plots = plots(r)
     return r
 
@@ -53,8 +57,10 @@ _AUTOLINK = re.compile(r"(?i)(?<=https)(:)|(?<=http)(:)|(?<=ftp)(:)|(?<=\bwww)(\
 def md_text(value: object) -> str:
     """Text from a transcript (agent names, rules names, paths) made inert in Markdown: a `|` cannot split a table
     cell, `<`/`>` cannot open HTML, a backtick cannot open code, `[`/`]` cannot make a link or an image, a URL or
-    an address is not linked (`https\\://`, `www\\.`, `\\@`), a line break cannot end the row."""
+    an address is not linked (`https\\://`, `www\\.`, `\\@`), a line break cannot end the row, and a bidi control or
+    another character not shown as itself is written out (`\\u202e`: `tables.visible`)."""
     text = "".join(" " if ch in "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029" else ch for ch in str(value))
+    text = tables.visible(text)
     text = "".join(_MD_ESCAPES.get(ch, ch) for ch in text)
     return _AUTOLINK.sub(lambda m: "\\" + m.group(0), text)
 
@@ -546,5 +552,12 @@ def write(r: Report, out: Path) -> Written:
     return Written(out, files, len(r.measured))
 
 
-def report(folder: Path, out: Path, *, boot: int = 200, scoring: ScoringSystem | None = None) -> Written:
-    return write(build(folder, boot=boot, scoring=scoring), out)
+def report(
+    folder: Path, out: Path, *, boot: int = 200, progress: Progress | None = None, scoring: ScoringSystem | None = None
+) -> Written:
+    """Build the report of `folder` and write it into `out`; `progress` hears what is being done; `scoring` adds
+    the points table."""
+    r = build(folder, boot=boot, progress=progress, scoring=scoring)
+    if progress is not None:
+        progress("writing the report", 0, 1)
+    return write(r, out)
