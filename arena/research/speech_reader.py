@@ -199,7 +199,13 @@ _ROLE_PATTERNS = (
         + _EN_ROLE
         + r")\b(?![\'’]|\s+(?:seat|player|claim))"
     ),
-    re.compile(r"\b(" + _EN_ROLE + r")\s+here\b|(?<![а-я])(" + _RU_ROLE + r")\s+(?:здесь|тут)(?![а-я])"),
+    re.compile(  # "sheriff here" introduces the speaker only at the head of a sentence ("7 is the mafia here" does not)
+        r"^\s*(?:(?:a|an|the|just|simple|plain|honest)\s+)*("
+        + _EN_ROLE
+        + r")\s+here\b|^\s*("
+        + _RU_ROLE
+        + r")\s+(?:здесь|тут)(?![а-я])"
+    ),
     re.compile(
         r"^\s*(?:(?:honest|simple|plain|just|a|an|the|real|честн[а-я]+|прост[а-я]+|обычн[а-я]+|настоящ[а-я]+)\s+)*"
         r"(sheriff|commissar|detective|doctor|don|maniac|lover|civilian|шериф|комиссар|доктор|дон|маньяк|"
@@ -365,6 +371,7 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"\bvot(?:e|ing)\s+with\s+[^.¤]{0,24}?,?\s+(?:for|against)\s+" + S),
         re.compile(r"(?<![а-я])(?:сажаем|сажаю|посадим|посажу)\s+" + S),
         re.compile(r"\bmy nomination\s*(?:is|:|—)\s*" + S + r"|(?<![а-я])моя кандидатура\s*(?:—|:|это)?\s*" + S),
+        re.compile(S + r"\s*(?:—|is)\s*(?:my)\s+(?:pick|choice)\b|" + S + r"\s*—\s*мой выбор"),
         re.compile(S + r"\s+gets my vote|\bi'?m going with\s+" + S + r"|\bmy (?:pick|choice) (?:is|:|—)\s*" + S),
         re.compile(r"\bvote to (?:eliminate|kick|remove|lynch|execute|get rid of)\s+" + S + r"|\blet'?s lynch\s+" + S),
         re.compile(r"(?<![а-я])я\s+(?:тоже\s+)?против\s+" + S + r"\s*(?:[.!]|$)|(?<![а-я])мой выбор\s*(?:—|:)?\s*" + S),
@@ -376,6 +383,11 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
     DEAD: (
         re.compile(r"\b(?:killed|shot|lynched|executed)\s+" + L + r"(?!\s+(?:tonight|at night))"),
         re.compile(L + r"\s+(?:got\s+|was\s+)?(?:night-?killed|nk'?d|flipped\s+(?:red|black|town|scum|mafia))"),
+        re.compile(
+            r"\b(?:took out|taken out)\s+" + L + r"(?!\s+tonight)|(?<![а-я])(?:мафия|они)\s+(?:[а-я]+\s+)?"
+            r"(?:убрала|убрали|убила|убили)\s+" + L
+        ),
+        re.compile(L + r"\s+(?:is|are)\s+no longer with us|" + L + r"\s+(?:с нами\s+)?больше нет(?![а-я])"),
         re.compile(r"\bwe\s+(?:have\s+)?lost\s+" + L + r"|(?<![а-я])мы\s+потеряли\s+" + L),
         re.compile(
             r"¤(\d{1,2})ᵃ\s+(?:[а-я]+\s+){0,2}(?:убил|убила|застрелил|застрелила|отстрелил|отстрелила|отстрелял|"
@@ -458,6 +470,14 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
             + S
         ),
         re.compile(
+            r"\b(?:can|could|would|will)\s+" + L + r"\s+(?:tell|explain|answer|say|share|walk)\b|"
+            r"(?<![а-я])(?:может|могут)\s+ли\s+" + L + r"\s+(?:объясн|сказать|ответ|рассказ)"
+        ),
+        re.compile(
+            r"\b(?:know|hear|understand)\s+what\s+" + S + r"\s+(?:thinks|says|has to say|makes of)|(?<![а-я])"
+            r"(?:знать|услышать|понять|спросить),?\s+что\s+(?:думает|скажет|считает)\s+" + S
+        ),
+        re.compile(
             r"\b(?:i want|i'd like|i ask|i need|i'd ask)\s+" + S + r"\s+to\s+(?:explain|speak|answer|tell|talk|"
             r"defend|justify|comment|say)"
         ),
@@ -479,7 +499,7 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
         # a seat (or list) called black, with hedges between: "3 smells black", "9 seems like the most obvious mafia"
         re.compile(
             L + r"\s*(?:(?:both|also|all|really|clearly|definitely)\s+)?(?:is|are|'s|=|—|:|was|looks?|seems?|smells?|"
-            r"feels?|reads?)?\s+(?:(?:definitely|def|clearly|"
+            r"feels?|reads?|remains?|stays?)?\s+(?:(?:definitely|def|clearly|"
             r"probably|surely|obviously|totally|certainly|really|very|pretty|so|both|also|too|just|likely|most likely|"
             r"like|a|an|the|most|obvious|most obvious|100%|for sure|to me|kinda|almost certainly|a black pair|"
             r"the most obvious)\s+){0,4}(?:black|mafia|mafioso|the don|don|scum|suspicious|sus|a liar|lying|fake|"
@@ -650,7 +670,13 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"(?<![а-я])(?:сегодня\s+)?(?:убираем|уберем)\s+" + S + r"(?=[^.]*напарни)"),
         re.compile(r"(?<![а-я])давай(?:те)?\s+(?:сегодня\s+)?ночью\s+(?:[а-я]+\s+)?" + S),
         re.compile(r"\bwe(?:'ll| will)?\s+(?:shoot|kill|take out)\s+" + S + r"\s+tonight"),
-        re.compile(r"\btonight\b[^.¤]{0,12}" + S + r"\s+(?:is going down|goes|dies|will die|is dead|leaves)"),
+        re.compile(
+            r"\btonight\b[^.¤]{0,12}" + S + r"\s+(?:is going down|goes|dies|will die|is dead|leaves|"
+            r"(?:must|should|has to|needs to|will) (?:die|go))"
+        ),
+        re.compile(
+            r"(?<![а-я])(?:сегодня\s+|этой\s+)?ночью\s+" + S + r"\s+(?:должен|должна|обязан)\s+(?:умереть|уйти)"
+        ),
         re.compile(r"(?<![а-я])(?:этой|сегодня)\s+ночью[^.¤]{0,12}" + S + r"\s+(?:уходит|уйдет|умрет|погибнет)"),
         re.compile(r"(?<![а-я])(?:этой|сегодня)\s+ночью\s+(?:мы\s+)?(?:убираем|уберем|стреляем|убьем|убиваем)\s+" + S),
         re.compile(r"\btonight\s+(?:we|they|the mafia)(?:'ll| will)?\s+(?:shoot|kill|take out|go after)\s+" + S),
@@ -865,7 +891,8 @@ def _roles(sentences: list[str]) -> list[str]:
 # something else (a negation, a question, a condition, another's words, the past of a vote, a future of a death),
 # states that kind of those seats.
 _CHUNKS = re.compile(
-    r"[;,]|\s+(?:but|and|so|because|while|whereas|than)\s+|\s*(?<![а-я])(?:а|но|и|потому что|так что|чем)\s+"
+    r"[;,](?!\s*(?:and|и)?\s*¤)|\s+(?:but|so|because|while|whereas|than)\s+|\s+and\s+(?!¤)|"
+    r"\s*(?<![а-я])(?:а|но|потому что|так что|чем)\s+|\s+и\s+(?!¤)"
 )
 _NEGATION = re.compile(r"\b(?:not|no|never|n't|nobody|none)\b|n't\b|(?<![а-я])(?:не|нет|ни|никогда|никто)(?![а-я])")
 _OTHERS_WORDS = re.compile(
@@ -883,7 +910,8 @@ _FALLBACK: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
         ),
         re.compile(
             r"\b(?:our|my|i am|i'm|we|we're|killed|shot|kill|shoot|tonight|dead|red|town|trust|clean|checks?|"
-            r"sheriff|team|partner|checking|checked|about)\b|(?<![а-я])(?:наш[а-я]*|мой|моя|мы|я|убил[а-я]*|убит[а-я]*|"
+            r"sheriff|team|partner|checking|checked|about|took|overnight)\b|(?<![а-я])(?:наш[а-я]*|мой|моя|мы|я|убил[а-я]*|"
+            r"убит[а-я]*|убрал[а-я]*|"
             r"стреля[а-я]*|ночью|"
             r"мертв[а-я]*|красн[а-я]*|мирн[а-я]*|доверя[а-я]*|провер[а-я]*|шериф[а-я]*|напарни[а-я]*)(?![а-я])"
         ),
