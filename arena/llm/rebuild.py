@@ -15,6 +15,7 @@ from pathlib import Path
 
 from arena.agents import AgentSpec
 from arena.engine import Game, view
+from arena.llm.answer import claim_note
 from arena.llm.budget import max_tokens_for
 from arena.llm.compaction import Budget
 from arena.llm.conversation import Conversation, Message
@@ -56,8 +57,17 @@ def events_after_inputs(transcript: Transcript, seat: int) -> tuple[list[int], l
     return out, mine
 
 
-def _spec_of(transcript: Transcript, seat: int) -> AgentSpec | None:
-    return next((entry.agent for entry in transcript.header.seats if entry.seat == seat), None)
+def _spec_of(transcript: Transcript, seat: int, run: int = -1) -> AgentSpec | None:
+    """The seat's agent in run `run`: -1 the first (the header's seats), else the `run`-th resume's."""
+    seats = transcript.header.seats if run < 0 else transcript.resumes[run].seats
+    return next((entry.agent for entry in seats if entry.seat == seat), None)
+
+
+def _run_of(marks: Sequence[int], at: int) -> int:
+    """Which run of the game (-1: the first, k: after the k-th resume) holds position `at`, given where each resume
+    began (`resume_calls` for a call's index, `resume_positions` for a count of inputs). A resumed game's seats are
+    built afresh from the resume's agents, so their conversations start again there."""
+    return max((k for k, mark in enumerate(marks) if mark <= at), default=-1)
 
 
 def _answered(call: ModelCall) -> bool:
@@ -100,8 +110,11 @@ def seat_prompt(
         return SeatPrompt(full.messages(here[-1]), True, target, here[-1])
     if here:  # a point where the seat called: its last call there, rebuilt
         return rebuild_call(transcript, here[-1], prompt_set=prompt_set, prompt_folders=prompt_folders)
-    earlier = [i for i in mine if shown[i] < target]
-    return _would_be_sent(transcript, seat, count, target, earlier, full, cursors, prompt_set, list(prompt_folders))
+    run = _run_of(transcript.resume_positions, count)
+    since = transcript.resume_calls[run] if run >= 0 else 0
+    earlier = [i for i in mine if shown[i] < target and i >= since]
+    return _would_be_sent(transcript, seat, count, target, earlier, full, cursors, prompt_set, list(prompt_folders),
+                          run=run)  # fmt: skip
 
 
 def rebuild_call(
@@ -115,11 +128,13 @@ def rebuild_call(
     positions = transcript.call_positions
     count = min(positions[index], len(transcript.inputs))  # the inputs before it: the game as the seat saw it
     events_after, seat_after = events_after_inputs(transcript, seat)
-    mine = [i for i, c in enumerate(transcript.calls) if c.seat == seat and i < index]
+    run = _run_of(transcript.resume_calls, index)
+    since = transcript.resume_calls[run] if run >= 0 else 0  # a resumed seat starts afresh
+    mine = [i for i, c in enumerate(transcript.calls) if c.seat == seat and since <= i < index]
     cursors = {i: seat_after[min(positions[i], len(transcript.inputs))] for i in mine}
     force = call.compaction == "overflow"  # the server's word, recorded
     return _would_be_sent(transcript, seat, count, events_after[count], mine, Expansion(transcript.calls), cursors,
-                          prompt_set, list(prompt_folders), force, call.reask)  # fmt: skip
+                          prompt_set, list(prompt_folders), force, call.reask, run)  # fmt: skip
 
 
 def _would_be_sent(
@@ -134,8 +149,9 @@ def _would_be_sent(
     prompt_folders: list[Path],
     force: bool = False,
     reask: str | None = None,
+    run: int = -1,
 ) -> SeatPrompt:
-    spec = _spec_of(transcript, seat)
+    spec = _spec_of(transcript, seat, run)
     lang = (spec.language if spec is not None else None) or transcript.header.lang
     name = prompt_set or (spec.prompt_set if spec is not None else "default")
     if prompt_set is None and not allowed_prompt_set(name, prompt_folders):
@@ -161,6 +177,7 @@ def _would_be_sent(
         starts = [0] * (pairs - len(begins)) + begins
         seen = observation.renumbered()[:cursor]  # as the live seat kept them: numbered as the seat numbers them
         conversation = Conversation.resumed(prompts, rules, seat, mode, persona, history, cursor, style, seen, starts)
+        conversation.note = claim_note(transcript.calls[base].error)  # a dropped claim, told on the next turn
     else:
         conversation = Conversation(prompts, rules, seat, mode, persona, style)
     conversation.budget = Budget.of(spec.context_tokens if spec is not None else None, lang)

@@ -149,10 +149,12 @@ class ConversationSeat(Player):
         }
         answer = self.conversation.answer_messages(raw)
         try:
+            players = self.conversation.rules.players
             if len(completion.raw) > OFF_LOOP_CHARS:  # linear, but a 256 KiB answer still takes milliseconds
-                reading = await asyncio.to_thread(read_completion, completion, request, max_tokens, stable=turn.stable)
+                reading = await asyncio.to_thread(read_completion, completion, request, max_tokens, stable=turn.stable,
+                                                  players=players)  # fmt: skip
             else:
-                reading = read_completion(completion, request, max_tokens, stable=turn.stable)
+                reading = read_completion(completion, request, max_tokens, stable=turn.stable, players=players)
         except UnusableAnswer as exc:
             self.record(messages, request, error=f"unusable: {exc}", **common)
             self.conversation.commit(turn, answer)  # the model sees its own bad answer before the re-ask
@@ -164,4 +166,5 @@ class ConversationSeat(Player):
             parsed = {**parsed, "reasoning": reasoning}
         self.record(messages, request, parsed=parsed, error=reading.note, **common)
         self.conversation.commit(turn, answer)
+        self.conversation.note = reading.dropped_claim  # told on the seat's next turn: its claim was not recorded
         return Answer(decision=decision, calls=self.handover())

@@ -34,7 +34,10 @@ from arena.transcript import load
 _LINE = re.compile(r"^\[#(\d+)\] .*$", re.MULTILINE)
 _ROLE_LINE = {"en": "Your role: ", "ru": "Ваша роль: "}
 _MATES = {"en": "Your black teammates", "ru": "Ваши чёрные напарники"}
-_NOTES = {"en": ("Your notes of the game so far", "\nNow: "), "ru": ("Ваши заметки об игре", "\nСейчас: ")}
+_NOTES = {
+    "en": ("Your notes of the game so far", "\n(end of your notes)"),
+    "ru": ("Ваши заметки об игре", "\n(конец заметок)"),
+}
 
 
 def _lines(messages: list[dict[str, object]], lang: str) -> list[tuple[int, str, bool]]:
@@ -73,10 +76,11 @@ def _check_seat(game: Game, seat: int, prompts: list[list[dict[str, object]]], l
             folded = previous is not None and all(_same_run(previous, e) for e in skipped)
             assert note or not skipped or folded or notes, f"seat {seat}: #{expected} to #{number - 1} never shown"
             event = mine[number]
-            if note and event.type is EventType.SPEECH:  # the notes keep a speech's claim only
+            words = outside_quotes(str(line(event, seat, game.rules))).split("\n")[0]
+            if note and event.type is EventType.SPEECH and not (event.seat == seat and text == words):
+                # the notes keep a speech's claim only, but the words of the seat's own latest speeches
                 assert event.roles and text.startswith(f"[#{number}] "), f"seat {seat}: note #{number}: {text!r}"
             elif event.type is not EventType.VOTE_CAST:  # a fold's words depend on its run; the rest are exact
-                words = outside_quotes(str(line(event, seat, game.rules))).split("\n")[0]
                 assert text == words, f"seat {seat}: line #{number} is not its event #{number}: {text!r}"
             expected, previous, notes = number + 1, event, note
             checked += 1
