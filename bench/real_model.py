@@ -62,7 +62,7 @@ def _agents(folder: Path, base_url: str) -> Path:
 def _play(args: argparse.Namespace, base_url: str, out: Path, seed: int) -> tuple[Path, float]:
     agents = _agents(out / "agents", base_url)
     command = [sys.executable, "-m", "arena.cli", "play", "--agents-dir", str(agents), "--out", str(out / "games"),
-               "--quiet", "--timeout", "1800", "--seed", str(seed), "--seat", f"{args.seats}=local"]  # fmt: skip
+               "--quiet", "--seed", str(seed), "--seat", f"{args.seats}=local"]  # fmt: skip
     command += ["--rules", args.rules] if args.rules else ["--preset", args.preset]
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, check=False)

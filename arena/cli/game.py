@@ -38,11 +38,13 @@ def drive(
     humans: list[int],
     human_timeout: float | None = None,
     llm: bool = False,
+    seat_timeouts: Mapping[int, float] | None = None,
 ) -> None:
     """Run the game with the live view; Ctrl-C leaves the transcript resumable, an internal error closes it. The
     players are closed on the game's loop, where their HTTP clients were made (`llm`: some seat calls a model)."""
     path = writer.path
-    timeouts = dict.fromkeys(humans, human_timeout or HUMAN_TIMEOUT)
+    timeouts: dict[int, float | None] = dict(seat_timeouts or {})  # a model seat's own deadline (cli/play.py)
+    timeouts.update(dict.fromkeys(humans, human_timeout or HUMAN_TIMEOUT))
     printer = EventPrinter(console, game.rules)
     live_ok = not quiet and not humans and console.is_terminal
 
