@@ -84,8 +84,13 @@ def _post(root: str, path: str, body: dict[str, object]) -> dict[str, object]:
     import json
     import urllib.request
 
-    request = urllib.request.Request(root + path, data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})  # fmt: skip
+    from arena.local.key import local_key
+
+    headers = {"Content-Type": "application/json"}
+    key = local_key(root)
+    if key:  # a server of `arena local-model` wants its run's key
+        headers["Authorization"] = f"Bearer {key}"
+    request = urllib.request.Request(root + path, data=json.dumps(body).encode(), method="POST", headers=headers)
     with urllib.request.urlopen(request, timeout=120) as reply:
         answer = json.loads(reply.read())
     assert isinstance(answer, dict)
@@ -241,7 +246,7 @@ def main() -> None:
     if base_url is None:
         model = args.model or default_model()
         server = LocalServer(model, port=_free_port(), ctx=args.ctx, parallel=args.parallel,
-                             alias=None if args.model else ALIAS, threads=args.threads)  # fmt: skip
+                             alias=args.model.stem if args.model else ALIAS, threads=args.threads)  # fmt: skip
         server.start()
         server.wait_ready(600)
         base_url = server.base_url

@@ -26,10 +26,11 @@ from arena.engine import Event, EventType
 
 Message = dict[str, object]
 
-# measured on this game's English prompts with llama.cpp's Gemma 3 tokenizer: 3.4 characters per token on a first
-# turn, falling to 2.9 as the log (seat numbers, brackets) grows; the estimate uses a lower figure, so it errs on the
-# side of compacting early (Russian text takes about twice the tokens per word)
-CHARS_PER_TOKEN = {"en": 2.5, "ru": 1.8}
+# measured on this game's prompts with llama.cpp's Gemma 3 tokenizer (`/apply-template` and `/tokenize`): in English
+# 3.4 characters per token on a first turn (3.35 over 10 first turns of a fiim game, 4 Dec 2026), falling to 2.9 as
+# the log (seat numbers, brackets) grows; in Russian 3.1 over the same first turns (the system prompt 4,836
+# characters, 1,440 tokens). The estimate uses lower figures, so it errs on the side of compacting early
+CHARS_PER_TOKEN = {"en": 2.5, "ru": 2.3}
 PER_MESSAGE = 6  # the chat template's turn markers, per message
 OWN_SPEECHES = 3  # the seat's own latest speeches whose words its notes keep
 
@@ -78,7 +79,7 @@ class Budget:
     def of(cls, context_tokens: int | None, lang: str) -> Budget | None:
         if not context_tokens:
             return None
-        return cls(context_tokens, CHARS_PER_TOKEN.get(lang, 1.8))
+        return cls(context_tokens, CHARS_PER_TOKEN.get(lang, 2.3))
 
     def tokens(self, messages: Sequence[Message]) -> int:
         """The estimated prompt size of `messages` (rounded up)."""

@@ -208,7 +208,7 @@ class Conversation:
         the room left beside them and the answer, half is used and half stays free for the turns to come."""
         budget = self.budget
         if budget is None and force:  # no budget, but the server said no: compact to half of what it refused
-            budget = Budget(1 << 30, CHARS_PER_TOKEN.get(self.prompts.lang, 1.8))
+            budget = Budget(1 << 30, CHARS_PER_TOKEN.get(self.prompts.lang, 2.3))
         if budget is None:
             return turn
         whole = [*self.messages, turn.user]

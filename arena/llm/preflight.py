@@ -25,14 +25,24 @@ from arena.players.llm import client_settings
 PROBE = [{"role": "user", "content": "Reply with the word OK."}]
 
 
+STANDIN_PORT = 8765  # `arena stand-in`'s default port (agents/local-fake.toml); any other is a real server's
+
+
 def _hint(spec: AgentSpec, error: str) -> str:
-    """What to do when nothing answers on this machine: most often the local server (or the stand-in) is not up."""
+    """What to do when nothing answers on this machine: most often the local model's server, or the stand-in, is
+    not up. The stand-in answers with made-up moves, so it is named only for its own port or a `*-fake` agent."""
     url = urlsplit(spec.base_url or "")
     if not error.startswith("connection error") or url.hostname not in ("127.0.0.1", "localhost", "::1"):
         return ""
+    port = url.port or 80
+    if port == STANDIN_PORT or spec.name.endswith("-fake"):
+        return (
+            f"; is its server running? For the built-in stand-in (made-up answers, no model), start it with "
+            f"`arena stand-in --port {port}` (in another terminal, or with `&`)"
+        )
     return (
-        f"; is its server running? For the built-in stand-in, start it with `arena stand-in --port {url.port or 80}` "
-        "(in another terminal, or with `&`)"
+        f"; is its server running? For the real local model, start it with `arena local-model --port {port}` "
+        "(in another terminal, or with `&`; the `local` extra)"
     )
 
 

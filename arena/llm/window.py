@@ -51,7 +51,7 @@ def _smallest(spec: AgentSpec, lang: str, game: Game, request: Request) -> int:
     observation: Observation = view(game, request.seat)
     turn = conversation.turn(observation, request)
     max_tokens = max_tokens_for(request, spec.max_tokens, language)
-    conversation.budget = budget = Budget(1, CHARS_PER_TOKEN.get(language, 1.8))  # no plan meets it: the least
+    conversation.budget = budget = Budget(1, CHARS_PER_TOKEN.get(language, 2.3))  # no plan meets it: the least
     fitted = conversation.fit(turn, observation, max_tokens)
     return budget.tokens(conversation.request_messages(fitted)) + max_tokens
 
@@ -111,7 +111,7 @@ def check_windows(seats: Mapping[int, AgentSpec], game: Game, lang: str) -> None
         )
         lines.append(
             f"agent {name}: {where} is {need.window} tokens, but seat {need.seat}'s first turn ({need.kind}) needs "
-            f"at least {need.tokens} (the rules, its role, its notes and the decision, compacted as far as they go, "
-            f"plus the answer's budget); {fix}"
+            f"at least {need.tokens} (estimated, erring high: the rules, its role, its notes and the decision, "
+            f"compacted as far as they go, plus the answer's budget); {fix}"
         )
     raise AgentError("the model's context window is too small for this game:\n  " + "\n  ".join(lines))

@@ -57,3 +57,23 @@ def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServe
         pytest.fail(str(exc))
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="module")
+def small_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
+    """A second server with a small window per slot, `(ctx, parallel)` from the test module's `SMALL`."""
+    ctx, parallel = getattr(request.module, "SMALL", (512, 1))
+    try:
+        binary, model = find_server(), default_model()
+    except LocalModelError as exc:
+        _unavailable(str(exc))
+    log = Path(tmp_path_factory.mktemp("llama-small")) / "server.log"
+    server = LocalServer(model, port=_free_port(), ctx=ctx, parallel=parallel, binary=binary, alias="gemma-3-270m",
+                         log=log, threads=_threads())  # fmt: skip
+    server.start()
+    try:
+        server.wait_ready(600)
+    except LocalModelError as exc:
+        pytest.fail(str(exc))
+    yield server
+    server.stop()
