@@ -34,7 +34,8 @@ def _cut_at_day_4(path: Path, agents: Path) -> None:
     """The first part: seats 2, 5 and 9 answer from the stand-in until Day 4 begins; the file is left unfinished."""
     rules = load_rules("fiim")
     with FakeServer() as fake:
-        (agents / "fake.toml").write_text(f'kind = "llm"\nmodel = "fake-model"\nbase_url = "{fake.base_url}"\nmax_tokens = 300\nfree = true\n')
+        fields = f'kind = "llm"\nmodel = "fake-model"\nbase_url = "{fake.base_url}"\nmax_tokens = 300\nfree = true\n'
+        (agents / "fake.toml").write_text(fields)
         seats = {s: resolve_agent("fake" if s in LOCAL else "bot:heuristic", agents) for s in range(1, 11)}
         players = build_players(seats, seed=SEED, rules=rules, lang="en", delay=0.0)
         header = make_header(rules, SEED, seats, lang="en", prompt_set_hash=prompt_hash(seats, "en"))
