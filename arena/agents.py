@@ -53,8 +53,13 @@ class AgentSpec(BaseModel):
     language: Literal["en", "ru"] | None = None  # None: the game's language (`arena play --lang`)
     persona: str | None = None
     price_input_per_m: float = Field(0.0, ge=0)
+    # a file that gives no cached price bills cached tokens at the input price (never at $0), and says so:
+    # `cached_price_assumed` marks it (`_cached_price`)
     price_cached_per_m: float = Field(0.0, ge=0)
     price_output_per_m: float = Field(0.0, ge=0)
+    cached_price_assumed: bool = Field(False, exclude_if=lambda value: not value)
+    # tokens written to the provider's cache (Anthropic: 1.25x the input price); unset: the input price
+    price_cache_write_per_m: float | None = Field(None, ge=0, exclude_if=lambda value: value is None)
     timeout_s: float = Field(60.0, gt=0)  # a deadline per HTTP attempt, headers and body together
     # the context budget in tokens (prompt and answer); unset: llama.cpp's per-slot n_ctx where the server reports
     # it (filled in by preflight), else no budget. A conversation about to pass it is compacted (compaction.py)
@@ -72,12 +77,27 @@ class AgentSpec(BaseModel):
         "per_request", alias="schema", exclude_if=lambda value: value == "per_request"
     )
     prompt_cache_key: bool = Field(False, exclude_if=lambda value: not value)  # send one per seat (OpenAI)
+    # ask for the provider's prompt cache on every request: the last message marked `cache_control: ephemeral`
+    # (Anthropic's breakpoint, through LiteLLM; a cache that must be asked for)
+    cache_control: bool = Field(False, exclude_if=lambda value: not value)
     langchain_factory: str | None = None  # "package.module:function" returning a BaseChatModel
     # per-provider limits, shared by every seat of every game in a process (arena/llm/limits.py); unset: no limit
     max_concurrent_requests: int | None = Field(None, ge=1, exclude_if=lambda value: value is None)
     requests_per_minute: float | None = Field(None, gt=0, exclude_if=lambda value: value is None)
     # filled before the game by `arena.llm.preflight`: the model name the server reports; left out of files when unset
     reported_model: str | None = Field(None, exclude_if=lambda value: value is None)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _cached_price(cls, data: Any) -> Any:
+        """A model agent whose file leaves out `price_cached_per_m` pays the input price for cached tokens: a
+        provider that discounts them says by how much, and billing them at $0 would let `--budget` run over."""
+        if not isinstance(data, dict) or data.get("kind") not in ("llm", "langchain"):
+            return data
+        price = data.get("price_input_per_m")
+        if data.get("price_cached_per_m") is None and isinstance(price, int | float) and price > 0:
+            data = {**data, "price_cached_per_m": price, "cached_price_assumed": True}
+        return data
 
     @field_validator("base_url")
     @classmethod

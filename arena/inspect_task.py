@@ -1,28 +1,42 @@
 """An Inspect AI task: the model under evaluation plays Mafia seats against a fixed field (extra `inspect`).
 
-    inspect eval arena/inspect_task.py --model openai/MODEL -T games=20 -T field=bot:heuristic
+    inspect eval mafia_arena/mafia --model openai/MODEL -T games=20 -T field=bot:heuristic
 
-Each sample is one game. The evaluated model plays the chosen seats (`seats`: `alternate` gives it one town seat
-in even samples and one black seat in odd ones, the same deal twice; or a comma list of seat numbers), every other
-seat is the `field` (a bot, or an agent definition from `agents/`). The model is reached through Inspect's
-`get_model().generate` with the same prompts and strict answer schema an arena LLM seat gets, and its answers go
-through the same engine checks, re-asks and defaults. Scores, each with its standard error (clustered by deal): the
-win rate per side and the draw rate apart; the invalid-action rate (the share, in [0, 1], of the decisions the model
-was reached for that it never answered legally) and the first-answer invalid rate; transport failures (timeouts,
-connection errors) apart; the Brier score and rank AUC of its daily belief probes, a probe it did not answer scored
-as the worst answer, and the share it answered. With `--model mockllm/model` it runs offline (token counts are
-estimated locally instead of by tiktoken, which would download its encoding).
-Each game's arena transcript is written beside Inspect's log (`<log dir>/arena-transcripts/`, or `transcripts`),
-and its path is kept in the sample's metadata.
+(`mafia_arena/mafia` is the package's Inspect entry point, so it runs from any folder; `inspect eval
+arena/inspect_task.py` works inside a checkout.) Each sample is one game. The evaluated model plays the chosen seats
+(`seats`: `alternate` gives it one town seat in even samples and one black seat in odd ones, the same deal twice; or a
+comma list of seat numbers), every other seat is the `field` (a bot, or an agent definition from `agents/`). The
+model is reached through Inspect's `get_model().generate` with the same prompts and strict answer schema an arena LLM
+seat gets, and its answers go through the same engine checks, re-asks and defaults. The sample's messages are the
+game as each evaluated seat saw it and answered it.
+
+Before the first game the model is asked once (a preflight): a server that cannot answer (a 404 from an
+OpenAI-compatible server that has no Responses API, a dead port, a bad key) stops the run with a message saying
+what to change, before any game is played. A game in which the model could not be reached for a decision (Inspect's
+own retries spent on the last attempt) stops unsealed: the sample is an error, never a score made of defaults.
+
+Scores (`TASK_VERSION` names this scoring): per sample only what the game measured (won, drawn, the rates of its
+decisions and probes); the counts behind them are the score's metadata. Over samples: `won` and `drawn` with
+Inspect's own clustered standard error (`stderr(cluster="seed")`: the samples of one deal are not independent); the
+win rate per side, the invalid-action rates, transport failures and the probes' Brier score, rank AUC and answered
+share as ratios of sums over samples, each with its standard error clustered by deal. At 0 % or 100 % a clustered
+error has no spread to measure and would read 0; there the error is that of a proportion at (½ / (deals + 1)), each
+deal counted as one trial, never 0. A probe the model did not answer is missing: not in the AUC (a missing ranking is
+not a wrong one), scored 1 (the worst) in the Brier score, and counted by the answered share. With
+`--model mockllm/model` it runs offline (token counts are estimated locally instead of by tiktoken, which would
+download its encoding). Each game's arena transcript is written beside Inspect's log
+(`<log dir>/arena-transcripts/`, or `transcripts`), and its path is kept in the sample's metadata.
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import math
 import os
 import time
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from inspect_ai import Task, task
@@ -38,7 +52,7 @@ from inspect_ai.model import (
     ResponseSchema,
     get_model,
 )
-from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, metric, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import JSONSchema
 
@@ -56,10 +70,12 @@ from arena.prompts import load_prompt_set
 from arena.research import tables
 from arena.research.corpus import from_transcript
 from arena.research.intervals import ratio_variance
-from arena.research.metrics import Counts, auc_counts, measure
+from arena.research.metrics import Counts, measure
 from arena.transcript import TranscriptWriter, default_path, load, make_header
 
+TASK_VERSION = 1  # the scoring of `mafia_scores`: bump when a score's meaning changes
 BLACK = frozenset({Role.MAFIA, Role.DON})
+MAX_REASKS = 2  # the orchestrator's re-asks after a first attempt (run_game's default)
 _STOP = {"stop": "stop", "max_tokens": "length", "model_length": "length", "content_filter": "content_filter"}
 
 
@@ -76,15 +92,29 @@ def _inspect_messages(messages: list[Message]) -> list[ChatMessage]:
     return out
 
 
+class ModelUnreachable(KeyboardInterrupt):
+    """The model could not be reached on a decision's last attempt: the game stops here, unsealed (as at Ctrl-C, the
+    orchestrator's one way to stop a game from a seat), so no result is made of the rule's defaults."""
+
+    def __init__(self, seat: int, error: str) -> None:
+        super().__init__(f"seat {seat}: the model could not be reached on the last attempt at a decision ({error})")
+        self.seat = seat
+        self.error = error
+
+
 class InspectSeat(ConversationSeat):
     """An arena seat whose model is Inspect's: one `generate` per decision with the request's strict schema."""
 
-    def __init__(self, seat: int, model: Model, conversation: Conversation, lang: str = "en") -> None:
+    def __init__(self, seat: int, model: Model, conversation: Conversation, lang: str = "en",
+                 attempts: int = MAX_REASKS + 1) -> None:  # fmt: skip
         super().__init__(seat, conversation)
         self.model = model
         self.lang = lang
+        self.attempts = attempts  # per decision, as the orchestrator asks
+        self._attempt = 0
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
+        self._attempt = 1 if problem is None else self._attempt + 1  # a re-ask always carries its problem
         turn = self.conversation.turn(observation, request, self.asked(problem))
         messages = self.conversation.request_messages(turn)
         max_tokens = max_tokens_for(request, None, self.lang)
@@ -94,9 +124,13 @@ class InspectSeat(ConversationSeat):
             output = await self.model.generate(
                 _inspect_messages(messages), config=GenerateConfig(max_tokens=max_tokens, response_schema=schema)
             )
-        except Exception as exc:  # the provider failed every retry: a failed attempt, re-asked, then the default
+        except Exception as exc:  # the provider failed every retry of Inspect's: a failed attempt, re-asked
             latency = (time.perf_counter() - started) * 1000
-            raise self.fail_transport(messages, request, f"{type(exc).__name__}: {exc}", latency, 1) from None
+            error = f"{type(exc).__name__}: {exc}"
+            failure = self.fail_transport(messages, request, error, latency, 1)
+            if self._attempt >= self.attempts:  # the default would stand for an answer never asked: stop
+                raise ModelUnreachable(self.seat, error) from None
+            raise failure from None
         usage = output.usage
         completion = Completion(
             raw=output.completion,
@@ -125,6 +159,53 @@ def offline_token_counts(model: Model) -> None:
         return max(1, len(text) // 4)
 
     setattr(model.api, "count_text_tokens", estimate)  # noqa: B010  (an instance override of ModelAPI's hook)
+
+
+RESPONSES_HINT = (
+    "Inspect's openai provider sends this model to OpenAI's Responses API (/v1/responses), which OpenAI-compatible "
+    "servers (vLLM, Ollama, llama.cpp, the arena's stand-in) may not serve: add -M responses_api=false to use the "
+    "chat completions API"
+)
+
+
+class PreflightError(RuntimeError):
+    """The model did not answer the one call made before any game; the message says what to change."""
+
+
+def _uses_responses_api(model: Model) -> bool:
+    return bool(getattr(model.api, "responses_api", False)) and "responses_api" not in model.model_args
+
+
+async def _probe(model: Model) -> None:
+    config = GenerateConfig(max_tokens=16, max_retries=2, timeout=120)
+    await model.generate([ChatMessageUser(content="Reply with the word: ready")], config=config)
+
+
+def preflight(model: Model) -> None:
+    """Ask `model` once, on a fresh instance in a thread of its own (its client never touches the eval's loop);
+    PreflightError with the fix when it cannot answer. Mock models are not asked (they answer offline, and a test's
+    mock counts its calls)."""
+    if str(model).startswith("mockllm/"):
+        return
+    fresh = get_model(str(model), config=model.config, base_url=getattr(model.api, "base_url", None),
+                      api_key=getattr(model.api, "api_key", None), memoize=False, **model.model_args)  # fmt: skip
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        try:
+            pool.submit(asyncio.run, _probe(fresh)).result()
+        except Exception as exc:
+            where = getattr(model.api, "base_url", None) or os.environ.get("OPENAI_BASE_URL") or "its default server"
+            hint = f"; {RESPONSES_HINT}" if _uses_responses_api(model) else ""
+            raise PreflightError(f"{model} at {where} did not answer a first call ({type(exc).__name__}: {exc})"
+                                 f"{hint}. No game was played.") from None  # fmt: skip
+
+
+def active_model() -> Model | None:
+    """The model of the running `inspect eval`, or None when the task is built before one is chosen (a script that
+    builds the task and passes `model=` to `eval`)."""
+    try:
+        return get_model()
+    except ValueError:
+        return None
 
 
 def seat_list(seats: str | int | list[int]) -> str:
@@ -168,6 +249,23 @@ def transcripts_folder(explicit: str) -> Path:
     return Path(os.environ.get("INSPECT_LOG_DIR", "logs")) / "arena-transcripts"
 
 
+def _conversation(players: dict[int, Player], mine: list[int]) -> list[ChatMessage]:
+    """The game as the evaluated seats saw it and answered it: each seat's conversation (a seat's heading first when
+    the model plays several)."""
+    out: list[ChatMessage] = []
+    for s in mine:
+        seat = players[s]
+        if not isinstance(seat, InspectSeat):
+            continue
+        if len(mine) > 1:
+            out.append(ChatMessageUser(content=f"(seat {s}'s conversation)"))
+        out += _inspect_messages(seat.conversation.messages)
+    return out
+
+
+_CHECKED: set[str] = set()  # models asked once in this process (the programmatic path: see `mafia`)
+
+
 @solver
 def play_mafia(field: str, preset: str, probes: bool, transcripts: str, lang: str) -> Solver:
     """Play the sample's game: the evaluated model in its seats, the field everywhere else."""
@@ -177,6 +275,9 @@ def play_mafia(field: str, preset: str, probes: bool, transcripts: str, lang: st
         seed = int(state.metadata["seed"])
         mine = [int(s) for s in state.metadata["seats"]]
         model = get_model()
+        if str(model) not in _CHECKED:
+            await asyncio.to_thread(preflight, model)
+            _CHECKED.add(str(model))
         offline_token_counts(model)
         field_spec = resolve_agent(field)
         model_spec = AgentSpec(name=f"inspect:{model}", kind="llm", model=str(model))
@@ -195,11 +296,19 @@ def play_mafia(field: str, preset: str, probes: bool, transcripts: str, lang: st
         path = default_path(folder, header)
         writer = TranscriptWriter.create(path, header)
         stats = RunStats()
-        try:
-            game = await run_game(Game(rules, seed), players, writer, stats=stats)
+        state.metadata["transcript"] = str(path)
+        try:  # no time limit of the arena's per decision: Inspect's own (--timeout, retries) bound each call
+            game = await run_game(Game(rules, seed), players, writer, stats=stats, timeout_s=None,
+                                  max_reasks=MAX_REASKS)  # fmt: skip
+        except ModelUnreachable as stop:
+            hint = f"; {RESPONSES_HINT}" if _uses_responses_api(model) else ""
+            raise RuntimeError(f"{stop} after Inspect's own retries: the game stopped unsealed at {path} and is "
+                               f"no result{hint}") from None  # fmt: skip
         finally:
             writer.close()
-        state.metadata["transcript"] = str(path)
+            for player in players.values():
+                await player.close()
+        state.messages = _conversation(players, mine) or state.messages
         state.output = ModelOutput.from_content(model=str(model), content=f"winner: {game.winner}")
         state.completed = True
         return state
@@ -210,40 +319,39 @@ def play_mafia(field: str, preset: str, probes: bool, transcripts: str, lang: st
 MISSING_BRIER = 1.0  # a probability the model did not give scores as the worst answer: never better than any answer
 
 
-def _score_of(path: str, mine: list[int], seed: int) -> dict[str, float]:
-    """The evaluated seats' numbers in one game (numbers only: Inspect's reducers turn a dict score's values into
-    floats). Every decision is classified once (`tables.decision_outcome`); a probe the model did not answer
-    legally still counts, each of its probabilities scored as the worst one (Brier 1, every pair of a black and
-    a red target misordered), so failing to answer never beats answering."""
+def _score_of(path: str, mine: list[int]) -> tuple[dict[str, float], dict[str, float]]:
+    """(the sample's scores, the counts behind them) for the evaluated seats of one game: every seat counted, on
+    its own side. Every decision is classified once (`tables.decision_outcome`). A probe the model did not answer
+    legally is missing: each probability it owed scores 1 in the Brier score (failing to answer never beats
+    answering), and its pairs are left out of the AUC (a missing ranking is no misordered one)."""
     game = from_transcript(load(path))
     if game is None:
         raise ValueError(f"{path}: the game did not finish")
     m = measure(game)
-    counts = Counts()
+    probe = Counts()
     for s in mine:
-        counts.add(m.seats[s])
+        probe.add(m.seats[s])
     outcome = {kind: 0.0 for kind in (tables.LEGAL, tables.REASKED, tables.INVALID, tables.TRANSPORT)}
-    requested = missing_pairs = 0.0
+    requested = 0.0
     for row, request in tables.settled(game):
         if int(row["seat"]) not in mine:
             continue
-        kind = tables.decision_outcome(row)
-        outcome[kind] += 1
+        outcome[tables.decision_outcome(row)] += 1
         if request is not None and request.kind is Kind.PROBE:
             requested += len(request.options)
-            if row["outcome"] == "default":
-                targets = [(0.0, game.black(t)) for t in request.options]
-                missing_pairs += auc_counts(targets)[0]
-    given = float(counts.probe_pairs)
-    side = game.side(mine[0]) or "maniac"
-    won = game.won(mine[0])
+    sides = {s: game.side(s) or "maniac" for s in mine}
+    won = {s: 1.0 if game.won(s) else 0.0 for s in mine}
     decisions = sum(outcome.values())
-    return {
-        "seed": float(seed),
-        "town": 1.0 if side == "town" else 0.0,
-        "mafia": 1.0 if side == "mafia" else 0.0,
-        "won": 1.0 if won else 0.0,
+    given = float(probe.probe_pairs)
+    counts = {
+        "seats": float(len(mine)),
+        "won": sum(won.values()),
+        "town": float(sum(1 for side in sides.values() if side == "town")),
+        "town_won": sum(won[s] for s in mine if sides[s] == "town"),
+        "mafia": float(sum(1 for side in sides.values() if side == "mafia")),
+        "mafia_won": sum(won[s] for s in mine if sides[s] == "mafia"),
         "drawn": 1.0 if game.winner == "draw" else 0.0,
+        "one": 1.0,
         "decisions": decisions,
         "reached": decisions - outcome[tables.TRANSPORT],  # decisions the model was reached for
         "invalid": outcome[tables.INVALID],
@@ -251,35 +359,76 @@ def _score_of(path: str, mine: list[int], seed: int) -> dict[str, float]:
         "transport": outcome[tables.TRANSPORT],
         "probe_requested": requested,
         "probe_given": given,
-        "probe_score_sum": counts.probe_brier_sum + MISSING_BRIER * (requested - given),
-        "auc_pairs": counts.probe_auc_pairs + missing_pairs,
-        "auc_concordant": counts.probe_auc_concordant,
+        "probe_score_sum": probe.probe_brier_sum + MISSING_BRIER * (requested - given),
+        "auc_pairs": float(probe.probe_auc_pairs),
+        "auc_concordant": probe.probe_auc_concordant,
     }
+    scores = {
+        "won": counts["won"] / len(mine),  # the share of its seats whose side won
+        "drawn": counts["drawn"],
+        **{name: _ratio(counts, num, den) for name, (num, den) in RATIOS.items()},
+    }
+    return scores, counts
 
 
-def _values(scores: list[SampleScore]) -> list[dict[str, float]]:
-    return [{k: float(v) for k, v in s.score.value.items()} for s in scores if isinstance(s.score.value, dict)]
+def _ratio(counts: dict[str, float], numerator: str, denominator: str) -> float:
+    return counts[numerator] / counts[denominator] if counts[denominator] > 0 else math.nan
 
 
-def pooled(values: list[dict[str, float]], numerator: str, denominator: str, where: str = "") -> tuple[float, float]:
-    """(ratio of sums, its standard error) over samples, clustered by seed: the samples of one deal (a town seat
-    and a black seat of the same cards) are not independent. NaN when nothing was counted (or, for the error,
-    fewer than two deals)."""
-    rows = [v for v in values if not where or v.get(where, 0.0) == 1.0]
-    ids = np.asarray([v["seed"] for v in rows])
-    num = np.asarray([v[numerator] for v in rows])
-    den = np.asarray([v[denominator] for v in rows])
-    if not len(rows) or float(den.sum()) <= 0:
+# the ratio scores: per sample, and pooled over samples (a ratio of sums) by the metrics below
+RATIOS = {
+    "town_win_rate": ("town_won", "town"),
+    "mafia_win_rate": ("mafia_won", "mafia"),
+    "invalid_action_rate": ("invalid", "reached"),
+    "first_answer_invalid_rate": ("first_invalid", "reached"),
+    "transport_failure_rate": ("transport", "decisions"),
+    "probe_brier": ("probe_score_sum", "probe_requested"),
+    "probe_answered_rate": ("probe_given", "probe_requested"),
+    "probe_auc": ("auc_concordant", "auc_pairs"),
+}
+
+
+def _counts(scores: list[SampleScore]) -> list[tuple[object, dict[str, float]]]:
+    """(deal, counts) of each scored sample: the deal from the sample's metadata, the counts from the score's."""
+    out = []
+    for s in scores:
+        counts = (s.score.metadata or {}).get("counts")
+        if isinstance(counts, dict):
+            out.append(((s.sample_metadata or {}).get("seed", s.sample_id), {k: float(v) for k, v in counts.items()}))
+    return out
+
+
+def boundary_se(estimate: float, clusters: int) -> float:
+    """The standard error at 0 % or 100 %, where a clustered error has no spread to measure: that of a proportion
+    at ½ / (clusters + 1) from `clusters` trials (each deal counted once, the cautious choice), never 0."""
+    p = 0.5 / (clusters + 1)
+    return math.sqrt(p * (1 - p) / max(clusters, 1))
+
+
+def pooled(rows: list[tuple[object, dict[str, float]]], numerator: str, denominator: str) -> tuple[float, float]:
+    """(ratio of sums, its standard error) over samples, clustered by deal: the samples of one deal (a town seat
+    and a black seat of the same cards) are not independent. NaN when nothing was counted; for the error, NaN with
+    fewer than two deals, and `boundary_se` at 0 or 1."""
+    kept = [(deal, c) for deal, c in rows if c.get(denominator, 0.0) > 0]
+    if not kept:
         return math.nan, math.nan
-    _, inverse = np.unique(ids, return_inverse=True)
+    ids = [str(deal) for deal, _ in kept]
+    _, inverse = np.unique(np.asarray(ids), return_inverse=True)
+    num = np.asarray([c[numerator] for _, c in kept])
+    den = np.asarray([c[denominator] for _, c in kept])
     sums = [np.asarray(np.bincount(inverse, weights=x), dtype=np.float64) for x in (num, den)]
     r, var = ratio_variance(sums[0], sums[1])
+    clusters = len(sums[0])
+    if clusters >= 2 and r in (0.0, 1.0):
+        return r, boundary_se(r, clusters)
     return r, math.sqrt(var) if math.isfinite(var) else math.nan
 
 
-def _metric(name: str, numerator: str, denominator: str, where: str = "") -> Metric:
+def _ratio_metric(name: str) -> Metric:
+    numerator, denominator = RATIOS[name]
+
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        value, se = pooled(_values(scores), numerator, denominator, where)
+        value, se = pooled(_counts(scores), numerator, denominator)
         return {name: value, f"{name}_stderr": se}
 
     return compute
@@ -287,73 +436,91 @@ def _metric(name: str, numerator: str, denominator: str, where: str = "") -> Met
 
 @metric
 def town_win_rate() -> Metric:
-    """Share of the town games (the model on a red seat) its side won; a draw is not a win (see draw_rate)."""
-    return _metric("town_win_rate", "won", "town", where="town")
+    """Share of the evaluated town seats whose side won; a draw is not a win (see `drawn`)."""
+    return _ratio_metric("town_win_rate")
 
 
 @metric
 def mafia_win_rate() -> Metric:
-    """Share of the black games its side won; a draw is not a win."""
-    return _metric("mafia_win_rate", "won", "mafia", where="mafia")
-
-
-@metric
-def draw_rate() -> Metric:
-    """Share of the games drawn (neither side won): its own outcome, neither a win nor a loss."""
-    return _metric("draw_rate", "drawn", "one")
+    """Share of the evaluated black seats whose side won; a draw is not a win."""
+    return _ratio_metric("mafia_win_rate")
 
 
 @metric
 def invalid_action_rate() -> Metric:
     """Share of the decisions the model was reached for that it never answered legally (the rule's default was
     applied): a rate in [0, 1]. Decisions lost to a timeout or a connection error are not counted here."""
-    return _metric("invalid_action_rate", "invalid", "reached")
+    return _ratio_metric("invalid_action_rate")
 
 
 @metric
 def first_answer_invalid_rate() -> Metric:
     """Share of those decisions whose first answer was refused (re-asked, or never legal)."""
-    return _metric("first_answer_invalid_rate", "first_invalid", "reached")
+    return _ratio_metric("first_answer_invalid_rate")
 
 
 @metric
 def transport_failure_rate() -> Metric:
-    """Share of all decisions in which an attempt failed in transport (timeout, connection error)."""
-    return _metric("transport_failure_rate", "transport", "decisions")
+    """Share of all decisions in which an attempt failed in transport (timeout, connection error) and a re-ask
+    reached the model (a decision never reached stops the game: the sample is an error)."""
+    return _ratio_metric("transport_failure_rate")
 
 
 @metric
 def probe_brier() -> Metric:
     """Brier score of the belief probes over every probability asked for, a missing one scored 1 (the worst)."""
-    return _metric("probe_brier", "probe_score_sum", "probe_requested")
+    return _ratio_metric("probe_brier")
 
 
 @metric
 def probe_answered_rate() -> Metric:
     """Share of the probabilities asked for that the model gave."""
-    return _metric("probe_answered_rate", "probe_given", "probe_requested")
+    return _ratio_metric("probe_answered_rate")
 
 
 @metric
 def probe_auc() -> Metric:
-    """Rank AUC of the probes: of the (black, red) target pairs of each probe, the share in which the black target
-    was rated higher (a tie counts a half; the pairs of a missing probe count as misordered)."""
-    return _metric("probe_auc", "auc_concordant", "auc_pairs")
+    """Rank AUC of the probes the model answered: of the (black, red) target pairs of each, the share in which the
+    black target was rated higher (a tie counts a half). A missing probe is missing, not misordered: NaN when the
+    model answered none (see `probe_answered_rate`)."""
+    return _ratio_metric("probe_auc")
 
 
-METRICS = [town_win_rate(), mafia_win_rate(), draw_rate(), invalid_action_rate(), first_answer_invalid_rate(),
-           transport_failure_rate(), probe_brier(), probe_answered_rate(), probe_auc()]  # fmt: skip
+@metric
+def clustered_stderr() -> Metric:
+    """Inspect's own `stderr(cluster="seed")` of a per-sample score's mean, except at 0 or 1, where it would read 0
+    (no spread to measure): there `boundary_se` over the deals."""
+    inner = stderr(cluster="seed")
+
+    def compute(scores: list[SampleScore]) -> float:
+        values = [float(s.score.as_float()) for s in scores]
+        deals = len({str((s.sample_metadata or {}).get("seed", s.sample_id)) for s in scores})
+        average = sum(values) / len(values) if values else math.nan
+        if deals < 2:  # one deal measures no spread between deals (Inspect would say 0)
+            return math.nan
+        if average in (0.0, 1.0):
+            return boundary_se(average, deals)
+        return float(inner(scores))  # type: ignore[arg-type]
+
+    return compute
+
+
+METRICS: list[Any] = [
+    town_win_rate(), mafia_win_rate(), invalid_action_rate(), first_answer_invalid_rate(), transport_failure_rate(),
+    probe_brier(), probe_answered_rate(), probe_auc(),
+    {"won": [mean(), clustered_stderr()], "drawn": [mean(), clustered_stderr()]},
+]  # fmt: skip
 
 
 @scorer(metrics=METRICS)
 def mafia_scores() -> Scorer:
-    """Read the finished game's transcript and score the evaluated seats."""
+    """Read the finished game's transcript and score every evaluated seat."""
 
     async def score(state: TaskState, target: Target) -> Score:
         mine = [int(s) for s in state.metadata["seats"]]
-        value = _score_of(str(state.metadata["transcript"]), mine, int(state.metadata["seed"]))
-        value["one"] = 1.0
-        return Score(value=value, answer=state.output.completion, metadata={"transcript": state.metadata["transcript"]})
+        values, counts = _score_of(str(state.metadata["transcript"]), mine)
+        return Score(value=values, answer=state.output.completion,
+                     metadata={"transcript": state.metadata["transcript"], "counts": counts})  # fmt: skip
 
     return score
 
@@ -368,9 +535,16 @@ def mafia(
     seed: int = 1,
     transcripts: str = "",
     lang: str = "en",
+    check: bool = True,
 ) -> Task:
-    """`games` games of `preset` with the evaluated model in `seats` against the `field`."""
+    """`games` games of `preset` with the evaluated model in `seats` against the `field`. Run by `inspect eval`, the
+    model is asked once before any game (`preflight`; `-T preflight=false` skips it): a model that cannot answer
+    stops the run with a clear message and a non-zero exit."""
     rules = load_rules(preset)
+    model = active_model() if check else None
+    if model is not None:
+        preflight(model)
+        _CHECKED.add(str(model))
     which = seat_list(seats)
     samples = []
     for index in range(games):
@@ -387,4 +561,5 @@ def mafia(
         dataset=samples,
         solver=play_mafia(field, preset, probes, transcripts, lang),
         scorer=mafia_scores(),
+        version=TASK_VERSION,
     )

@@ -18,8 +18,10 @@ every input for:
 - determinism: the same seed with the same decisions gives a byte-identical event stream, whatever order a
   batch's answers come in, and `Game(rules, seed).replay(game.inputs)` rebuilds it.
 
-The games are spread over the machine's cores with `fork` (each game is independent). `ARENA_CONFORMANCE_GAMES`
-sets the number of games per preset (default 2,000). A failure names the preset and the seed; reproduce it with
+The games are spread over the machine's cores with `fork` (each game is independent). The README's test command
+plays `GAMES` games per preset (seeds 0-199); the `slow` job (`python -m pytest -m slow`, run by `.ci/run` as a
+pytest invocation of its own) plays the rest of `SLOW_GAMES` (seeds 200-1,999), so CI plays 2,000 per preset.
+`ARENA_CONFORMANCE_GAMES` sets the total. A failure names the preset and the seed; reproduce it with
 `play_checked(load_rules(preset), seed)`.
 """
 
@@ -56,7 +58,8 @@ from arena.engine import (
 )
 from arena.players.random_policy import random_decision
 
-GAMES = int(os.environ.get("ARENA_CONFORMANCE_GAMES", "2000"))
+SLOW_GAMES = int(os.environ.get("ARENA_CONFORMANCE_GAMES", "2000"))  # per preset, in all
+GAMES = min(200, SLOW_GAMES)  # per preset in the README's test command: the first seeds
 REORDER_EVERY = 8  # every game is replayed; one in 8 is also played twice more, answering batches in two orders
 MAX_INPUTS = 5000  # a random game takes a few hundred inputs; more means the flow does not end
 BLACK_ROLES = frozenset({"mafia", "don"})
@@ -210,6 +213,10 @@ class Tracker:
         self.removed_pending: int | None = None
         self.foul_removal_due: int | None = None
         self.verdict: str | None = None
+        # R9.5a, MR 9.8: a removal while today's hands have decided the vote: the decided seat, and the winner his
+        # leaving alone gives (checked before the removal's)
+        self.decided_leaving = 0
+        self.vote_first: str | None = None
         self.group_open = False
         self.idle_nights = 0
         self.day1_left = 0
@@ -274,7 +281,16 @@ class Tracker:
     def close_group(self, nxt: Event | None) -> None:
         """After a run of eliminations: the winner from roles and alive seats (first verdict stands, R7.4)."""
         self.group_open = False
-        verdict = expected_winner(self.rules, self.roles, self.alive, self.maniac_ally)
+        decided, self.decided_leaving = self.decided_leaving, 0
+        if decided:  # R9.5a: the decided player counts as gone; his leaving alone is checked first (MR 9.8)
+            left = self.alive - {decided}
+            verdict = self.vote_first or expected_winner(self.rules, self.roles, left, self.maniac_ally)
+            if verdict is not None and decided in self.alive:
+                raise Violation(f"the game is won ({verdict}) but decided seat {decided}'s leaving is not recorded")
+            if verdict is None and decided not in self.alive:
+                raise Violation(f"decided seat {decided} left before the vote ended, and the game goes on")
+        else:
+            verdict = expected_winner(self.rules, self.roles, self.alive, self.maniac_ally)
         if self.verdict is None and verdict is not None:
             self.verdict = verdict
         if self.verdict is None:
@@ -461,6 +477,10 @@ class Tracker:
                 self.removed.add(e.seat or 0)
             else:
                 self.removed_pending = e.seat
+                decided = self.decided() if self.phase == "day" and self.day not in self.cancel_due else 0
+                if decided and decided != e.seat:
+                    self.decided_leaving = decided
+                    self.vote_first = expected_winner(rules, self.roles, self.alive - {decided}, self.maniac_ally)
                 cancelled = self.cancelled_by(e.seat or 0)
                 if cancelled and rules.fouls.cancel_vote_on_removal:
                     self.cancel_due.add(cancelled)
@@ -711,6 +731,9 @@ class Tracker:
             live = [c for c in self.nominees if c in self.alive]
             if live != [seat] or self.day < 2:
                 raise Violation(f"single-nominee exit with nominees {live}: {e}")
+        elif how == "voted" and self.round is not None:  # R9.5a: a removal ended the game after his hands decided
+            if seat != self.decided_leaving:
+                raise Violation(f"seat {seat} voted out in the middle of a round, not the decided one: {e}")
         elif how == "voted":
             self.voted_out_ok(seat, e)
         elif how != "removed":
@@ -1220,15 +1243,31 @@ def rules_of(name: str) -> RuleSet:
     return load_rules(name)
 
 
-@pytest.mark.parametrize("preset", [*PRESETS, "fiim" + PROBED, "club" + PROBED])
-def test_random_games_conform(preset: str) -> None:
-    games, failures, winners = run_many(preset, list(range(GAMES)))
-    assert games == GAMES
+CONFORMED = [*PRESETS, "fiim" + PROBED, "club" + PROBED]
+
+
+def _conform(preset: str, seeds: list[int]) -> None:
+    games, failures, winners = run_many(preset, seeds)
+    assert games == len(seeds)
     shown = "\n".join(f"  seed {seed}: {message[:600]}" for seed, message in failures[:8])
     assert not failures, f"{preset}: {len(failures)} of {games} games broke an invariant:\n{shown}"
     # the random games reach every way this preset can end (a check that the generator explores)
     can_end = {"town", "mafia"} | ({"maniac"} if rules_of(preset).win.maniac != "none" else set())
     assert can_end <= set(winners), f"{preset}: random games only ended as {winners}"
+
+
+@pytest.mark.parametrize("preset", CONFORMED)
+def test_random_games_conform(preset: str) -> None:
+    _conform(preset, list(range(GAMES)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", CONFORMED)
+def test_random_games_conform_at_scale(preset: str) -> None:
+    """The rest of the 2,000 games per preset: the slow job (`.ci/run` runs it; `python -m pytest -m slow`)."""
+    if SLOW_GAMES <= GAMES:
+        pytest.skip(f"ARENA_CONFORMANCE_GAMES={SLOW_GAMES}: the first {GAMES} seeds are all there is")
+    _conform(preset, list(range(GAMES, SLOW_GAMES)))
 
 
 # ----- regressions: the engine bugs these random games found, each pinned to its minimal case -------------------
@@ -1315,6 +1354,7 @@ def test_defaulted_then_removed_gets_no_note() -> None:
 # seeds of the 10,000-games-per-preset fuzz (bench/fuzz.py) that broke an invariant once, each fixed in the engine
 FUZZ_SEEDS = [("fiim", s) for s in (1004575, 1006584, 1007823, 1008748)]
 FUZZ_SEEDS += [("club", s) for s in (1000395, 1004020, 1004633, 1005462, 1007460, 1008160)]
+FUZZ_SEEDS += [("aurora", 1000297)]  # a 4th foul after the hands decided the vote won the game: his leaving dropped
 
 
 @pytest.mark.parametrize(("preset", "seed"), FUZZ_SEEDS)

@@ -140,12 +140,13 @@ def _in(module: str, room: str) -> bool:
 
 
 def _outside(graph: dict[str, dict[str, object]], room: str) -> dict[str, set[str]]:
-    """What the room's modules import outside it (and outside `arena` itself, which only holds the version)."""
+    """What the room's modules import outside it (and outside `arena.version`, which only holds the version, and
+    `arena` itself, which holds it too and loads the Python API on first use)."""
     out: dict[str, set[str]] = {}
     for module, edges in graph.items():
         if _in(module, room):
             for target in edges:
-                if not _in(target, room) and target != "arena":
+                if not _in(target, room) and target not in ("arena", "arena.version"):
                     out.setdefault(target, set()).add(module)
     return out
 

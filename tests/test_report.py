@@ -171,3 +171,30 @@ def test_header_text_is_inert_in_tables_and_csvs(tmp_path: Path) -> None:
     cells = [cell for row in seats[1:] for cell in row]
     assert "'" + HOSTILE in cells and HOSTILE not in cells
     assert not any(cell.startswith(("=", "+", "@")) for cell in cells)
+
+
+def test_the_page_in_a_browser_shows_no_raw_markdown(out: Path) -> None:
+    """report.html in chromium: bold, code and tables rendered (markdown-it-py), never a raw `**` or backtick.
+    The page was drawn by a hand-written converter once, which showed `**…**` and backticks as typed."""
+    from test_web_e2e import ARGS, CHROMIUM, _need_browser
+
+    _need_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page()
+            page.goto((out / "report.html").as_uri())
+            text = page.inner_text("body")
+            count = "() => ['strong', 'code', 'table', 'li'].map(t => document.querySelectorAll(t).length)"
+            shown = page.evaluate(count)
+        finally:
+            browser.close()
+    assert "Win rates per side" in text and "bot:heuristic" in text
+    assert "**" not in text and "`" not in text
+    strong, code, tables, items = shown
+    assert strong > 0 and code > 0 and tables >= 5, shown  # the report's bold, its `sparse` and its tables
+    markdown = (out / "report.md").read_text(encoding="utf-8")
+    assert markdown.count("**") >= 2 * strong  # every bold of the Markdown is drawn bold
+    assert items == sum(1 for line in markdown.splitlines() if line.startswith("- "))  # every bullet is a list item

@@ -80,18 +80,18 @@ def test_the_reported_repro_a_double_enter_at_whom_to_check(tmp_path: Path) -> N
     second Enter used to answer the next prompt (the best move, then Day 2's speech) as empty."""
     args = ("play", "--seat", "3=human", "--seed", "3", "--out", str(tmp_path))
     with arena_on_a_pty(*args, term="dumb") as (_, fd):
-        assert b"[#3] >" in read_until(fd, rb"\[#3\] > ", 60)
+        assert b"[#3] >" in read_until(fd, rb"\[#3\] > ", 240)
         os.write(fd, b"I am the sheriff.\n\n")
-        assert b"[y/n]" in read_until(fd, rb"\[y/n\] ", 60)
+        assert b"[y/n]" in read_until(fd, rb"\[y/n\] ", 240)
         os.write(fd, b"n\n")
-        assert b"Whom to check?" in read_until(fd, rb"Whom to check\?[^\n]*\] ", 60)
+        assert b"Whom to check?" in read_until(fd, rb"Whom to check\?[^\n]*\] ", 240)
         os.write(fd, b"4\n\n")
-        shown = read_until(fd, rb"Enter for none\) ", 60)
+        shown = read_until(fd, rb"Enter for none\) ", 240)
         assert b"Best move" in shown, shown[-800:]
         later = read_until(fd, rb"best move names", 2.0)  # the stray Enter must not answer it
         assert b"best move names" not in later, later[-800:]
         os.write(fd, b"1 2\n")
-        assert b"best move names #1, #2" in read_until(fd, rb"best move names #1, #2", 30)
+        assert b"best move names #1, #2" in read_until(fd, rb"best move names #1, #2", 240)
 
 
 def test_an_empty_first_line_at_a_terminal_is_asked_about_not_taken_as_silence() -> None:

@@ -205,11 +205,11 @@ def test_one_clock_and_it_binds_a_speech_ends_at_the_rules_time(tmp_path: Path) 
         pending, speaker = state["pending"], state["speaker"]
         assert pending["limit_s"] == speaker["seconds"] == 5  # one clock
         assert abs(pending["left_s"] - speaker["left_s"]) < 0.5
-        started = time.monotonic()
-        wait_until(lambda: table.asks.get(1) is None or table.asks[1].form.kind is not Kind.SPEECH, limit_s=20)
-        assert time.monotonic() - started < 8  # the rules' 5 s and the grace, never the 30 s limit
+        wait_until(lambda: table.asks.get(1) is None or table.asks[1].form.kind is not Kind.SPEECH, limit_s=120)
         path = table.writer.path if table.writer and table.writer.path else Path()
     mine = [i for i in load(path, repair=True).inputs if i.seat == 1]
+    # the rules' 5 s and the grace, never the 30 s limit: the default's recorded reason says which clock ended it
+    # (an event, not the wall clock, which a loaded machine stretches)
     assert mine and mine[-1].op == "default" and mine[-1].reason == "no answer within 5.5 s"
 
 

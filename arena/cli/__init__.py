@@ -13,10 +13,10 @@ The command modules may import anything of `arena`; nothing else in `arena` impo
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
 import typer
-from typer.core import TyperCommand, TyperGroup, TyperOption
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 # fmt: off
 COMMANDS: tuple[tuple[str, str, str], ...] = (
@@ -47,7 +47,7 @@ def load_command(name: str) -> Any:
         module_name = next(module for command, module, _ in COMMANDS if command == name)
         # __import__, not importlib.import_module: only the former shows in `python -X importtime` (the test reads it)
         module = __import__(f"arena.cli.{module_name}", fromlist=["register"])
-        scratch = typer.Typer()
+        scratch = typer.Typer(add_completion=False)  # completion is the top command's (`arena --install-completion`)
         module.register(scratch)
         built = typer.main.get_command(scratch)
         commands = getattr(built, "commands", None)
@@ -75,21 +75,49 @@ class LazyGroup(TyperGroup):
         return super().resolve_command(ctx, args)
 
 
-# On/off flags as bare flags in help: typer 0.29's rich help prints `<bool>` after `--quiet`, which reads as if it
-# took a value (`--quiet true`); parsing is unchanged.
+# Help without Python types. typer 0.29's rich help prints `<bool>` after a flag such as `--quiet`, which reads as if
+# it took a value (`--quiet true`), and a repeatable option's annotation as `<list[str]>` or `<list[Path]>`; here a
+# flag shows no type and a value its kind (`<text>`, `<path>`, `<en|ru>`). Parsing is unchanged.
 _original: Callable[[TyperOption, Any], str | None] | None = getattr(TyperOption, "display_type_rich", None)
+_original_argument: Callable[[TyperArgument, Any], str | None] | None = getattr(
+    TyperArgument, "display_type_rich", None
+)
+_PLAIN = {"str": "text", "Path": "path", "int": "integer", "float": "number", "int range": "integer range",
+          "float range": "number range"}  # fmt: skip
+
+
+def plain_type(label: str | None) -> str | None:
+    """A help label without Python's spelling: `list[str]` is `text`, `list[Path]` `path` (the option's help says
+    it repeats), `str` is `text`; a choice (`en|ru`), a range or a metavar stays as it is."""
+    if label is None:
+        return None
+    bracketed = label.startswith("<") and label.endswith(">")
+    inner = label[1:-1] if bracketed else label
+    while inner.startswith("list[") and inner.endswith("]"):
+        inner = inner[len("list[") : -1]
+    inner = "|".join(_PLAIN.get(part, part) for part in inner.split("|"))
+    return f"<{inner}>" if bracketed else inner
 
 
 def _display_type_rich(self: TyperOption, ctx: Any) -> str | None:
     if self.is_flag and self.metavar is None:
         return None
-    return _original(self, ctx) if _original is not None else None
+    shown = _original(self, ctx) if _original is not None else None
+    return shown if self.metavar is not None else plain_type(shown)
+
+
+def _argument_type_rich(self: TyperArgument, ctx: Any) -> str | None:
+    shown = _original_argument(self, ctx) if _original_argument is not None else None
+    return shown if self.metavar is not None else plain_type(shown)
 
 
 def show_flags_as_flags() -> None:
-    """Patch typer's help once (idempotent): flags show no `<bool>` type. A typer without the hook is left alone."""
+    """Patch typer's help once (idempotent): flags show no `<bool>` type, values no Python type. A typer without
+    the hooks is left alone."""
     if _original is not None:
         TyperOption.display_type_rich = _display_type_rich  # type: ignore[method-assign]
+    if _original_argument is not None:
+        TyperArgument.display_type_rich = _argument_type_rich  # type: ignore[method-assign,assignment]
 
 
 show_flags_as_flags()
@@ -99,13 +127,26 @@ app = typer.Typer(
     help="Mafia Arena: LLM agents, bots and humans play Mafia under real club rules.",
     cls=LazyGroup,
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # `arena --install-completion`; the commands themselves carry no completion options
     pretty_exceptions_enable=False,
 )
 
 
+def _version(shown: bool) -> None:
+    if shown:
+        from arena.version import __version__
+
+        typer.echo(f"arena (mafia-arena) {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
     """Mafia Arena: LLM agents, bots and humans play Mafia under real club rules."""
 
 

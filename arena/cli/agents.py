@@ -18,7 +18,7 @@ def agents(
     ] = None,
 ) -> None:
     """List the agents a seat can name, with where each was found (the first folder wins)."""
-    from arena.agents import BUILTIN, AgentError, agent_folders, list_agents, load_agent_file, needs_trust
+    from arena.agents import BUILTIN, AgentError, AgentSpec, agent_folders, list_agents, load_agent_file, needs_trust
 
     typer.echo("built in: " + ", ".join([*BUILTIN, "openai:MODEL"]))
     typer.echo("")
@@ -26,13 +26,15 @@ def agents(
     width = max((len(a.name) for a in found), default=0)
     for entry in found:
         note = f"   (shadowed by {entry.shadowed_by})" if entry.shadowed_by else ""
-        if not entry.trusted and not note:
-            try:
-                risk = needs_trust(load_agent_file(entry.path, entry.name))
-            except AgentError:
-                risk = None
-            if risk is not None:  # see arena.agents: ./agents never decides where a key goes
-                note = f"   (refused: it {risk}; use it with --agents-dir {entry.path.parent})"
+        try:
+            spec: AgentSpec | None = load_agent_file(entry.path, entry.name)
+        except AgentError:
+            spec = None
+        risk = needs_trust(spec) if spec is not None else None
+        if not entry.trusted and not note and risk is not None:  # ./agents never decides where a key goes
+            note = f"   (refused: it {risk}; use it with --agents-dir {entry.path.parent})"
+        elif spec is not None and not note and spec.cached_price_assumed:
+            note = "   (no price_cached_per_m: cached tokens billed at the input price)"
         typer.echo(f"{entry.name:<{width}}  {entry.where}: {entry.path}{note}")
     if not found:
         typer.echo("no agent definitions found")

@@ -359,6 +359,9 @@ class Game:
     def _remove(self, seat: int, reason: str) -> None:
         self.emit(EventType.REMOVED, seat=seat, value=reason)
         self._cancel_vote_for_removal(seat)
+        decided = self._decided_other(seat)
+        # R9.5a, MR 9.8: today's hands sent `decided` out before this removal, so his leaving is checked first
+        by_vote = self.check_win(gone=decided) if decided else None
         if self.alive[seat]:  # a departing speaker has already left the table
             self.eliminate(seat, "removed")
         self._batch.pop(seat, None)
@@ -371,9 +374,20 @@ class Game:
             self.night_last_words.remove(seat)
         if self.pending_winner is not None:
             return  # R7.4: removals during the game-end speech do not change the result
-        winner = self.check_win()
-        if winner is not None:
-            self.finish(winner, f"seat {seat} removed")
+        winner = by_vote or self.check_win(gone=decided)
+        if winner is None:
+            return  # the round goes on; a decided player leaves when it ends (R9.5a)
+        if decided:  # R9.5a: the game ends at once, and the player the hands decided has left by the vote
+            self.leaving_today.add(decided)
+            self.eliminate(decided, "voted")
+        self.finish(winner, "day vote" if by_vote else f"seat {seat} removed")
+
+    def _decided_other(self, seat: int) -> int:
+        """R9.5a: the living player today's hands already send out, if the judge is removing someone else (0: none)."""
+        decided = self.vote_decided
+        if self.phase is Phase.DAY and decided and decided != seat and self.alive[decided]:
+            return decided
+        return 0
 
     def _forget_target(self, seat: int) -> None:
         """A removed seat leaves every pending request's options (R7.3: he is gone at once)."""
@@ -424,10 +438,11 @@ class Game:
         if self.rules.reveal_on_elimination == "card":
             self.emit(EventType.CARD_REVEALED, seat=seat, value=self.roles[seat].value)
 
-    def check_win(self) -> Winner | None:
-        """R10 / P34–P37: who has won now, if anyone. The maniac is checked first (edge precedence)."""
+    def check_win(self, gone: int = 0) -> Winner | None:
+        """R10 / P34–P37: who has won now, if anyone (counting `gone` as having left already). The maniac is checked
+        first (edge precedence)."""
         win = self.rules.win
-        alive = self.alive_seats
+        alive = tuple(s for s in self.alive_seats if s != gone) if gone else self.alive_seats
         if not alive:
             return "draw"
         black = sum(1 for s in alive if self.counts_as_black(s))  # an allied maniac counts as black

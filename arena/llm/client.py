@@ -157,6 +157,7 @@ class ClientSettings:
     max_concurrent: int | None = None  # per provider, shared by every game on the loop (limits.py)
     requests_per_minute: float | None = None
     grammar: bool = False  # llama.cpp: `json_schema` as a compact grammar (grammar.py)
+    cache_control: bool = False  # mark the last message as a cache breakpoint (`cached`)
 
 
 _PoolKey = tuple[str | None, str | None, float, int]
@@ -239,6 +240,8 @@ class LLMClient:
     ) -> dict[str, Any]:
         """The JSON body of one chat-completions request."""
         s = self.settings
+        if s.cache_control:
+            messages = cached(messages)
         body: dict[str, Any] = {"model": s.model, "messages": messages, s.max_tokens_param: max_tokens}
         if s.temperature is not None:
             body["temperature"] = s.temperature
@@ -322,6 +325,25 @@ class LLMClient:
         latency = (time.perf_counter() - started[0]) * 1000
         result.completion = _completion(response, latency, mode)
         return result
+
+
+EPHEMERAL = {"type": "ephemeral"}
+
+
+def cached(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`messages` with the last one a cache breakpoint: its text as one content block marked `cache_control:
+    ephemeral`, as Anthropic asks (through LiteLLM, which passes it on). Anthropic caches the prefix up to the
+    breakpoint and, on the next request, finds it again from that request's own breakpoint (it looks back 20
+    blocks; a seat's conversation grows by two messages a call), so one breakpoint caches the whole conversation.
+    The other messages are the very same dicts (the direct path keeps their encodings)."""
+    if not messages:
+        return messages
+    last = messages[-1]
+    content = last.get("content")
+    if not isinstance(content, str):
+        return messages
+    block = {"type": "text", "text": content, "cache_control": EPHEMERAL}
+    return [*messages[:-1], {**last, "content": [block]}]
 
 
 def _completion(response: ChatCompletion | dict[str, Any], latency_ms: float, mode: Mode) -> Completion:

@@ -150,5 +150,5 @@ def build_langchain_player(
     prompts = load_prompt_set(spec.prompt_set, language)
     conversation = Conversation(prompts, rules, seat, mode, spec.persona, spec.schema_style)
     conversation.budget = Budget.of(spec.context_tokens, language)
-    prices = Prices(spec.price_input_per_m, spec.price_cached_per_m, spec.price_output_per_m)
+    prices = Prices.of(spec)
     return LangChainPlayer(seat, chat, conversation, prices=prices, lang=language)

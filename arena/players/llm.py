@@ -132,6 +132,7 @@ def client_settings(spec: AgentSpec, seat: int | None = None) -> ClientSettings:
         max_concurrent=spec.max_concurrent_requests,
         requests_per_minute=spec.requests_per_minute,
         grammar=spec.grammar,
+        cache_control=spec.cache_control,
     )
 
 
@@ -146,7 +147,7 @@ def build_llm_player(spec: AgentSpec, seat: int, *, rules: RuleSet, lang: str = 
     prompts = load_prompt_set(spec.prompt_set, language)
     conversation = Conversation(prompts, rules, seat, Mode(spec.structured), spec.persona, spec.schema_style)
     conversation.budget = Budget.of(spec.context_tokens, language)
-    prices = Prices(spec.price_input_per_m, spec.price_cached_per_m, spec.price_output_per_m)
+    prices = Prices.of(spec)
     settings = client_settings(spec, seat)
     if spec.server_slots is not None and spec.server_slots >= rules.players:
         # llama.cpp: a slot per seat, so each seat's prefix stays cached in its own slot (fewer slots than seats

@@ -12,6 +12,9 @@ and the `arena report` output. Reads transcripts only (never the engine's state)
 | `power.py` | before a tournament: what its schedule identifies, the detectable difference, games needed |
 | `simulate.py` | a process the model does not assume, and the coverage check of every printed interval |
 | `metrics.py` | per game, seat and day: votes, nominations, checks, claims, probes, deception, detection, cost |
+| `speech_reader.py` | what a speech's free text states (roles, checks, votes, who is dead or alive, ...), en and ru |
+| `speech_action.py` | each speech's statements checked against the record and the speaker's acts: lies and errors |
+| `leaks.py` | black speeches that give away a teammate, the own card or the night's target |
 | `summary.py`, `plots.py`, `tables.py`, `report.py` | `arena report`: what it states, plots, CSV rows, Markdown/HTML |
 | `selfplay.py` | balanced bot tournaments through the orchestrator (real data without a model) |
 

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field, fields
 
 from arena.engine import EventType
 from arena.research.corpus import GameData
+from arena.research.leaks import leaks
+from arena.research.speech_action import speeches
 
 E = EventType
 P_FLOOR = 0.001  # probabilities are recorded in thousandths; log-loss clips 0 and 1 to this
@@ -71,6 +73,18 @@ class Counts:
     red_probe_auc_concordant: float = 0.0  # detection: red seats' rank AUC
     red_on_black_pairs: int = 0
     red_on_black_p_sum: float = 0.0  # deception: P(black) red seats gave this black seat (counted on the black)
+    speeches: int = 0  # speeches with text or a claim (speech_action.py)
+    speech_statements: int = 0  # statements the record can check (a role, a check, a vote, who is alive)
+    speech_false: int = 0  # of those, contradicted by the record or by the speaker's own acts
+    speech_lies: int = 0  # false and deliberate (a black speaker, a red seat's false claim)
+    speech_errors: int = 0  # false and not deliberate (a red seat against what it knows; alive or dead wrong)
+    speeches_lying: int = 0  # speeches with at least one lie
+    speeches_erring: int = 0  # speeches with at least one error
+    black_speeches: int = 0  # speeches by black seats
+    leaking_speeches: int = 0  # black speeches that give away a teammate, the own card or the night's target
+    leaks_teammate: int = 0
+    leaks_self: int = 0
+    leaks_target: int = 0
     decisions: int = 0
     calls: int = 0
     prompt_tokens: int = 0
@@ -118,6 +132,10 @@ RATES: tuple[Rate, ...] = (
     Rate("detection_brier", lambda c: c.red_probe_brier_sum, lambda c: c.red_probe_pairs, False),
     Rate("detection_auc", lambda c: c.red_probe_auc_concordant, lambda c: c.red_probe_auc_pairs),
     Rate("deception", lambda c: c.red_on_black_p_sum, lambda c: c.red_on_black_pairs, False),
+    Rate("lie_rate", lambda c: c.speeches_lying, lambda c: c.speeches),
+    Rate("error_rate", lambda c: c.speeches_erring, lambda c: c.speeches),
+    Rate("false_statement_share", lambda c: c.speech_false, lambda c: c.speech_statements),
+    Rate("leak_rate", lambda c: c.leaking_speeches, lambda c: c.black_speeches),
     Rate("tokens_per_decision", lambda c: c.prompt_tokens + c.completion_tokens, lambda c: c.decisions, False, _INF),
     Rate("cost_per_decision", lambda c: c.cost_usd, lambda c: c.decisions, False, _INF),
 )
@@ -150,6 +168,8 @@ class GameMetrics:
     alive_at_end: set[int] = field(default_factory=set)
     left_on_day: dict[int, int] = field(default_factory=dict)  # seat -> day it left
     probe_points: list[tuple[int, int, float, bool]] = field(default_factory=list)  # day, prober, p, target black
+    contradictions: list[tuple[int, str, bool]] = field(default_factory=list)  # speaker, statement kind, lie
+    leaks: list[tuple[int, str]] = field(default_factory=list)  # black speaker, leak kind
 
     def bump(self, seat: int, day: int, **values: float) -> None:
         """Add `values` to the game's, the seat's and the day's counts."""
@@ -241,6 +261,7 @@ def measure(g: GameData) -> GameMetrics:
     m.alive_at_end = alive
     _claims_followed(m, g, claims, votes, rounds, voted_out, black)
     _checks_used(m, g, claims, checks, voted_out)
+    _speeches(m, g)
     _usage(m, g)
     return m
 
@@ -305,6 +326,27 @@ def _checks_used(
         out = found and voted_out.get(target, -1) > seq
         day = next(e.day for e in g.events if e.seq == seq)
         m.bump(sheriff, day, checks_announced=int(said), checked_black_voted_out=int(out))
+
+
+def _speeches(m: GameMetrics, g: GameData) -> None:
+    """Speech against action and reasoning leaks (speech_action.py, leaks.py), counted on the speaker."""
+    read = list(speeches(g))
+    leaked: dict[int, set[str]] = {}
+    for leak in leaks(g, read):
+        leaked.setdefault(leak.seq, set()).add(leak.kind)
+        m.leaks.append((leak.seat, leak.kind))
+    for sp in read:
+        lies, errors = len(sp.lies), len(sp.errors)
+        m.contradictions += [(sp.seat, v.statement.kind, v.lie) for v in sp.verdicts if v.false]
+        values: dict[str, float] = {
+            "speeches": 1, "speech_statements": len(sp.checkable), "speech_false": lies + errors, "speech_lies": lies,
+            "speech_errors": errors, "speeches_lying": int(lies > 0), "speeches_erring": int(errors > 0),
+        }  # fmt: skip
+        if sp.black:
+            kinds = leaked.get(sp.event.seq, set())
+            values |= {"black_speeches": 1, "leaking_speeches": int(bool(kinds))}
+            values |= {f"leaks_{kind}": 1 for kind in kinds}
+        m.bump(sp.seat, sp.day, **values)
 
 
 def _usage(m: GameMetrics, g: GameData) -> None:

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from markdown_it import MarkdownIt
+
 from arena.research import tables
 from arena.research.corpus import TAMPERED
 from arena.research.identify import COMBINED, MAFIA, TOWN, ConfigStatus
@@ -41,7 +43,6 @@ def build(folder: Path, *, boot: int = 200) -> Report:
 _MD_ESCAPES = {
     "\\": "\\\\", "|": "\\|", "`": "\\`", "[": "\\[", "]": "\\]", "&": "&amp;", "<": "&lt;", ">": "&gt;",
 }  # fmt: skip
-_MD_UNESCAPES = {v: k for k, v in _MD_ESCAPES.items()} | {"\\:": ":", "\\.": ".", "\\@": "@"}
 _AUTOLINK = re.compile(r"(?i)(?<=https)(:)|(?<=http)(:)|(?<=ftp)(:)|(?<=\bwww)(\.)|(@)")
 
 
@@ -52,19 +53,6 @@ def md_text(value: object) -> str:
     text = "".join(" " if ch in "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029" else ch for ch in str(value))
     text = "".join(_MD_ESCAPES.get(ch, ch) for ch in text)
     return _AUTOLINK.sub(lambda m: "\\" + m.group(0), text)
-
-
-def _md_plain(text: str) -> str:
-    """The text `md_text` escaped (the HTML page escapes it its own way)."""
-    return re.sub(r"\\[\\|`\[\]:.@]|&amp;|&lt;|&gt;", lambda m: _MD_UNESCAPES[m.group(0)], text)
-
-
-def _split_row(line: str) -> list[str]:
-    """The cells of a Markdown table row, split at the `|` that `md_text` did not escape."""
-    cells = re.split(r"(?<!\\)((?:\\\\)*)\|", line.strip())
-    # re.split keeps the captured even runs of backslashes: glue each back onto the cell before it
-    parts = [cells[i] + (cells[i + 1] if i + 1 < len(cells) else "") for i in range(0, len(cells), 2)]
-    return [_md_plain(c.strip()) for c in parts[1:-1]]
 
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
@@ -249,6 +237,56 @@ def _discipline_lines(r: Report) -> list[str]:
             "(a timeout or a connection error) is not the model's doing and is counted apart."]  # fmt: skip
 
 
+def _config_metric(r: Report, config: str, metric: str) -> str:
+    row = next((m for m in r.by_config if m.group == config and m.metric == metric), None)
+    if row is None:
+        return "–"
+    return _iv(row.interval, percent=True) + (" sparse" if row.interval.sparse else "")
+
+
+def _speech_lines(r: Report) -> list[str]:
+    from arena.research.speech_reader import KINDS
+
+    kinds = [k for k in KINDS if k in ("role", "check", "vote", "dead", "alive")]
+    per: dict[str, dict[tuple[str, bool], int]] = {}
+    for m in r.measured:
+        for seat, kind, lie in m.contradictions:
+            cell = per.setdefault(m.game.configs.get(seat, "?"), {})
+            cell[(kind, lie)] = cell.get((kind, lie), 0) + 1
+    rows = []
+    for config in r.corpus.configs:
+        counts = per.get(config, {})
+        rows.append([config, _config_metric(r, config, "lie_rate"), _config_metric(r, config, "error_rate"),
+                     _config_metric(r, config, "false_statement_share"),
+                     *(f"{counts.get((k, True), 0)} / {counts.get((k, False), 0)}" for k in kinds)])  # fmt: skip
+    head = ["configuration", "speeches with a lie (95 %)", "speeches with an error (95 %)",
+            "checkable statements false (95 %)", *(f"{k}: lies / errors" for k in kinds)]  # fmt: skip
+    return [
+        "Every speech's statements (its structured claim and what its words say: a role, a check, a stated vote, a "
+        "seat called dead or addressed as alive) checked against the engine's record and the speaker's own acts. "
+        "A **lie** is deliberate (a black speaker's; a red seat's false role claim or invented check); an **error** "
+        "is a red seat contradicting what it knows, or a seat called dead or alive wrongly. Intervals per game, "
+        "clustered by deal; docs/metrics.md, \"Speech against action\", says how the words are read and how well.",
+        "", *_table(head, rows),
+    ]  # fmt: skip
+
+
+def _leak_lines(r: Report) -> list[str]:
+    per: dict[str, dict[str, int]] = {}
+    for m in r.measured:
+        for seat, kind in m.leaks:
+            cell = per.setdefault(m.game.configs.get(seat, "?"), {})
+            cell[kind] = cell.get(kind, 0) + 1
+    rows = [[config, _config_metric(r, config, "leak_rate"),
+             *(per.get(config, {}).get(k, 0) for k in ("teammate", "self", "target"))]
+            for config in r.corpus.configs]  # fmt: skip
+    return [
+        "Black speeches that give away what only the black side holds: a teammate named as a teammate, the speaker's "
+        "own black card, or the seat the blacks shoot the next night, named before the morning.",
+        "", *_table(["configuration", "black speeches that leak (95 %)", "teammate", "own card", "night target"], rows),
+    ]  # fmt: skip
+
+
 def _metric_table(rows: Sequence[MetricRow], group: str) -> list[str]:
     body = [[m.group, m.metric, _iv(m.interval), _n(m.interval.n), m.interval.clusters, _flag(m.interval)]
             for m in rows]  # fmt: skip
@@ -296,6 +334,8 @@ def sections(r: Report) -> list[tuple[str, list[str]]]:
     out.append(("Outcome score (role baseline subtracted)", _score_lines(r)))
     out.append(("Roles and seats", _roles_lines(r)))
     out.append(("Invalid actions (beside the skill, never in it)", _discipline_lines(r)))
+    out.append(("Speech against action", _speech_lines(r)))
+    out.append(("Reasoning leaks", _leak_lines(r)))
     out.append(("Metrics per configuration", [*_metric_table(r.by_config, "configuration"), "", SPARSE_NOTE]))
     out.append(("Metrics per role", _metric_table(r.by_role, "role")))
     alive = [[d, int(iv.n), _iv(iv)] for d, iv in sorted(r.blacks_alive.items())]
@@ -337,30 +377,27 @@ def markdown(r: Report) -> str:
     return "\n".join(lines)
 
 
+def _renderer() -> MarkdownIt:
+    """CommonMark with tables, and no raw HTML: text from a transcript is escaped by `md_text` already, and a
+    planted `<script>` would be shown as text even if it were not. No linkify, no typographer."""
+    return MarkdownIt("commonmark", {"html": False}).enable("table")
+
+
 def page(r: Report) -> str:
-    """One self-contained HTML page: inline style, plots as data: URIs, nothing fetched from anywhere."""
+    """One self-contained HTML page: inline style, plots as data: URIs, nothing fetched from anywhere. Each
+    section's Markdown (the same lines as report.md) is rendered by markdown-it-py, so bold, code, lists and tables
+    show as such."""
+    md = _renderer()
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Mafia Arena report</title>",
         "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
         "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:3px 6px;"
-        "font-size:13px}img{max-width:100%}</style></head><body><h1>Mafia Arena report</h1>",
+        "font-size:13px}img{max-width:100%}code{background:#f4f4f4;padding:0 2px}</style></head><body>"
+        "<h1>Mafia Arena report</h1>",
     ]
     for title, body in sections(r):
         parts.append(f"<h2>{html.escape(title)}</h2>")
-        table: list[list[str]] = []
-        for line in [*body, ""]:
-            if line.startswith("|"):
-                if not line.startswith("|---"):
-                    table.append(_split_row(line))
-                continue
-            if table:
-                head, *rows = table
-                parts.append("<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>")
-                parts += ["<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows]
-                parts.append("</table>")
-                table = []
-            if line:
-                parts.append(f"<p>{html.escape(_md_plain(line))}</p>")
+        parts.append(md.render("\n".join(body)))
     for p in r.plots:
         data = base64.b64encode(p.png).decode("ascii")
         parts.append(

@@ -15,7 +15,8 @@ tournament's own length). The stand-in varies its answers to a repeated request,
 is played another way each time, as a sampling model would. The standard error is the stratified one: games are
 grouped by seating (labels and roles: a seating's roles set much of its cost), each group weighted by its share of
 the schedule. The per-seat-game averages are then multiplied by the seats each configuration holds in the schedule
-and priced with the agent's per-million prices. Bots cost nothing; LangChain configurations
+and priced with the agent's per-million prices (cached tokens at the input price when the agent gives no cached
+price: `AgentSpec.cached_price_assumed`, named under the table). Bots cost nothing; LangChain configurations
 are not estimated (shown as such).
 """
 
@@ -27,7 +28,7 @@ import math
 import statistics
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from arena.agents import AgentSpec
 from arena.engine import Game
@@ -123,6 +124,7 @@ class Estimate:
     calibration_games: int
     not_estimated: list[str]
     rse: float = 0.0  # the calibration's relative standard error of the mean per-game cost
+    cached_at_input: list[str] = field(default_factory=list)  # no cached price: cached tokens at the input price
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -131,6 +133,7 @@ class Estimate:
             "calibration_games": self.calibration_games,
             "relative_standard_error": round(self.rse, 4),
             "not_estimated": self.not_estimated,
+            "cached_at_input_price": self.cached_at_input,
         }
 
 
@@ -236,8 +239,7 @@ def calibrate(t: Tournament, plans: Sequence[GamePlan], games: int = 3) -> Calib
         return Calibration({})
     from arena.standin import FakeServer
 
-    prices = {c.label: Prices(c.spec.price_input_per_m, c.spec.price_cached_per_m, c.spec.price_output_per_m)
-              for c in llm}  # fmt: skip
+    prices = {c.label: Prices.of(c.spec) for c in llm}
     weights: dict[Seating, float] = defaultdict(float)
     for plan in plans:
         weights[seating(plan)] += 1 / len(plans)
@@ -283,6 +285,7 @@ def estimate(t: Tournament, plans: Sequence[GamePlan], per_seat: dict[str, Figur
     for figures in per_config.values():
         total.add(figures)
     not_estimated = [c.label for c in [*t.configs, t.filler] if c.spec.kind == "langchain"]
+    assumed = [c.label for c in [*t.configs, t.filler] if c.spec.cached_price_assumed and c.label in per_seat]
     if isinstance(per_seat, Calibration):  # the games actually played, and how well they pin the mean down
-        return Estimate(per_config, per_game, total, per_seat.games, not_estimated, per_seat.rse)
-    return Estimate(per_config, per_game, total, games, not_estimated)
+        return Estimate(per_config, per_game, total, per_seat.games, not_estimated, per_seat.rse, assumed)
+    return Estimate(per_config, per_game, total, games, not_estimated, cached_at_input=assumed)

@@ -56,6 +56,9 @@ def estimate_table(estimate: Estimate, budget: float | None) -> Table:
         notes.append("no configuration makes model calls: nothing to spend")
     if estimate.not_estimated:
         notes.append(f"not estimated (LangChain): {', '.join(estimate.not_estimated)}")
+    if estimate.cached_at_input:
+        assumed = ", ".join(estimate.cached_at_input)
+        notes.append(f"cached tokens billed at the input price (no price_cached_per_m): {assumed}")
     if budget is not None:
         notes.append(f"budget ${budget:g}: about {_games_within(estimate, budget)} of {len(estimate.per_game)} games")
     table.caption = "; ".join(notes) or None

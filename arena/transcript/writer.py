@@ -19,7 +19,6 @@ from typing import IO, Any, Final, Literal
 
 from pydantic import BaseModel
 
-from arena import __version__
 from arena.agents import AgentSpec
 from arena.engine import Event, Game, Input, Role, RuleSet
 from arena.engine.record import PlainRecord
@@ -39,6 +38,7 @@ from arena.transcript.records import (
     TranscriptError,
 )
 from arena.trust import redacted
+from arena.version import __version__
 
 
 def utc_now() -> str:

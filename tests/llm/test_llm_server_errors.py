@@ -201,5 +201,6 @@ async def test_a_slow_drip_cannot_hold_an_attempt_past_its_deadline(api_key: str
     assert result.completion is None and result.final_error is not None
     assert result.final_error.error.startswith("timeout")
     assert len(result.failures) == 1  # two attempts of about a second each
-    assert all(f.latency_ms < 1600 for f in [*result.failures, result.final_error])
-    assert took < 3.5
+    # the deadline, not the drip (20 s an attempt), ended each: bounds far from both, so a loaded machine passes
+    assert all(f.latency_ms < 10_000 for f in [*result.failures, result.final_error])
+    assert took < 15

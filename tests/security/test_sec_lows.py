@@ -140,8 +140,9 @@ def test_half_sent_requests_are_dropped_at_the_deadline(tmp_path: Path) -> None:
             for sock in slow:
                 with contextlib.suppress(OSError):  # closed already
                     sock.sendall(b"X")
-        assert all(_closed_by_server(sock, 15) for sock in slow), "a half-sent request held its connection"
-        assert time.monotonic() - started < 15
+        # the deadline closes them (a slowloris would hold them for ever): a bound far above it, for a loaded machine
+        assert all(_closed_by_server(sock, 60) for sock in slow), "a half-sent request held its connection"
+        assert time.monotonic() - started < 60
         # a whole request is served, and a kept-alive connection serves a second one
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         for _ in range(2):

@@ -75,3 +75,45 @@ def test_calibration_reports_its_sample(tmp_path: Path) -> None:
     assert guess.calibration_games == figures.games and guess.rse == figures.rse
     assert guess.total.usd == pytest.approx(figures["a"].usd * 12)  # one seat of "a" per game
     assert json.loads(json.dumps(guess.as_json()))["relative_standard_error"] == round(figures.rse, 4)
+
+
+def test_an_agent_without_a_cached_price_is_never_billed_zero_for_cached_tokens(tmp_path: Path) -> None:
+    """The shipped openrouter.toml gives no `price_cached_per_m`: its cached tokens once cost $0, so `--budget`
+    stopped too late. Now they cost the input price, in a seat's bill, the calibration and the budget's estimate,
+    and the dry run and `arena agents` say so."""
+    from typer.testing import CliRunner
+
+    from arena.agents import resolve_agent
+    from arena.cli import app
+    from arena.engine import load_rules
+    from arena.llm.usage import Usage
+    from arena.players.llm import build_llm_player
+    from arena.tournament.report import estimate_table
+
+    agents = tmp_path / "agents"
+    agents.mkdir()
+    (agents / "nocache.toml").write_text('kind = "llm"\nmodel = "fake-model"\nbase_url = "http://127.0.0.1:9/v1"\n'
+                                         "price_input_per_m = 2.0\nprice_output_per_m = 8.0\n")  # fmt: skip
+    spec = resolve_agent("nocache", agents)
+    assert spec.cached_price_assumed and spec.price_cached_per_m == 2.0
+    player = build_llm_player(spec, 1, rules=load_rules("fiim"))
+    assert player.prices.cost(Usage(prompt_tokens=1000, cached_tokens=900)) == pytest.approx(1000 * 2.0 / 1e6)
+    shipped = resolve_agent("openrouter", check_env=False)
+    assert shipped.cached_price_assumed and shipped.price_cached_per_m == shipped.price_input_per_m > 0
+    assert not resolve_agent("openai", check_env=False).cached_price_assumed  # it gives its cached price
+
+    file = tmp_path / "t.toml"
+    file.write_text('name = "c"\ngames = 8\nseed = 1\nfiller = "bot:heuristic"\n[[pool]]\nlabel = "a"\n'
+                    'agent = "nocache"\n[[pool]]\nlabel = "b"\nagent = "bot:random"\n')  # fmt: skip
+    t = load_tournament(file, agents)
+    plans = make_schedule([c.label for c in t.configs], t.filler.label, t.rules, 8, t.file.seed)
+    a = calibrate(t, plans, 3)["a"]
+    assert a.cached_tokens > 0  # the stand-in meters a prefix cache, as a provider does
+    assert a.usd == pytest.approx((a.prompt_tokens * 2.0 + a.completion_tokens * 8.0) / 1e6)  # cached at 2.0, not 0
+    guess = estimate(t, plans, calibrate(t, plans, 3), 3)
+    assert guess.cached_at_input == ["a"] and guess.as_json()["cached_at_input_price"] == ["a"]
+    assert "billed at the input price" in str(estimate_table(guess, 1.0).caption)
+
+    listed = CliRunner().invoke(app, ["agents", "--agents-dir", str(agents)])
+    line = next(row for row in listed.output.splitlines() if row.startswith("nocache"))
+    assert "cached tokens billed at the input price" in line

@@ -1,0 +1,96 @@
+"""The free-text speech reader (arena/research/speech_reader.py) on its labelled corpus (tests/speech_corpus/).
+
+Precision and recall are printed per set, per language and overall (`pytest -s` shows them). The sets were written
+one after another, each before the reader was revised on it; the first figures of each set, as written, are the
+reader's out-of-sample figures and are quoted in docs/metrics.md (they are not asserted: the reader has since been
+revised on every set)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+
+from arena.research.speech_reader import KINDS, Statement, normalise, read
+
+CORPUS = Path(__file__).parent / "speech_corpus"
+SETS = ("dev", "heldout", "fresh", "fourth")
+
+
+def _entries() -> list[tuple[str, str, str, set[str]]]:
+    out = []
+    for name in SETS:
+        for entry in yaml.safe_load((CORPUS / f"{name}.yaml").read_text(encoding="utf-8")):
+            out.append((name, entry["lang"], entry["text"], set(entry["says"])))
+    return out
+
+
+def _score(rows: list[tuple[str, str, str, set[str]]]) -> tuple[float, float, int, int, int]:
+    tp = fp = fn = 0
+    for _, _, text, expected in rows:
+        got = {str(s) for s in read(text)}
+        tp += len(expected & got)
+        fp += len(got - expected)
+        fn += len(expected - got)
+    return tp / max(tp + fp, 1), tp / max(tp + fn, 1), tp, fp, fn
+
+
+def test_the_corpus_is_large_labelled_and_in_both_languages() -> None:
+    rows = _entries()
+    langs = Counter(lang for _, lang, _, _ in rows)
+    assert len(rows) >= 200 and langs["en"] >= 100 and langs["ru"] >= 100, langs
+    labels = [label for *_, says in rows for label in says]
+    assert {label.split()[0] for label in labels} == set(KINDS)  # every kind is labelled somewhere
+    assert sum(1 for *_, says in rows if not says) >= 40  # distractors: texts that state nothing
+
+
+def test_precision_and_recall_on_the_labelled_corpus() -> None:
+    rows = _entries()
+    print(f"\nspeech reader on {len(rows)} labelled phrasings (tests/speech_corpus/)")
+    for label, subset in [(name, [r for r in rows if r[0] == name]) for name in SETS] + [
+        (lang, [r for r in rows if r[1] == lang]) for lang in ("en", "ru")
+    ]:
+        p, r, tp, fp, fn = _score(subset)
+        print(f"  {label:8} {len(subset):4} phrasings  precision {p:.3f}  recall {r:.3f}  (tp {tp}, fp {fp}, fn {fn})")
+    for kind in KINDS:
+        tp = sum(1 for *_, text, says in rows for s in read(text) if s.kind == kind and str(s) in says)
+        got = sum(1 for *_, text, _ in rows for s in read(text) if s.kind == kind)
+        want = sum(1 for *_, says in rows for label in says if label.split()[0] == kind)
+        print(f"  {kind:8} precision {tp / max(got, 1):.3f}  recall {tp / max(want, 1):.3f}  ({want} labelled)")
+    precision, recall, *_ = _score(rows)
+    print(f"  all      precision {precision:.3f}  recall {recall:.3f}")
+    assert precision >= 0.9 and recall >= 0.8
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I checked 5, red", ["check 5 red"]),
+        ("проверил пятого — красный", ["check 5 red"]),
+        ("Пятый проверил меня", []),  # the seat checked someone: not the speaker's check
+        ("I will vote 4", ["vote 4"]),
+        ("I won't vote 4", []),
+        ("Seat 3 was killed last night", ["dead 3"]),
+        ("Seat 3, why did you vote?", ["alive 3"]),
+        ("Day 2: 7 players left", []),
+    ],
+)
+def test_the_acceptance_phrasings(text: str, expected: list[str]) -> None:
+    assert sorted(str(s) for s in read(text)) == sorted(expected)
+
+
+def test_seats_are_normalised_in_every_spelling() -> None:
+    assert normalise("Seat four, player 5, #6, игрок 7, восьмого, девятка") == "¤4, ¤5, ¤6, ¤7, ¤8ᵃ, ¤9"
+    assert normalise("day 2, night 1, 3 of them, 0.5") == "day 2, night 1, 3 of them, 0.5"
+    assert normalise("первая проверка, второй день") == "первая проверка, второй день"
+
+
+def test_reading_is_deterministic_and_total() -> None:
+    text = "I am the sheriff. I checked 3: black. Vote 3. Seat 9, explain."
+    assert read(text) == read(text)
+    assert read("") == ()
+    assert all(isinstance(s, Statement) for s in read(text))
+    for junk in ("¤¤¤ 99 ᵃᵃ", "\x00\u202e" * 50, "1 " * 500, "я " * 300):
+        read(junk)  # never raises
