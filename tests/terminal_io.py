@@ -9,6 +9,7 @@ import os
 import pty
 import re
 import select
+import signal
 import sys
 import time
 from collections.abc import Iterator
@@ -58,6 +59,9 @@ def arena_on_a_pty(*args: str, term: str | None = None) -> Iterator[tuple[int, i
     if pid == 0:  # the child: the arena command on the pty
         if term is not None:
             os.environ["TERM"] = term
+        # Ctrl-C as a person's terminal delivers it: a test run started in the background (a script's `&`, a job
+        # beside a CPU burner) ignores SIGINT, and exec keeps that, so the game never heard the Ctrl-C
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.execv(sys.executable, [sys.executable, "-m", "arena.cli", *args])
     try:
         yield pid, fd

@@ -6,12 +6,36 @@ command runs, so `arena play` never pays for it. Bad input is one `error:` line 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
 
 BAD_INPUT = 2
+Progress = Callable[[str, int, int], None]
+
+
+@contextmanager
+def progress_bar(*, enabled: bool) -> Iterator[Progress | None]:
+    """A rich progress bar on stderr while a report is built (the stage, files or games done, time), gone when it
+    is done; none when stderr is not a terminal (a script or CI reads a clean stream) or `enabled` is off."""
+    console = Console(stderr=True)
+    if not enabled or not console.is_terminal:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True) as bar:  # fmt: skip
+        task = bar.add_task("reading transcripts", total=None)
+
+        def advance(stage: str, done: int, total: int) -> None:
+            bar.update(task, description=stage, completed=done, total=total)
+
+        yield advance
 
 
 def register(app: typer.Typer) -> None:
@@ -20,6 +44,7 @@ def register(app: typer.Typer) -> None:
         folder: Annotated[Path, typer.Argument(help="a folder of transcripts (searched recursively)")],
         out: Annotated[Path | None, typer.Option("--out", help="where to write (default: FOLDER/report)")] = None,
         boot: Annotated[int, typer.Option("--boot", min=0, help="bootstrap resamples for the intervals")] = 200,
+        no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
     ) -> None:
         """Write report.md, report.html (self-contained) and games/seats/days/decisions CSVs for a folder."""
         if not folder.is_dir():
@@ -32,7 +57,8 @@ def register(app: typer.Typer) -> None:
                        err=True)  # fmt: skip
             raise typer.Exit(BAD_INPUT) from None
         try:
-            written = report(folder, out or folder / "report", boot=boot)
+            with progress_bar(enabled=not no_progress) as progress:
+                written = report(folder, out or folder / "report", boot=boot, progress=progress)
         except ReportError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(BAD_INPUT) from None

@@ -6,6 +6,7 @@ guessed at."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,13 +100,20 @@ class Corpus:
         return sorted({c for g in self.games for c in g.configs.values()})
 
 
-def load_folder(folder: str | Path) -> Corpus:
+Progress = Callable[[str, int, int], None]  # (what is being done, how many done, of how many): a progress bar
+
+
+def load_folder(folder: str | Path, progress: Progress | None = None) -> Corpus:
     """Every `*.jsonl` under `folder` (recursively, never through a link), in name order. Unreadable, non-regular
-    (a link, a FIFO), tampered (hash chain broken) or unfinished files are skipped and listed with the reason."""
+    (a link, a FIFO), tampered (hash chain broken) or unfinished files are skipped and listed with the reason.
+    `progress` hears of each file read."""
     root = Path(folder)
     games: list[GameData] = []
     skipped: list[tuple[str, str]] = []
-    for path in sorted(root.rglob("*.jsonl")):
+    paths = sorted(root.rglob("*.jsonl"))
+    for done, path in enumerate(paths):
+        if progress is not None:
+            progress("reading transcripts", done, len(paths))
         try:  # never a link out of the folder, nor a FIFO or device that would block the read or never end
             with open_regular(path) as stream:
                 t = read_stream(stream, str(path))

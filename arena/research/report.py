@@ -21,7 +21,7 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 from arena.research import tables
-from arena.research.corpus import TAMPERED
+from arena.research.corpus import TAMPERED, Progress
 from arena.research.identify import COMBINED, MAFIA, TOWN, ConfigStatus
 from arena.research.intervals import SPARSE_CLUSTERS, SPARSE_N, Interval
 from arena.research.plots import plots
@@ -33,8 +33,10 @@ from arena.safe_write import Folder, UnsafePath, links_in
 __all__ = ["Report", "ReportError", "Written", "build", "markdown", "page", "report", "sections", "write"]
 
 
-def build(folder: Path, *, boot: int = 200) -> Report:
-    r = summarise(folder, boot=boot)
+def build(folder: Path, *, boot: int = 200, progress: Progress | None = None) -> Report:
+    r = summarise(folder, boot=boot, progress=progress)
+    if progress is not None:
+        progress("drawing plots", 0, 1)
     r.plots = plots(r)
     return r
 
@@ -515,5 +517,9 @@ def write(r: Report, out: Path) -> Written:
     return Written(out, files, len(r.measured))
 
 
-def report(folder: Path, out: Path, *, boot: int = 200) -> Written:
-    return write(build(folder, boot=boot), out)
+def report(folder: Path, out: Path, *, boot: int = 200, progress: Progress | None = None) -> Written:
+    """Build the report of `folder` and write it into `out`; `progress` hears what is being done."""
+    r = build(folder, boot=boot, progress=progress)
+    if progress is not None:
+        progress("writing the report", 0, 1)
+    return write(r, out)

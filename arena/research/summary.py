@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from arena.research import tables
-from arena.research.corpus import Corpus, load_folder
+from arena.research.corpus import Corpus, Progress, load_folder
 from arena.research.intervals import Interval, proportion, ratio
 from arena.research.metrics import RATES, Counts, GameMetrics, Rate, measure
 from arena.research.outcomes import (
@@ -154,14 +154,21 @@ def discipline(records: Sequence[Record], decisions: Sequence[tables.Row], game_
     return out
 
 
-def build(folder: Path, *, boot: int = 200) -> Report:
-    corpus = load_folder(folder)
+def build(folder: Path, *, boot: int = 200, progress: Progress | None = None) -> Report:
+    """Everything the report states, from the finished games under `folder`; `progress` hears what is being done."""
+    corpus = load_folder(folder, progress)
     if not corpus.games:
         why = f"; {len(corpus.skipped)} file(s) skipped, e.g. {corpus.skipped[0][1]}" if corpus.skipped else ""
         raise ReportError(f"{folder}: no finished game transcripts{why}")
-    measured = [measure(g) for g in corpus.games]
+    measured = []
+    for done, game in enumerate(corpus.games):
+        if progress is not None:
+            progress("measuring games", done, len(corpus.games))
+        measured.append(measure(game))
     records = from_games(corpus.games)
     two_sided = matches(records)
+    if progress is not None:
+        progress(f"fitting ratings ({boot} bootstrap resamples)", 0, 1)
     rating = fit(two_sided, boot=boot) if two_sided else None
     decisions = [row for g in corpus.games for row in tables.decision_rows(g)]
     r = Report(

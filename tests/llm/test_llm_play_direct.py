@@ -91,7 +91,10 @@ def test_play_takes_the_direct_path_unless_told_otherwise(tmp_path: Path, pool: 
 def test_ctrl_c_mid_game_closes_the_direct_sessions_and_resume_finishes_on_the_direct_path(tmp_path: Path) -> None:
     with FakeServer(latency_s=0.05) as server:
         command = _command(tmp_path, server.base_url, "--seat", "all=local")
-        child = subprocess.Popen(command, env=_env(None), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # SIGINT as a terminal delivers it, even when the tests run in the background (where it is ignored, and a
+        # child inherits that: the game never heard the signal)
+        child = subprocess.Popen(command, env=_env(None), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
         try:
             # until the game's own calls are under way (the first request is the probe); 2 min: a busy machine is slow
             for _ in range(2400):
