@@ -328,26 +328,24 @@ def _arena(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def checks(path: Path, t: Transcript) -> None:
-    """`arena verify`, and `arena prompt --at K` right after each compaction against the messages sent."""
-    import json
-
-    from arena.llm.rebuild import events_after_inputs
+    """`arena verify`, and `arena prompt --at K` right after each compaction against the messages sent (K in the
+    seat's own numbering, the `[#K]` its prompt shows)."""
     from arena.llm.records import Expansion
 
     print(f"arena verify {path.name}: exit {_arena('verify', str(path)).returncode}")
-    events_after, _ = events_after_inputs(t, MODERATOR)  # the moderator's counts: what `--at` means
     positions = t.call_positions
     full = Expansion(t.calls)
+    counts = {seat: events_after_inputs(t, seat)[1] for seat in {c.seat for c in t.calls if c.compaction}}
     same = rebuilt = total = 0
     for i, call in enumerate(t.calls):
-        shown = events_after[min(positions[i], len(t.inputs))]
+        point = min(positions[i], len(t.inputs))
         later = [j for j in range(i + 1, len(t.calls)) if t.calls[j].seat == call.seat
-                 and events_after[min(positions[j], len(t.inputs))] == shown]  # fmt: skip
+                 and min(positions[j], len(t.inputs)) == point]  # fmt: skip
         if not call.compaction or later:  # `arena prompt --at K` shows a point's last call
             continue
         total += 1
         sent = json.loads(json.dumps(full.messages(i)))
-        at = ["prompt", str(path), "--seat", str(call.seat), "--at", str(shown - 1), "--json"]
+        at = ["prompt", str(path), "--seat", str(call.seat), "--at", str(counts[call.seat][point] - 1), "--json"]
         same += json.loads(_arena(*at).stdout or "null") == sent
         rebuilt += json.loads(_arena(*at, "--rebuild").stdout or "null") == sent
     print(f"{path.name}: {total} compacted calls a point's last; arena prompt --at K shows what was sent for {same}, "

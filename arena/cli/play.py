@@ -7,6 +7,7 @@ ends with one `error:` line and exit code 2, never a traceback. A game stopped w
 from __future__ import annotations
 
 import random
+import signal
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated
@@ -38,6 +39,13 @@ TIMEOUT_HELP = (
     "Seconds a seat has for one decision. Default: a model seat's agent timeout_s times its attempts "
     f"(retries + 1), any other seat {BOT_TIMEOUT:g}."
 )
+
+
+def interruptible() -> None:
+    """Make Ctrl-C and `kill -INT` stop the game, saved and resumable, even when the shell started this process with
+    SIGINT ignored (`arena play &` in a script: no job control, so background jobs ignore SIGINT)."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def decision_timeouts(seats: Mapping[int, AgentSpec], timeout: float | None) -> tuple[float, dict[int, float]]:
@@ -88,6 +96,7 @@ def register(app: typer.Typer) -> None:
 
         With no options: the fiim preset, ten heuristic bots (bot:heuristic) and a random seed.
         """
+        interruptible()
         try:
             rules = load_rules(preset, rules_file, rule or None)
         except RulesError as exc:
@@ -140,6 +149,7 @@ def register(app: typer.Typer) -> None:
         human_timeout: HumanTimeout = None,
     ) -> None:
         """Continue a game whose process died, from its transcript, appending to the same file."""
+        interruptible()
         transcript, game = load_for_resume(file)
         header = transcript.header
         sign_key = read_sign_key(sign_key_env)

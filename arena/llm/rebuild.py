@@ -46,15 +46,60 @@ def _replay(transcript: Transcript, count: int) -> Game:
 
 
 def events_after_inputs(transcript: Transcript, seat: int) -> tuple[list[int], list[int]]:
-    """After replaying the first k inputs, for every k: how many events the game holds (the moderator's numbering,
-    which `--at` uses), and how many of them `seat` may see (its own numbering, a conversation's cursor)."""
+    """After replaying the first k inputs, for every k: how many events the game holds (the moderator's numbering),
+    and how many of them `seat` may see (its own numbering, a conversation's cursor, and what `--at` takes)."""
+    out, mine, _ = _counts(transcript, seat)
+    return out, mine
+
+
+def _counts(transcript: Transcript, seat: int) -> tuple[list[int], list[int], list[bool]]:
+    """`events_after_inputs`, and for every k whether `seat` is asked for a decision after the first k inputs."""
     game = Game(transcript.rules, transcript.header.seed, roles=transcript.header.roles)
     out, mine = [len(game.events)], [view(game, seat).next_number]
+    asked = [_asked(game, seat)]
     for item in transcript.inputs:
         game.replay([item])
         out.append(len(game.events))
         mine.append(view(game, seat, mine[-1]).next_number)  # from its last count on: only the new events
-    return out, mine
+        asked.append(_asked(game, seat))
+    return out, mine, asked
+
+
+def _asked(game: Game, seat: int) -> bool:
+    request = game.request_for(seat) if not game.over else None
+    return request is not None and request.seat == seat
+
+
+@dataclass(frozen=True)
+class Point:
+    """A point where a seat is asked for a decision: after `inputs` inputs, when it had seen its events #0 to
+    #`seen` - 1 (its own numbering, the `[#n]` its prompt shows); `moved` when it is not the point asked for."""
+
+    inputs: int
+    seen: int
+    moved: bool = False
+    asked: bool = True
+
+
+def decision_point(transcript: Transcript, seat: int, at: int | None = None) -> Point:
+    """Where `seat` is asked right after its own event #`at` (the number its prompt shows), or, if it is not asked
+    there, its next decision (`moved`); `at` None: its last decision. ValueError saying why there is none: `at`
+    past the seat's log, or no decision left for it (it left the game, or the game ended)."""
+    _, seen, asked = _counts(transcript, seat)
+    points = [k for k, flag in enumerate(asked) if flag]
+    if at is None:  # its last decision; in a file where it has none yet, what it has seen so far (`asked` False)
+        if not points:
+            return Point(len(asked) - 1, seen[-1], asked=False)
+        return Point(points[-1], seen[points[-1]])
+    if at >= seen[-1]:
+        raise ValueError(f"seat {seat}'s log holds its events #0 to #{seen[-1] - 1}; there is no event #{at}")
+    after = next(k for k, n in enumerate(seen) if n > at)
+    later = [k for k in points if k >= after]
+    if not later:
+        why = "the game ended" if transcript.rebuild().alive[seat] else "it left the game"
+        last = f"; its last decision came after its event #{seen[points[-1]] - 1}" if points else ""
+        raise ValueError(f"seat {seat} is asked for no decision after its event #{at} ({why}){last}")
+    return Point(later[0], seen[later[0]], moved=seen[later[0]] != at + 1)
 
 
 def _spec_of(transcript: Transcript, seat: int, run: int = -1) -> AgentSpec | None:
@@ -82,8 +127,11 @@ def seat_prompt(
     rebuild: bool = False,
     prompt_set: str | None = None,
     prompt_folders: Sequence[Path] = (),
+    inputs: int | None = None,
 ) -> SeatPrompt:
-    """The messages of `seat` right after event `at` (default: at its last call, or at the end of the game).
+    """The messages of `seat` right after event `at` of the game (the moderator's numbering; default: at its last
+    call, or at the end of the game), or after the first `inputs` inputs (`decision_point` gives them for a point of
+    the seat's own numbering, as `arena prompt --at` takes it).
 
     With `rebuild`, a point where the seat did make a call is rebuilt too (with the current prompt set) instead of
     read from the record: the two agree unless the prompt set changed, which is how the tests check the rebuild.
@@ -98,11 +146,13 @@ def seat_prompt(
     mine = [i for i, c in enumerate(transcript.calls) if c.seat == seat]
     shown = {i: events_after[min(positions[i], len(transcript.inputs))] for i in mine}
     cursors = {i: seat_after[min(positions[i], len(transcript.inputs))] for i in mine}  # in the seat's numbering
-    if at is None and mine and not rebuild:
+    if at is None and inputs is None and mine and not rebuild:
         last = mine[-1]
         return SeatPrompt(full.messages(last), True, shown[last], last)
     count = len(transcript.inputs)
-    if at is not None:
+    if inputs is not None:
+        count = min(inputs, count)
+    elif at is not None:
         count = next((k for k, n in enumerate(events_after) if n > at), count)
     target = events_after[count]
     here = [i for i in mine if shown[i] == target]
