@@ -92,3 +92,15 @@ def test_errors_are_plain_exceptions_with_the_clis_message(tmp_path: Path) -> No
         arena.load(tmp_path / "missing.jsonl")
     with pytest.raises(AttributeError):
         arena.nothing  # type: ignore[attr-defined]  # noqa: B018
+
+
+def test_arena_tournament_is_callable_whether_or_not_its_package_was_imported(tmp_path: Path) -> None:
+    """`arena.tournament` is also a subpackage: once anything imported it, Python bound the package to that name and
+    `arena.tournament(...)` said "'module' object is not callable" (the docs' example failed in a full run)."""
+    import arena.tournament.schedule  # what other code does: the subpackage is now bound to arena.tournament
+
+    assert callable(arena.tournament)
+    file = tmp_path / "t.toml"
+    file.write_text('name = "t"\ngames = 2\nseed = 3\n[[pool]]\nlabel = "h"\nagent = "bot:heuristic"\n')
+    folder = arena.tournament(file, out=tmp_path / "run", processes=0)
+    assert len(arena.load(folder).games) == 2

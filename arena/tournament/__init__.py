@@ -18,8 +18,29 @@ machine (a process pool) or a Dask cluster (mutual TLS only), resumable, with a 
 | `run.py` | the driver: skip finished games, resume started ones, the budget, progress, the manifest |
 | `standings.py` | win rates per configuration and side with Wilson intervals |
 | `manifest.py` | `tournament.json` |
+| `programmatic.py` | the Python API's `arena.tournament(file, ...)`: this package, called, runs a tournament file |
 
 It may import the engine, the orchestrator, the players, model access, the transcript, `arena.agents`, `arena.trust`,
 `arena.prompts`, `arena.safe_read` and the stand-in (the cost estimate's calibration); never the command line (which
 imports it) or the web app.
 """
+
+from __future__ import annotations
+
+import sys
+import types
+from typing import Any
+
+
+class _CallablePackage(types.ModuleType):
+    """`arena.tournament` is this package and also the Python API's function `arena.tournament(file, ...)`: Python
+    binds a subpackage to its parent's attribute of the same name once it is imported, so the function could not
+    keep the name; the package, called, plays the file (`programmatic.play_file`)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from arena.tournament.programmatic import play_file
+
+        return play_file(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallablePackage
