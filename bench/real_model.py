@@ -43,6 +43,7 @@ from datetime import datetime
 from pathlib import Path
 
 from arena.engine import MODERATOR, EventType, Game
+from arena.llm.injection import quote
 from arena.llm.rebuild import events_after_inputs
 from arena.local.server import ALIAS, LocalServer, default_model
 from arena.players.base import ModelCall
@@ -296,9 +297,8 @@ class Quality:
                     if e.type is EventType.SPEECH and e.seat == call.seat and e.text]  # fmt: skip
             if said:
                 self.last_speech_due += 1
-                self.last_speech_kept += json.dumps(said[-1], ensure_ascii=False) in "\n".join(
-                    str(m.get("content") or "") for m in messages
-                )
+                sent = "\n".join(str(m.get("content") or "") for m in messages)
+                self.last_speech_kept += quote(said[-1]) in sent  # as the log quotes it (control tokens defanged)
 
     def print(self) -> None:
         def rate(n: int, of: int) -> str:

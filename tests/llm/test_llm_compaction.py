@@ -29,6 +29,7 @@ from arena.engine import MODERATOR, Event, EventType, Game, Kind, Request, RuleS
 from arena.llm.budget import max_tokens_for
 from arena.llm.compaction import Budget
 from arena.llm.conversation import Conversation
+from arena.llm.injection import quote
 from arena.llm.rebuild import check_compactions, events_after_inputs, rebuild_call, seat_prompt
 from arena.llm.records import expand
 from arena.orchestrator import run_game
@@ -232,7 +233,7 @@ async def test_every_compaction_keeps_the_seats_last_speech_in_game_order(
         shown = events_after[min(transcript.call_positions[index], len(transcript.inputs))]
         said = [e.text for e in transcript.events[:shown] if e.type is EventType.SPEECH and e.seat == call.seat]
         if said and said[-1]:
-            assert json.dumps(said[-1]) in "\n".join(str(m["content"]) for m in messages), f"call {index}"
+            assert quote(said[-1]) in "\n".join(str(m["content"]) for m in messages), f"call {index}"
         numbers = _numbers(messages)
         assert numbers == sorted(numbers), f"call {index}: {numbers}"
         kept.append((len(messages) - 2) // 2)
