@@ -2,13 +2,14 @@
 
 A seat's conversation only grows (`conversation.py`), and a real server has a context window (llama.cpp's per-slot
 `n_ctx`, 4k-8k on most local setups; 8k-128k on hosted models). Before a request would pass the seat's budget
-(`context_tokens`: from the server where it says so, else the agent file), the conversation is rewritten once, in
-one large step: the system prompt, then one user message holding the role prompt and a summary built from the
-seat's own log only (the events its `view` showed it: living seats, each day's nominations, votes and departures,
-claims, its own checks and actions, the black team's chat for a black seat; the words of the speeches are left
-out), then the most recent exchanges, then the new turn. The rewritten prefix then stays as it is until the next
-compaction, so the server's prefix cache keeps working; compacting to about half the budget makes the next one come
-only after as many turns again.
+(`context_tokens`: from the server where it says so, else the agent file), a first turn included, the conversation
+is rewritten once, in one large step: the system prompt, then one user message holding the role prompt and the
+seat's notes (its own log only, the events its `view` showed it, with the words of its own latest speeches and of no
+other: `summary_events`), then the latest exchanges verbatim, then the new turn, whose oldest events join the notes
+when it alone is too long. `plan_compactions` lists the ways to do it, richest first; `Conversation.fit` sends the
+first that meets its target (half the room beside the system prompt, role prompt, decision and answer), else the
+smallest. The rewritten prefix then stays as it is until the next compaction, so the server's prefix cache keeps
+working, and the half left free makes the next one come only after as many turns again.
 
 Everything here is a function of the conversation's text and the budget, never of a clock or the server's counts,
 so `arena prompt --rebuild` and the prompt check of `arena verify` rebuild exactly what was sent. Sizes are
