@@ -59,6 +59,12 @@ http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
 """
 
 
+@pytest.fixture(autouse=True)
+def _keys_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runs' key files go to this test's folder, never the user's runtime folder or home."""
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+
+
 def _fake(folder: Path, die: bool = False, fail: bool = False) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "llama-server"
@@ -143,10 +149,9 @@ def test_sigint_stops_it_even_when_started_from_a_script_in_the_background(tmp_p
     assert child.returncode == 0 and "llama-server stopped (exit 0)" in err, err
 
 
-def test_each_start_has_a_key_only_the_arena_knows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_start_has_a_key_only_the_arena_knows(tmp_path: Path) -> None:
     """Issue #30: the server gets a fresh key in its environment (never on its command line), the arena's clients
     find it by the port in a file only this user reads, and no page of another origin may read an answer."""
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
     model = tmp_path / "m.gguf"
     model.write_bytes(b"GGUF")
     server = LocalServer(model, port=_port(), ctx=2048, parallel=3, binary=_fake(tmp_path / "bin"))
@@ -179,8 +184,10 @@ def test_a_failed_start_says_why_without_a_log(tmp_path: Path) -> None:
     model.write_bytes(b"GGUF")
     server = LocalServer(model, port=_port(), binary=_fake(tmp_path / "bin", fail=True))
     server.start()
+    assert key_path(server.port).exists()
     with pytest.raises(LocalModelError) as caught:
         server.wait_ready(30)
+    assert not key_path(server.port).exists()  # a start that failed leaves no key behind
     message = str(caught.value)
     assert "exited with code 3 before it was ready" in message and "not a GGUF file" in message
     assert "after it was ready (it had been serving)" in died(-signal.SIGKILL, ready=True)

@@ -175,7 +175,11 @@ class LocalServer:
         deadline = time.monotonic() + timeout_s
         url = f"http://127.0.0.1:{self.port}/health"
         while time.monotonic() < deadline:
-            self._check_alive()
+            try:
+                self._check_alive()
+            except LocalModelError:
+                self.stop()  # nothing to stop, but the run's key file goes
+                raise
             try:
                 with urllib.request.urlopen(url, timeout=2) as response:
                     if response.status == 200:

@@ -41,6 +41,14 @@ def _threads() -> int | None:
     return int(value) if value else None
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _keys_in_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The servers' per-run key files (arena/local/key.py) go to a folder of this session, not the user's."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_RUNTIME_DIR", str(tmp_path_factory.mktemp("run")))
+        yield
+
+
 @pytest.fixture(scope="session")
 def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
     try:
