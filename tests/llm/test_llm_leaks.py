@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 from arena.cli import app
 from arena.engine import MODERATOR, PRESETS, Event, EventType, Game, Role, load_rules, seat_log, view
 from arena.llm.conversation import Conversation
-from arena.llm.rebuild import seat_prompt
+from arena.llm.rebuild import events_after_inputs, seat_prompt
 from arena.llm.records import expand
 from arena.players.base import Player
 from arena.players.random_policy import random_decision
@@ -114,7 +114,9 @@ async def test_no_seat_is_sent_a_hidden_fact(preset: str, schema: str, tmp_path:
     for seat in range(1, rules.players + 1):
         recorded = [m for c, m in zip(transcript.calls, full, strict=True) if c.seat == seat]
         rebuilt = [seat_prompt(transcript, seat, at).messages for at in points]
-        printed = runner.invoke(app, ["prompt", str(path), "--seat", str(seat), "--at", str(points[1]), "--json"])
+        first = transcript.call_positions[next(i for i, c in enumerate(transcript.calls) if c.seat == seat)]
+        at = events_after_inputs(transcript, seat)[1][first] - 1  # `--at` takes the seat's own numbering
+        printed = runner.invoke(app, ["prompt", str(path), "--seat", str(seat), "--at", str(at), "--json"])
         assert printed.exit_code == 0, printed.output
         assert recorded, f"seat {seat} made no call"
         total += _check_seat(rebuilt_game, seat, [*recorded, *rebuilt, json.loads(printed.stdout)], lang)
