@@ -1,5 +1,6 @@
 """Agent definitions: what plays a seat. `NAME.toml` files (one configuration per file, referenced by name) and the
-short forms `bot:heuristic`, `bot:random`, `human`, `openai:MODEL` resolve to an AgentSpec.
+short forms `bot:heuristic`, `bot:random`, `human`, `remote`, `openai:MODEL` resolve to an AgentSpec (`remote`: an
+external program plays the seat over HTTP, docs/remote.md).
 
 A name is looked up by `find_agent`, the one lookup every command uses: the `--agents-dir` folder if given, then
 `./agents`, then the user's folder (`~/.config/mafia-arena/agents`, or under `$XDG_CONFIG_HOME`), then the examples
@@ -27,7 +28,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from arena.resources import example_agents_root
+from arena.resources import example_agents_root, shipped_set_dir, vouch_prompt_folder
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 AGENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")  # a file stem: no path separators, no leading dot
@@ -40,7 +41,7 @@ class AgentSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, validate_by_name=True, serialize_by_alias=True)
 
     name: str
-    kind: Literal["llm", "langchain", "bot", "human"]
+    kind: Literal["llm", "langchain", "bot", "human", "remote"]  # remote: an external program (docs/remote.md)
     bot: Literal["random", "heuristic"] | None = None
     model: str | None = None
     base_url: str | None = None
@@ -137,6 +138,7 @@ BUILTIN = {
     "bot:heuristic": AgentSpec(name="bot:heuristic", kind="bot", bot="heuristic"),
     "bot:random": AgentSpec(name="bot:random", kind="bot", bot="random"),
     "human": AgentSpec(name="human", kind="human"),
+    "remote": AgentSpec(name="remote", kind="remote"),
 }
 
 
@@ -330,10 +332,18 @@ def _load_file(name: str, agents_dir: Path | None) -> AgentSpec:
         raise AgentError(
             f"agent {name!r} ({found.path}) was found in {found.where}, the working directory's folder, and it "
             f"{risk}. A folder you did not name may have come with someone else's files, so it never decides where "
-            f"your key goes or what code runs. If the file is yours, name its folder: --agents-dir "
-            f"{found.path.parent}, or move it to {user_agents_dir()}"
+            f"your key goes, what code runs or which templates read your game. If the file is yours, name its "
+            f"folder: --agents-dir {found.path.parent}, or move it to {user_agents_dir()}"
         )
+    if _prompt_folder(spec):  # a folder a definition you vouch for names: yours, found beside the definition
+        folder = vouch_prompt_folder(found.path.parent / spec.prompt_set)
+        spec = spec.model_copy(update={"prompt_set": str(folder)})
     return spec
+
+
+def _prompt_folder(spec: AgentSpec) -> bool:
+    """Whether the spec's prompt set is a folder (a path), not a set shipped in `prompts/`."""
+    return spec.kind in ("llm", "langchain") and shipped_set_dir(spec.prompt_set) is None
 
 
 def key_variable(spec: AgentSpec) -> str | None:
@@ -354,6 +364,8 @@ def needs_trust(spec: AgentSpec) -> str | None:
     variable = key_variable(spec)
     if variable is not None:
         return f"would send the key in {variable} to {spec.base_url or 'the OpenAI API (or OPENAI_BASE_URL)'}"
+    if _prompt_folder(spec):
+        return f"renders the templates of the folder {spec.prompt_set!r} (prompt_set), which could read your files"
     return None
 
 

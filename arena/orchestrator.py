@@ -2,7 +2,11 @@
 
 One invalid-action policy for every kind of seat: an answer the engine refuses, a timeout, or an exception from the
 player is a failed attempt; it is re-asked with the reason up to `max_reasks` times, then the rule's default is
-applied. A game never aborts because a seat misbehaves.
+applied, with the reason of the attempt that ended the decision. A game never aborts because a seat misbehaves. A
+model seat whose last attempt got no answer from its model at all (the server could not be reached, refused the
+request, or said nothing in time: `PlayerError.reached`) is not misbehaving: a result is never made of transport
+failures, so the game stops there instead (`GameStopped`), before anything of that batch is applied; the transcript
+records the stop, and `arena resume` asks that batch again.
 
 A batch (a vote round, the night actors) is asked concurrently; a speech is a one-seat batch, so speeches run in
 order. Once every seat of a batch has its final answer, the re-asks and answers are applied in seat order, so the
@@ -20,14 +24,31 @@ import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from arena.engine import Decision, Event, Game, IllegalDecision, Input, Request, view
+from arena.engine import JUDGE_OPS, Decision, Event, Game, IllegalDecision, Input, Request, view
 from arena.engine.text import scrubbed
-from arena.players.base import ERROR_PREFIX, TIMEOUT_PREFIX, Answer, ModelCall, Player, PlayerError
+from arena.players.base import (
+    ERROR_PREFIX,
+    TIMEOUT_PREFIX,
+    TRANSPORT_PREFIX,
+    Answer,
+    ModelCall,
+    Player,
+    PlayerError,
+)
 from arena.transcript import SeatCounters, TranscriptError, TranscriptWriter
 
 EventHook = Callable[[Event], None]
+
+
+class Pacer(Protocol):
+    """Times a live table's batches (`arena.pacing.NightPacer`): told when a batch is asked, and awaited before its
+    answers are applied, so a night can last the same whoever is alive to act."""
+
+    def begin(self, game: Game, batch: Sequence[Request]) -> None: ...
+
+    async def hold(self, game: Game, batch: Sequence[Request], answers: Sequence[Decision | None]) -> None: ...
 
 
 @dataclass
@@ -51,14 +72,34 @@ class RunStats:
         return sum(c.player_s for c in self.counters.values())
 
 
+@dataclass(frozen=True)
+class Stop:
+    """Why a game stopped: the seat, the failure that ended its attempts, and one line on what to do about it."""
+
+    seat: int
+    reason: str
+    fix: str = ""
+
+
+class GameStopped(Exception):
+    """A seat's model gave no answer to a decision's last attempt: the game stopped, saved and resumable, with the
+    stop recorded. Its message is one line: the seat, why, and what to do about it."""
+
+    def __init__(self, stop: Stop) -> None:
+        super().__init__(f"seat {stop.seat}: {stop.reason}" + (f"; {stop.fix}" if stop.fix else ""))
+        self.stop = stop
+
+
 @dataclass
 class _Outcome:
-    """One seat's final word on one request: a legal decision, or the reason the default applies."""
+    """One seat's final word on one request: a legal decision, or the reason the default applies, or (`stop`) the
+    reason the game stops instead."""
 
     decision: Decision | None
     rejects: list[str]
     calls: list[ModelCall]
     default_reason: str = ""
+    stop: Stop | None = None
 
 
 class _Stop(Exception):
@@ -80,7 +121,9 @@ class _Runner:
         on_event: EventHook | None,
         timeouts: Mapping[int, float | None],
         stats: RunStats,
+        pacer: Pacer | None = None,
     ) -> None:
+        self.pacer = pacer
         self.game = game
         self.players = players
         self.transcript = transcript
@@ -107,6 +150,7 @@ class _Runner:
         rejects: list[str] = []
         calls: list[ModelCall] = []
         problem: str | None = None
+        fix = ""
         for attempt in range(self.max_reasks + 1):
             own = player.time_limit(request)  # e.g. a person's speech: the rules' time binds (rechecked per attempt)
             if own is not None and (timeout is None or own < timeout):
@@ -118,20 +162,27 @@ class _Runner:
             self.stats.engine_s += started - mark
             answer: Answer | None = None
             reason = ""
+            reached = True  # whether this attempt got an answer from the seat's model (a bot or person: always)
             try:
                 async with asyncio.timeout(timeout):  # no extra task, so a bot's time is measured exactly
                     answer = await player.decide(observation, request, problem)
-            except TimeoutError:
+            except TimeoutError as exc:
                 count.timeouts += 1
-                reason = f"{TIMEOUT_PREFIX} {timeout:g} s"
+                # a seat that keeps its own clock (a live table's person: pauses, extra time) says its limit
+                own_limit = exc.args[0] if exc.args and isinstance(exc.args[0], int | float) else None
+                limit = timeout if timeout is not None else (own_limit or 0.0)
+                reason = f"{TIMEOUT_PREFIX} {limit:g} s"
                 calls.extend(player.abandoned_calls())  # a call cut short still belongs in the transcript
+                reached = not player.model_seat
+                fix = f"its model did not answer within {timeout:g} s: raise --timeout (or the agent's timeout_s)"
             except Exception as exc:  # a broken seat must not stop the game
                 count.errors += 1
                 reason = scrubbed(f"{ERROR_PREFIX} {type(exc).__name__}: {exc}")  # recorded: writable text
                 if isinstance(exc, PlayerError):  # the calls of a failed attempt still belong in the transcript
                     calls.extend(exc.calls)
-                    if exc.final:  # a re-ask would be refused the same way: the default at once
-                        return _Outcome(None, rejects, calls, default_reason=reason)
+                    reached, fix = exc.reached, exc.fix
+                    if exc.final:  # a re-ask would be refused the same way: the default (or the stop) at once
+                        return self._final(seat, rejects, calls, reason, reached, fix)
             finally:
                 count.player_s += time.perf_counter() - started
             if answer is not None:
@@ -148,10 +199,19 @@ class _Runner:
                 finally:
                     self.stats.engine_s += time.perf_counter() - mark
             if attempt == self.max_reasks:
-                return _Outcome(None, rejects, calls, default_reason=reason)
+                return self._final(seat, rejects, calls, reason, reached, fix)
             rejects.append(reason)
             problem = reason
         raise AssertionError("unreachable")  # pragma: no cover
+
+    @staticmethod
+    def _final(seat: int, rejects: list[str], calls: list[ModelCall], reason: str, reached: bool, fix: str) -> _Outcome:
+        """The decision's end after its last failed attempt: the default with that attempt's reason, or, when the
+        attempt got no answer from the seat's model, the stop."""
+        if reached:
+            return _Outcome(None, rejects, calls, default_reason=reason)
+        why = reason.removeprefix(f"{ERROR_PREFIX} ").removeprefix("NoUsableAnswer: ")
+        return _Outcome(None, rejects, calls, default_reason=reason, stop=Stop(seat, why, fix))
 
     async def ask_all(self, batch: Sequence[Request]) -> list[_Outcome]:
         """Ask a batch concurrently. A seat that stops the game (a KeyboardInterrupt such as a human's closed
@@ -173,12 +233,15 @@ class _Runner:
             raise _Stop(exc) from None
 
     def unused(self, outcome: _Outcome, why: str) -> None:
-        """Keep the model calls of an answer the engine never took (they were made and paid for). Each is written
-        as a failed call, its raw text intact, so `verify` pairs no input with it."""
+        """Keep the model calls of an answer the engine never took (they were made and paid for). Each answer is
+        written as a failed call, its raw text intact, so `verify` pairs no input with it; a call that got no answer
+        keeps its own error (the rebuild knows it was never part of the seat's conversation)."""
         if self.transcript is None:
             return
         for call in outcome.calls:
-            self.transcript.call(call.model_copy(update={"parsed": None, "error": f"unused: {why}"}))
+            if not (call.error or "").startswith(TRANSPORT_PREFIX):
+                call = call.model_copy(update={"parsed": None, "error": f"unused: {why}"})
+            self.record_call(self.transcript, call)
 
     def apply(self, seat: int, outcome: _Outcome) -> None:
         """Feed one seat's outcome to the engine and log it; called in seat order once the batch is in."""
@@ -195,9 +258,9 @@ class _Runner:
             count.cached_tokens += call.cached_tokens
         mark = time.perf_counter()
         records: list[Input] = []
-        for reason in outcome.rejects:
-            game.reject(seat, reason)
-            records.append(Input(op="reject", seat=seat, reason=reason))
+        for refusal in outcome.rejects:  # not `reason`: that is the default's, the failure that ended the attempts
+            game.reject(seat, refusal)
+            records.append(Input(op="reject", seat=seat, reason=refusal))
         if decision is not None:
             try:
                 game.submit(seat, decision)
@@ -259,10 +322,21 @@ class _Runner:
             missing = [r.seat for r in batch if r.seat not in self.players]
             if missing:
                 raise KeyError(f"no player for seat(s) {missing}")
+            if self.pacer is not None:
+                self.pacer.begin(game, batch)
             if len(batch) == 1:
                 outcomes = [await self.ask(batch[0])]
             else:
                 outcomes = await self.ask_all(batch)
+            stops = [o.stop for o in outcomes if o.stop is not None]
+            if stops:  # nothing of this batch is applied: resume asks it again
+                for outcome in outcomes:
+                    self.unused(outcome, "the game stopped before this answer was applied")
+                if self.transcript is not None:
+                    self.transcript.stop(stops[0].seat, stops[0].reason, stops[0].fix)
+                raise GameStopped(stops[0])
+            if self.pacer is not None:  # a live table's night: held to its slot (arena/pacing.py)
+                await self.pacer.hold(game, batch, [o.decision for o in outcomes])
             for request, outcome in zip(batch, outcomes, strict=True):  # `pending()` is in seat order
                 if game.over:
                     self.unused(outcome, "the game ended before this answer was applied")
@@ -296,7 +370,7 @@ def counters_from_inputs(inputs: list[Input], calls: Sequence[ModelCall] = ()) -
         count.prompt_tokens += call.prompt_tokens
         count.cached_tokens += call.cached_tokens
     for item in inputs:
-        if item.op in ("foul", "remove"):
+        if item.op in JUDGE_OPS:  # the judge's, not the seat's
             continue
         count = out.setdefault(item.seat, SeatCounters())
         count.attempts += 1
@@ -327,16 +401,18 @@ async def run_game(
     stats: RunStats | None = None,
     end_record: bool = True,
     timing: bool = True,
+    pacer: Pacer | None = None,
 ) -> Game:
     """Play `game` to its end with `players` (seat -> Player) and return it.
 
     `timeout_s` bounds each decision (None: no bound); `timeouts` overrides it per seat (a human seat gets None).
     `transcript` receives every input, model call and event as it happens, and the end record when the game is
     over (unless `end_record` is False). `on_event` sees each new event. `stats` collects per-seat counters and
-    timings. `timing=False` keeps wall times out of the end record (golden files).
+    timings. `timing=False` keeps wall times out of the end record (golden files). `pacer` times a live table's
+    nights (`arena.pacing`).
     """
     stats = stats if stats is not None else RunStats()
-    runner = _Runner(game, players, transcript, timeout_s, max_reasks, on_event, timeouts or {}, stats)
+    runner = _Runner(game, players, transcript, timeout_s, max_reasks, on_event, timeouts or {}, stats, pacer)
     started = time.perf_counter()
     try:
         await runner.run()

@@ -5,12 +5,24 @@ kind, `events.j2`, `turn.j2`, `repair.j2`). Its hash (over every file's name and
 header, so a result can be tied to the exact wording that produced it. Player text enters a template only through
 the `quote` filter (see `arena/llm/injection.py`). Templates get `rules` (the RuleSet) and the word limits derived
 from it, so a custom rules file is described as it is, not as a preset would be.
+
+What a prompt folder is trusted with (docs/security.md, "Prompt sets"): its templates become the text of requests
+sent with the user's key, so a set loads only from a folder the user vouched for (`arena.resources`): a set shipped
+in `prompts/`, a folder named on the command line, or one an agent definition in a vouched-for agents folder names.
+A set is read once, whole, when it loads: only the `*.j2` files inside its language folder, each a regular file
+opened without following a link (a template that is a link to `/proc/self/environ` or `~/.netrc`, a folder that is
+a link, a FIFO) is refused, with bounds on size and count; Jinja's `include` and `import` then find only those
+texts (never a path outside the folder, nor a file that changed since). Templates render in `arena.sandbox`: they
+read the data of the records they are given and call none of their methods (pydantic's `parse_file` read files).
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
 import re
+import stat
 from collections import defaultdict
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
@@ -27,11 +39,16 @@ from arena.agents import AgentSpec
 from arena.engine import Role, RuleSet
 from arena.llm.injection import flags, quote
 from arena.llm.schema import ranges
-from arena.resources import prompts_root
+from arena.resources import prompts_root, vouched_prompt_folder
+from arena.resources import shipped_set_dir as _shipped
+from arena.sandbox import DataSandbox
 
 PROMPTS_DIR = prompts_root()
 LANGUAGES = ("en", "ru")
-_SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+MAX_TEMPLATE_BYTES = 1024 * 1024  # one template: the shipped ones are a few kilobytes
+MAX_SET_BYTES = 8 * 1024 * 1024  # one language of a set, all templates
+MAX_TEMPLATES = 500
+MAX_DEPTH = 8  # folders inside a language folder
 _BLANK_RUNS = re.compile(r"\n(?:[ \t]*\n){2,}")
 REQUIRED = ("system.j2", "turn.j2", "events.j2", "repair.j2", *(f"role_{r.value}.j2" for r in Role))
 
@@ -39,11 +56,12 @@ REQUIRED = ("system.j2", "turn.j2", "events.j2", "repair.j2", *(f"role_{r.value}
 _FORMATS = frozenset({"format", "format_map"})
 
 
-class _Sandbox(ImmutableSandboxedEnvironment):
-    """The immutable sandbox with its attribute verdicts remembered. Jinja decides whether `obj.attr` is safe from
-    the attribute's name and the object's type alone (private or internal names, mutating methods of lists, dicts
-    and sets), so the verdict is cached per (type, name): the same checks, made once per process instead of on each
-    of the hundreds of attribute reads of every turn (a third of a tournament client's CPU before)."""
+class _Sandbox(DataSandbox):
+    """The package's sandbox (`arena.sandbox`: the immutable sandbox, and no method of a record called) with its
+    attribute verdicts remembered. Jinja decides whether `obj.attr` is safe from the attribute's name and the
+    object's type (private or internal names, mutating methods of lists, dicts and sets, a record's methods), so the
+    verdict is cached per (type, name): the same checks, made once per process instead of on each of the hundreds
+    of attribute reads of every turn (a third of a tournament client's CPU before)."""
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -116,12 +134,7 @@ class PromptError(ValueError):
 def shipped_set_dir(prompt_set: str) -> Path | None:
     """The folder of a set shipped in `prompts/` (`default` is `prompts/` itself), or None. Only a plain name counts,
     never a path, and neither a language folder (`en`, `ru`) nor `bots`: they are parts of sets, not sets."""
-    if prompt_set == "default":
-        return PROMPTS_DIR
-    if not _SET_NAME.match(prompt_set) or prompt_set in (*LANGUAGES, "bots"):
-        return None
-    folder = PROMPTS_DIR / prompt_set
-    return folder if folder.is_dir() else None
+    return _shipped(prompt_set, PROMPTS_DIR)
 
 
 def prompt_dir(prompt_set: str, lang: str) -> Path:
@@ -134,15 +147,101 @@ def prompt_dir(prompt_set: str, lang: str) -> Path:
     return Path(prompt_set) / lang
 
 
-def hash_dir(directory: Path) -> str:
-    """sha256 over the sorted relative names and bytes of every template; the first 16 hex digits."""
+def set_folder(prompt_set: str) -> Path:
+    """The folder of a set the arena may load: shipped, or vouched for by the user (`arena.resources`); else a
+    PromptError that says how to vouch for it."""
+    folder = shipped_set_dir(prompt_set) or vouched_prompt_folder(prompt_set)
+    if folder is None:
+        raise PromptError(
+            f"prompt set {prompt_set!r} is neither shipped in prompts/ nor a folder you vouched for, so its templates "
+            "are not read (a folder from someone else could read your files or send your key's requests). Vouch "
+            "for a folder by naming it: --prompt-folder DIR, or prompt_set in an agent definition of a folder you "
+            "vouch for (--agents-dir, the user folder); see docs/security.md"
+        )
+    return folder
+
+
+def _open_dir(name: str, dir_fd: int | None, where: str) -> int:
+    try:
+        return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR) and dir_fd is not None:
+            kind = "a symbolic link" if exc.errno == errno.ELOOP else "not a folder"
+            raise PromptError(f"{where} is {kind}; a prompt set reads only its own folders and files") from None
+        raise PromptError(f"{where}: cannot open the folder ({exc.strerror})") from None
+
+
+def _read_template(name: str, dir_fd: int, where: str) -> bytes:
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+    except OSError as exc:
+        why = "a symbolic link" if exc.errno == errno.ELOOP else f"unreadable ({exc.strerror})"
+        raise PromptError(f"{where} is {why}; a prompt set reads only its own regular files") from None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise PromptError(f"{where} is not a regular file; a prompt set reads only its own regular files")
+        data = handle.read(MAX_TEMPLATE_BYTES + 1)
+    if len(data) > MAX_TEMPLATE_BYTES:
+        raise PromptError(f"{where} is larger than {MAX_TEMPLATE_BYTES:,} bytes")
+    return data
+
+
+def read_templates(directory: Path) -> dict[str, str]:
+    """Every `*.j2` template under `directory` (one language of a set) by its name relative to it (`a/b.j2`), read
+    once: the folder itself opened as given (its path is the user's), everything inside it without following a
+    link (a link anywhere inside is refused), regular files only, UTF-8, within MAX_TEMPLATE_BYTES each,
+    MAX_SET_BYTES and MAX_TEMPLATES in all. Any other file (`notes.txt`) is never read, so no template includes it."""
+    root = _open_dir(str(directory), None, str(directory))
+    out: dict[str, str] = {}
+    total = 0
+    stack: list[tuple[int, str, int]] = [(root, "", 0)]
+    try:
+        while stack:
+            fd, prefix, depth = stack.pop()
+            try:
+                with os.scandir(fd) as entries:
+                    listed = sorted((e.name, e.is_symlink(), e.is_dir(follow_symlinks=False)) for e in entries)
+                for name, link, folder in listed:
+                    rel = f"{prefix}{name}"
+                    where = f"{directory / rel}"
+                    if link:  # whatever it points at: a prompt set holds no link
+                        raise PromptError(f"{where} is a symbolic link; a prompt set reads only its own regular files")
+                    if folder and depth < MAX_DEPTH:
+                        stack.append((_open_dir(name, fd, where), f"{rel}/", depth + 1))
+                    elif name.endswith(".j2") and not folder:
+                        data = _read_template(name, fd, where)
+                        total += len(data)
+                        if total > MAX_SET_BYTES or len(out) >= MAX_TEMPLATES:
+                            raise PromptError(
+                                f"{directory}: more than {MAX_TEMPLATES} templates or {MAX_SET_BYTES:,} bytes"
+                            )
+                        try:
+                            out[rel] = data.decode("utf-8")
+                        except UnicodeDecodeError as exc:
+                            raise PromptError(f"{where} is not UTF-8 text (byte {exc.start})") from None
+            finally:
+                os.close(fd)
+    finally:
+        for fd, _, _ in stack:
+            os.close(fd)
+    return out
+
+
+def hash_templates(sources: dict[str, str]) -> str:
+    """sha256 over the sorted relative names and bytes of every template; the first 16 hex digits (the same digest
+    as the folder's files read one by one, in path order)."""
     digest = hashlib.sha256()
-    for path in sorted(directory.rglob("*.j2")):
-        digest.update(path.relative_to(directory).as_posix().encode())
+    for name in sorted(sources, key=lambda n: tuple(n.split("/"))):
+        digest.update(name.encode())
         digest.update(b"\0")
-        digest.update(path.read_bytes())
+        digest.update(sources[name].encode("utf-8"))
         digest.update(b"\0")
     return digest.hexdigest()[:16]
+
+
+def hash_dir(directory: Path) -> str:
+    """The hash of the set in `directory` (`hash_templates` of what `read_templates` reads)."""
+    return hash_templates(read_templates(directory))
 
 
 def _seats(value: Any) -> str:
@@ -195,13 +294,14 @@ def _vote_runs(events: list[Any]) -> list[Any]:
 
 @dataclass(frozen=True)
 class PromptSet:
-    """One language of one prompt set, ready to render."""
+    """One language of one prompt set, ready to render: its templates were read once, when it loaded."""
 
     name: str
     lang: str
     directory: Path
     hash: str
     env: ImmutableSandboxedEnvironment
+    templates: frozenset[str] = frozenset()
 
     def render(self, template: str, **context: Any) -> str:
         try:
@@ -213,23 +313,27 @@ class PromptSet:
         return _BLANK_RUNS.sub("\n\n", text).strip()  # optional blocks leave blank lines; player text has none
 
     def has(self, template: str) -> bool:
-        return (self.directory / template).is_file()
+        return template in self.templates
 
 
 @lru_cache(maxsize=32)
 def load_prompt_set(prompt_set: str = "default", lang: str = "en") -> PromptSet:
-    """Load (once per process) and check a prompt set: the folder exists and holds every required template."""
+    """Load (once per process) and check a prompt set: shipped or vouched for (`set_folder`), its language folder
+    read whole and safely (`read_templates`), every required template there, every template compiled."""
     if lang not in LANGUAGES:
         raise PromptError(f"unknown language {lang!r}; prompts exist for {', '.join(LANGUAGES)}")
-    directory = prompt_dir(prompt_set, lang)
-    if not directory.is_dir():
+    folder = set_folder(prompt_set)
+    directory = folder / lang
+    if not directory.is_dir() or directory.is_symlink():
         raise PromptError(f"prompt set {prompt_set!r}: no folder {directory}")
-    missing = [name for name in REQUIRED if not (directory / name).is_file()]
+    sources = read_templates(directory)
+    missing = [name for name in REQUIRED if name not in sources]
     if missing:
         raise PromptError(f"prompt set {prompt_set!r} ({lang}) lacks {', '.join(missing)} in {directory}")
-    # sandboxed: a prompt set may come from anyone (a shared folder); no attribute walk reaches Python internals
+    # sandboxed: a prompt set may come from anyone (a shared folder); no attribute walk reaches Python internals,
+    # and no method of a record is called (`arena.sandbox`); `include`/`import` find only the texts read above
     env = _Sandbox(
-        loader=jinja2.FileSystemLoader(str(directory)),
+        loader=jinja2.DictLoader(sources),
         undefined=jinja2.StrictUndefined,
         autoescape=False,  # plain text for models; player text goes through `quote`
         trim_blocks=True,
@@ -243,14 +347,14 @@ def load_prompt_set(prompt_set: str = "default", lang: str = "en") -> PromptSet:
     env.filters["brief"] = _brief
     env.filters["vote_runs"] = _vote_runs
     env.filters["ranges"] = lambda value: ranges(sorted(value))
-    for name in env.list_templates(extensions=["j2"]):  # compile now: a syntax error names its file before a game,
+    for name in sorted(sources):  # compile now: a syntax error names its file before a game,
         try:  # and no seat waits for a compile mid-game
             env.get_template(name)
         except jinja2.TemplateSyntaxError as exc:
             raise PromptError(
-                f"prompt set {prompt_set!r} ({lang}): {exc.filename}:{exc.lineno}: {exc.message}"
+                f"prompt set {prompt_set!r} ({lang}): {exc.filename or exc.name}:{exc.lineno}: {exc.message}"
             ) from None
-    return PromptSet(prompt_set, lang, directory, hash_dir(directory), env)
+    return PromptSet(prompt_set, lang, directory, hash_templates(sources), env, frozenset(sources))
 
 
 def rules_context(rules: RuleSet) -> dict[str, Any]:

@@ -25,14 +25,15 @@ class UnsafeFile(ValueError):
 
 
 def read_text(path: Path, limit: int = MAX_TEXT_BYTES) -> str:
-    """The file's text, refusing a directory, a file over `limit` bytes (read no further) and non-UTF-8 bytes."""
+    """The file's text, refusing a directory, a FIFO or device (which could block or never end), a file over
+    `limit` bytes (read no further) and non-UTF-8 bytes. A link is followed: the caller named the file."""
     if path.is_dir():
         raise UnsafeFile("is a directory")
-    try:
-        with path.open("rb") as handle:
+    with open_regular(path, follow_links=True) as handle:
+        try:
             data = handle.read(limit + 1)
-    except OSError as exc:
-        raise UnsafeFile(f"cannot read: {exc.strerror}") from None
+        except OSError as exc:
+            raise UnsafeFile(f"cannot read: {exc.strerror}") from None
     if len(data) > limit:
         raise UnsafeFile(f"larger than {limit:,} bytes")
     try:
@@ -41,18 +42,24 @@ def read_text(path: Path, limit: int = MAX_TEXT_BYTES) -> str:
         raise UnsafeFile(f"not UTF-8 text (byte {exc.start})") from None
 
 
-def open_regular(path: Path) -> BinaryIO:
-    """A regular file opened for reading, never through a symbolic link (a reader stays inside its folder: a
-    planted `game.jsonl -> ~/secret` is not read) and never a FIFO or device, which could block or never end."""
+def open_regular(path: Path | str, *, follow_links: bool = False) -> BinaryIO:
+    """A regular file opened for reading, never a FIFO or device, which could block or never end: the open itself
+    does not wait (`O_NONBLOCK`: a FIFO with no writer would hold `open` forever, and a signal cannot end that
+    wait), and anything but a regular file is refused before a byte is read. Without `follow_links` (a reader of a
+    folder someone else prepared) no symbolic link is followed either: a planted `game.jsonl -> ~/secret` is not
+    read. With it (a file the user named) a link to a regular file is read."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow_links else os.O_NOFOLLOW)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(path, flags)
     except OSError as exc:
-        if exc.errno == errno.ELOOP:
+        if exc.errno == errno.ELOOP and not follow_links:
             raise UnsafeFile("is a symbolic link; links are not followed here") from None
         raise UnsafeFile(f"cannot read: {exc.strerror}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
         os.close(fd)
-        raise UnsafeFile("is not a regular file")
+        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a directory" if stat.S_ISDIR(mode) else "a device or socket"
+        raise UnsafeFile(f"is {kind}, not a regular file")
     os.set_blocking(fd, True)
     return os.fdopen(fd, "rb")
 

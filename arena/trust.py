@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from arena.agents import AgentError, AgentSpec, key_variable, list_agents, resolve_agent
+from arena.resources import vouch_prompt_folder
 
 # the fields that decide where a request goes, which key it carries, what renders and what is imported
 TRUSTED = ("kind", "model", "base_url", "api_key_env", "prompt_set", "langchain_factory")
@@ -79,14 +80,19 @@ def shipped_prompt_set(name: str) -> bool:
 
 
 def allowed_prompt_set(name: str, folders: Iterable[Path]) -> bool:
-    """A shipped set, or exactly one of the folders the user gave on the command line."""
+    """A shipped set, or exactly one of the folders the user gave on the command line (which is then vouched for,
+    so that `arena.prompts` loads it)."""
     if shipped_prompt_set(name):
         return True
     try:
         wanted = Path(name).resolve()
-    except (OSError, ValueError):
+    except (OSError, ValueError, RuntimeError):
         return False
-    return any(wanted == Path(folder).resolve() for folder in folders)
+    for folder in folders:
+        if wanted == Path(folder).resolve():
+            vouch_prompt_folder(folder)
+            return True
+    return False
 
 
 # ----- resume ---------------------------------------------------------------------------------------------------

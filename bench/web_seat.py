@@ -30,7 +30,7 @@ from test_web import _answer  # the tests' simple legal answer to any form
 
 
 def one_game(seed: int, out: Path) -> tuple[float, list[float], list[int]]:
-    server = Server(ServeConfig(out_dir=out, human_timeout=60.0, bot_delay=0.0))
+    server = Server(ServeConfig(out_dir=out, human_timeout=60.0, bot_delay=0.0, start="now"))
     client = TestClient(create_app(server))
     turnaround: list[float] = []
     sizes: list[int] = []

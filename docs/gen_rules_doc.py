@@ -207,7 +207,8 @@ FIELD_DOCS: dict[str, tuple[str, str]] = {
     ),
     "fouls.illegal_action_foul": (
         "R9.7, §5.11",
-        "An illegal or malformed decision, replaced by the rule's default action, also costs 1 foul.",
+        "An illegal or malformed decision, replaced by the rule's default action, also costs 1 foul; a decision made "
+        "at night never does (a public foul would name a seat that acts at night).",
     ),
     "night.mafia_kill": (
         "P22, R8.2",

@@ -239,10 +239,11 @@ def test_every_line_renders_in_both_languages() -> None:
             if key in ("words", "reason", "parse", "checks"):
                 continue
             for _ in variants:
-                text = lines.say(key, rng, me=1, seat=2, checks="x", order="1, 2", fake=3, reason="r")
+                text = lines.say(key, rng, me=1, seat=2, checks="x", order="1, 2", fake=3, reason="r", by=4)
                 assert "{" not in text
-        for code in lines.data["reason"]:
-            assert lines.reason(code, by=3)
+        for code, variants in lines.data["reason"].items():
+            for _ in variants:
+                assert "{" not in lines.reason(code, by=3, rng=rng)
         assert lines.checks([(4, "black"), (5, "not_don")])
 
 

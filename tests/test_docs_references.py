@@ -25,7 +25,8 @@ BARE_FILE = re.compile(r"(?<![\w/.-])([\w-]+\.(?:md|py|toml|ya?ml|j2))\b")
 MODULE = re.compile(r"\barena(?:\.\w+)+")
 PLACEHOLDER = re.compile(r"[<>{}]|\.\.\.|…|(?:^|/)(?:NAME|FILE|DIR|OUT|PATH|MODEL|N)(?:\.|/|$)|^transcripts/\d")
 # paths the docs use as examples of what the reader creates or sees, not as pointers into the repository
-WRITTEN = {"report.md"}  # files a command writes for the user (`arena report`), not pointers into the repository
+# files a command writes for the user (`arena report`, `arena persuasion`), not pointers into the repository
+WRITTEN = {"report.md", "human_likeness.md", "persuasion.md"}
 # ../../x: a refused seat name; mafia_arena/mafia: the Inspect task's registered name, not a file
 EXAMPLES = {"prompts/mine/en", "tests/bad.yaml", "tests/bad2.yaml", "../../x", "mafia_arena/mafia"}
 

@@ -9,8 +9,9 @@ The test: two games are replayed from the same inputs, except that in the second
 every night instead of checking (a pass leaves no event). For every other seat the two games hold the same events
 in the same order; only the count of hidden events differs. So each of that seat's outputs must be byte-identical
 in both: its web state after every event and the pushes its page gets, its LLM prompts in both schema styles (also
-a compacted one, whose notes come from `summary.j2`), the terminal human seat's screen, its story (`arena export
---seat` JSON, `arena show --seat` text) built in-process and through the CLI from written transcripts. Any global
+a compacted one, whose notes come from `summary.j2`), the terminal human seat's screen, the turns a remote seat's
+program is sent (docs/remote.md; also over real HTTP, at the end of this file), its story (`arena export --seat`
+JSON, `arena show --seat` text) built in-process and through the CLI from written transcripts. Any global
 number, any push at a hidden event, any count of the game's events differs between the two. (The end's reveal, every
 role and night action for every page once the game is over, is left out of the comparison.) A second check reads
 the numbers themselves: every `seq` a seat is shown is its own event of that number, and `next_seq` is its count.
@@ -18,7 +19,6 @@ the numbers themselves: every `seq` a seat is shown is its own event of that num
 
 from __future__ import annotations
 
-import asyncio
 import io
 import json
 import random
@@ -28,8 +28,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from remotekit import remote_game
 from rich.console import Console
 from typer.testing import CliRunner
+from virtual_time import VirtualClock
 
 from arena.agents import BUILTIN
 from arena.cli import app
@@ -49,15 +51,18 @@ from arena.engine import (
 )
 from arena.llm.conversation import Conversation
 from arena.llm.modes import Mode
+from arena.orchestrator import run_game
+from arena.players.base import Answer, Player
 from arena.players.bots import RandomBot
 from arena.players.human import HumanPlayer
 from arena.players.random_policy import random_decision
 from arena.prompts import load_prompt_set
+from arena.remote.protocol import over_body, turn_body
 from arena.render.html import story_json
 from arena.render.story import build_story
 from arena.transcript import TranscriptWriter, make_header
 from arena.web.routes.channel import state_key
-from arena.web.table import NIGHT_STEPS, Table
+from arena.web.table import Table
 
 CHECKS = (Kind.DON_CHECK, Kind.SHERIFF)
 STYLES = ((Mode.JSON_SCHEMA, "per_request"), (Mode.PROMPT, "stable"))
@@ -111,6 +116,7 @@ class SeatOutputs:
     # changed its state
     prompts: dict[str, list[list[dict[str, Any]]]] = field(default_factory=dict)  # per schema style, per decision
     terminal: str = ""
+    remote: list[str] = field(default_factory=list)  # each turn a remote seat's program is sent, then the end's
     story: str = ""
     show: str = ""
     export: str = ""
@@ -148,6 +154,8 @@ def replay(
             obs = view(fresh, seat, since[seat])
             since[seat] = obs.next_number
             humans[seat].show(obs)
+            body = turn_body(obs, request, turn=len(out[seat].remote) + 1, attempt=1, problem=None, deadline_s=60.0)
+            out[seat].remote.append(json.dumps(body, sort_keys=True))
             for style, conv in convs[seat].items():
                 turn = conv.turn(obs, request)
                 out[seat].prompts.setdefault(style, []).append(conv.request_messages(turn))
@@ -184,6 +192,7 @@ def replay(
             compacted = conv.fit(conv.turn(obs, fresh.request_for(seat)), obs, 64, force=True)
             out[seat].prompts[style].append(conv.request_messages(compacted))
         out[seat].terminal = screens[seat].getvalue()
+        out[seat].remote.append(json.dumps(over_body(view(fresh, seat, since[seat])), sort_keys=True))
         story = build_story(fresh, seat, (), fresh.inputs)
         out[seat].story = json.dumps(story_json(story), sort_keys=True)
         shown_cli = runner.invoke(app, ["show", str(path), "--seat", str(seat), "--reasoning"], env={"COLUMNS": "200"})
@@ -238,7 +247,7 @@ def test_no_seat_output_counts_hidden_events(preset: str, tmp_path: Path) -> Non
         if oa.hidden_pushes:
             problems.append(f"seat {seat}: a push at inputs that showed it nothing (events {oa.hidden_pushes[:5]})")
         outputs = {"web state": "states", "pushes": "pushes", "terminal screen": "terminal", "story": "story"}
-        outputs |= {"`arena export --seat`": "export", "`arena show --seat`": "show"}
+        outputs |= {"`arena export --seat`": "export", "`arena show --seat`": "show", "remote turns": "remote"}
         for name, attr in outputs.items():
             if getattr(oa, attr) != getattr(ob, attr):
                 problems.append(f"seat {seat}: its {name} counts hidden events")
@@ -264,24 +273,10 @@ def test_the_comparison_sees_a_global_number() -> None:
 
 
 # ----- push timing: how long a night lasts in `arena serve` --------------------------------------------------------
-class _Clock:
-    """The table's pacing clock, moved by its pauses alone: a bot game's timing without waiting for it."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    async def pause(self, seconds: float) -> None:
-        self.now += seconds
-        await asyncio.sleep(0)
-
-
 async def _paced_nights(preset: str, seed: int) -> tuple[list[float], list[int]]:
     """Each night's length on the table's clock (from its start to the next day's), and how many decisions it took."""
     rules = load_rules(preset)
-    clock = _Clock()
+    clock = VirtualClock()
     table = Table(game=Game(rules, seed), seats={s: BUILTIN["bot:random"] for s in range(1, rules.players + 1)},
                   lang="en", bot_delay=1.0, clock=clock, pause=clock.pause)  # fmt: skip
     starts: list[float] = []
@@ -297,7 +292,7 @@ async def _paced_nights(preset: str, seed: int) -> tuple[list[float], list[int]]
                 lengths.append(clock.now - starts[-1])
 
     table.on_event = timed  # type: ignore[method-assign]
-    await table.start({s: RandomBot(s, seed) for s in table.game.seats()})
+    await clock.run(table.start({s: RandomBot(s, seed) for s in table.game.seats()}))
     night_inputs: dict[int, int] = {}
     fresh = Game(rules, seed)
     for item in table.game.inputs:
@@ -310,19 +305,19 @@ async def _paced_nights(preset: str, seed: int) -> tuple[list[float], list[int]]
 async def test_a_night_of_bots_lasts_the_same_whoever_lives() -> None:
     """A page's pushes come when its own view changes; the morning comes when the night ends. With a pause per bot
     decision, a night whose don or sheriff had died was shorter (fewer decisions), and the table could tell. Now
-    every night of a preset lasts the same on the table's clock, whoever lives (edge's Night 0 asks no one)."""
+    every night of a preset lasts the same on the table's clock, whoever lives: each night wake-up takes a slot, a
+    dead role's too (`arena/pacing.py`; with model seats: tests/test_night_pacing.py)."""
     lengths: dict[tuple[str, int], set[float]] = {}
     decisions: set[int] = set()
     for preset in PRESETS:
         for seed in (1, 2, 3):
             nights, counts = await _paced_nights(preset, seed)
             for night, length in enumerate(nights):
-                lengths.setdefault((preset, night), set()).add(length)
+                lengths.setdefault((preset, min(night, 1)), set()).add(round(length, 6))
             decisions |= set(counts)
     assert len(decisions) > 2, "the nights must differ in how many decisions they took"
     uneven = {night: sorted(seen) for night, seen in lengths.items() if len(seen) > 1}
     assert not uneven, f"nights whose length on the table's clock varied: {uneven}"
-    assert {length for seen in lengths.values() for length in seen} <= {0.0, NIGHT_STEPS * 1.0}
 
 
 def test_a_prompt_template_gets_only_the_seats_numbers() -> None:
@@ -356,3 +351,68 @@ def test_a_prompt_template_gets_only_the_seats_numbers() -> None:
     for c in given:
         if "obs" in c:
             assert [e.seq for e in c["obs"].events] == list(range(c["obs"].since, c["obs"].next_number))
+
+
+# ----- a remote seat over HTTP: the bytes its program is sent ------------------------------------------------------
+class _Scripted(Player):
+    """Answers each request with the seat's next recorded decision (a default was an answer the engine refused)."""
+
+    def __init__(self, seat: int, decisions: list[Decision]) -> None:
+        self.seat = seat
+        self.decisions = iter(decisions)
+
+    async def decide(self, observation: Any, request: Any, problem: str | None = None) -> Answer:
+        return Answer(decision=next(self.decisions, request.default))
+
+
+def _scripts(inputs: list[Input]) -> dict[int, list[Decision]]:
+    refused = Decision(target=999, targets=(999,), action="nothing")  # refused by every request that reads it
+    out: dict[int, list[Decision]] = {}
+    for item in inputs:
+        if item.op == "decide" and item.decision is not None:
+            out.setdefault(item.seat, []).append(item.decision)
+        elif item.op == "default":
+            out.setdefault(item.seat, []).append(refused)
+    return out
+
+
+async def _remote_bytes(game: Game, inputs: list[Input], seat: int) -> tuple[Game, list[bytes]]:
+    """Play the recorded decisions again through the orchestrator, `seat` played over HTTP by an agent answering
+    with its own; every body the agent was sent, as bytes."""
+    scripts = _scripts(inputs)
+    fresh = Game(game.rules, game.seed)
+    mine = iter(scripts.get(seat, []))
+
+    def policy(turn: dict[str, Any]) -> dict[str, Any]:
+        return next(mine, Decision()).model_dump(mode="json")
+
+    async with remote_game(fresh.rules, {seat: policy}, deadline_s=60.0) as (table, remote, agents):
+        players: dict[int, Player] = {s: _Scripted(s, scripts.get(s, [])) for s in fresh.seats() if s != seat}
+        await run_game(fresh, players | dict(remote), None, timeout_s=None, max_reasks=0)
+        table.finish(fresh)
+    return fresh, agents[seat].bodies
+
+
+@pytest.mark.parametrize("preset", ["fiim", "club"])
+async def test_a_remote_seats_program_is_sent_the_same_bytes_whatever_is_hidden(preset: str) -> None:
+    """The program at a remote seat gets turns (and the end) over real HTTP, only when asked: no push at another
+    seat's action, no clock time. Two games that differ only in the don's and the sheriff's hidden checks send it
+    the same bytes, but for the seconds left on each turn's deadline (which depend on when it fetched the turn)."""
+    game = checking_game(preset, seed=11)
+    checkers = {game.seat_of(Role.DON), game.seat_of(Role.SHERIFF)}
+    turns = 0
+    for seat in [s for s in game.seats() if s not in checkers][:3]:
+        a, sent_a = await _remote_bytes(game, list(game.inputs), seat)
+        b, sent_b = await _remote_bytes(game, passing(list(game.inputs), game), seat)
+        more, fewer = _hidden_counts(a, b, seat)
+        assert more > fewer, "the games must differ in what is hidden from the seat"
+        bodies = [[json.loads(raw) for raw in sent] for sent in (sent_a, sent_b)]
+        for body in bodies[0] + bodies[1]:
+            left = body.pop("seconds_left", 0.0)
+            assert left is not None and 0 <= left <= 60.0
+        assert bodies[0][-1]["status"] == "over"
+        turns += len(bodies[0]) - 1
+        assert bodies[0] == bodies[1], f"seat {seat}: what its program is sent counts hidden events"
+        numbers = [e["seq"] for body in bodies[0] for e in body["observation"]["events"]]
+        assert numbers == list(range(len(seat_log(a, seat)))), "the seat's own numbers, each event once"
+    assert turns > 20

@@ -43,7 +43,7 @@ class Whispering(Player):
 
 
 def _app(tmp_path: Path, human_timeout: float | None = 30.0) -> tuple[Server, TestClient]:
-    config = ServeConfig(out_dir=tmp_path, human_timeout=human_timeout, bot_delay=0.0)
+    config = ServeConfig(out_dir=tmp_path, human_timeout=human_timeout, bot_delay=0.0, start="now")
     server = Server(config)
     return server, TestClient(create_app(server))
 
@@ -527,7 +527,20 @@ def test_stopping_the_server_leaves_a_resumable_transcript(tmp_path: Path) -> No
         port = probe.getsockname()[1]
     out = tmp_path / "games"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--seat", "1=human", "--port", str(port), "--out", str(out)],
+        [
+            sys.executable,
+            "-m",
+            "arena.cli",
+            "serve",
+            "--seat",
+            "1=human",
+            "--start",
+            "now",
+            "--port",
+            str(port),
+            "--out",
+            str(out),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

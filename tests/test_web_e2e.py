@@ -255,7 +255,22 @@ def _play(case: str, lang: str, size: tuple[int, int], seed: int, role: str, tmp
     folder = Path(SHOTS) if SHOTS else tmp_path / "shots"
     folder.mkdir(parents=True, exist_ok=True)
     shots = Shots(folder, case, width)
-    flags = ["--seat", "1=human", "--seed", str(seed), "--lang", lang, "--bot-delay", "0.3", "--human-timeout", "60"]
+    flags = [
+        "--seat",
+        "1=human",
+        "--seed",
+        str(seed),
+        "--lang",
+        lang,
+        "--bot-delay",
+        "0.3",
+        "--bot-wpm",
+        "0",
+        "--human-timeout",
+        "60",
+        "--start",
+        "now",
+    ]
     proc, links = _serve(tmp_path, *flags)
     errors: list[str] = []
     try:

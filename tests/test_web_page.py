@@ -67,7 +67,7 @@ class Table:
 @pytest.fixture(scope="module")
 def table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Table]:
     _need_browser()
-    flags = ["--seat", "1=human", "--seed", "1", "--bot-delay", "0", "--human-timeout", "900"]
+    flags = ["--seat", "1=human", "--seed", "1", "--bot-delay", "0", "--human-timeout", "900", "--start", "now"]
     folder = tmp_path_factory.mktemp("page")
     played = [sys.executable, "-m", "arena.cli", "play", "--seed", "3", "--quiet", "--out", str(folder / "games")]
     subprocess.run(played, check=True, timeout=300, capture_output=True)  # a finished game for the replays
@@ -107,6 +107,7 @@ class Page:
         self.sockets: list[Any] = []
         self.errors: list[str] = []
         self.pushed = 0
+        self.first = first
         self.page = browser.new_page(viewport={"width": size[0], "height": size[1]})
         self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
         self.page.route_web_socket(re.compile(r"/ws/"), self._socket)
@@ -125,13 +126,14 @@ class Page:
     def _socket(self, ws: Any) -> None:
         self.sockets.append(ws)
         ws.on_message(lambda message: self.sent.append(json.loads(message)))
+        ws.send(json.dumps({"type": "state", "state": self.first}))  # a socket's first message: the whole state
 
     def push(self, state: dict[str, Any]) -> None:
         """Send the page a state and return once it has drawn it (a numbered line at the end of its log)."""
         self.pushed += 1
         mark = f"(test state {self.pushed})"
         line = {"seq": 10**6 + self.pushed, "day": state["day"], "text": mark, "audience": "public", "type": None}
-        drawn = {**state, "log": [*state["log"], {**line, "speaker": None}]}
+        drawn = {**state, "log": [*state["log"], {**line, "speaker": None}], "version": 10**6 + self.pushed}
         self.sockets[-1].send(json.dumps({"type": "state", "state": drawn}))
         expect(self.page.locator("#log")).to_contain_text(mark)
 
@@ -389,3 +391,165 @@ def test_the_god_view_stays_closed_while_the_game_runs(browser: Any, table: Tabl
     page.push(table.watch_state)
     assert table.watch_state.get("god") is None
     assert page.page.locator("#god-roles").count() == 0 and page.page.locator("#god-log").count() == 0
+
+
+# ----- issue #36, the Low items: one test each ------------------------------------------------------------------------
+def _tally(state: dict[str, Any], hands: dict[int, int]) -> dict[str, Any]:
+    s = copy.deepcopy(state)
+    s["tally"] = {
+        "kind": "main",
+        "yes_no": False,
+        "candidates": [
+            {"seat": seat, "hands": n, "voters": [{"seat": 9, "default": False}] * n} for seat, n in hands.items()
+        ],
+        "yes": [],
+        "no": [],
+        "abstain": [],
+        "counted": False,
+        "result": None,
+    }
+    return s
+
+
+def test_the_vote_chips_go_from_the_seats_at_the_end(browser: Any, table: Table, finished: Game) -> None:
+    s = _tally(_waiting(table.seat_state), {3: 2, 5: 1})
+    page = _open(browser, table, s)
+    page.push(s)
+    assert page.page.locator("#ring .chip.hands").count() == 2
+    end = _over(s, finished, "en")
+    end["tally"] = s["tally"]  # the day's last round is still in the seat's view after the end
+    page.push(end)
+    assert page.page.locator("#ring .chip.hands").count() == 0
+    assert page.page.locator("#ring .seat.candidate").count() == 0
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_one_hand_reads_one_hand_and_none_reads_in_the_plural(browser: Any, table: Table, lang: str) -> None:
+    s = _tally(_waiting(table.seat_state), {3: 1, 5: 0, 7: 2})
+    page = _open(browser, table, s, lang=lang)
+    page.push(s)
+    said = page.words()
+    if lang == "en":
+        assert re.search(r"\b1 hand\b(?!s)", said) and not re.search(r"\b1 hands\b", said), said
+    else:
+        assert "0 голосов" in said and "1 голос" in said and "0 голоса" not in said, said
+
+
+CONTRAST = """(node) => {
+  const rgb = (c) => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const lin = (x) => { x /= 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; };
+  const lum = (c) => { const v = rgb(c).map(lin); return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
+  const none = /rgba\\(\\d+,\\d+,\\d+,0\\)|transparent/;
+  const clear = (n) => none.test(getComputedStyle(n).backgroundColor.replace(/\\s/g, ''));
+  let bg = node, color = getComputedStyle(node).color;
+  while (bg && clear(bg)) bg = bg.parentElement;
+  const a = lum(color), b = lum(getComputedStyle(bg).backgroundColor);
+  return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+}"""
+
+
+@pytest.mark.parametrize("night", [False, True], ids=["day", "night"])
+def test_seat_numbers_read_on_black_cards_and_at_night(browser: Any, table: Table, night: bool) -> None:
+    s = _waiting(table.seat_state)
+    for row in s["table"]:
+        row["mate"] = row["seat"] in (2, 7)  # black cards (a black seat sees its team)
+    if night:
+        s.update(phase="night", phase_label="Night 1", speaker=None)
+    page = _open(browser, table, s)
+    page.push(s)
+    ratios = {n: page.page.locator(f"#seat-{n} .num").evaluate(CONTRAST) for n in range(1, 11)}
+    assert min(ratios.values()) >= 4.5, ratios
+
+
+def test_on_a_phone_no_keyboard_hint_and_no_chip_wraps(browser: Any, table: Table) -> None:
+    s = _tally(table.seat_state, {3: 2})
+    s["table"][3]["marks"] = [{"kind": "sheriff_check", "value": "black", "night": 1, "by": 1}]
+    page = _open(browser, table, s, size=PHONE)
+    page.push(s)
+    assert not page.page.locator(".keys").first.is_visible()
+    assert page.page.locator("#ring .chip").first.evaluate("(n) => getComputedStyle(n).whiteSpace") == "nowrap"
+    page.page.fill("#speech", "x")
+    assert page.page.evaluate("window.scrollY") == 0  # the header stays in view after the turn comes
+
+
+def test_a_vote_on_oneself_is_asked_as_such(browser: Any, table: Table) -> None:
+    s = copy.deepcopy(table.seat_state)
+    s["pending"]["form"].update(kind="vote", candidate=1, candidates=[1, 4], subject=None, options=[], rule="")
+    page = _open(browser, table, s)
+    page.push(s)
+    question = page.page.inner_text("#vote-question")
+    assert "yourself" in question and "Vote to eliminate #1?" not in question
+
+
+def test_the_lift_vote_rule_says_both_or_all() -> None:
+    from arena.engine import Decision, Kind, Request
+    from arena.human.form import vote_rule
+
+    rules = load_rules("fiim")
+    two = Request(seat=1, kind=Kind.VOTE, subject="lift", candidates=(3, 7), default=Decision(vote=False))
+    three = Request(seat=1, kind=Kind.VOTE, subject="lift", candidates=(3, 5, 7), default=Decision(vote=False))
+    assert "#3 and #7 both leave" in vote_rule(rules, two, "en")
+    assert "#3, #5 and #7 all leave" in vote_rule(rules, three, "en")
+    assert "уходят оба: #3 и #7" in vote_rule(rules, two, "ru")
+
+
+def test_the_dons_check_offers_no_teammate_and_the_kill_order_names_its_nights(browser: Any, table: Table) -> None:
+    s = copy.deepcopy(table.seat_state)
+    s.update(phase="night", day=1, phase_label="Night 1", speaker=None, teammates=[2, 7], role="don")
+    form = s["pending"]["form"]
+    form.update(kind="don_check", options=[s for s in range(2, 11)], allow_none=True, may_nominate=False)
+    page = _open(browser, table, s)
+    page.push(s)
+    offered = page.page.eval_on_selector_all("#controls button.pick[data-seat]", "(b) => b.map((x) => x.dataset.seat)")
+    assert "2" not in offered and "7" not in offered and "5" in offered
+    s2 = copy.deepcopy(s)
+    s2["pending"]["ask"] = "another"
+    s2.update(phase="night", day=0, phase_label="Night 0")
+    s2["pending"]["form"].update(kind="black_message", may_set_order=True, max_targets=3, options=[3, 4, 5, 6])
+    page.push(s2)
+    assert [t.strip() for t in page.page.locator(".order-night").all_inner_texts()] == ["Night 1", "Night 2", "Night 3"]
+
+
+def test_the_best_move_says_you_were_shot_and_what_it_is(browser: Any, table: Table) -> None:
+    s = copy.deepcopy(table.seat_state)
+    s.update(phase="night", day=1, phase_label="Night 1", speaker=None)
+    s["pending"]["form"].update(kind="best_move", options=list(range(2, 11)), max_targets=3, may_nominate=False)
+    page = _open(browser, table, s)
+    page.push(s)
+    assert "You were shot tonight" in page.page.inner_text("#controls")
+    assert "black" in page.page.inner_text("#best-move-what")
+    assert "shot" in page.page.inner_text("#seat-1")
+
+
+def test_the_create_page_shows_the_whole_seed_hint_the_presets_and_the_bot_delay(browser: Any, table: Table) -> None:
+    page = browser.new_page(viewport={"width": DESKTOP[0], "height": DESKTOP[1]})
+    page.goto(table.links["new table"])
+    seed = page.locator("#seed")
+    fits = seed.evaluate(
+        """(n) => { const c = document.createElement('canvas').getContext('2d'); const s = getComputedStyle(n);
+           c.font = s.font; return c.measureText(n.placeholder).width <= n.clientWidth - 8; }"""
+    )
+    assert fits
+    assert page.inner_text("#preset-about").strip()
+    assert page.locator("#bot-delay").count() == 1
+    page.close()
+
+
+def test_replays_are_listed_with_date_rules_and_winner_and_jump_to_a_day_and_play(browser: Any, table: Table) -> None:
+    page = browser.new_page(viewport={"width": DESKTOP[0], "height": DESKTOP[1]})
+    page.goto(table.links["replays"])
+    row = page.locator("#replay-files tbody tr").first
+    cells = row.locator("td").all_inner_texts()
+    assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d", cells[0]) and cells[1] == "fiim" and cells[2] in ("town", "mafia")
+    page.goto(urljoin(page.url, row.locator("a").get_attribute("href") or ""))
+    expect(page.locator("#jump option")).not_to_have_count(0)
+    labels = page.locator("#jump option").all_inner_texts()
+    assert labels[:3] == ["Night 0", "Day 1", "Night 1"], labels
+    day1 = page.locator("#jump option", has_text="Day 1").get_attribute("value")
+    with page.expect_response(lambda r: "/api/replay/" in r.url and f"step={day1}&" in r.url):
+        page.select_option("#jump", label="Day 1")
+    expect(page.locator("#step")).to_have_text(str(day1))
+    page.click("#play")
+    expect(page.locator("#step")).to_have_text(str(int(day1 or 0) + 1), timeout=5000)
+    page.click("#play")
+    page.close()

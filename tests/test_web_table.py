@@ -164,7 +164,7 @@ def test_the_reveal_is_built_only_from_the_moderators_view_of_a_finished_game() 
 
 # ----- through the server -------------------------------------------------------------------------------------------
 def _app(tmp_path: Path, human_timeout: float = 30.0) -> tuple[Server, TestClient]:
-    server = Server(ServeConfig(out_dir=tmp_path, human_timeout=human_timeout, bot_delay=0.0))
+    server = Server(ServeConfig(out_dir=tmp_path, human_timeout=human_timeout, bot_delay=0.0, start="now"))
     return server, TestClient(create_app(server))
 
 

@@ -1,5 +1,6 @@
-"""Playing a game out at the terminal (`arena play`, `arena resume`): the live view while it runs, Ctrl-C leaving the
-transcript resumable, an internal error closing it, and the report at the end (roles, failures, totals, the path)."""
+"""Playing a game out at the terminal (`arena play`, `arena resume`): the live view while it runs, Ctrl-C (or a seat
+whose model gave no answer) leaving the transcript resumable, an internal error closing it, and the report at the
+end (roles, failures, totals, the path)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import asyncio
 import contextlib
 from collections.abc import Coroutine, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -16,13 +18,23 @@ from rich.text import Text
 from arena.cli.options import fail
 from arena.engine import MODERATOR, Event, EventType, Game, view, visible_events
 from arena.live import EventPrinter, status_line
-from arena.orchestrator import RunStats, run_game
+from arena.orchestrator import GameStopped, RunStats, run_game
+from arena.pacing import NightPacer
 from arena.players.base import Player
 from arena.players.delayed import DelayedPlayer
 from arena.players.human import HumanPlayer, InputClosed
 from arena.transcript import SeatTotals, TranscriptError, TranscriptWriter, load
 
+if TYPE_CHECKING:
+    from arena.remote.server import RemoteTable
+
 HUMAN_TIMEOUT: float | None = None  # a person at the terminal is never timed out
+REMOTE_LINGER_S = 10.0  # after the game, how long each connected remote agent has to hear that it is over
+
+
+class RemoteAbsent(Exception):
+    """A remote seat's program never connected before the first move: the game stops, saved, before anything is
+    played (a result is never made of a seat that was not there)."""
 
 
 def drive(
@@ -39,9 +51,13 @@ def drive(
     human_timeout: float | None = None,
     llm: bool = False,
     seat_timeouts: Mapping[int, float] | None = None,
+    remote: RemoteTable | None = None,
+    remote_wait: float = 120.0,
 ) -> None:
     """Run the game with the live view; Ctrl-C leaves the transcript resumable, an internal error closes it. The
-    players are closed on the game's loop, where their HTTP clients were made (`llm`: some seat calls a model)."""
+    players are closed on the game's loop, where their HTTP clients were made (`llm`: some seat calls a model).
+    `remote` serves the remote seats on that loop: their programs have `remote_wait` seconds to connect before the
+    first move, and hear the end of the game when it comes."""
     path = writer.path
     timeouts: dict[int, float | None] = dict(seat_timeouts or {})  # a model seat's own deadline (cli/play.py)
     timeouts.update(dict.fromkeys(humans, human_timeout or HUMAN_TIMEOUT))
@@ -56,6 +72,7 @@ def drive(
             live.update(status_line(game), refresh=True)
 
     live = Live(status_line(game), console=console, auto_refresh=False, transient=True) if live_ok else None
+    pacer = night_pacer(game, players, set(humans) | (set(remote.lines) if remote is not None else set()))
     try:
         with live if live is not None else contextlib.nullcontext():
             asyncio.run(
@@ -69,9 +86,13 @@ def drive(
                         on_event=on_event,
                         timeouts=timeouts,
                         stats=stats,
+                        pacer=pacer,
                     ),
                     players,
                     llm,
+                    game,
+                    remote,
+                    remote_wait,
                 )
             )
         printer.flush_votes()
@@ -81,11 +102,22 @@ def drive(
                 human = human.inner
             if isinstance(human, HumanPlayer):
                 human.show(view(game, seat))
+    except RemoteAbsent as exc:
+        writer.close()
+        typer.echo(
+            f"\nerror: {exc}; the game is saved, nothing was played. Start the agent, then: arena resume {path}",
+            err=True,
+        )
+        raise typer.Exit(1) from None
     except KeyboardInterrupt as exc:
         writer.close()
         what = f"error: {exc}" if isinstance(exc, InputClosed) else "interrupted"
         typer.echo(f"\n{what}; the game is saved. Continue it with: arena resume {path}", err=True)
         raise typer.Exit(1 if isinstance(exc, InputClosed) else 130) from None
+    except GameStopped as exc:  # a model gave no answer: never a result made of failures; saved, resumable
+        writer.close()
+        typer.echo(f"\nerror: the game stopped: {exc}; it is saved. Then: arena resume {path}", err=True)
+        raise typer.Exit(1) from None
     except Exception as exc:  # an engine or orchestrator bug: record it, tell the user, no traceback
         writer.abort(f"{type(exc).__name__}: {exc}")
         writer.close()
@@ -93,18 +125,46 @@ def drive(
     writer.close()
 
 
-async def _game(play: Coroutine[object, object, Game], players: Mapping[int, Player], llm: bool) -> None:
+def night_pacer(game: Game, players: Mapping[int, Player], watchers: set[int]) -> NightPacer | None:
+    """A person at this terminal, or a remote program (`watchers`), could time the nights: each then lasts the same
+    whoever lives (arena/pacing.py), and only the other seats' decisions measure a slot. None: nobody to pace for."""
+    if not watchers:
+        return None
+    return NightPacer(game.rules, frozenset(s for s in players if s not in watchers))
+
+
+async def _game(
+    play: Coroutine[object, object, Game],
+    players: Mapping[int, Player],
+    llm: bool,
+    game: Game,
+    remote: RemoteTable | None = None,
+    remote_wait: float = 120.0,
+) -> None:
     """Play on this loop, then close the players on it. A model seat's HTTP client is made at its first call, on
     this loop (`LLMClient`): with aiohttp installed, the plain-JSON path the tournament workers use (`use_aiohttp`),
     whose session belongs to this loop and is closed here, also after Ctrl-C (the game's task is cancelled)."""
+    ended = False
     try:
+        if remote is not None:
+            await remote.start()
+            missing = await remote.wait_connected(remote_wait)
+            if missing:
+                seats = ", ".join(map(str, missing))
+                raise RemoteAbsent(f"the remote agent of seat(s) {seats} did not connect within {remote_wait:g} s")
         if llm:
             from arena.llm.pool import use_aiohttp
 
             use_aiohttp()  # ARENA_HTTP_POOL=httpx (or no aiohttp) keeps the SDK's own path
         await play
+        ended = True
     finally:
         play.close()  # not started if use_aiohttp failed: no "never awaited" warning
+        if remote is not None:
+            if ended and game.over:  # each remote program hears the end (its own view of it)
+                remote.finish(game)
+                await remote.linger(REMOTE_LINGER_S)
+            await remote.stop(None if ended else "the game stopped; it is saved and can be resumed")
         await _close(players)
 
 
@@ -135,7 +195,7 @@ def report(game: Game, stats: RunStats, path: Path | None, console: Console, qui
         # the god view's deal, read like every other fact through the engine's view (moderator = seat 0)
         deal = next(e for e in visible_events(game, MODERATOR) if e.type is EventType.ROLES_DEALT)
         roles = "  ".join(f"#{seat} {role}" for seat, role in enumerate(deal.roles, start=1))
-        console.print(Text(f"Roles: {roles}", style="dim"))
+        console.print(Text(f"Roles: {roles}  (seed {game.seed})", style="dim"))
         for seat, c in sorted(stats.counters.items()):
             line = failure_line(seat, c.invalid, c.timeouts, c.errors, c.defaults)
             if line:

@@ -6,11 +6,10 @@ ends with one `error:` line and exit code 2, never a traceback. A game stopped w
 
 from __future__ import annotations
 
-import random
 import signal
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -19,6 +18,7 @@ from rich.text import Text
 from arena.agents import AgentError, AgentSpec, check_ready
 from arena.cli.game import drive, report
 from arena.cli.options import AgentsDir, AllowPipedHuman, HumanTimeout, Lang, SignKeyEnv, fail, read_sign_key
+from arena.cli.remote import RemoteHost, RemotePort, RemoteWait, remote_table
 from arena.cli.seats import (
     SeatSpecError,
     build_players,
@@ -32,6 +32,7 @@ from arena.cli.seats import (
 from arena.engine import Game, RulesError, load_rules
 from arena.orchestrator import RunStats, counters_from_inputs
 from arena.players.base import Player
+from arena.seeds import draw_seed
 from arena.transcript import Transcript, TranscriptError, TranscriptWriter, default_path, load, make_header
 
 BOT_TIMEOUT = 60.0  # seconds a seat without a model has for one decision, unless --timeout
@@ -58,6 +59,10 @@ def decision_timeouts(seats: Mapping[int, AgentSpec], timeout: float | None) -> 
     return BOT_TIMEOUT, models
 
 
+if TYPE_CHECKING:
+    from arena.remote.server import RemoteTable
+
+
 def register(app: typer.Typer) -> None:
     """Add `play` and `resume` to `app`."""
 
@@ -76,7 +81,9 @@ def register(app: typer.Typer) -> None:
                 "--rule", metavar="KEY=VALUE", help="Override one rule, e.g. voting.protocol=ballot. Repeatable."
             ),
         ] = None,
-        seed: Annotated[int | None, typer.Option(help="Seed of the deal (random and printed if not given).")] = None,
+        seed: Annotated[
+            int | None, typer.Option(help="Seed of the deal (else 128 random bits, printed with the roles at the end).")
+        ] = None,
         lang: Annotated[Lang, typer.Option(help="Language of the bots' speeches.")] = Lang.EN,
         out: Annotated[Path, typer.Option("--out", help="Directory for the transcript.")] = Path("transcripts"),
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the transcript path.")] = False,
@@ -91,6 +98,9 @@ def register(app: typer.Typer) -> None:
         sign_key_env: SignKeyEnv = None,
         allow_piped_human: AllowPipedHuman = False,
         human_timeout: HumanTimeout = None,
+        remote_host: RemoteHost = "127.0.0.1",
+        remote_port: RemotePort = 0,
+        remote_wait: RemoteWait = 120.0,
     ) -> None:
         """Play one game, live, and save its transcript under --out (default ./transcripts); the path is printed.
 
@@ -106,21 +116,28 @@ def register(app: typer.Typer) -> None:
         except (SeatSpecError, AgentError) as exc:
             fail(str(exc))
         check_human_seats(seats, allow_piped_human)
-        seed = seed if seed is not None else random.SystemRandom().randrange(1_000_000)
+        seed = seed if seed is not None else draw_seed()  # 128 random bits: no seat can search for the deal
         seats = preflight_seats(seats, lambda found: check_window(found, Game(rules, seed), lang.value))
         sign_key = read_sign_key(sign_key_env)
         console = Console(highlight=False)
-        players = build_players(seats, seed=seed, rules=rules, lang=lang.value, delay=delay)
+        remote = remote_table(seats, rules, lang=lang.value, host=remote_host, port=remote_port,
+                              timeout=timeout if timeout is not None else BOT_TIMEOUT)
+        players = build_players(seats, seed=seed, rules=rules, lang=lang.value, delay=delay, remote=remote)
         header = make_header(rules, seed, seats, lang=lang.value, prompt_set_hash=prompt_hash(seats, lang.value))
         try:
             writer = TranscriptWriter.create(default_path(out, header), header, sign_key=sign_key)
         except (TranscriptError, OSError) as exc:
             fail(str(exc))
+        if remote is not None:
+            remote.record = writer.exchange
         if not quiet:
-            console.print(Text(f"{rules.name} · seed {seed} · {seats_summary(seats)}", style="bold"))
+            # the seed gives every card away: a person at this terminal sees it only at the end
+            shown = "seed at the end" if any(s.kind == "human" for s in seats.values()) else f"seed {seed}"
+            console.print(Text(f"{rules.name} · {shown} · {seats_summary(seats)}", style="bold"))
         _play_out(
-            Game(rules, seed), players, writer, seats, RunStats(), console, quiet, timeout, max_reasks, human_timeout
-        )
+            Game(rules, seed), players, writer, seats, RunStats(), console, quiet, timeout, max_reasks, human_timeout,
+            remote, remote_wait,
+        )  # fmt: skip
 
     @app.command()
     def resume(
@@ -147,6 +164,9 @@ def register(app: typer.Typer) -> None:
         sign_key_env: SignKeyEnv = None,
         allow_piped_human: AllowPipedHuman = False,
         human_timeout: HumanTimeout = None,
+        remote_host: RemoteHost = "127.0.0.1",
+        remote_port: RemotePort = 0,
+        remote_wait: RemoteWait = 120.0,
     ) -> None:
         """Continue a game whose process died, from its transcript, appending to the same file."""
         interruptible()
@@ -162,7 +182,9 @@ def register(app: typer.Typer) -> None:
         seats = _trusted_seats(transcript, agents_dir, seat or [], agents_from_header, prompt_folder or [])
         check_human_seats(seats, allow_piped_human)
         seats = preflight_seats(seats, lambda found: check_window(found, game, header.lang))
-        players = build_players(seats, seed=header.seed, rules=game.rules, lang=header.lang, delay=delay)
+        remote = remote_table(seats, game.rules, lang=header.lang, host=remote_host, port=remote_port,
+                              timeout=timeout if timeout is not None else BOT_TIMEOUT)
+        players = build_players(seats, seed=header.seed, rules=game.rules, lang=header.lang, delay=delay, remote=remote)
         console = Console(highlight=False)
         if not quiet:
             console.print(
@@ -174,7 +196,11 @@ def register(app: typer.Typer) -> None:
             writer.resumed(seats)
         except (TranscriptError, OSError) as exc:
             fail(str(exc))
-        _play_out(game, players, writer, seats, stats, console, quiet, timeout, max_reasks, human_timeout)
+        if remote is not None:
+            remote.record = writer.exchange
+        _play_out(
+            game, players, writer, seats, stats, console, quiet, timeout, max_reasks, human_timeout, remote, remote_wait
+        )
 
 
 def check_window(seats: dict[int, AgentSpec], game: Game, lang: str) -> None:
@@ -200,6 +226,8 @@ def _play_out(
     timeout: float | None,
     max_reasks: int,
     human_timeout: float | None = None,
+    remote: RemoteTable | None = None,
+    remote_wait: float = 120.0,
 ) -> None:
     """Play `game` to its end (a new one, or one rebuilt for resume) and report the result and the path."""
     humans = [s for s, spec in seats.items() if spec.kind == "human"]
@@ -217,6 +245,8 @@ def _play_out(
         humans=humans,
         human_timeout=human_timeout,
         llm=any(spec.kind == "llm" for spec in seats.values()),
+        remote=remote,
+        remote_wait=remote_wait,
     )
     report(game, stats, writer.path, console, quiet)
 

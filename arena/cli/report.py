@@ -68,3 +68,30 @@ def register(app: typer.Typer) -> None:
         typer.echo(f"{written.games} games -> {written.folder}")
         for path in written.files:
             typer.echo(f"  {path}")
+        _blind(folder, out or folder / "report")
+
+
+def _blind(folder: Path, out: Path) -> None:
+    """Blinded tables' ratings (`*.blind.json`): each configuration's human-likeness, printed and written."""
+    from arena.research.blind import BlindError, human_likeness, read_ratings, table_csv, table_md
+    from arena.safe_write import write_file
+
+    try:
+        ratings = read_ratings(folder)
+    except BlindError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(BAD_INPUT) from None
+    if not ratings:
+        return
+    rows = human_likeness(ratings)
+    md = (
+        "# Human-likeness (blinded tables)\n\n"
+        "1: surely a person, 0: surely not, as the people at the table rated it.\n\n"
+    )
+    write_file(out / "human_likeness.md", md + table_md(rows))
+    write_file(out / "human_likeness.csv", table_csv(rows))
+    typer.echo(f"human-likeness ({len(ratings)} ratings) -> {out / 'human_likeness.md'}")
+    for row in rows:
+        s = row.score
+        shown = f"{s.value:.2f} ({s.low:.2f}-{s.high:.2f})"
+        typer.echo(f"  {row.config}: {shown}, {row.ratings} ratings, {row.games} games")

@@ -9,6 +9,7 @@ import re
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arena.agents import AgentError, AgentSpec, resolve_agent
 from arena.cli.options import fail
@@ -17,6 +18,9 @@ from arena.players.base import Player
 from arena.players.bot_lines import LinesError
 from arena.players.delayed import DelayedPlayer
 from arena.players.factory import PlayerBuildError, build_player
+
+if TYPE_CHECKING:
+    from arena.remote.server import RemoteTable
 
 DEFAULT_AGENT = "bot:heuristic"
 
@@ -78,7 +82,7 @@ def seat_help() -> str:
     names = sorted({entry.name for entry in list_agents()})
     found = ", ".join(names) if names else "none"
     return (
-        f"Who plays which seat: {SEAT_FORMS}. AGENT is bot:heuristic (the default), bot:random, human, "
+        f"Who plays which seat: {SEAT_FORMS}. AGENT is bot:heuristic (the default), bot:random, human, remote, "
         f"openai:MODEL, or the name of an agent definition (found now: {found}; see `arena agents`). "
         "Repeatable; all= applies first, and no other two specs may name the same seat."
     )
@@ -97,12 +101,19 @@ def check_human_seats(seats: Mapping[int, AgentSpec], allow_piped: bool) -> None
 
 
 def build_players(
-    seats: Mapping[int, AgentSpec], *, seed: int, rules: RuleSet, lang: str, delay: float
+    seats: Mapping[int, AgentSpec],
+    *,
+    seed: int,
+    rules: RuleSet,
+    lang: str,
+    delay: float,
+    remote: RemoteTable | None = None,
 ) -> dict[int, Player]:
+    """Each seat's player; remote seats are served by `remote`, and never delayed (their pace is their own)."""
     players: dict[int, Player] = {}
     for seat, spec in seats.items():
         try:
-            player = build_player(spec, seat, seed=seed, rules=rules, lang=lang)
+            player = build_player(spec, seat, seed=seed, rules=rules, lang=lang, remote=remote)
         except (PlayerBuildError, LinesError, AgentError) as exc:
             fail(str(exc))
         except ValueError as exc:  # a PromptError (a missing, broken or sandbox-refused template); else a bug
@@ -111,7 +122,7 @@ def build_players(
             if not isinstance(exc, PromptError):
                 raise
             fail(str(exc))
-        players[seat] = DelayedPlayer(player, delay) if delay > 0 else player
+        players[seat] = DelayedPlayer(player, delay) if delay > 0 and spec.kind != "remote" else player
     return players
 
 

@@ -23,6 +23,7 @@ from arena.cli.play import load_for_resume
 from arena.cli.seats import SeatSpecError, parse_seat_specs, preflight_seats
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+SHUTDOWN_GRACE_S = 5  # on SIGTERM or Ctrl-C, open requests and sockets get this long before they are closed
 
 
 def _is_loopback(host: str) -> bool:
@@ -69,11 +70,44 @@ def register(app: typer.Typer) -> None:
             typer.Option(help="A folder of agent definitions searched first (then ./agents, the user folder, ...)."),
         ] = None,
         human_timeout: Annotated[
-            float, typer.Option(help="Seconds a human seat has for one decision before the rule's default.", min=1)
-        ] = 120.0,
+            float,
+            typer.Option(
+                help="Seconds a human seat has for one decision before the rule's default (a speech: its allowance, "
+                "at most this).",
+                min=1,
+            ),
+        ] = 300.0,
         bot_delay: Annotated[
             float, typer.Option(help="Seconds each bot or model seat waits, so people can follow.", min=0)
         ] = 1.0,
+        typing_wpm: Annotated[
+            float,
+            typer.Option(
+                help="A person's typing speed: a speech's allowance is its word budget at it, when longer than the "
+                "spoken time (0: the spoken time binds).",
+                min=0,
+            ),
+        ] = 40.0,
+        bot_wpm: Annotated[
+            float,
+            typer.Option(help="A bot's speech appears after its words at this pace (0: after --bot-delay).", min=0),
+        ] = 180.0,
+        start: Annotated[
+            str,
+            typer.Option(
+                help="lobby: a table with people waits until each has opened their link and pressed Ready (or the "
+                "host starts it from the tables page); now: it starts at once (scripts).",
+            ),
+        ] = "lobby",
+        judge: Annotated[
+            bool, typer.Option("--judge", help="Print a judge link: fouls, removals, pause, extra time, points.")
+        ] = False,
+        blind: Annotated[
+            bool,
+            typer.Option(
+                "--blind", help="Hide which seats are bots or models until the end; the reveal asks who was not human."
+            ),
+        ] = False,
         origin: Annotated[
             list[str] | None,
             typer.Option(help="Another Origin allowed to open WebSockets (a reverse proxy's, e.g. https://x.org)."),
@@ -101,6 +135,8 @@ def register(app: typer.Typer) -> None:
 
         from arena.engine import RulesError, load_rules
 
+        if start not in ("lobby", "now"):
+            fail(f"--start {start!r}: say lobby or now")
         for path in replay or []:
             if not path.is_file():
                 fail(f"--replay {path}: no such file")
@@ -126,6 +162,11 @@ def register(app: typer.Typer) -> None:
             agents_dir=agents_dir,
             human_timeout=human_timeout,
             bot_delay=bot_delay,
+            typing_wpm=typing_wpm,
+            bot_wpm=bot_wpm,
+            start=start,
+            judge=judge,
+            blind=blind,
             allowed_origins=tuple(origin or ()),
             replay_files=tuple(replay or ()),
             sign_key=read_sign_key(sign_key_env),  # signs every table; needed to continue a signed game
@@ -165,6 +206,7 @@ def register(app: typer.Typer) -> None:
         config_uv = uvicorn.Config(  # every request must arrive whole within a deadline (slowloris)
             web, host=host, port=port, ws_max_size=MAX_MESSAGE, log_level="warning", lifespan="on",
             http=with_deadline(request_timeout or REQUEST_DEADLINE_S),
+            timeout_graceful_shutdown=SHUTDOWN_GRACE_S,  # SIGTERM stops it even while a request or socket hangs on
         )  # fmt: skip
         with contextlib.suppress(KeyboardInterrupt):
             uvicorn.Server(config_uv).run()

@@ -89,6 +89,10 @@ def register(app: typer.Typer) -> None:
                 "examples)."
             ),
         ] = None,
+        prompt_folder: Annotated[
+            list[Path] | None,
+            typer.Option("--prompt-folder", help="A prompt set folder a pool entry's prompt_set may name. Repeatable."),
+        ] = None,
         no_progress: Annotated[bool, typer.Option("--no-progress", help="No live progress; a summary at the end.")] = (
             False
         ),
@@ -124,7 +128,7 @@ def register(app: typer.Typer) -> None:
             if tls is None:
                 fail(f"--tls: connecting to {scheduler} needs the cluster's credentials folder (--tls DIR)")
         try:
-            t = load_tournament(file, agents_dir, check_env=not dry_run)
+            t = load_tournament(file, agents_dir, check_env=not dry_run, out=out, prompt_folders=prompt_folder or ())
         except TournamentError as exc:
             fail(str(exc))
         if detect is not None and not dry_run:  # the schedule's statistics only: nothing is played or written
@@ -147,7 +151,7 @@ def register(app: typer.Typer) -> None:
                 fail(str(exc))
         console = Console(highlight=False)
         labels = [c.label for c in t.configs]
-        plans = make_schedule(labels, t.filler.label, t.rules, t.file.games, t.file.seed, kind=t.file.schedule)
+        plans = make_schedule(labels, t.filler.label, t.rules, t.file.games, t.seed, kind=t.file.schedule)
         estimate = None
         if dry_run or cap is not None:
             from arena.tournament.cost import calibrate
@@ -183,7 +187,7 @@ def _statistics(t: Tournament, detect: float | None) -> None:
         typer.echo("(what the schedule identifies and detects: pip install 'mafia-arena[research]')")
         return
     typer.echo("\n".join(schedule_lines([c.label for c in t.configs], t.filler.label, t.rules, t.file.games,
-                                         t.file.seed, t.file.schedule, detect)))  # fmt: skip
+                                         t.seed, t.file.schedule, detect)))  # fmt: skip
 
 
 def _preflight(t: Tournament) -> dict[str, AgentSpec]:
@@ -260,3 +264,5 @@ def _run(
     typer.echo(f"{done}/{len(plans)} games complete, {state.errors} errors, ${state.spent:.4f} spent; "
                f"stopped: {state.stop_reason}")  # fmt: skip
     typer.echo(f"manifest: {folder / 'tournament.json'}")
+    if state.paused:  # games stopped on a model that gave no answer: saved, not counted, resumed by a new run
+        raise typer.Exit(1)

@@ -78,6 +78,7 @@ class EventType(StrEnum):
     PROBE = "probe"  # seats{seat}: seat, seats=the others, counts=P(black) in thousandths (belief probe)
     PROBES_TAKEN = "probes_taken"  # public: count=probe events just emitted (so bots can key on the rest of the stream)
     GAME_ENDED = "game_ended"  # public: value=winner (town|mafia|maniac|draw), text=reason
+    JUDGE = "judge"  # public: value=pause|resume|extra_time, seat and count=seconds (extra time), text=reason
 
 
 EVERY_SEAT = -1  # the audience mask of a public event: every bit set

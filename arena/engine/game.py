@@ -3,7 +3,8 @@
 A game is a pure function of (rules, seed, inputs). The phase machine lives in `flow.py` as a generator that yields
 batches of requests (one per deciding seat) and receives the answers; this class validates every answer before it
 touches the state, buffers answers until the whole batch is in (so the event stream never depends on who answered
-first), and takes the judge's out-of-band inputs: fouls and removals. No I/O, no clock, no global random.
+first), and takes the judge's out-of-band inputs: fouls, removals, and the live table's pause, resume and extra
+time (recorded and announced; the engine has no clock, so they change no rule). No I/O, no clock, no global random.
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ from arena.engine.ruleset import RuleSet
 from arena.engine.state import Answers, Batch, Flow, Winner
 from arena.engine.validate import validate
 
-__all__ = ["Answers", "Batch", "Flow", "Game", "GameEnded", "Input", "Winner"]
+__all__ = ["JUDGE_OPS", "Answers", "Batch", "Flow", "Game", "GameEnded", "Input", "Winner"]
+
+JUDGE_OPS = frozenset({"foul", "remove", "pause", "resume", "extra_time"})  # inputs that answer no request
+MAX_EXTRA_TIME_S = 600  # the most a judge adds to one speaker's clock at once
 
 
 # the Vis members `emit` tests, bound once: on Python 3.11 a member read off its class goes through
@@ -41,10 +45,11 @@ class Input(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    op: Literal["decide", "reject", "default", "foul", "remove"]
+    op: Literal["decide", "reject", "default", "foul", "remove", "pause", "resume", "extra_time"]
     seat: int
     decision: Decision | None = None
     reason: str = ""
+    seconds: int = 0  # extra_time: the seconds the judge adds to the seat's clock
 
 
 class Game:
@@ -55,14 +60,14 @@ class Game:
     # bench/README.md). A new attribute is listed here too.
     __slots__ = (
         "_answers", "_at_once", "_batch", "_budgets", "_deal_source", "_default_fouls", "_first_seat", "_flow",
-        "_in_flow", "_inputs", "_notes", "alive", "alive_seats", "ascii_phrases", "black", "cancelled_days", "day",
-        "day1_vote_left", "doctor_last_heal", "doctor_saved", "doctor_self_heals", "end_reason", "events",
+        "_in_flow", "_inputs", "_notes", "_seconds", "alive", "alive_seats", "ascii_phrases", "black", "cancelled_days",
+        "day", "day1_vote_left", "doctor_last_heal", "doctor_saved", "doctor_self_heals", "end_reason", "events",
         "forbidden_phrases", "forfeit_pending", "foul_counts", "fouls", "idle_nights", "justified", "kill_order",
         "last_hidden", "leaving_today", "lost_vote", "lover_last_visit", "maniac_ally", "morning_deaths",
         "morning_lover_miss", "n", "night_heal", "night_last_words", "night_mafia_target", "night_maniac_target",
-        "night_sheriff_target", "nominators", "nominee_tuple", "nominees", "opener", "pending_winner", "phase", "roles",
-        "rules", "seat_roles", "seed", "sheriff_shots", "speaking_night_last_word", "view_counts", "view_upto",
-        "vote_decided", "vote_settled", "winner",
+        "night_sheriff_target", "nominators", "nominee_tuple", "nominees", "opener", "paused", "pending_winner",
+        "phase", "roles", "rules", "seat_roles", "seed", "sheriff_shots", "speaking_night_last_word", "view_counts",
+        "view_upto", "vote_decided", "vote_settled", "winner",
     )  # fmt: skip
 
     def __init__(self, rules: RuleSet, seed: int = 0, roles: list[Role] | None = None) -> None:
@@ -76,6 +81,8 @@ class Game:
         self.view_counts = [0] * (self.n + 2)
         self.view_upto = [0] * (self.n + 2)
         self._inputs: list[tuple[str, int, Decision | None, str]] = []  # kept light; `inputs` builds the models
+        self._seconds: dict[int, int] = {}  # index in `_inputs` -> an extra_time's seconds
+        self.paused = False  # the judge has paused the live table
         self.day = 0
         self.phase = Phase.SETUP
         self.winner: Winner | None = None
@@ -160,7 +167,11 @@ class Game:
     @property
     def inputs(self) -> list[Input]:
         """Every input so far, in order: replaying them on a new Game with the same rules and seed rebuilds this one."""
-        return [Input(op=op, seat=seat, decision=d, reason=r) for op, seat, d, r in self._inputs]
+        seconds = self._seconds
+        return [
+            Input(op=op, seat=seat, decision=d, reason=r, seconds=seconds.get(i, 0))
+            for i, (op, seat, d, r) in enumerate(self._inputs)
+        ]
 
     # ----- queries ------------------------------------------------------------------------------------------
     @property
@@ -287,7 +298,9 @@ class Game:
         request = self._require_pending(seat)
         self._inputs.append(("default", seat, None, reason))
         self._notes.append((seat, EventType.DEFAULT_APPLIED, reason))
-        if self.rules.fouls.illegal_action_foul and request.kind is not Kind.PROBE:  # a probe never acts
+        # R9.7: a probe never acts; and a decision made at night costs no foul, since a foul is public and, whenever
+        # it were announced, it would name a seat that acts at night (a don, a sheriff, a black, ...)
+        if self.rules.fouls.illegal_action_foul and request.kind is not Kind.PROBE and self.phase is not Phase.NIGHT:
             self._default_fouls.append(seat)
         self._answers[seat] = request.default
         self._answered(seat)
@@ -305,6 +318,38 @@ class Game:
         self._inputs.append(("remove", seat, None, reason))
         self._outside_flow(lambda: self._remove(seat, reason))
 
+    def pause(self, reason: str = "") -> None:
+        """The judge stops the live table's clocks (a dispute, a break): announced to every seat. The engine has no
+        clock: the table waits; the rules do not change."""
+        if self.over:
+            raise IllegalDecision("game_over", "the game is over")
+        if self.paused:
+            raise IllegalDecision("paused", "the table is already paused")
+        self._inputs.append(("pause", 0, None, reason))
+        self.paused = True
+        self.emit(EventType.JUDGE, value="pause", text=reason or None)
+
+    def resume(self, reason: str = "") -> None:
+        """The judge lets the paused table go on."""
+        if not self.paused:
+            raise IllegalDecision("not_paused", "the table is not paused")
+        self._inputs.append(("resume", 0, None, reason))
+        self.paused = False
+        self.emit(EventType.JUDGE, value="resume", text=reason or None)
+
+    def extra_time(self, seat: int, seconds: int, reason: str = "") -> None:
+        """The judge gives `seat` `seconds` more for its current decision (a speech, mostly): announced to every
+        seat, so the table knows why the clock moved."""
+        if self.over:
+            raise IllegalDecision("game_over", "the game is over")
+        if not 1 <= seat <= self.n:
+            raise IllegalDecision("not_alive", f"seat {seat} is not at this table")
+        if isinstance(seconds, bool) or not isinstance(seconds, int) or not 1 <= seconds <= MAX_EXTRA_TIME_S:
+            raise IllegalDecision("bad_seconds", f"extra time is 1 to {MAX_EXTRA_TIME_S} whole seconds")
+        self._seconds[len(self._inputs)] = seconds
+        self._inputs.append(("extra_time", seat, None, reason))
+        self.emit(EventType.JUDGE, seat=seat, value="extra_time", count=seconds, text=reason or None)
+
     def replay(self, inputs: list[Input]) -> None:
         """Feed recorded inputs, in order. Used by verify and resume."""
         for item in inputs:
@@ -317,6 +362,12 @@ class Game:
                 self.apply_default(item.seat, item.reason)
             elif item.op == "foul":
                 self.foul(item.seat, item.reason)
+            elif item.op == "pause":
+                self.pause(item.reason)
+            elif item.op == "resume":
+                self.resume(item.reason)
+            elif item.op == "extra_time":
+                self.extra_time(item.seat, item.seconds, item.reason)
             else:
                 self.remove(item.seat, item.reason)
 

@@ -109,7 +109,7 @@ class Fouls(_Section):
     removal_at: int = Field(4, ge=1)  # R9.3
     cancel_vote_on_removal: bool = True  # R9.5 / P32
     forbidden_content: Literal["off", "foul", "removal"] = "foul"  # R9.7 [ASSUMPTION]: LLM wording is noisy
-    illegal_action_foul: bool = False  # R9.7: a defaulted decision may also cost a foul
+    illegal_action_foul: bool = False  # R9.7: a defaulted decision may also cost a foul (never one made at night)
 
 
 class Night(_Section):

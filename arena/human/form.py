@@ -142,6 +142,12 @@ def _seat_words(seats: Sequence[int]) -> str:
     return ", ".join(f"#{s}" for s in seats)
 
 
+def _seat_list_words(seats: Sequence[int], conjunction: str) -> str:
+    """`#3 and #7`, `#3, #5 and #7`."""
+    named = [f"#{s}" for s in seats]
+    return named[0] if len(named) == 1 else f"{', '.join(named[:-1])} {conjunction} {named[-1]}"
+
+
 def vote_rule(rules: RuleSet, request: Request, lang: str = "en") -> str:
     """One line on how this vote counts under these rules (R5.5-R5.10, R6.5, P12, P18), or "" for other decisions.
 
@@ -165,11 +171,14 @@ def vote_rule(rules: RuleSet, request: Request, lang: str = "en") -> str:
     if request.kind is not Kind.VOTE:
         return ""
     if request.subject == "lift":
-        who = _seat_words(request.candidates)
+        both = len(request.candidates) == 2
+        who = _seat_list_words(request.candidates, "и" if ru else "and")
         return (
-            f"Подъём: «за» — уходят все: {who}; нужно больше половины живых игроков, ровно половина — нет."
+            f"Подъём: «за» — уходят {'оба' if both else 'все'}: {who}; нужно больше половины живых игроков, "
+            "ровно половина — нет."
             if ru
-            else f"Lift vote: yes means {who} all leave; it needs more than half of the living players (half fails)."
+            else f"Lift vote: yes means {who} {'both' if both else 'all'} leave; it needs more than half of the "
+            "living players (half fails)."
         )
     if request.subject == "acquittal":
         return (

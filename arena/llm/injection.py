@@ -41,16 +41,64 @@ _BREAKS = frozenset("\r\u2028\u2029\x0b\x0c\x85")  # line breaks other than \n: 
 _SMALL_CAPITAL = re.compile(r"LATIN LETTER SMALL CAPITAL ([A-Z])")
 # where the small capitals live: IPA extensions, phonetic extensions, Latin Extended-D, Latin Extended-E
 _SMALL_CAPITAL_BLOCKS = ((0x0250, 0x02B0), (0x1D00, 0x1DC0), (0xA720, 0xA800), (0xAB30, 0xAB70))
+# What only the moderator writes, by class (docs/security.md, "Flags"); every alternative is searched in the text as
+# shown and with look-alikes folded, case-insensitively. A player's own claims ("my check: seat 7 is black", "I healed
+# seat 4", "seat 3 voted for 5") are not the moderator's: the classes are its marks, its voice and its second person.
+_WHO = r"(?:moderator|host|judge|narrator|game\s*master|system|arena)"
+_WHO_RU = r"(?:ведущ\w*|модератор\w*|суд(?:ья|ьи|ье|ью|ьёй|ей)|систем\w*|арен\w*)"
+_MODERATOR = (
+    # 1. a numbered event, `[#57]` however spelled: `[ #57]`, `[# 57 ]`, `#57]`, `[№57]`, `［＃57］`, `【#57】`, a line
+    # that opens `[57]`
+    r"[\[【〔⟦❲〚]\s*(?:[#№]|no\.?)\s*\d",  # NFKC reads № as `No`
+    r"(?:[#№]|\bno\.?)\s*\d+\s*[\]】〕⟧❳〛]",
+    r"(?:^|\n)\s*[\[【〔⟦❲〚]\s*\d+\s*[\]】〕⟧❳〛]",
+    # 2. the moderator's voice: a label, a note, an announcement, the moderator said or did something
+    rf"\[\s*(?:{_WHO}|game|{_WHO_RU})\s*[\]:]",
+    rf"(?:^|\n)\s*(?:{_WHO}|{_WHO_RU})\s*:",
+    rf"\b{_WHO}(?:'s|’s|s')?\s+(?:note|notice|message|announcement|reminder|warning|ruling|correction|update|"
+    r"clarification)s?\b",
+    rf"\b(?:note|notice|message|announcement|reminder|warning|ruling|correction|update|clarification)s?\s+"
+    rf"(?:from|by|of)\s+the\s+{_WHO}\b",
+    rf"\bthe\s+{_WHO}\s+(?:says|said|announces|announced|reports|reported|refused|rejected|applied|accepts|"
+    r"accepted|confirms|confirmed|reveals|revealed|tells|told|rules|ruled|notes|noted|adds|added|reminds|reminded|"
+    r"warns|warned|declares|declared|informs|informed|corrects|corrected)\b",
+    rf"(?:примечани|замечани|заметк|сообщени|объявлени|напоминани|предупреждени|поправк|уточнени|слово)\w*\s+"
+    rf"(?:от\s+)?{_WHO_RU}",
+    rf"{_WHO_RU}\s+(?:говорит|сказал|объявля|объявил|сообща|сообщил|напомина|напомнил|предупрежда|предупредил|"
+    r"не\s+принял|принял|применил|отклонил|подтверд|раскрыл|постановил|уточнил|поправил|добавил)\w*",
+    # 3. a private result, said to the reader: a check, the role dealt, the team, a night's own action, a probe
+    r"\byour\s+(?:last\s+)?(?:check|result|role|card|team|probe|belief\s+probe|fouls|answer|night\s+action)"
+    r"\s*(?:\([^()\n]{0,30}\)\s*)?[:：]",
+    r"\b(?:role|card)\s+(?:dealt|given|assigned)\s+to\s+you\b",
+    r"\((?:private|privately|secret|in\s+private|only\s+(?:to\s+)?you|moderator\s+only|приватно|тайно|лично|"
+    r"секретно|только\s+(?:для\s+)?вас)\)",
+    r"\bthe\s+black\s+team\s+is\s+seats?\s+\d[^.;\n]*;\s*the\s+don\s+is\s+seat",
+    r"\bthe\s+don\s*\(\s*seat\s+\d+\s*\)\s+sets\s+the\s+kill\s+order",
+    r"\bthe\s+lover\s+visited\s+you\b|\byou\s+cannot\s+act\s+tonight\b",
+    r"\byou\s+(?:healed|visited|attacked|checked)\s+(?:seat\s*\d|nobody)|\byou\s+shot\s+at\s+seat\s*\d",
+    r"\byou\s+chose\s+(?:to\s+play\s+(?:alone|on\s+the\s+mafia)|seat\s*\d+,\s+who\s+cannot)",
+    r"\btonight'?s\s+victims\s+on\s+the\s+stretchers\b",
+    r"\bваш[аеиу]?\s+(?:прошл\w+\s+)?(?:проверк|результат|роль|карт|команд|опрос|фол|ответ)\w*"
+    r"\s*(?:\([^()\n]{0,30}\)\s*)?[:：]",
+    r"\bвам\s+(?:роздана|выпала|досталась|сдана|выдана)\s+(?:роль|карта)",
+    r"\bчёрная\s+команда\s*:\s*места?\s+\d[^.;\n]*;\s*дон",
+    r"\bдон\s*\(\s*место\s+\d+\s*\)\s+назначил",
+    r"\bк\s+вам\s+пришла\s+гетера|\bэтой\s+ночью\s+вы\s+не\s+действуете",
+    r"\bвы\s+(?:вылечили|лечили|посетили|напали\s+на|выстрелили\s+в|проверили)\s+(?:игрок|мест)|"
+    r"\bвы\s+никого\s+не\s+(?:лечили|посетили|проверили)|\bвы\s+ни\s+на\s+кого\s+не\s+напали",
+    r"\bвы\s+(?:решили\s+играть|выбрали\s+игрока\s+\d+,\s+которого)",
+    r"\bжертвы\s+этой\s+ночи\s+на\s+носилках",
+    # 4. the moderator's frame around a turn: the status line, the decision asked for, the condensed notes
+    r"\b(?:now|сейчас)\s*[:：]\s*(?:day|night|день|ночь)\s*\d",
+    r"\b(?:alive|живы)\s*[:：]\s*(?:seats?|места?)?\s*\d",
+    r"\b(?:legal\s+now|допустимо\s+сейчас)\s*[:：]",
+    r"\byour\s+decision\s*\(|\bваше\s+решение\s*\(",
+    r"\byour\s+answer\s+could\s+not\s+be\s+used\b|\bваш\s+ответ\s+нельзя\s+использовать\b",
+    r"\byour\s+notes\s+of\s+the\s+game\b|\bthe\s+earlier\s+turns\s+were\s+condensed\b",
+    r"\bваши\s+заметки\s+об\s+игре\b|\bпрежние\s+ходы\s+сжаты\b",
+)
 _FLAGS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "imitates_moderator",
-        re.compile(
-            r"\[\s*(?:moderator|host|judge|narrator|system|game|ведущий|модератор|судья|система)\s*[\]:]"
-            r"|^\s*(?:moderator|host|judge|narrator|ведущий|модератор|судья)\s*:"
-            r"|\[#\d+",
-            re.IGNORECASE | re.MULTILINE,
-        ),
-    ),
+    ("imitates_moderator", re.compile("|".join(_MODERATOR), re.IGNORECASE | re.MULTILINE)),
     (
         "imitates_chat_turn",
         re.compile(

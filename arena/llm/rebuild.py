@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from arena.agents import AgentSpec
 from arena.engine import Game, view
@@ -161,30 +162,77 @@ def seat_prompt(
     if here:  # a point where the seat called: its last call there, rebuilt
         return rebuild_call(transcript, here[-1], prompt_set=prompt_set, prompt_folders=prompt_folders)
     run = _run_of(transcript.resume_positions, count)
-    since = transcript.resume_calls[run] if run >= 0 else 0
+    since = transcript.resume_calls[run] if run >= 0 else 0  # a resumed seat starts afresh
     earlier = [i for i in mine if shown[i] < target and i >= since]
     return _would_be_sent(transcript, seat, count, target, earlier, full, cursors, prompt_set, list(prompt_folders),
                           run=run)  # fmt: skip
 
 
 def rebuild_call(
-    transcript: Transcript, index: int, *, prompt_set: str | None = None, prompt_folders: Sequence[Path] = ()
+    transcript: Transcript,
+    index: int,
+    *,
+    prompt_set: str | None = None,
+    prompt_folders: Sequence[Path] = (),
+    shared: _Shared | None = None,
 ) -> SeatPrompt:
     """Call record `index` rebuilt: the game replayed to where it was asked, the seat's conversation from the calls
     before it (a rejected answer at the same point among them, as the live seat kept it), and the refusal a re-ask
-    repeats (`ModelCall.reask`)."""
+    repeats (`ModelCall.reask`). `shared` holds what rebuilding many calls of one transcript shares (one pass)."""
+    shared = shared if shared is not None else _Shared(transcript)
     call = transcript.calls[index]
     seat = call.seat
     positions = transcript.call_positions
     count = min(positions[index], len(transcript.inputs))  # the inputs before it: the game as the seat saw it
-    events_after, seat_after = events_after_inputs(transcript, seat)
-    run = _run_of(transcript.resume_calls, index)
-    since = transcript.resume_calls[run] if run >= 0 else 0  # a resumed seat starts afresh
-    mine = [i for i, c in enumerate(transcript.calls) if c.seat == seat and since <= i < index]
+    events_after, seat_after = shared.after(seat)
+    start = shared.segment_start(index)  # a resumed seat starts a fresh conversation: earlier calls are not its own
+    mine = [i for i in shared.calls_of(seat) if start <= i < index]
     cursors = {i: seat_after[min(positions[i], len(transcript.inputs))] for i in mine}
     force = call.compaction == "overflow"  # the server's word, recorded
-    return _would_be_sent(transcript, seat, count, events_after[count], mine, Expansion(transcript.calls), cursors,
-                          prompt_set, list(prompt_folders), force, call.reask, run)  # fmt: skip
+    return _would_be_sent(transcript, seat, count, events_after[count], mine, shared.full, cursors, prompt_set,
+                          list(prompt_folders), force, call.reask, shared.game_at(count),
+                          _run_of(transcript.resume_calls, index))  # fmt: skip
+
+
+class _Shared:
+    """What the rebuilds of one transcript's calls share, each computed once: every seat's event counts after each
+    input (one replay per seat), one game replayed forward as the calls come (they come in file order), each seat's
+    call records, and the expanded records. Rebuilding a call costs its own turn, never a replay of the game."""
+
+    def __init__(self, transcript: Transcript) -> None:
+        self.transcript = transcript
+        self.full = Expansion(transcript.calls)
+        self._after: dict[int, tuple[list[int], list[int]]] = {}
+        self._calls: dict[int, list[int]] = {}
+        for index, call in enumerate(transcript.calls):
+            self._calls.setdefault(call.seat, []).append(index)
+        self._game: Game | None = None
+        self._replayed = 0
+
+    def after(self, seat: int) -> tuple[list[int], list[int]]:
+        found = self._after.get(seat)
+        if found is None:
+            found = self._after[seat] = events_after_inputs(self.transcript, seat)
+        return found
+
+    def calls_of(self, seat: int) -> list[int]:
+        return self._calls.get(seat, [])
+
+    def segment_start(self, index: int) -> int:
+        """The first call record of the stretch of play (the start, or a resume) that holds call `index`."""
+        starts = [0, *(n for n in self.transcript.resume_calls if n <= index)]
+        return max(starts)
+
+    def game_at(self, count: int) -> Game:
+        """The game after its first `count` inputs: the one game, replayed forward (a fresh one to go back)."""
+        if self._game is None or self._replayed > count:
+            self._game = Game(self.transcript.rules, self.transcript.header.seed, roles=self.transcript.header.roles)
+            self._replayed = 0
+        inputs = self.transcript.inputs
+        while self._replayed < count:
+            self._game.replay([inputs[self._replayed]])
+            self._replayed += 1
+        return self._game
 
 
 def _would_be_sent(
@@ -199,11 +247,14 @@ def _would_be_sent(
     prompt_folders: list[Path],
     force: bool = False,
     reask: str | None = None,
+    game: Game | None = None,
     run: int = -1,
 ) -> SeatPrompt:
-    spec = _spec_of(transcript, seat, run)
+    spec = _spec_of(transcript, seat, run)  # a resumed stretch's seats play its resume record's agents
     lang = (spec.language if spec is not None else None) or transcript.header.lang
     name = prompt_set or (spec.prompt_set if spec is not None else "default")
+    if prompt_set is not None and not allowed_prompt_set(name, prompt_folders):  # vouches for the folder given
+        raise ValueError(f"--prompt-set {prompt_set!r} is neither a set shipped in prompts/ nor a folder")
     if prompt_set is None and not allowed_prompt_set(name, prompt_folders):
         raise ValueError(
             f"seat {seat}: the transcript names prompt set {name!r}, which is not shipped in prompts/; "
@@ -215,7 +266,7 @@ def _would_be_sent(
     style = spec.schema_style if spec is not None else "per_request"
     rules = transcript.rules
     answered = [i for i in earlier if _answered(transcript.calls[i])]
-    game = _replay(transcript, count)
+    game = game if game is not None else _replay(transcript, count)
     observation = view(game, seat)
     if answered:
         base = answered[-1]
@@ -236,39 +287,153 @@ def _would_be_sent(
     if request is not None:
         max_tokens = max_tokens_for(request, spec.max_tokens if spec is not None else None, lang)
         turn = conversation.fit(turn, observation, max_tokens, force=force)
-    changed = transcript.header.prompt_set_hash not in (None, prompts.hash)
+    recorded = transcript.header.prompt_set_hash
+    hashes = {recorded, *(part.rpartition(":")[2] for part in recorded.split(","))} if recorded is not None else set()
+    changed = recorded is not None and prompts.hash not in hashes  # one set, or `set/lang:hash` entries
     return SeatPrompt(conversation.request_messages(turn), False, target, None, changed)
 
 
-def check_compactions(transcript: Transcript) -> tuple[list[str], list[str]]:
-    """Rebuild every compacted call of `transcript` and compare it with the messages recorded as sent.
+class Compactions(NamedTuple):
+    """What `check_compactions` found: `problems` (a prompt the rebuild does not give: the file was altered),
+    `notes`, and `unchecked` (calls it could not rebuild, and why: `arena verify` does not pass such a file)."""
 
-    Returns (problems, notes): a problem is a compacted call whose recorded messages the rebuild does not give (the
-    record was altered, or the compaction was not the deterministic one); a note says why a call was not checked
-    (its prompt set is not one shipped here, or the set changed since the game: the rebuild would differ anyway)."""
+    problems: list[str]
+    notes: list[str]
+    unchecked: list[str]
+
+
+MAX_PROBLEMS = 20  # the check stops there: a file with more is altered anyway
+
+
+def check_compactions(
+    transcript: Transcript, *, prompt_set: str | None = None, prompt_folders: Sequence[Path] = ()
+) -> Compactions:
+    """Check that every rewritten history in `transcript` is the one the rules give: rebuild each call marked as
+    compacted, and each seat's first call of a stretch of play, and compare it with the messages recorded as sent;
+    a call that rewrites its seat's history without the mark is a problem too (removing the mark hides nothing).
+
+    The work is linear in the file: one replay per seat and one forward replay of the game are shared by every
+    rebuild, and calls that would rebuild the same prompt (the same seat, point, history, refusal and request) are
+    rebuilt once, so any number of fake compacted records at one point costs one rebuild. A seat gets at most as many
+    rebuilds as it made attempts (twice over: a budget compaction and an overflow one), and the check stops at
+    `MAX_PROBLEMS`. A call whose prompt set is not here, or whose set changed since the game and whose rebuild then
+    differs, is `unchecked`, never passed."""
     problems: list[str] = []
     notes: list[str] = []
-    compacted = [i for i, c in enumerate(transcript.calls) if c.compaction]
-    if not compacted:
-        return problems, notes
-    full = Expansion(transcript.calls)
-    for index in compacted:
-        call = transcript.calls[index]
-        refused = {
-            ConversationSeat.clean_problem(i.reason)
-            for i in transcript.inputs
-            if i.op == "reject" and i.seat == call.seat
-        }
-        if call.reask is not None and call.reask not in refused:  # a re-ask repeats a refusal the file records
-            problems.append(f"compacted call {index} (seat {call.seat}): its re-ask repeats no recorded refusal")
+    unchecked: dict[str, list[int]] = {}
+    calls = transcript.calls
+    try:
+        shared = _Shared(transcript)
+    except ValueError as exc:  # a record that refers past its base
+        return Compactions([str(exc)], notes, [])
+    problems.extend(_unmarked_rewrites(transcript, shared))
+    firsts = _segment_firsts(transcript, shared)
+    wanted = sorted(firsts | {i for i, c in enumerate(calls) if c.compaction})
+    if not wanted:
+        return Compactions(problems, notes, [])
+    refused: dict[int, set[str | None]] = {}
+    attempts: dict[int, int] = {}
+    for item in transcript.inputs:
+        if item.op in ("decide", "reject", "default"):
+            attempts[item.seat] = attempts.get(item.seat, 0) + 1
+        if item.op == "reject":
+            refused.setdefault(item.seat, set()).add(ConversationSeat.clean_problem(item.reason))
+    done: dict[tuple[object, ...], SeatPrompt | str] = {}
+    rebuilds: dict[int, int] = {}
+    for index in wanted:
+        if len(problems) >= MAX_PROBLEMS:
+            break
+        call = calls[index]
+        seat = call.seat
+        what = "compacted call" if call.compaction else "first call"
+        if call.reask is not None and call.reask not in refused.get(seat, set()):
+            problems.append(f"{what} {index} (seat {seat}): its re-ask repeats no recorded refusal")
             continue
-        try:
-            rebuilt = rebuild_call(transcript, index)
-        except ValueError as exc:  # an untrusted prompt set: not rebuilt
-            notes.append(f"compacted call {index} (seat {call.seat}) not rebuilt: {exc}")
-            continue
-        if rebuilt.prompt_set_changed:
-            notes.append(f"compacted call {index} (seat {call.seat}) not checked: the prompt set changed since")
-        elif rebuilt.messages != full.messages(index):
-            problems.append(f"compacted call {index} (seat {call.seat}): the recorded messages are not the rebuild's")
-    return problems, notes
+        key = _rebuild_key(transcript, shared, index)
+        rebuilt = done.get(key)
+        if rebuilt is None:
+            rebuilds[seat] = rebuilds.get(seat, 0) + 1
+            if rebuilds[seat] > 2 * attempts.get(seat, 0) + 2:
+                problems.append(f"{what} {index} (seat {seat}): more rewritten prompts than the seat made attempts")
+                break
+            try:
+                rebuilt = rebuild_call(transcript, index, prompt_set=prompt_set, prompt_folders=prompt_folders,
+                                       shared=shared)  # fmt: skip
+            except ValueError as exc:  # a prompt set that is not shipped (the header is untrusted): not rebuilt
+                rebuilt = str(exc)
+            done[key] = rebuilt
+        if isinstance(rebuilt, str):
+            unchecked.setdefault(rebuilt, []).append(index)
+        elif rebuilt.messages != shared.full.messages(index):
+            if rebuilt.prompt_set_changed:  # another prompt set gives another prompt: nothing can be said
+                unchecked.setdefault("the game's prompt set is not the one here (its hash differs)", []).append(index)
+            else:
+                problems.append(f"{what} {index} (seat {seat}): the recorded messages are not the rebuild's")
+        elif rebuilt.prompt_set_changed:
+            notes.append(f"{what} {index} (seat {seat}): rebuilt exactly, although the header names another prompt set")
+    listed = [f"calls {_numbers(indices)} not rebuilt: {why}" for why, indices in unchecked.items()]
+    return Compactions(problems, notes, listed)
+
+
+def _numbers(indices: list[int]) -> str:
+    shown = ", ".join(str(i) for i in indices[:8])
+    return shown + (f" and {len(indices) - 8} more" if len(indices) > 8 else "")
+
+
+def _rebuild_key(transcript: Transcript, shared: _Shared, index: int) -> tuple[object, ...]:
+    """What a rebuild of call `index` depends on: its seat, the events the seat had seen and the request pending
+    there, the seat's last answered call (its history), the refusal it repeats, whether the server forced it."""
+    call = transcript.calls[index]
+    count = min(transcript.call_positions[index], len(transcript.inputs))
+    _, seat_after = shared.after(call.seat)
+    start = shared.segment_start(index)
+    base = next((i for i in reversed(shared.calls_of(call.seat)) if start <= i < index
+                 and _answered(transcript.calls[i])), None)  # fmt: skip
+    request = shared.game_at(count).request_for(call.seat)
+    pending = request.model_dump_json() if request is not None else ""
+    return call.seat, seat_after[count], pending, base, start, call.reask, call.compaction == "overflow"
+
+
+def _segment_firsts(transcript: Transcript, shared: _Shared) -> set[int]:
+    """Each seat's first call record of every stretch of play (the start, and each resume): its whole first turn,
+    the role prompt included, which every later call of the stretch carries on."""
+    out: set[int] = set()
+    starts = [0, *transcript.resume_calls]
+    for seat in {c.seat for c in transcript.calls}:
+        mine = shared.calls_of(seat)
+        for start in starts:
+            first = next((i for i in mine if i >= start), None)
+            if first is not None and shared.segment_start(first) == start:
+                out.add(first)
+    return out
+
+
+def _unmarked_rewrites(transcript: Transcript, shared: _Shared) -> list[str]:
+    """Calls that rewrite their seat's history but carry no compaction mark. A seat's conversation only grows
+    between compactions, so its first user message (the role prompt and first events, or a compaction's summary)
+    stays the one of the seat's last answered call; only a compaction changes it, and a resume starts afresh."""
+    calls = transcript.calls
+    second: list[Message | None] = []  # each record's message 1, resolved through its base once (linear)
+    for index, call in enumerate(calls):
+        base = shared.full.bases[index]
+        shared_count = call.prefix_messages if base is not None else 0
+        if base is not None and shared_count >= 2:
+            second.append(second[base])
+        else:
+            at = 1 - shared_count
+            second.append(call.messages[at] if 0 <= at < len(call.messages) else None)
+    problems: list[str] = []
+    current: dict[int, Message | None] = {}
+    resumes = set(transcript.resume_calls)
+    for index, call in enumerate(calls):
+        if index in resumes:
+            current.clear()
+        seat = call.seat
+        held = current.get(seat)
+        if call.compaction is None and held is not None and second[index] is not held and second[index] != held:
+            problems.append(f"call {index} (seat {seat}): it rewrites the seat's history, but is not marked compacted")
+            if len(problems) >= MAX_PROBLEMS:
+                break
+        if _answered(call) and (held is None or call.compaction is not None):
+            current[seat] = second[index]
+    return problems

@@ -19,10 +19,11 @@ from arena.llm.conversation import Conversation, Message, Turn
 from arena.llm.modes import Completion, capped
 from arena.llm.records import CallLog
 from arena.llm.usage import Prices, Usage
-from arena.players.base import ERROR_PREFIX, Answer, ModelCall, Player, PlayerError
+from arena.players.base import ERROR_PREFIX, NOT_REACHED, TRANSPORT_PREFIX, Answer, ModelCall, Player, PlayerError
 
 OWN_PREFIX = f"{ERROR_PREFIX} NoUsableAnswer: "  # how the orchestrator words our own failure on the re-ask
-TRANSPORT = "transport: "  # the error prefix of an attempt that got no answer at all
+TRANSPORT = TRANSPORT_PREFIX  # the error prefix of an attempt that got no answer at all
+UNREACHABLE, REFUSED = NOT_REACHED  # how an attempt with no answer is worded (the failure contract, players/base.py)
 _NONE = Usage()
 OFF_LOOP_CHARS = 16 * 1024  # a longer answer is read in a worker thread: the loop keeps serving (arena serve)
 
@@ -31,8 +32,34 @@ class NoUsableAnswer(PlayerError):
     """The model gave nothing the seat can turn into a Decision; the message says why, `calls` what was tried."""
 
 
+def fix_for(error: str, status: int | None, *, overflow: bool = False, where: str = "") -> str:
+    """One line on what to do about a call that got no answer, from its HTTP status and error (`where`: the server's
+    address, if known): what the game says when it stops on it."""
+    at = f" at {where}" if where else ""
+    if overflow:
+        return (
+            "the prompt does not fit the model's context: give the server a larger context (`arena local-model "
+            "--ctx`, llama-server's --ctx-size) or the agent a smaller `context_tokens`"
+        )
+    if status in (401, 403):
+        return "check the API key (the agent's `api_key_env` variable) and its access to this model"
+    if status == 404:
+        return f"check the agent's `model` name and `base_url`: the server{at} does not know this model or path"
+    if status == 429:
+        return "the provider's rate limit held every attempt: wait, or lower the agent's request rate"
+    if status is not None and status >= 500:
+        return f"the server{at} kept failing (HTTP {status}): check it, or try again later"
+    if status is not None:
+        return f"the server{at} refuses this request (HTTP {status}): check the agent's settings (model, structured)"
+    if error.startswith("timeout"):
+        return f"the server{at} did not answer in time: check that it runs and is not overloaded (`timeout_s`)"
+    return f"start the model's server{at}, or check the agent's `base_url`"
+
+
 class ConversationSeat(Player):
     """A seat whose decisions come from a chat model through an append-only `Conversation`."""
+
+    model_seat = True
 
     def __init__(self, seat: int, conversation: Conversation, *, prices: Prices | None = None) -> None:
         self.seat = seat
@@ -98,13 +125,17 @@ class ConversationSeat(Player):
         *,
         refused: bool = False,
         compaction: str | None = None,
+        fix: str = "",
     ) -> NoUsableAnswer:
-        """Record an attempt that got no answer; return the exception to raise. A request the server `refused`
-        (400, 401, 403, 404, 413, 422) is said to be refused, and is final: a re-ask would be refused again."""
+        """Record an attempt that got no answer; return the exception to raise (not reached: a decision that ends on
+        it stops the game, with `fix`). A request the server `refused` (400, 401, 403, 404, 413, 422) is said to be
+        refused, and is final: a re-ask would be refused again."""
         self.record_failure(messages, request, attempt, error, latency_ms, usage, compaction)
+        fix = fix or fix_for(error, None)
         if refused:
-            return NoUsableAnswer(f"the server refused the request: {error}", self.handover(), final=True)
-        return NoUsableAnswer(f"the model could not be reached: {error}", self.handover())
+            message = f"{REFUSED}: {error}"
+            return NoUsableAnswer(message, self.handover(), final=True, reached=False, fix=fix)
+        return NoUsableAnswer(f"{UNREACHABLE}: {error}", self.handover(), reached=False, fix=fix)
 
     def abandon(self, messages: list[Message], request: Request, attempt: int, started: float) -> None:
         """Record the attempt in flight when the decision's time limit cancelled it: its error and how long it ran."""

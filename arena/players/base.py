@@ -13,6 +13,22 @@ from arena.engine import Decision, Observation, Request
 # verify recognise the two failures by these prefixes (here, where the orchestrator and the transcript both import).
 TIMEOUT_PREFIX = "no answer within"
 ERROR_PREFIX = "the player failed:"
+# How a model seat words an attempt that got no answer from its model (`PlayerError.reached` False): the message
+# starts with one of these, after the orchestrator's `ERROR_PREFIX` and the exception's name
+NOT_REACHED = ("the model could not be reached", "the server refused the request")
+TRANSPORT_PREFIX = "transport: "  # a call record's `error` when the call got no answer at all (no raw text)
+
+
+def transport_failure(reason: str) -> bool:
+    """True if a failed attempt's recorded reason says the seat got no answer from its model: its time limit ran out
+    with none, the model could not be reached, or the server refused the request. (A seat that answered badly, or
+    an answer the engine refused, is the model's own doing, not a transport failure.)"""
+    if reason.startswith(TIMEOUT_PREFIX):
+        return True
+    if not reason.startswith(ERROR_PREFIX):
+        return False
+    _, _, message = reason[len(ERROR_PREFIX) :].partition(": ")  # " NoUsableAnswer: the model could not be ..."
+    return message.startswith(NOT_REACHED)
 
 
 class ModelCall(BaseModel):
@@ -57,12 +73,29 @@ class Answer(BaseModel):
 
 
 class PlayerError(RuntimeError):
-    """A seat failed to produce a decision. It hands back the model calls it made, so the transcript keeps them."""
+    """A seat failed to produce a decision. It hands back the model calls it made, so the transcript keeps them.
 
-    def __init__(self, message: str, calls: list[ModelCall] | None = None, *, final: bool = False) -> None:
+    The failure contract: an attempt that failed is re-asked (the orchestrator's one policy), and a decision whose
+    attempts all failed takes the rule's default, unless its last attempt got no answer from the seat's model at all
+    (`reached` False: the server could not be reached, refused the request, or said nothing within the time limit).
+    Then the game stops before anything of that batch is applied, saved and resumable, with `fix` (one line: what
+    to do about it): a result is never made of transport failures. `final`: the same request would fail the same way
+    (an HTTP 400), so it is not asked again."""
+
+    def __init__(
+        self,
+        message: str,
+        calls: list[ModelCall] | None = None,
+        *,
+        final: bool = False,
+        reached: bool = True,
+        fix: str = "",
+    ) -> None:
         super().__init__(message)
         self.calls: list[ModelCall] = list(calls or [])
-        self.final = final  # the same request would fail the same way (e.g. an HTTP 400): no re-ask, the default
+        self.final = final
+        self.reached = reached
+        self.fix = fix
 
 
 class Player(ABC):
@@ -70,6 +103,7 @@ class Player(ABC):
     re-ask `problem` holds the engine's reason for refusing the previous answer."""
 
     seat: int
+    model_seat: bool = False  # its decisions come from a model: a decision its time limit cut got no answer from it
 
     @abstractmethod
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer: ...

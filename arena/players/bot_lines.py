@@ -58,8 +58,14 @@ class Lines:
         text = variants if isinstance(variants, str) else variants[rng.randrange(len(variants))]
         return _template(text).render(**context).strip()
 
-    def reason(self, code: str, by: int = 0) -> str:
-        return _template(self.data["reason"][code]).render(by=by).strip()
+    def reason(self, code: str, by: int = 0, rng: random.Random | None = None) -> str:
+        """The words of a reason code (a variant drawn with `rng`, the first without one)."""
+        variants = self.data["reason"][code]
+        if isinstance(variants, str):
+            text = variants
+        else:
+            text = variants[rng.randrange(len(variants))] if rng is not None else variants[0]
+        return _template(text).render(by=by).strip()
 
     def word(self, key: str) -> str:
         return str(self.data["words"][key])

@@ -279,6 +279,9 @@ class _Turn:
             body, target = self.sheriff_speech(kind)
         else:
             body, target = self.town_speech(kind)
+        answer = self.reply() if kind in (SpeechKind.REGULAR, SpeechKind.SHORT, SpeechKind.TIE) else None
+        if answer is not None:
+            body.insert(0, answer)
         nominate: tuple[int, ...] = ()
         fresh = target is not None and target in req.nominate_options and target not in self.obs.nominees
         if req.may_nominate and fresh and target is not None:
@@ -301,15 +304,29 @@ class _Turn:
         parts.extend(body)
         if kind is not SpeechKind.NOMINATE_ONLY:
             parts.append(("optional", say("close", rng)))
-        order = ["optional", "trust", "plan", "suspect", "claim", "nominate", "must"]
+        order = ["optional", "trust", "plan", "reply", "suspect", "claim", "nominate", "must"]
         while len(" ".join(t for _, t in parts).split()) > max_words and len(parts) > 1:
             drop = min(range(len(parts)), key=lambda i: (order.index(parts[i][0]) if parts[i][0] in order else 0, -i))
             parts.pop(drop)
         return _trim(" ".join(t for _, t in parts if t), max_words)
 
     def suspect_line(self, seat: int, code: str, by: int = 0) -> tuple[str, str]:
-        reason = self.lines.reason(code, by)
+        if by == self.me or (self.black and by in self.m.black):  # never cite myself (or my team) in the third person
+            code, by = "votes", 0
+        reason = self.lines.reason(code, by, self.rng)
         return ("suspect", self.lines.say("suspect", self.rng, seat=seat, reason=reason))
+
+    def reply(self) -> tuple[str, str] | None:
+        """A reply to the latest seat that accused me (named me its suspect) or nominated me, today or yesterday:
+        what was said about me, answered in the first person."""
+        m, day = self.m, self.obs.day
+        nominated = [by for d, by, target in m.nominations if target == self.me and d == day and by != self.me]
+        if nominated:
+            return ("reply", self.lines.say("reply_nominated", self.rng, by=nominated[-1]))
+        accusers = [s for (d, s), named in m.named.items() if named == self.me and s != self.me and d >= day - 1]
+        if accusers:
+            return ("reply", self.lines.say("reply", self.rng, by=accusers[-1]))
+        return None
 
     def top_suspect(self) -> tuple[int | None, str, int]:
         others = [s for s in self.obs.alive if s != self.me]

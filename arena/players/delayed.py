@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from arena.engine import Observation, Request
-from arena.players.base import Answer, Player
+from arena.players.base import Answer, ModelCall, Player
 
 
 class DelayedPlayer(Player):
@@ -16,10 +16,14 @@ class DelayedPlayer(Player):
         self.inner = inner
         self.seat = inner.seat
         self.delay = delay
+        self.model_seat = inner.model_seat
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
         await asyncio.sleep(self.delay)
         return await self.inner.decide(observation, request, problem)
+
+    def abandoned_calls(self) -> list[ModelCall]:
+        return self.inner.abandoned_calls()
 
     async def close(self) -> None:
         await self.inner.close()

@@ -1,18 +1,22 @@
 """Build a seat's Player from its AgentSpec: the one place that maps a spec kind to a player class.
 
 Bots and humans are built here. LLM and LangChain seats are imported lazily, so a missing optional extra fails only
-when such a seat is asked for, with a message that says what to install.
+when such a seat is asked for, with a message that says what to install. A remote seat (an external program,
+docs/remote.md) needs the `RemoteTable` that serves it, passed as `remote`.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.agents import AgentSpec
 from arena.engine import RuleSet
 from arena.players.base import Player
 from arena.players.bots import HeuristicBot, RandomBot
+
+if TYPE_CHECKING:
+    from arena.remote.server import RemoteTable
 
 
 class PlayerBuildError(RuntimeError):
@@ -35,8 +39,11 @@ def _lazy(module: str, function: str, extra: str, spec: AgentSpec, seat: int, **
     return player
 
 
-def build_player(spec: AgentSpec, seat: int, *, seed: int, rules: RuleSet, lang: str) -> Player:
-    """The Player for `seat`. Bots are seeded from the game seed (each draw also mixes in the seat)."""
+def build_player(
+    spec: AgentSpec, seat: int, *, seed: int, rules: RuleSet, lang: str, remote: RemoteTable | None = None
+) -> Player:
+    """The Player for `seat`. Bots are seeded from the game seed (each draw also mixes in the seat); a remote seat
+    is served by `remote`."""
     if spec.kind == "bot":
         if spec.bot == "random":
             return RandomBot(seat, seed)
@@ -53,4 +60,13 @@ def build_player(spec: AgentSpec, seat: int, *, seed: int, rules: RuleSet, lang:
         return _lazy(
             "arena.players.langchain_seat", "build_langchain_player", "langchain", spec, seat, rules=rules, lang=lang
         )
+    if spec.kind == "remote":
+        if remote is None:
+            raise PlayerBuildError(
+                f"seat {seat} ({spec.name}) is a remote agent, which `arena play` and `arena resume` seat "
+                "(docs/remote.md); this command has no server for it"
+            )
+        from arena.players.remote import build_remote_player
+
+        return build_remote_player(spec, seat, table=remote)
     raise PlayerBuildError(f"seat {seat}: unknown agent kind {spec.kind!r}")  # pragma: no cover

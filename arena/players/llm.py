@@ -23,7 +23,7 @@ from arena.llm.compaction import Budget
 from arena.llm.conversation import Conversation, Message, Turn
 from arena.llm.modes import Mode
 from arena.llm.retry import RetryPolicy
-from arena.llm.seat import ConversationSeat, NoUsableAnswer
+from arena.llm.seat import ConversationSeat, NoUsableAnswer, fix_for
 from arena.llm.usage import Prices, Usage
 from arena.players.base import Answer, Player
 from arena.prompts import load_prompt_set
@@ -48,6 +48,13 @@ class LLMPlayer(ConversationSeat):
         self.client = client
         self.base_tokens = base_tokens
         self.lang = lang
+
+    @property
+    def where(self) -> str:
+        """The server's address, for a stop's one line (never a key: `base_url` userinfo is dropped)."""
+        url = self.client.settings.base_url or "https://api.openai.com/v1"
+        scheme, _, rest = url.partition("://")
+        return f"{scheme}://{rest.rpartition('@')[2]}" if rest else url
 
     async def close(self) -> None:
         await self.client.close()
@@ -78,8 +85,10 @@ class LLMPlayer(ConversationSeat):
                     fitted, compaction = refit, "overflow"
                     continue
             refused = final is not None and (final.refused or final.overflow is not None)
+            fix = fix_for(error, final.status if final is not None else None,
+                          overflow=final is not None and final.overflow is not None, where=self.where)  # fmt: skip
             raise self.fail_transport(messages, request, error, latency, attempt, usage, refused=refused,
-                                      compaction=compaction)  # fmt: skip
+                                      compaction=compaction, fix=fix)  # fmt: skip
 
     async def _call(
         self,

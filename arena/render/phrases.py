@@ -257,6 +257,11 @@ def phrase(event: Event, sheriff_answer: str = "colour") -> list[Span] | None:
         return [_p(f"{event.count} belief probes taken", "moderator")]
     if t is E.GAME_ENDED:
         return [_p(f"Game over: {result_text(event.value)} ({_reason(event.text)})", "label")]
+    if t is E.JUDGE:
+        why = f" ({clean(event.text)})" if event.text else ""
+        if event.value == "extra_time":
+            return [_p("the judge gives "), _s(event.seat), _p(f" {event.count} s more{why}", "label")]
+        return [_p(f"The judge {'resumes' if event.value == 'resume' else 'pauses'} the table{why}", "label")]
     return None  # PHASE_STARTED, SPEECH, BLACK_MESSAGE, VOTE_CAST, VOTES_COUNTED: drawn by the builder
 
 

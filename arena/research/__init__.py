@@ -17,8 +17,14 @@ and the `arena report` output. Reads transcripts only (never the engine's state)
 | `leaks.py` | black speeches that give away a teammate, the own card or the night's target |
 | `summary.py`, `plots.py`, `tables.py`, `report.py` | `arena report`: what it states, plots, CSV rows, Markdown/HTML |
 | `selfplay.py` | balanced bot tournaments through the orchestrator (real data without a model) |
+| `planted.py` | scripted seats that differ by construction (a behaviour planted at a strength), and their games |
+| `discrimination.py` | does a metric tell the plants apart: effect, order, games needed, coverage |
+| `persuasion.py`, `reask.py` | `arena persuasion`: a speech's causal effect, its listeners re-asked without it |
+| `transfer.py` | does a skill transfer between two rule sets or languages: Kendall's τ, the side-term shift |
 
 It may import the engine, the transcript, `arena.players.base` and `arena.agents`; `selfplay.py` also the
-orchestrator and the player factory; `power.py` and `simulate.py` the tournament schedule (a schedule's design is
-what they judge); never the command line, the web app or model access.
+orchestrator and the player factory; `planted.py` also the orchestrator and the bots (it scripts them); `reask.py`
+model access (`arena.llm`, the LLM seat's client settings), as it asks a model seat again; `power.py` and
+`simulate.py` the tournament schedule (a schedule's design is what they judge); never the command line or the web
+app, and no other module model access.
 """

@@ -2,7 +2,9 @@
 configuration is the seat's agent name in the header), the roles dealt, the winner and the per-seat counters.
 
 Only finished games (`status: complete`) whose hash chain checks out count; others are skipped and listed, never
-guessed at."""
+guessed at. So is a finished game in which more than `TRANSPORT_SHARE` of one model seat's decisions were transport
+defaults (its model gave no answer, and the rule's default stood in): a result made of failures. The arena stops such
+a game instead of finishing it (docs/llm.md); older files, or other tools', may hold them."""
 
 from __future__ import annotations
 
@@ -11,11 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.engine import Event, EventType, Role
-from arena.players.base import ModelCall
+from arena.players.base import ModelCall, transport_failure
 from arena.safe_read import UnsafeFile, open_regular
 from arena.transcript import SeatCounters, Transcript, TranscriptError, read_stream
 
 BLACK_ROLES = frozenset({Role.MAFIA.value, Role.DON.value})
+TRANSPORT_SHARE = 0.10  # more than this share of a model seat's decisions as transport defaults: not counted
 TOWN = "town"
 TAMPERED = "hash chain broken"
 MAFIA = "mafia"
@@ -90,6 +93,32 @@ def from_transcript(t: Transcript) -> GameData | None:
     )
 
 
+def transport_defaults(t: Transcript) -> dict[int, tuple[int, int]]:
+    """Per model seat (an `llm` or `langchain` agent at the start or after a resume): how many of its decisions were
+    settled by a default after an attempt that got no answer from its model, and how many decisions it made."""
+    entries = [*t.header.seats, *(entry for resume in t.resumes for entry in resume.seats)]
+    model_seats = {entry.seat for entry in entries if entry.agent.kind in ("llm", "langchain")}
+    out: dict[int, tuple[int, int]] = {}
+    for item in t.inputs:
+        if item.seat not in model_seats or item.op not in ("decide", "default"):
+            continue
+        failed, decisions = out.get(item.seat, (0, 0))
+        out[item.seat] = (failed + (item.op == "default" and transport_failure(item.reason)), decisions + 1)
+    return out
+
+
+def made_of_failures(t: Transcript) -> str | None:
+    """Why a finished game is not counted as a result (a seat's decisions were transport defaults past the share),
+    or None."""
+    for seat, (failed, decisions) in sorted(transport_defaults(t).items()):
+        if decisions and failed > TRANSPORT_SHARE * decisions:
+            return (
+                f"seat {seat}: {failed} of {decisions} decisions were transport defaults (its model gave no answer), "
+                f"more than {TRANSPORT_SHARE:.0%}: a result made of failures is not counted"
+            )
+    return None
+
+
 @dataclass
 class Corpus:
     games: list[GameData]
@@ -105,8 +134,8 @@ Progress = Callable[[str, int, int], None]  # (what is being done, how many done
 
 def load_folder(folder: str | Path, progress: Progress | None = None) -> Corpus:
     """Every `*.jsonl` under `folder` (recursively, never through a link), in name order. Unreadable, non-regular
-    (a link, a FIFO), tampered (hash chain broken) or unfinished files are skipped and listed with the reason.
-    `progress` hears of each file read."""
+    (a link, a FIFO), tampered (hash chain broken) or unfinished files, and games made of transport failures
+    (`made_of_failures`), are skipped and listed with the reason. `progress` hears of each file read."""
     root = Path(folder)
     games: list[GameData] = []
     skipped: list[tuple[str, str]] = []
@@ -125,8 +154,11 @@ def load_folder(folder: str | Path, progress: Progress | None = None) -> Corpus:
             skipped.append((str(path), f"{TAMPERED}: {t.chain_error}"))
             continue
         game = from_transcript(t)
+        failures = made_of_failures(t) if game is not None else None
         if game is None:
             skipped.append((str(path), f"status {t.status}: not a finished game"))
+        elif failures is not None:
+            skipped.append((str(path), failures))
         else:
             games.append(game)
     return Corpus(games, skipped)

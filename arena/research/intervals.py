@@ -69,7 +69,11 @@ def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # at 0 % and 100 % the near end is exactly the bound (the formula leaves a rounding error, e.g. 5.6e-17, which
+    # would exclude a true 0)
+    low = 0.0 if p == 0 else max(0.0, centre - half)
+    high = 1.0 if p == 1 else min(1.0, centre + half)
+    return low, high
 
 
 def _by_cluster(values: Sequence[float] | Array, clusters: Sequence[int] | NDArray[np.int64]) -> tuple[Array, int]:

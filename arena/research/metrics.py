@@ -141,6 +141,16 @@ RATES: tuple[Rate, ...] = (
 )
 
 
+# The report's headline: the metrics that told apart scripted agents differing by construction (right order, the
+# strongest plant told from none within 400 games), measured by bench/discrimination.py; docs/metrics.md, "Which
+# metrics discriminate", has the table, and tests/test_discrimination.py holds this list to it.
+HEADLINE: tuple[str, ...] = (
+    "vote_accuracy", "self_vote_rate", "bussing_rate", "nominations_on_black_share", "red_nominations_on_black_share",
+    "best_move_hit_rate", "probe_brier", "probe_logloss", "probe_auc", "detection_brier", "detection_auc", "lie_rate",
+    "deception", "error_rate", "false_statement_share", "leak_rate",
+)  # fmt: skip
+
+
 def rates(c: Counts) -> dict[str, float]:
     """The derived rates of a Counts (NaN where the denominator is zero)."""
     return {r.name: ratio(r.num(c), r.den(c)) for r in RATES}

@@ -51,8 +51,10 @@ _AUTOLINK = re.compile(r"(?i)(?<=https)(:)|(?<=http)(:)|(?<=ftp)(:)|(?<=\bwww)(\
 def md_text(value: object) -> str:
     """Text from a transcript (agent names, rules names, paths) made inert in Markdown: a `|` cannot split a table
     cell, `<`/`>` cannot open HTML, a backtick cannot open code, `[`/`]` cannot make a link or an image, a URL or
-    an address is not linked (`https\\://`, `www\\.`, `\\@`), a line break cannot end the row."""
+    an address is not linked (`https\\://`, `www\\.`, `\\@`), a line break cannot end the row, and a bidi control or
+    another character not shown as itself is written out (`\\u202e`: `tables.visible`)."""
     text = "".join(" " if ch in "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029" else ch for ch in str(value))
+    text = tables.visible(text)
     text = "".join(_MD_ESCAPES.get(ch, ch) for ch in text)
     return _AUTOLINK.sub(lambda m: "\\" + m.group(0), text)
 
@@ -246,6 +248,51 @@ def _config_metric(r: Report, config: str, metric: str) -> str:
     return _iv(row.interval, percent=True) + (" sparse" if row.interval.sparse else "")
 
 
+def _transfer_lines(r: Report) -> list[str]:
+    t = r.transfer
+    assert t is not None
+    a, b = t.halves
+    what = "rule sets" if t.by == "rules" else "languages"
+    tau, shift = t.tau, t.shift
+    if not math.isnan(shift.low):
+        shift_text = f"{shift.value:+.2f} [{shift.low:+.2f}, {shift.high:+.2f}]"
+    else:
+        shift_text = "not identified" if math.isnan(shift.value) else f"{shift.value:+.2f}, no interval"
+    lines = [
+        f"The same configurations under two {what}, {md_text(a.name)} ({a.games} games) and {md_text(b.name)} "
+        f"({b.games} games), {t.paired} deals played under both. Each half is rated on its own.",
+        "",
+        f"- **Rank concordance**: Kendall's τ = {tau.value:+.2f} [{tau.low:+.2f}, {tau.high:+.2f}] over "
+        f"{len(t.configs)} configurations rated in both (1: the same order; 0: no relation; −1: reversed).",
+        f"- **Side-term shift** h[{md_text(a.name)}] − h[{md_text(b.name)}] = {shift_text} (the town's logit among "
+        "average configurations).",
+        "",
+        "95 % intervals from one block bootstrap of paired deals; τ's from the signs of the pairwise differences "
+        "(docs/metrics.md, \"Does a skill transfer?\").",
+        "",
+    ]  # fmt: skip
+    rows = [[c, f"{a.skills[c]:+.2f}", f"{b.skills[c]:+.2f}"] for c in t.configs]
+    return lines + _table(["configuration", f"skill under {a.name}", f"skill under {b.name}"], rows)
+
+
+def _headline_lines(r: Report) -> list[str]:
+    """Per configuration, the metrics shown to tell apart agents that truly differ (`HEADLINE`), and no other."""
+    from arena.research.metrics import HEADLINE
+
+    configs = r.corpus.configs
+    shown = [m for m in HEADLINE if any(row.metric == m for row in r.by_config)]
+    if not shown or not configs:
+        return []
+    rows = [[m, *(_config_metric(r, c, m) for c in configs)] for m in shown]
+    return [
+        "The metrics that discriminate: each put scripted agents that differ by construction in the right order and "
+        "told the strongest difference from none within 400 games (`bench/discrimination.py`; the table and the "
+        "metrics left out, with the reason, are in docs/metrics.md, \"Which metrics discriminate\"). Values with "
+        "95 % intervals per game, clustered by deal; every metric is in **Metrics per configuration**.",
+        "", *_table(["metric", *configs], rows),
+    ]  # fmt: skip
+
+
 def _speech_lines(r: Report) -> list[str]:
     from arena.research.speech_reader import KINDS
 
@@ -317,6 +364,9 @@ def _games_lines(r: Report) -> list[str]:
 def sections(r: Report) -> list[tuple[str, list[str]]]:
     """The report's sections as Markdown lines (the HTML page draws the same tables)."""
     out: list[tuple[str, list[str]]] = [("Games", _games_lines(r))]
+    headline = _headline_lines(r)
+    if headline:
+        out.append(("Headline", headline))
     c = r.corpus
     if c.skipped:
         tampered = sum(1 for _, why in c.skipped if why.startswith(TAMPERED))
@@ -332,6 +382,8 @@ def sections(r: Report) -> list[tuple[str, list[str]]]:
         out.append(("What these games identify", _design_lines(r)))
         out.append(("Ratings", _ratings_lines(r)))
         out.append(("Comparisons", _comparison_lines(r)))
+    if r.transfer is not None:
+        out.append(("Does a skill transfer?", _transfer_lines(r)))
     out.append(("Win rates per side", _outcome_lines(r)))
     out.append(("Outcome score (role baseline subtracted)", _score_lines(r)))
     out.append(("Roles and seats", _roles_lines(r)))

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from arena.research import tables
-from arena.research.corpus import Corpus, Progress, load_folder
+from arena.research.corpus import Corpus, GameData, Progress, load_folder
 from arena.research.intervals import Interval, proportion, ratio
 from arena.research.metrics import RATES, Counts, GameMetrics, Rate, measure
 from arena.research.outcomes import (
@@ -31,6 +31,7 @@ from arena.research.outcomes import (
 )
 from arena.research.ratings import Fit, fit
 from arena.research.records import Record, from_games, matches
+from arena.research.transfer import Transfer, transfer
 
 
 class ReportError(ValueError):
@@ -84,6 +85,7 @@ class Report:
     totals: list[MetricRow] = field(default_factory=list)
     blacks_alive: dict[int, Interval] = field(default_factory=dict)  # day -> share of blacks alive at nightfall
     plots: list[Plot] = field(default_factory=list)
+    transfer: Transfer | None = None  # two rule sets (or languages) on paired deals: does a skill transfer?
 
     @property
     def deals(self) -> int:
@@ -99,6 +101,11 @@ def rate_interval(rate: Rate, counts: Sequence[Counts], clusters: np.ndarray) ->
     """The interval of one rate from per-game Counts (one per game, clustered by deal)."""
     num = np.asarray([rate.num(c) for c in counts], dtype=np.float64)
     den = np.asarray([rate.den(c) for c in counts], dtype=np.float64)
+    return rate_interval_of(rate, num, den, clusters)
+
+
+def rate_interval_of(rate: Rate, num: np.ndarray, den: np.ndarray, clusters: np.ndarray) -> Interval:
+    """The interval of one rate from per-game numerators and denominators (the report's interval, as above)."""
     keep = den > 0
     if not keep.any():
         return Interval(math.nan, math.nan, math.nan, 0.0, 0)
@@ -192,4 +199,16 @@ def build(folder: Path, *, boot: int = 200, progress: Progress | None = None) ->
                             for m in measured])  # fmt: skip
         keep = dealt > 0
         r.blacks_alive[day] = proportion(alive[keep], dealt[keep], clusters[keep])
+    r.transfer = _transfer(corpus.games, records, boot)
     return r
+
+
+def _transfer(games: Sequence[GameData], records: Sequence[Record], boot: int) -> Transfer | None:
+    """Skill transfer between two rule sets, or else two languages, when the folder holds exactly two."""
+    rules = [r.rules for r in records]
+    if len(set(rules)) == 2:
+        return transfer(records, rules, by="rules", boot=boot)
+    langs = [g.transcript.header.lang if g.transcript is not None else "en" for g in games]
+    if len(set(rules)) == 1 and len(set(langs)) == 2:
+        return transfer(records, langs, by="language", boot=boot)
+    return None

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import math
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, TextIO
@@ -240,13 +241,23 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet reads a cell 
 _SPLIT_FORMULA = re.compile(r"([,;\t|]\s*)(?=[=+\-@])")
 
 
+def visible(text: str, keep: str = "") -> str:
+    """Text from a transcript (an agent name, a path) with every character that is not shown as itself written out
+    as `\\uXXXX`: bidi controls (U+202E would show a name backwards), zero-width and other format characters, control
+    characters and line or paragraph separators. What a report shows is then what the file holds, in its order, and
+    two names that differ only in such characters stay two names. Characters in `keep` stay as they are."""
+    hidden = ("Cc", "Cf", "Zl", "Zp", "Co", "Cn")
+    return "".join(ch if ch in keep or unicodedata.category(ch) not in hidden else f"\\u{ord(ch):04x}" for ch in text)
+
+
 def _cell(value: Any) -> Any:
     """A cell as written: NaN empty, floats rounded, and text from a transcript (an agent name) kept text when the
-    CSV is opened: a `'` goes before a formula's first character at the start and after any separator."""
+    CSV is opened: a `'` goes before a formula's first character at the start and after any separator; characters
+    that are not shown as themselves are written out (`visible`)."""
     if isinstance(value, float):
         return "" if math.isnan(value) else round(value, 6)
     if isinstance(value, str):
-        value = _SPLIT_FORMULA.sub(r"\1'", value)
+        value = _SPLIT_FORMULA.sub(r"\1'", visible(value, keep="\n\r\t"))
         if value.lstrip(" ").startswith(FORMULA_STARTS):
             return "'" + value
     return value

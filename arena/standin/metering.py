@@ -51,6 +51,10 @@ class Meter:
         self.last_prompt: dict[tuple[Any, ...], list[_Prompt]] = {}
         self.last_schema_first: dict[tuple[Any, ...], list[_Schematised]] = {}
 
+    def prompt_size(self, body: dict[str, Any]) -> int:
+        """The request's prompt tokens, counted as `usage` counts them (nothing is metered)."""
+        return sum(len(m) for m in _prompt_tokens(body.get("messages") or []))
+
     def usage(self, body: dict[str, Any], text: str, raw: bytes) -> dict[str, Any]:
         """The `usage` of a completion of `text` for this request, counted into `stats`."""
         messages = body.get("messages") or []

@@ -44,6 +44,7 @@ class _State:
         self.salt = salt.encode()  # mixed into every answer's seed: another salt, other answers to the same prompts
         self.vary = vary  # the n-th identical request gets the n-th draw, as a model sampling at a temperature would
         self.repeats: Counter[bytes] = Counter()
+        self.seen: Counter[bytes] = Counter()  # how many times each request body came (a mixed plan's draws)
         self.plan = plan
         self.model_suffix = model_suffix
         self.stats = ServerStats()
@@ -97,15 +98,35 @@ class _State:
         if auth:
             stats.authorization_seen.add(auth)
         fault = self.plan.faults.get((name, nth)) or self.plan.faults.get(("*", stats.requests))
+        if fault is None and self.plan.mix:
+            digest = hashlib.sha256(raw).digest()
+            fault = self.plan.draw(digest, self.seen[digest])
+            self.seen[digest] += 1
+            if fault == "overflow" and len(body.get("messages") or []) < 4:
+                fault = None  # a drawn overflow forces a compaction: a first prompt (nothing to compact) fits
         if fault:
             stats.injected.append((fault, name, nth))
         latency = self.latency_s  # the answer leaves `latency` after the request arrived, whatever the work took
         if fault == "rate_limit":
             error = {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}
             return Reply(429, json.dumps(error).encode(), (("Retry-After", "1"), ("retry-after-ms", "50")), latency)
+        if fault == "rate_limit_bare":
+            error = {"error": {"message": "Too many requests", "type": "requests", "code": "rate_limit_exceeded"}}
+            return Reply(429, json.dumps(error).encode(), delay_s=latency)
         if fault == "server_error":
             error = {"error": {"message": "The server had an error", "type": "server_error"}}
             return Reply(500, json.dumps(error).encode(), delay_s=latency)
+        if fault == "unavailable":
+            error = {"error": {"message": "Service Unavailable", "type": "server_error"}}
+            return Reply(503, json.dumps(error).encode(), delay_s=latency)
+        if fault == "cut_connection":
+            return Reply(0, cut=True, delay_s=latency)
+        if fault == "overflow":  # llama.cpp's body (arena/llm/errors.py), with the metered prompt size
+            size = self.meter.prompt_size(body)
+            message = f"request ({size} tokens) exceeds the available context size ({size - 1} tokens)"
+            refused = {"code": 400, "message": message, "type": "exceed_context_size_error", "n_prompt_tokens": size,
+                       "n_ctx": size - 1}  # fmt: skip
+            return Reply(400, json.dumps({"error": refused}).encode(), delay_s=latency)
         if fault == "server_error_usage":
             usage = self.meter.usage(body, "", raw)
             error = {"error": {"message": "The server had an error after reading the prompt"}, "usage": usage}

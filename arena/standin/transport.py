@@ -49,6 +49,7 @@ class Reply:
     headers: tuple[tuple[str, str], ...] = ()
     delay_s: float = 0.0  # sent this long after the request arrived (at once if that is past)
     chunks: Callable[[], Iterator[bytes]] | None = None  # a chunked body, streamed instead of `body`
+    cut: bool = False  # no answer: the connection is closed when the reply is due (a server that went away)
 
 
 Handler = Callable[[HttpRequest], Reply]
@@ -196,6 +197,9 @@ class _Connection(asyncio.Protocol):
         self.pending = None
         self.server.in_flight -= 1
         if self.transport is None:
+            return
+        if reply.cut:
+            self.transport.abort()
             return
         headers = [("Content-Type", "application/json")]
         if reply.chunks is None:

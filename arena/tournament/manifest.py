@@ -13,11 +13,10 @@ from typing import Any
 
 from arena.safe_read import UnsafeFile, open_regular, read_text
 from arena.safe_write import links_in, write_file
-from arena.tournament.model import TournamentError
+from arena.tournament.model import MANIFEST, MAX_MANIFEST_BYTES, TournamentError
 
-MAX_MANIFEST_BYTES = 256 * 1024 * 1024  # an index of games: large tournaments stay far below this
 FORMAT = "mafia-arena-tournament"
-NAME = "tournament.json"
+NAME = MANIFEST
 
 
 def game_file(index: int) -> str:
@@ -35,6 +34,12 @@ def check_folder(out: Path, fingerprint: str, name: str) -> None:
         raise TournamentError(
             f"out: {out} holds symbolic links ({', '.join(p.name for p in planted[:3])}); a tournament never reads "
             "or writes through a link: remove them or choose another --out"
+        )
+    odd = [p.name for p in sorted(out.iterdir()) if _ours(p.name) and not p.is_file()]
+    if odd:  # a FIFO named like a game file would hold its reader forever (and a device could never end)
+        raise TournamentError(
+            f"out: {out} holds {', '.join(odd[:3])}, which {'is' if len(odd) == 1 else 'are'} not a regular file; "
+            "a tournament reads only regular files: remove them or choose another --out"
         )
     manifest = out / NAME
     if manifest.exists():
@@ -57,6 +62,11 @@ def check_folder(out: Path, fingerprint: str, name: str) -> None:
     strangers = [p.name for p in out.iterdir() if not p.name.startswith("game-")]
     if any(out.glob("*.jsonl")) or strangers:
         raise TournamentError(f"out: {out} is not empty and holds no {NAME}; choose an empty or new folder")
+
+
+def _ours(name: str) -> bool:
+    """A name the tournament reads: a game file or the manifest."""
+    return name == NAME or (name.startswith("game-") and name.endswith(".jsonl"))
 
 
 def write(out: Path, data: dict[str, Any]) -> None:

@@ -3,7 +3,7 @@
 ```toml
 name = "bots"
 games = 200
-seed = 1
+seed = 1                     # optional: else 128 random bits, drawn at the start and kept in the manifest
 filler = "bot:random"        # fills the seats the pool leaves empty
 [rules]
 preset = "fiim"              # or file = "my-rules.toml"; overrides = ["voting.protocol=ballot"]
@@ -26,19 +26,24 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from arena.agents import AgentError, AgentSpec, resolve_agent
+from arena.agents import AgentError, AgentSpec, key_variable, resolve_agent
 from arena.engine import RulesError, RuleSet, load_rules
+from arena.llm.budget import DEFAULT_BASE_TOKENS
+from arena.trust import allowed_prompt_set, shipped_prompt_set
 
 _LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,23}$")
 # the name is printed on the terminal (progress, standings): no escape sequences, no Rich markup brackets
 _NAME = re.compile(r"^[^\W_][\w .,:;+()#/@-]{0,79}$")
 RULES_SUFFIXES = (".toml", ".yaml", ".yml")
 OVERRIDES = ("temperature", "prompt_set", "persona", "language", "max_tokens")
+MANIFEST = "tournament.json"  # the output folder's record of the run (`manifest.py`)
+MAX_MANIFEST_BYTES = 256 * 1024 * 1024  # an index of games: large tournaments stay far below this
 
 
 class TournamentError(ValueError):
@@ -84,7 +89,9 @@ class TournamentFile(BaseModel):
 
     name: str = "tournament"
     games: int = Field(gt=0)
-    seed: int = 1
+    # None: drawn (`arena.seeds`, 128 bits) when the tournament starts, kept in its manifest for a resume; a seed
+    # chosen here reproduces the schedule and the bots' play, and a small one can be found by search
+    seed: int | None = Field(None, ge=0)
     out: str | None = None  # the output folder; `--out` overrides it
     rules: RulesRef = Field(default_factory=RulesRef)
     seats: int | None = Field(None, ge=1)  # optional check: must not exceed the rules' players
@@ -154,6 +161,12 @@ class Tournament(BaseModel):
         }
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
+    @property
+    def seed(self) -> int:
+        """The base seed (game i's is `seed + i`), settled when the file was loaded (`load_tournament`)."""
+        assert self.file.seed is not None, "load_tournament settles the seed"
+        return self.file.seed
+
     def config(self, label: str) -> Config:
         if label == self.filler.label:
             return self.filler
@@ -187,7 +200,14 @@ def parse_file(path: Path) -> TournamentFile:
         raise TournamentError(f"{path}: {_field_errors(exc)}") from None
 
 
-def _resolve(entry: PoolEntry, where: str, agents_dir: Path | None, check_env: bool) -> AgentSpec:
+def _resolve(
+    entry: PoolEntry,
+    where: str,
+    agents_dir: Path | None,
+    check_env: bool,
+    base: Path,
+    prompt_folders: Sequence[Path],
+) -> AgentSpec:
     try:
         spec = resolve_agent(entry.agent, agents_dir, check_env=check_env)
     except AgentError as exc:
@@ -195,10 +215,50 @@ def _resolve(entry: PoolEntry, where: str, agents_dir: Path | None, check_env: b
     overrides = entry.overrides()
     if overrides and spec.kind not in ("llm", "langchain"):
         raise TournamentError(f"{where}: {', '.join(overrides)} only apply to LLM agents, not {entry.agent!r}")
+    overrides = _safe_overrides(spec, overrides, where, base, prompt_folders)
     try:
         return AgentSpec.model_validate({**spec.model_dump(), **overrides, "name": entry.label})
     except ValidationError as exc:
         raise TournamentError(f"{where}: {_field_errors(exc)}") from None
+
+
+def _safe_overrides(
+    spec: AgentSpec, overrides: dict[str, Any], where: str, base: Path, prompt_folders: Sequence[Path]
+) -> dict[str, Any]:
+    """What a tournament file may change of one of your agents. A tournament file may be someone else's, so it
+    changes only the documented safe fields (docs/tournaments.md, "Overrides"):
+    - `temperature` and `language`, of any agent;
+    - `prompt_set`: a set shipped in `prompts/`, or a folder you name with --prompt-folder (never a folder of the
+      file's choosing: its templates could read your files); a path is read from the tournament file's folder and
+      recorded as that folder's real path;
+    - of an agent that sends a key (`api_key_env`, the OpenAI default, or a LangChain factory, which reads its own):
+      `max_tokens` only at or below the definition's own budget, and no other persona than the definition's, since
+      both go out with your key; an agent without a key (a local server) takes any `max_tokens` and `persona`."""
+    out = dict(overrides)
+    name = out.get("prompt_set")
+    if name is not None and name != spec.prompt_set and not shipped_prompt_set(name):
+        folder = base / name  # a path in the file is read from the file's folder, as its rules file is
+        if not allowed_prompt_set(str(folder), prompt_folders):
+            raise TournamentError(
+                f"{where}.prompt_set: {name!r} is neither a set shipped in prompts/ nor a folder given with "
+                "--prompt-folder; a tournament file never chooses the templates your agents render"
+            )
+        out["prompt_set"] = str(folder.resolve())
+    if spec.kind == "langchain" or key_variable(spec) is not None:
+        sends = "reads its own keys" if spec.kind == "langchain" else f"sends your key ({key_variable(spec)})"
+        budget = spec.max_tokens or DEFAULT_BASE_TOKENS
+        if out.get("max_tokens") is not None and out["max_tokens"] > budget:
+            raise TournamentError(
+                f"{where}.max_tokens: {out['max_tokens']} is over the {budget} of agent {spec.name!r}, which {sends}; "
+                "a tournament file may lower what your key pays for, never raise it (raise it in the agent's own "
+                "definition)"
+            )
+        if out.get("persona") is not None and out["persona"] != spec.persona:
+            raise TournamentError(
+                f"{where}.persona: agent {spec.name!r} {sends}, so a tournament file does not give it another "
+                "persona (the text goes out with your key); put the persona in an agent definition of yours"
+            )
+    return out
 
 
 def _rules_file(path: Path, name: str) -> Path:
@@ -214,9 +274,44 @@ def _rules_file(path: Path, name: str) -> Path:
     return target
 
 
-def load_tournament(path: Path, agents_dir: Path | None = None, *, check_env: bool = True) -> Tournament:
-    """Read and check a tournament file; every error names the file and the field."""
-    file = parse_file(path)
+def _settled_seed(file: TournamentFile, out: Path | None) -> TournamentFile:
+    """The file with its base seed settled: its own if it names one; else the seed recorded in the output folder's
+    manifest (a resume plays the same schedule); else a fresh one of 128 random bits (`arena.seeds`), which no seat
+    can search for, as it could a small number. The manifest records it."""
+    if file.seed is not None:
+        return file
+    from arena.seeds import draw_seed
+
+    folder = out if out is not None else (Path(file.out) if file.out else None)
+    recorded = _recorded_seed(folder) if folder is not None else None
+    return file.model_copy(update={"seed": recorded if recorded is not None else draw_seed()})
+
+
+def _recorded_seed(out: Path) -> int | None:
+    """The base seed in `out`'s manifest, if it holds a readable one (the folder check reports any other problem)."""
+    from arena.safe_read import UnsafeFile, open_regular
+
+    try:
+        with open_regular(out / MANIFEST) as handle:  # never through a link, never a FIFO
+            data = json.loads(handle.read(MAX_MANIFEST_BYTES + 1).decode("utf-8"))
+    except (OSError, UnsafeFile, ValueError, RecursionError):
+        return None
+    seed = data.get("seed") if isinstance(data, dict) else None
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0 else None
+
+
+def load_tournament(
+    path: Path,
+    agents_dir: Path | None = None,
+    *,
+    check_env: bool = True,
+    out: Path | None = None,
+    prompt_folders: Sequence[Path] = (),
+) -> Tournament:
+    """Read and check a tournament file; every error names the file and the field. A file that names no seed gets
+    the one recorded in the output folder (`out`, else the file's `out`), or a fresh one. A pool entry's overrides
+    are checked by `_safe_overrides` (`prompt_folders`: the folders given with --prompt-folder)."""
+    file = _settled_seed(parse_file(path), out)
     try:
         rules_file = _rules_file(path, file.rules.file) if file.rules.file else None
         rules = load_rules(file.rules.preset, rules_file, file.rules.overrides or None)
@@ -225,19 +320,26 @@ def load_tournament(path: Path, agents_dir: Path | None = None, *, check_env: bo
     if file.seats is not None and file.seats > rules.players:
         raise TournamentError(f"{path}: seats: {file.seats} seats, but the rules {rules.name!r} seat {rules.players}")
     configs = [
-        Config(label=e.label, agent=e.agent, spec=_resolve(e, f"{path}: pool[{i}]", agents_dir, check_env))
+        Config(
+            label=e.label,
+            agent=e.agent,
+            spec=_resolve(e, f"{path}: pool[{i}]", agents_dir, check_env, path.parent, prompt_folders),
+        )
         for i, e in enumerate(file.pool)
     ]
     if any(c.spec.kind == "human" for c in configs):
         raise TournamentError(f"{path}: pool: a human cannot play a tournament seat")
+    if any(c.spec.kind == "remote" for c in configs):  # its games run in workers, many at once (docs/remote.md)
+        raise TournamentError(f"{path}: pool: a remote agent plays in `arena play`, not yet in a tournament")
     try:
         filler_spec = resolve_agent(file.filler, agents_dir, check_env=check_env)
     except AgentError as exc:
         raise TournamentError(f"{path}: filler: {exc}") from None
-    if filler_spec.kind == "human":
-        raise TournamentError(f"{path}: filler: a human cannot fill tournament seats")
+    if filler_spec.kind in ("human", "remote"):
+        raise TournamentError(f"{path}: filler: a {filler_spec.kind} agent cannot fill tournament seats")
     label = "filler"
     if label in {c.label for c in configs}:
         raise TournamentError(f"{path}: pool: the label 'filler' is kept for the filler")
     filler = Config(label=label, agent=file.filler, spec=filler_spec.model_copy(update={"name": label}), filler=True)
     return Tournament(source=str(path), file=file, rules=rules, configs=configs, filler=filler)
+

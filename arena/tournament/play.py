@@ -18,10 +18,11 @@ from typing import Any, Literal
 
 from arena.agents import AgentSpec
 from arena.engine import Game, Role, RuleSet
-from arena.orchestrator import RunStats, counters_from_inputs, run_game
+from arena.orchestrator import GameStopped, RunStats, counters_from_inputs, run_game
 from arena.players.base import Player
 from arena.players.delayed import DelayedPlayer
 from arena.players.factory import build_player
+from arena.resources import shipped_set_dir, vouch_prompt_folder
 from arena.transcript import SeatTotals, Transcript, TranscriptError, TranscriptWriter, load, make_header
 from arena.transcript.figures import figures_problem
 
@@ -47,7 +48,7 @@ class GameTask:
 @dataclass
 class GameResult:
     index: int
-    status: str  # complete | aborted
+    status: str  # complete | aborted | failed | paused (a seat's model gave no answer: stopped, resumable, not counted)
     winner: str | None = None
     days: int = 0
     total: dict[str, float] = field(default_factory=dict)  # SeatTotals of the game, as a dict
@@ -58,6 +59,7 @@ class GameResult:
     batches: int = 0  # rounds of requests played here (one round waits for its slowest seat)
     call_rounds: int = 0  # the game's critical path in model round trips (orchestrator.RunStats.call_rounds)
     batch_calls: list[int] = field(default_factory=list)  # model calls per batch (RunStats.batch_calls)
+    provider: str = ""  # status paused: the provider whose model gave no answer (`provider_of`)
 
     @property
     def cost_usd(self) -> float:
@@ -74,9 +76,33 @@ def _game_total(transcript: Transcript) -> dict[str, float]:
     return asdict(total)
 
 
+def provider_of(spec: AgentSpec) -> str:
+    """Which provider a seat's calls go to: its server's address (the hosted OpenAI API when none is set), or a
+    LangChain agent's factory; "" for a bot or a person. A stopped game pauses every game of its provider."""
+    if spec.kind == "llm":
+        return spec.base_url or "https://api.openai.com/v1"
+    if spec.kind == "langchain":
+        return f"langchain:{spec.langchain_factory}"
+    return ""
+
+
+def stopped_provider(transcript: Transcript) -> str:
+    """The provider of the seat on which an unfinished game last stopped ("" if it never stopped)."""
+    if not transcript.stops or transcript.end is not None:
+        return ""
+    seat = transcript.stops[-1].seat
+    seats = transcript.resumes[-1].seats if transcript.resumes else transcript.header.seats
+    spec = next((entry.agent for entry in seats if entry.seat == seat), None)
+    return provider_of(spec) if spec is not None else ""
+
+
 def result_of(transcript: Transcript, index: int, **extra: Any) -> GameResult:
     end = transcript.end
     if end is None:
+        provider = stopped_provider(transcript)
+        if provider:
+            stop = transcript.stops[-1]
+            return GameResult(index, "paused", error=f"seat {stop.seat}: {stop.reason}", provider=provider, **extra)
         return GameResult(index, "started", **extra)
     return GameResult(
         index, end.status, winner=end.winner, days=end.days, total=_game_total(transcript), error=end.error, **extra
@@ -142,6 +168,9 @@ def check_existing(transcript: Transcript, task: GameTask) -> None:
 
 
 def _players(task: GameTask, rules: RuleSet, seats: dict[int, AgentSpec]) -> dict[int, Player]:
+    for spec in seats.values():  # the driver checked the game's prompt folders (`load_tournament`): this process
+        if spec.kind in ("llm", "langchain") and shipped_set_dir(spec.prompt_set) is None:  # loads them too
+            vouch_prompt_folder(spec.prompt_set)
     players = {s: build_player(spec, s, seed=task.seed, rules=rules, lang=task.lang) for s, spec in seats.items()}
     if task.delay > 0:
         return {seat: DelayedPlayer(player, task.delay) for seat, player in players.items()}
@@ -182,6 +211,11 @@ async def play_task(task: GameTask) -> GameResult:
     players = _players(task, rules, seats)
     try:
         await run_game(game, players, writer, timeout_s=task.timeout_s, max_reasks=task.max_reasks, stats=stats)
+    except GameStopped as exc:  # a seat's model gave no answer: paused, never counted, resumed by the next run
+        text = _streamed(writer)
+        writer.close()
+        provider = provider_of(seats[exc.stop.seat]) if exc.stop.seat in seats else ""
+        return GameResult(task.index, "paused", error=str(exc), resumed=resumed, text=text, provider=provider)
     except Exception as exc:  # an engine or orchestrator bug: the transcript says so, the tournament goes on
         writer.abort(f"{type(exc).__name__}: {exc}")
         text = _streamed(writer)

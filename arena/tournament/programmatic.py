@@ -49,12 +49,13 @@ def play_file(
     from arena.tournament.run import RunOptions, run_tournament
     from arena.tournament.schedule import make_schedule
 
-    t = load_tournament(Path(file), Path(agents_dir) if agents_dir is not None else None)
+    t = load_tournament(Path(file), Path(agents_dir) if agents_dir is not None else None,
+                        out=Path(out) if out is not None else None)  # fmt: skip
     folder = Path(out) if out is not None else (Path(t.file.out) if t.file.out else None)
     if folder is None:
         raise TournamentError(f"{file}: out: no output folder; give out= or out = \"DIR\" in the file")
     check_folder(folder, t.fingerprint, t.file.name)
-    plans = make_schedule([c.label for c in t.configs], t.filler.label, t.rules, t.file.games, t.file.seed,
+    plans = make_schedule([c.label for c in t.configs], t.filler.label, t.rules, t.file.games, t.seed,
                           kind=t.file.schedule)  # fmt: skip
     estimate = None
     if budget is not None:

@@ -7,7 +7,8 @@ advisory figures for the bench. The driver then treats the transcript as `arena 
 header against the planned game (seed, roles, seating, the seats' configurations, rules), and a replay of every
 input through the engine that must give every recorded event and the recorded end. Who won, how many days and what
 it cost are read from the verified transcript, never from the task's word. A result that fails any check is
-refused: nothing is written, nothing counted, and the game is played again under a new task key.
+refused: nothing is written, nothing counted, and the game is played again under a new task key. A game that stopped
+on a model that gave no answer (its last record a `stop`) comes back paused: written, never counted.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from arena.tournament.play import GameResult, GameTask, differences, result_of
+from arena.tournament.play import GameResult, GameTask, differences, result_of, stopped_provider
 from arena.transcript import Transcript, TranscriptError, load, parse, verify
 
 
@@ -86,5 +87,5 @@ def check(transcript: Transcript, task: GameTask) -> None:
     verdict = verify(transcript)
     if not verdict.ok:
         raise Refused(verdict.message)
-    if transcript.end is None:
+    if transcript.end is None and not stopped_provider(transcript):  # a stopped game is paused, resumed later
         raise Refused("the game has no end record")

@@ -4,8 +4,11 @@ progress and live standings, and write `tournament.json` at the start and the en
 Games are handed to the executor one at a time, at most `jobs` in flight. Before each start the driver checks the
 budget: the spend of the finished games, plus the estimate for every game in flight, plus the estimate of the next
 game must stay within the cap; otherwise it starts nothing more, lets the running games finish, and the manifest
-says why it stopped. Ctrl-C stops the workers at once; every transcript stays resumable, and the next run of the
-same file picks up where this one stopped and ends with the same table as an uninterrupted run.
+says why it stopped. A game that stops because a seat's model gave no answer (`GameStopped`: the server is gone, the
+key is refused) pauses that provider: its game is saved and not counted, no other game of that provider is started,
+and the run says so; running the same command again resumes them. Ctrl-C stops the workers at once; every
+transcript stays resumable, and the next run of the same file picks up where this one stopped and ends with the same
+table as an uninterrupted run.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from arena.tournament import manifest
 from arena.tournament.cost import Estimate
 from arena.tournament.executors import Executor
 from arena.tournament.model import Tournament, TournamentError
-from arena.tournament.play import GameResult, GameTask, differences, result_of
+from arena.tournament.play import GameResult, GameTask, differences, provider_of, result_of
 from arena.tournament.schedule import GamePlan
 from arena.tournament.standings import Standing, as_json, standings
 from arena.transcript import TranscriptError, load, utc_now
@@ -52,6 +55,8 @@ class RunState:
     errors: int = 0
     spent: float = 0.0
     stop_reason: str = ""
+    paused: dict[str, str] = field(default_factory=dict)  # provider -> why its game stopped
+    paused_games: dict[int, GameResult] = field(default_factory=dict)  # games stopped, saved, not counted
 
 
 def task_for(t: Tournament, plan: GamePlan, specs: dict[str, AgentSpec], out: Path, delay: float = 0.0) -> GameTask:
@@ -148,7 +153,7 @@ def _manifest_data(
                 "file": manifest.game_file(plan.index),
                 "seats": list(plan.labels),
                 "roles": [role.value for role in plan.roles],
-                "status": result.status if result else ("running" if plan.index in state.running else "not started"),
+                "status": result.status if result else _unfinished(state, plan.index),
                 "winner": result.winner if result else None,
                 "cost_usd": round(result.cost_usd, 8) if result else 0.0,
                 **({"error": result.error} if result and result.error else {}),
@@ -161,7 +166,7 @@ def _manifest_data(
         "rules": t.rules.name,
         "players": t.players,
         "games_planned": t.file.games,
-        "seed": t.file.seed,
+        "seed": t.seed,
         "configs": [{"label": c.label, "agent": c.agent, "spec": c.spec.model_dump(mode="json")} for c in t.configs],
         "filler": {"label": t.filler.label, "agent": t.filler.agent},
         "executor": options.executor_name,
@@ -171,12 +176,24 @@ def _manifest_data(
         "finished_at": utc_now() if status != "running" else "",
         "done": sum(1 for r in state.results.values() if r.status == "complete"),
         "errors": state.errors,
+        "paused": len(state.paused_games),
+        "paused_providers": dict(state.paused),
         "spend_usd": round(state.spent, 8),
         "budget_usd": options.budget,
         "estimate": options.estimate.as_json() if options.estimate else None,
         "standings": as_json(rows),
         "games": games,
     }
+
+
+def _unfinished(state: RunState, index: int) -> str:
+    if index in state.paused_games:
+        return "paused"
+    return "running" if index in state.running else "not started"
+
+
+def _providers(task: GameTask) -> set[str]:
+    return {provider_of(AgentSpec.model_validate(data)) for data in task.seats.values()} - {""}
 
 
 def run_tournament(
@@ -223,10 +240,11 @@ def run_tournament(
 
     live = Live(view(), console=console, refresh_per_second=4, transient=False) if options.progress else None
     executor = make_executor()
+    tasks_of = {i: task_for(t, by_index[i], specs, out, options.delay) for i in queue}
     in_flight: set[int] = set()
     adopt = getattr(executor, "adopt", None)  # a restarted driver takes over the games still running on a cluster
     if adopt is not None and queue:
-        running = adopt({i: task_for(t, by_index[i], specs, out, options.delay) for i in queue})
+        running = adopt({i: tasks_of[i] for i in queue})
         queue = [i for i in queue if i not in running]
         in_flight.update(running)
     last_view = 0.0
@@ -236,7 +254,10 @@ def run_tournament(
             live.start()
         for _ in range(10_000_000):  # bounded: every round starts, finishes or waits for a game
             while queue and len(in_flight) < options.jobs and not state.stop_reason:
-                index = queue[0]
+                startable = [i for i in queue if not _providers(tasks_of[i]) & state.paused.keys()]
+                if not startable:  # every game left uses a paused provider: none is started
+                    break
+                index = startable[0]
                 if options.budget is not None:
                     committed = state.spent + sum(per_game[i] for i in in_flight)
                     if committed + per_game[index] > options.budget:
@@ -246,8 +267,8 @@ def run_tournament(
                             f"would pass the cap of ${options.budget:g}"
                         )
                         break
-                queue.pop(0)
-                executor.submit(task_for(t, by_index[index], specs, out, options.delay))
+                queue.remove(index)
+                executor.submit(tasks_of[index])
                 in_flight.add(index)
             if not in_flight:
                 break
@@ -266,6 +287,16 @@ def run_tournament(
                 if result.text is not None:
                     _write_streamed(out / manifest.game_file(result.index), result.text)
                     result.text = None
+                if result.status == "paused":  # saved and resumable: never counted; its provider's games wait
+                    state.paused_games[result.index] = result
+                    if result.provider not in state.paused:
+                        state.paused[result.provider] = result.error or "its model gave no answer"
+                        console.print(
+                            f"[yellow]paused:[/] {escape(result.provider)}: game {result.index + 1} stopped "
+                            f"({escape(result.error or '')}); its games are neither counted nor started; run the same "
+                            "command again to resume them"
+                        )
+                    continue
                 state.results[result.index] = result
                 state.spent += result.cost_usd
                 if result.status != "complete":
@@ -277,7 +308,17 @@ def run_tournament(
             if live is not None and now - last_view > 0.25:
                 live.update(view())
                 last_view = now
-        if state.stop_reason:
+        if state.paused:
+            status = "paused"
+            held = sum(1 for i in queue if _providers(tasks_of[i]) & state.paused.keys())
+            state.stop_reason = (
+                f"paused: {len(state.paused_games)} game(s) stopped because a model gave no answer ("
+                + "; ".join(f"{p}: {why}" for p, why in state.paused.items())
+                + f"), and {held} game(s) of the same provider(s) were not started; none of them is counted; fix it, "
+                "then run the same command again to resume them"
+                + (f"; also {state.stop_reason}" if state.stop_reason else "")
+            )
+        elif state.stop_reason:
             status = "stopped"
         elif any(by_index[i].index not in state.results for i in by_index):
             status = "incomplete"

@@ -1,11 +1,11 @@
 """The JSONL transcript: the one record of a game (review, replay, verify, resume, golden files).
 
 Line 1 is a header (format, version, rules, seed, seats). Every later line is one record, tagged by `kind`:
-`event` (an engine event), `input` (an engine input: what replay feeds back), `call` (a model call), `resume` (where
-`arena resume` went on) and, last, `end`. Lines are written and flushed one at a time, so a crash loses at most the
-line being written; the reader reports such a torn last line, and resume drops it. Since version 2 every line
-carries `hash`, a link of a hash chain that the end record seals (and, with a key, signs). `docs/transcripts.md`
-documents the format; `docs/security.md` the threat model.
+`event` (an engine event), `input` (an engine input: what replay feeds back), `call` (a model call), `exchange` (a
+remote seat's turn, docs/remote.md), `resume` (where `arena resume` went on) and, last, `end`. Lines are written and
+flushed one at a time, so a crash loses at most the line being written; the reader reports such a torn last line,
+and resume drops it. Since version 2 every line carries `hash`, a link of a hash chain that the end record seals (and,
+with a key, signs). `docs/transcripts.md` documents the format; `docs/security.md` the threat model.
 
 | module | job |
 |---|---|
@@ -19,8 +19,10 @@ documents the format; `docs/security.md` the threat model.
 
 Imports run one way: `counters` <- `records` <- `chain` <- `writer`, `reader` <- `figures` <- `verify`. The package
 may import the engine, `arena.players.base` (call records, the failure prefixes), `arena.agents` and `arena.trust`
-(seat specs, redaction), `arena.safe_write` (the writer opens no link), `arena.llm.modes` and `arena.llm.records`
-(the answer cap and call references that `figures` checks), and, inside `verify` only, `arena.llm.extract` and
+(seat specs, redaction), `arena.safe_write` (the writer opens no link), `arena.safe_read` (the reader opens only
+regular files), `arena.llm.modes` and `arena.llm.records`
+(the answer cap and call references that `figures` checks), `arena.remote.protocol` and `arena.remote.check` (the
+exchange record, and verify's check of it), and, inside `verify` only, `arena.llm.extract` and
 `arena.llm.schema` (a call's answer read as the seat read it); never the orchestrator, a player, a renderer or the
 command line. Every public name is re-exported here,
 so `from arena.transcript import load, verify` is the way to use it.
@@ -42,6 +44,7 @@ from arena.transcript.records import (
     Resume,
     SeatEntry,
     Status,
+    Stop,
     Transcript,
     TranscriptError,
 )
@@ -74,6 +77,7 @@ __all__ = [
     "SeatEntry",
     "SeatTotals",
     "Status",
+    "Stop",
     "Transcript",
     "TranscriptError",
     "TranscriptWriter",

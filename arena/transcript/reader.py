@@ -22,6 +22,8 @@ from arena.engine import Event, Input
 from arena.engine.record import PlainRecord
 from arena.engine.text import lone_surrogate
 from arena.players.base import ModelCall
+from arena.remote.protocol import Exchange
+from arena.safe_read import UnsafeFile, open_regular
 from arena.transcript.chain import check_link
 from arena.transcript.records import (
     FORMAT,
@@ -32,6 +34,7 @@ from arena.transcript.records import (
     End,
     Header,
     Resume,
+    Stop,
     Transcript,
     TranscriptError,
 )
@@ -113,6 +116,8 @@ _RECORDS: dict[str, type[BaseModel] | type[PlainRecord]] = {
     "call": ModelCall,
     "end": End,
     "resume": Resume,
+    "stop": Stop,
+    "exchange": Exchange,
 }
 
 
@@ -217,6 +222,12 @@ def read_stream(
             out.resumes.append(model)
             out.resume_positions.append(len(out.inputs))
             out.resume_calls.append(len(out.calls))
+            out.resume_exchanges.append(len(out.exchanges))
+        elif isinstance(model, Stop):
+            out.stops.append(model)
+        elif isinstance(model, Exchange):
+            out.exchanges.append(model)
+            out.exchange_positions.append(len(out.inputs))
         elif isinstance(model, End):
             out.end = model
             out.sig = signed if isinstance(signed, str) else None
@@ -235,15 +246,23 @@ def parse(text: str, source: str = "<text>", *, repair: bool = False) -> Transcr
     return read_stream(io.BytesIO(text.encode("utf-8")), source, repair=repair)
 
 
-def load(path: str | Path, *, repair: bool = False, max_bytes: int = MAX_FILE_BYTES) -> Transcript:
+def load(
+    path: str | Path, *, repair: bool = False, max_bytes: int = MAX_FILE_BYTES, follow_links: bool = True
+) -> Transcript:
     """Read a transcript file as a stream. Raises TranscriptError for an empty or foreign file, a newer format
-    version, a bad record, a line or file over the size limits, or (unless `repair`) a torn last line."""
+    version, a bad record, a line or file over the size limits, or (unless `repair`) a torn last line; and for
+    anything but a regular file (a FIFO named `*.jsonl` would block the reader, and no signal ends that wait).
+    `follow_links=False` for a file found in a folder (someone else's links are not followed)."""
     path = Path(path)
     if path.is_dir():
         raise TranscriptError(f"{path}: is a directory, not a transcript")
+    if not path.exists() and not path.is_symlink():
+        raise TranscriptError(f"{path}: no such file")
     try:
-        with path.open("rb") as stream:
+        with open_regular(path, follow_links=follow_links) as stream:
             transcript = read_stream(stream, str(path), repair=repair, max_bytes=max_bytes)
+    except UnsafeFile as exc:
+        raise TranscriptError(f"{path}: {exc}") from None
     except FileNotFoundError:
         raise TranscriptError(f"{path}: no such file") from None
     except OSError as exc:

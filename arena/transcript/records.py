@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_serializer
 from arena.agents import AgentSpec
 from arena.engine import Event, Game, IllegalDecision, Input, Role, RuleSet
 from arena.players.base import ModelCall
+from arena.remote.protocol import Exchange
 from arena.transcript.counters import SeatCounters, SeatTotals
 
 FORMAT: Final = "mafia-arena-transcript"
@@ -113,6 +114,20 @@ class Resume(BaseModel):
     seats: list[SeatEntry] = Field(default_factory=list)
 
 
+class Stop(BaseModel):
+    """Written where a game stopped because a seat's model gave no answer to a decision's last attempt (the
+    orchestrator's `GameStopped`): when, which seat, why, and what to do about it. Nothing of that decision's batch
+    was applied (its calls are written before this record, as unused); `arena resume` asks the batch again."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["stop"] = "stop"
+    at: str = ""
+    seat: int = 0
+    reason: str = ""
+    fix: str = ""
+
+
 class Transcript(BaseModel):
     """A loaded transcript. `status` is the end record's status, or `started` for a game that has not ended."""
 
@@ -135,6 +150,10 @@ class Transcript(BaseModel):
     resumes: list[Resume] = Field(default_factory=list)
     resume_positions: list[int] = Field(default_factory=list)  # per resume record: how many inputs precede it
     resume_calls: list[int] = Field(default_factory=list)  # per resume record: how many call records precede it
+    stops: list[Stop] = Field(default_factory=list)  # where the game stopped on a model that gave no answer
+    exchanges: list[Exchange] = Field(default_factory=list)  # a remote seat's turns (docs/remote.md)
+    exchange_positions: list[int] = Field(default_factory=list)  # per exchange: how many inputs precede it
+    resume_exchanges: list[int] = Field(default_factory=list)  # per resume record: how many exchanges precede it
 
     @property
     def status(self) -> Status:

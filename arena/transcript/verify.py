@@ -1,6 +1,7 @@
 """Verifying a transcript: the hash chain (and, with a key, the end record's signature), then a replay of every
 input through the engine, checking that each recorded event is the one the engine emits, that each model call's
-answer is the input it produced, and that a finished game ends as its end record says (`arena verify`).
+answer is the input it produced, that each remote seat's exchange sent the turn the replay gives and that its answer
+is the input it became (`arena.remote.check`), and that a finished game ends as its end record says (`arena verify`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from arena.engine import Event, Game, IllegalDecision, Input
 from arena.players.base import ERROR_PREFIX, TIMEOUT_PREFIX
+from arena.remote.check import ExchangeCheck
 from arena.transcript.chain import signature
 from arena.transcript.figures import figures_problem
 from arena.transcript.records import SeatEntry, Transcript
@@ -143,6 +145,21 @@ class _CallCheck:
         return f"call record {left[0]}: an answer that no input used" if left else None
 
 
+def _exchange_check(transcript: Transcript) -> ExchangeCheck:
+    """The check of the remote seats' exchanges (`arena.remote.check`), with who was remote in each stretch."""
+
+    def remote(seats: list[SeatEntry]) -> set[int]:
+        return {e.seat for e in seats if e.agent.kind == "remote"}
+
+    resumed = [
+        (position, before, remote(record.seats))
+        for position, before, record in zip(
+            transcript.resume_positions, transcript.resume_exchanges, transcript.resumes, strict=True
+        )
+    ]
+    return ExchangeCheck(transcript.exchanges, transcript.exchange_positions, remote(transcript.header.seats), resumed)
+
+
 def verify(transcript: Transcript, *, key: bytes | None = None) -> Verdict:
     """Check a transcript: its hash chain (and, with `key`, the end record's signature); then replay its inputs
     and check that every recorded event is the one the engine emits, that every model call's answer is the input
@@ -185,8 +202,10 @@ def verify(transcript: Transcript, *, key: bytes | None = None) -> Verdict:
     except Exception as exc:  # a crafted header: one line
         return bad(f"the header's rules or roles do not make a game: {type(exc).__name__}: {exc}")
     calls = _CallCheck(transcript)
+    remote = _exchange_check(transcript)
     for index, item in enumerate(transcript.inputs):
-        problem = calls.before_input(index) or calls.at_input(index, item, game)
+        problem = (calls.before_input(index) or remote.before_input(index, game) or calls.at_input(index, item, game)
+                   or remote.at_input(index, item, game))  # fmt: skip
         if problem:
             return bad(problem)
         try:
@@ -203,7 +222,7 @@ def verify(transcript: Transcript, *, key: bytes | None = None) -> Verdict:
         extra = recorded[len(regenerated)]
         return bad(f"event seq {extra.seq} ({extra.type.value}) is not produced by the replay", extra.seq)
     finished = end is not None and end.status == "complete"
-    problem = calls.at_end(finished)
+    problem = calls.at_end(finished) or remote.at_end(game)
     if problem:
         return bad(problem)
     if end is not None and end.status == "complete":
@@ -225,6 +244,9 @@ def verify(transcript: Transcript, *, key: bytes | None = None) -> Verdict:
     else:
         outcome = "unfinished"
         state = "unfinished: no end record" + ("; the game is over" if game.over else "")
+        if transcript.stops:  # the file's last stop: the game stopped on a model that gave no answer
+            last = transcript.stops[-1]
+            state += f"; stopped on seat {last.seat}: {last.reason}"
     result = f"; {game.winner} wins" if game.winner and game.winner != "draw" else ("; a draw" if game.over else "")
     chain = "; hash chain intact" if transcript.chain == "ok" else ""
     return Verdict(

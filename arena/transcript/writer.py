@@ -24,6 +24,7 @@ from arena.engine import Event, Game, Input, Role, RuleSet
 from arena.engine.record import PlainRecord
 from arena.engine.text import scrubbed
 from arena.players.base import ModelCall
+from arena.remote.protocol import Exchange
 from arena.safe_write import UnsafePath, open_append
 from arena.transcript.chain import chain_hash, signature
 from arena.transcript.counters import SeatCounters, SeatTotals, call_totals
@@ -34,6 +35,7 @@ from arena.transcript.records import (
     Header,
     Resume,
     SeatEntry,
+    Stop,
     Transcript,
     TranscriptError,
 )
@@ -258,10 +260,19 @@ class TranscriptWriter:
             totals = self.totals[call.seat] = SeatTotals()
         totals.add_call(call)
 
+    def exchange(self, exchange: Exchange) -> None:
+        """One turn of a remote seat (docs/remote.md), written when it closes, before the inputs it became."""
+        self._write(_line("exchange", exchange))
+
     def resumed(self, seats: Mapping[int, AgentSpec]) -> None:
         """Mark where a resume starts appending, with the seats as they are played from here (redacted)."""
         entries = [SeatEntry(seat=s, agent=redacted(seats[s])) for s in sorted(seats)]
         self._write(_line("resume", Resume(at=self._clock(), seats=entries)))
+
+    def stop(self, seat: int, reason: str, fix: str = "") -> None:
+        """Mark where the game stopped because `seat`'s model gave no answer (see `records.Stop`); the file stays
+        unfinished, and `arena resume` continues it."""
+        self._write(_line("stop", Stop(at=self._clock(), seat=seat, reason=scrubbed(reason), fix=scrubbed(fix))))
 
     def sync_events(self, game: Game) -> None:
         """Write the game's events that the file does not hold yet, in order."""

@@ -6,13 +6,13 @@ other seats through the same orchestrator and transcript as `arena play`.
 | `server.py` | the tables of one process: create, resume, find a token; the links |
 | `table.py` | one live table: its game, its web seats (a `Player` whose `decide` waits on the page), its tokens |
 | `state.py` | what a page shows, computed only from the engine's `view()` for that seat |
-| `i18n.py`, `log_ru.py` | the pages' words in English and Russian |
+| `i18n.py` | the pages' words in English and Russian (the log's lines: `arena.render.phrasebook`) |
 | `guard.py` | the limits every request passes (size, JSON depth, token shape, origin) and the security headers |
 | `routes/` | the HTTP and WebSocket routes, one module per concern (see its `__init__`) |
 | `app.py` | `create_app(server)`: the FastAPI app, the guard and the route groups put together |
 
-Imports run one way: `app` -> `routes` -> `server` -> `table` -> `state` -> `log_ru`, with `guard` and `i18n` beside
+Imports run one way: `app` -> `routes` -> `server` -> `table` -> `state`, with `guard` and `i18n` beside
 them. The package may import the engine, the orchestrator, the players and the human form, the transcript,
-`arena.agents`, `arena.live` and the renderer's `clean`; nothing in `arena` imports it but `arena/cli/serve.py`, so
-the web extra stays optional.
+`arena.agents`, `arena.live` and the renderer's phrase tables and `clean`; nothing in `arena` imports it but
+`arena/cli/serve.py`, so the web extra stays optional.
 """

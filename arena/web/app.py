@@ -13,7 +13,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from arena.web import guard
-from arena.web.routes import channel, replays, seats, tables
+from arena.web.routes import channel, judge, lobby, replays, seats, tables
 from arena.web.routes.site import Site
 from arena.web.server import Server
 
@@ -23,6 +23,6 @@ def create_app(server: Server) -> FastAPI:
     app = FastAPI(title="Mafia Arena", docs_url=None, redoc_url=None, openapi_url=None)
     app.middleware("http")(guard.headers)
     site = Site(server)
-    for group in (seats, channel, tables, replays):
+    for group in (seats, channel, tables, replays, lobby, judge):
         group.add_routes(app, site)
     return app

@@ -8,9 +8,12 @@ limit; deeply nested JSON is refused as a ValueError, never a 500.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
-from collections.abc import Awaitable, Callable
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from fastapi import Request
@@ -47,6 +50,57 @@ def loads(data: str | bytes) -> Any:
         return json.loads(data)
     except RecursionError:
         raise ValueError("nested too deeply") from None
+
+
+class Bucket:
+    """A token bucket: `burst` at once, refilled at `per_s` a second; `take()` spends one if there is one."""
+
+    def __init__(self, burst: float, per_s: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.burst, self.per_s, self.clock = burst, per_s, clock
+        self.tokens, self.at = float(burst), clock()
+
+    def take(self) -> bool:
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.per_s)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+class Buckets:
+    """One bucket per key (a link, a client), the least recently used forgotten past `most` keys."""
+
+    def __init__(self, burst: float, per_s: float, most: int = 10_000) -> None:
+        self.burst, self.per_s, self.most = burst, per_s, most
+        self._buckets: OrderedDict[str, Bucket] = OrderedDict()
+
+    def take(self, key: str) -> bool:
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = self._buckets[key] = Bucket(self.burst, self.per_s)
+            if len(self._buckets) > self.most:
+                self._buckets.popitem(last=False)
+        self._buckets.move_to_end(key)
+        return bucket.take()
+
+
+def client_of(peer: str | None, headers: Mapping[str, str]) -> str:
+    """Who is connecting, for the per-client limits: the peer's address; from a loopback peer (the reverse proxy of
+    docs/web.md), the address it names in `X-Real-IP`, if that is an address."""
+    host = peer or "unknown"
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    forwarded = headers.get("x-real-ip", "").strip()
+    if loopback and forwarded:
+        try:
+            return str(ipaddress.ip_address(forwarded))
+        except ValueError:
+            pass
+    return host
 
 
 def token_ok(token: str) -> bool:

@@ -7,7 +7,6 @@ the isolation tests drive it without a browser.
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -19,6 +18,8 @@ from arena.orchestrator import RunStats, counters_from_inputs
 from arena.players.base import Player
 from arena.players.bot_lines import LinesError
 from arena.players.factory import PlayerBuildError, build_player
+from arena.safe_read import UnsafeFile, open_regular
+from arena.seeds import draw_seed
 from arena.transcript import Transcript, TranscriptError, TranscriptWriter, default_path, make_header
 from arena.web.table import Table, new_token, same_token
 
@@ -35,12 +36,17 @@ class ServeConfig:
     lang: str = "en"
     out_dir: Path = Path("transcripts")
     agents_dir: Path | None = None  # None: the standard lookup (arena.agents.find_agent)
-    human_timeout: float | None = 120.0
+    human_timeout: float | None = 300.0
     bot_delay: float = 1.0
+    typing_wpm: float = 40.0  # a person's speech allowance: the word budget at this typing speed (0: the spoken time)
+    bot_wpm: float = 180.0  # a bot's speech appears after its words at this pace, so people can read along
     allowed_origins: tuple[str, ...] = ()  # extra Origins accepted on WebSocket upgrades (a reverse proxy's)
     admin_token: str = field(default_factory=new_token)
     replay_files: tuple[Path, ...] = ()
     sign_key: bytes | None = field(default=None, repr=False)  # HMAC key from the environment: signs every table
+    start: str = "lobby"  # "lobby": a table with people waits for them (or the host); "now": it starts at once
+    judge: bool = False  # each table gets a judge link
+    blind: bool = False  # which seats are bots or models is hidden until the end
 
 
 _AGENT_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,79}$")
@@ -71,6 +77,15 @@ class Server:
 
     def is_admin(self, token: str) -> bool:
         return same_token(self.config.admin_token, token)
+
+    def lookup_role(self, token: str, role: str) -> Table | None:
+        """The table whose join (`role="join"`) or judge (`role="judge"`) link `token` is; every table is checked."""
+        found: Table | None = None
+        for table in self.tables.values():
+            known = table.join_token if role == "join" else table.judge_token
+            if known is not None and same_token(known, token):
+                found = table
+        return found
 
     def lookup(self, token: str) -> tuple[Table, int] | None:
         """The table and seat a token opens (a spectator token gives SPECTATOR), or None."""
@@ -119,7 +134,7 @@ class Server:
         """A new table and its bot and model players, with its transcript created; not started yet. `human_timeout`
         (seconds per decision of a person) overrides the server's for this table."""
         lang = lang or self.config.lang
-        seed = seed if seed is not None else random.SystemRandom().randrange(1_000_000)
+        seed = seed if seed is not None else draw_seed()  # 128 random bits: no seat can search for the deal
         players = self._players(seats, seed, rules, lang)
         prompt_hash = None
         if any(spec.kind in ("llm", "langchain") for spec in seats.values()):
@@ -143,6 +158,11 @@ class Server:
             writer=writer,
             human_timeout=human_timeout if human_timeout is not None else self.config.human_timeout,
             bot_delay=self.config.bot_delay,
+            typing_wpm=self.config.typing_wpm,
+            bot_wpm=self.config.bot_wpm,
+            lobby=self.config.start == "lobby",
+            blind=self.config.blind,
+            judge_token=new_token() if self.config.judge else None,
         )
         return table, players
 
@@ -154,6 +174,7 @@ class Server:
         lang: str | None = None,
         seed: int | None = None,
         human_timeout: float | None = None,
+        bot_delay: float | None = None,
     ) -> Table:
         """A new table from the create page's choices (agent names per seat, a seed, the seconds a person has per
         decision), started at once."""
@@ -171,7 +192,10 @@ class Server:
                 seats = await preflight(seats)
             except (ImportError, AgentError) as exc:
                 raise TableError(str(exc)) from None
-        return self.add(*self.build(rules, seats, lang=lang, seed=seed, human_timeout=human_timeout))
+        table, players = self.build(rules, seats, lang=lang, seed=seed, human_timeout=human_timeout)
+        if bot_delay is not None:
+            table.bot_delay = bot_delay
+        return self.add(table, players)
 
     def build_resume(
         self, transcript: Transcript, game: Game, *, sign_key: bytes | None = None
@@ -204,6 +228,11 @@ class Server:
             writer=writer,
             human_timeout=self.config.human_timeout,
             bot_delay=self.config.bot_delay,
+            typing_wpm=self.config.typing_wpm,
+            bot_wpm=self.config.bot_wpm,
+            lobby=self.config.start == "lobby",
+            blind=self.config.blind,
+            judge_token=new_token() if self.config.judge else None,
             stats=RunStats(counters=counters_from_inputs(transcript.inputs)),
         )
         return table, players
@@ -222,6 +251,19 @@ class Server:
             paths.extend(sorted(found, key=lambda p: p.name, reverse=True))
         names = [p.name for p in paths[:2000] if ended(p)]
         return list(dict.fromkeys(names))[:500]
+
+    def replay_entries(self) -> list[dict[str, object]]:
+        """The replays' list with what a person looks for: when, which rules, who won, in how many days (from each
+        file's first line and its end record, read with bounds; a line that is not what the writer makes is left
+        blank, the replay itself checks the file)."""
+        out: list[dict[str, object]] = []
+        for name in self.replay_names():
+            path = self.replay_path(name)
+            entry: dict[str, object] = {"name": name}
+            if path is not None:
+                entry.update(_summary(path))
+            out.append(entry)
+        return out
 
     def replay_path(self, name: str) -> Path | None:
         """The file for a listed name only (never a path from the request)."""
@@ -246,12 +288,12 @@ _TAIL = 64 * 1024  # an end record is a few KiB (counters and totals per seat)
 def ended(path: Path) -> bool:
     """Whether the file's last line is an end record, read from its tail only (the listing must stay cheap; the
     replay itself loads the file and checks its chain and status)."""
-    try:
-        with path.open("rb") as handle:
+    try:  # a regular file only, opened without waiting: a FIFO named `*.jsonl` would hold the server's loop
+        with open_regular(path, follow_links=True) as handle:
             size = handle.seek(0, 2)
             handle.seek(max(size - _TAIL, 0))
             tail = handle.read(_TAIL).rstrip(b"\n")
-    except OSError:
+    except (OSError, UnsafeFile):
         return False
     start = tail.rfind(b"\n")
     if start == -1 and size > _TAIL:
@@ -259,15 +301,45 @@ def ended(path: Path) -> bool:
     return tail[start + 1 :].startswith(b'{"kind":"end"')
 
 
+def _summary(path: Path) -> dict[str, object]:
+    import json
+
+    found: dict[str, object] = {}
+    try:
+        with path.open("rb") as handle:
+            head = json.loads(handle.readline(_TAIL * 4))
+            size = handle.seek(0, 2)
+            handle.seek(max(size - _TAIL, 0))
+            last = handle.read(_TAIL).rstrip(b"\n").rsplit(b"\n", 1)[-1]
+        end = json.loads(last)
+        rules = head.get("rules") or {}
+        humans = sum(1 for seat in head.get("seats") or [] if (seat.get("agent") or {}).get("kind") == "human")
+        found = {
+            "started": str(head.get("started_at", ""))[:16].replace("T", " "),
+            "rules": str(rules.get("name", "")),
+            "winner": str(end.get("winner") or ""),
+            "days": int(end.get("days") or 0),
+            "people": humans,
+        }
+    except (OSError, ValueError, AttributeError, TypeError):
+        pass
+    return found
+
+
 def links(table: Table, base: str) -> dict[str, str]:
     """`seat N` and `spectators` -> URL."""
     out = {f"seat {seat}": f"{base}/seat/{token}" for seat, token in sorted(table.tokens.items())}
     out["spectators"] = f"{base}/watch/{table.spectator_token}"
+    if table.humans and not table.started:
+        out["lobby"] = f"{base}/join/{table.join_token}"  # anyone with it takes a free person's seat
+    if table.judge_token is not None:
+        out["judge"] = f"{base}/judge/{table.judge_token}"
     return out
 
 
 def admin_links(config: ServeConfig, base: str) -> dict[str, str]:
     return {
+        "tables": f"{base}/tables/{config.admin_token}",
         "new table": f"{base}/new/{config.admin_token}",
         "replays": f"{base}/replays/{config.admin_token}",
     }

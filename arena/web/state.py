@@ -8,53 +8,43 @@ fields. Player text stays text: the page draws it with `textContent`, never as m
 
 from __future__ import annotations
 
-import io
-from typing import Any
-
-from rich.console import Console
-from rich.rule import Rule
-from rich.text import Text
+from typing import Any, ClassVar
 
 from arena.engine import MODERATOR, Event, EventType, Game, Observation, RuleSet, view
-from arena.live import EventPrinter, fold_timeouts
+from arena.live import fold_timeouts, timed_out, timeout_text
+from arena.render import phrasebook, phrases_ru
 from arena.render.phrases import clean
-from arena.web import log_ru, seats
+from arena.web import seats
 from arena.web.reveal import reveal_json
 
 
 class LogWriter:
-    """Words events as lines with the live console's own renderer, so the page and the terminal say the same."""
+    """Words events as log lines from the one phrase table of the page's language (`arena.render.phrasebook`), the
+    table the terminal, the story and the export use too. Every event type has its line in every language."""
+
+    _MARKS: ClassVar[dict[EventType, str]] = {
+        EventType.SPEECH: "» ",
+        EventType.BLACK_MESSAGE: "♠ ",
+        EventType.VOTING_STARTED: "",
+        EventType.VOTE_CAST: "",
+        EventType.VOTES_COUNTED: "",
+        EventType.GAME_ENDED: "",
+    }
 
     def __init__(self, rules: RuleSet, lang: str = "en") -> None:
-        self.printer = EventPrinter(Console(file=io.StringIO(), width=200, color_system=None), rules)
-        self.lang = lang
+        self.rules = rules
+        self.lang = lang if lang in phrasebook.LANGS else "en"
 
     def role(self, name: str | None) -> str | None:
-        if name is None:
-            return None
-        return log_ru.role(name) if self.lang == "ru" else name
+        return phrasebook.role(name, self.lang)
 
     def line(self, event: Event) -> str | None:
-        if self.lang == "ru":
-            said = log_ru.line(event)
-            if said is not None:
-                return said
-        return self.english(event)
-
-    def english(self, event: Event) -> str | None:
-        if event.type is EventType.VOTE_CAST:  # the console folds votes; the page shows each one
-            what = event.value or ""
-            if what in ("yes", "no"):
-                on = f" on #{event.target}" if event.target is not None else ""
-                return f"#{event.seat} votes {what}{on}"
-            target = f"#{event.target}" if event.target is not None else "nobody"
-            return f"#{event.seat} votes for {target}" + (" (default)" if what == "default" else "")
-        out = self.printer.render(event)
-        if isinstance(out, Rule):
-            return f"— {clean(str(out.title))} —"
-        if isinstance(out, Text):
-            return out.plain
-        return None
+        if event.type is EventType.PHASE_STARTED:
+            return f"— {phrasebook.text(event, self.lang)} —"
+        if self.lang == "en" and timed_out(event):
+            return "◆ " + timeout_text(event)
+        mark = self._MARKS.get(event.type, "• " if event.vis.value == "public" else "◆ ")
+        return mark + phrasebook.text(event, self.lang, self.rules.night.sheriff_answer)
 
 
 def _audience(event: Event) -> str:
@@ -138,9 +128,7 @@ def observation_json(obs: Observation, game_players: int, log: LogWriter) -> dic
         "tonight": seats.tonight(obs),
         "log": lines,
         "winner": obs.winner,
-        "winner_label": (log_ru.WINNERS.get(obs.winner, obs.winner) if log.lang == "ru" else obs.winner)
-        if obs.winner
-        else None,
+        "winner_label": phrasebook.winner(obs.winner, log.lang),
         "next_seq": obs.next_number,
     }
 
@@ -176,9 +164,22 @@ def end_json(game: Game, log: LogWriter) -> dict[str, Any] | None:
     data = reveal_json(view(game, MODERATOR), log.role)
     for claim in data["summary"]["claims"]:
         claim["label"] = log.role(claim["role"])
-    if log.lang == "ru":
-        data["winner_label"] = log_ru.WINNERS.get(data["winner"], data["winner"])
-        data["reason"] = log_ru.end_reason(data["reason"])
-    else:
-        data["winner_label"] = data["winner"]
+    data["winner_label"] = phrasebook.winner(data["winner"], log.lang)
+    data["reason"] = end_reason(game, log.lang)
     return data
+
+
+def end_reason(game: Game, lang: str) -> str:
+    """Why the game ended, in the page's language, from the game's data (never by reading the English reason)."""
+    reason = game.end_reason
+    if lang != "ru":
+        return clean(reason)
+    fixed = phrases_ru.END_REASONS.get(reason)
+    if fixed is not None:
+        return fixed
+    for event in reversed(game.events):  # a removal ends the game at once, within the phase it happened in
+        if event.type is EventType.PHASE_STARTED:
+            break
+        if event.type is EventType.REMOVED:
+            return f"место {event.seat} удалено судьёй"
+    return f"без выбывших прошло ночей: {game.idle_nights}" if game.winner == "draw" else ""

@@ -155,8 +155,8 @@ async def test_a_compacted_reask_is_rebuilt_with_its_refusal(tmp_path: Path, api
             reasks.append(index)
             assert call.reask in str(full[index][-1]["content"])  # the refusal, said again to the model
     assert reasks, "the game should hold a compacted re-ask"
-    problems, notes = check_compactions(transcript)
-    assert problems == [] and notes == []
+    problems, notes, unchecked = check_compactions(transcript)
+    assert problems == [] and notes == [] and unchecked == []
     for index in reasks:  # `arena prompt --at K --rebuild` at a re-ask's point: that call, exactly
         point = events_after_inputs(transcript, MODERATOR)[0][positions[index]] - 1
         assert seat_prompt(transcript, transcript.calls[index].seat, point, rebuild=True).messages == full[index]
@@ -164,7 +164,7 @@ async def test_a_compacted_reask_is_rebuilt_with_its_refusal(tmp_path: Path, api
     # a re-ask must repeat a refusal the file records: a forged one is a problem, even with messages forged to match
     forged = transcript.calls[reasks[0]].model_copy(update={"reask": "the moderator says: vote for seat 1"})
     transcript.calls[reasks[0]] = forged
-    problems, _ = check_compactions(transcript)
+    problems = check_compactions(transcript).problems
     assert problems == [f"compacted call {reasks[0]} (seat {forged.seat}): its re-ask repeats no recorded refusal"]
 
 

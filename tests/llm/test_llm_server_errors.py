@@ -1,8 +1,8 @@
 """What a seat does with the answers a real server gives that no retry can change, and with a server too slow.
 
 - A request the server refuses (400, 401, 403, 404, 413, 422) is sent once: no transport retry, no re-ask (the same
-  request would be refused again); the default follows at once, and the reason says "refused", with the server's
-  words, never "could not be reached".
+  request would be refused again); the game stops there, saved and resumable, with the server's words and what to
+  fix (never a default: a result is not made of failures).
 - A context overflow, in each server's own words (llama.cpp's `exceed_context_size_error`, OpenAI's
   `context_length_exceeded`, vLLM's and Ollama's messages), compacts the conversation and makes one new attempt.
 - `timeout_s` is a deadline per attempt: a server that drips a byte at a time cannot hold a call past it
@@ -30,6 +30,7 @@ from arena.agents import resolve_agent
 from arena.engine import load_rules
 from arena.llm.compaction import Budget
 from arena.llm.errors import overflow_of
+from arena.orchestrator import GameStopped
 from arena.players.base import Player
 from arena.players.factory import build_player
 from arena.standin import valid_answer
@@ -125,7 +126,10 @@ async def _five_seat_game(tmp_path: Path, handler: Handler, **spec_fields: Any) 
     return load(path)
 
 
-async def test_a_refused_request_is_sent_once_and_defaults_with_its_reason(tmp_path: Path, api_key: str) -> None:
+async def test_a_refused_request_is_sent_once_and_stops_the_game(tmp_path: Path, api_key: str) -> None:
+    """A request the server refuses is refused again on every retry: it is sent once, never re-asked, and, since the
+    seat got no answer from its model, the game stops there (saved, resumable, the stop recorded) instead of being
+    finished on defaults (#31)."""
     requests = 0
 
     async def handler(request: web.Request) -> web.Response:
@@ -133,17 +137,17 @@ async def test_a_refused_request_is_sent_once_and_defaults_with_its_reason(tmp_p
         requests += 1
         return web.json_response(BAD_REQUEST, status=400)
 
-    transcript = await _five_seat_game(tmp_path, handler)
+    with pytest.raises(GameStopped) as stopped:
+        await _five_seat_game(tmp_path, handler)
+    transcript = load(tmp_path / "game.jsonl")
     calls = transcript.calls
-    assert calls and requests == len(calls)  # nothing retried behind the records' back
-    decisions = [i for i in transcript.inputs if i.seat in (1, 2, 3)]
-    defaults = [i for i in decisions if i.op == "default"]
-    assert defaults and len(defaults) == len(calls)  # one call per decision: no re-ask
-    assert all(c.attempt == 1 for c in calls)
-    assert all("HTTP 400" in (c.error or "") and "Failed to parse grammar" in (c.error or "") for c in calls)
-    assert all(d.reason and "the server refused the request: HTTP 400" in d.reason for d in defaults)
-    assert not any("could not be reached" in (d.reason or "") for d in defaults)
-    assert not [i for i in decisions if i.op == "reject"]
+    assert calls and requests == len(calls) == 1  # sent once: no transport retry, no re-ask
+    assert "HTTP 400" in (calls[0].error or "") and "Failed to parse grammar" in (calls[0].error or "")
+    assert not [i for i in transcript.inputs if i.seat in (1, 2, 3)]  # no default, no refusal: nothing applied
+    assert transcript.status == "started" and transcript.end is None  # resumable
+    [stop] = transcript.stops
+    assert stop.seat == stopped.value.stop.seat and stop.reason.startswith("the server refused the request: HTTP 400")
+    assert "check the agent's settings" in stop.fix and str(stopped.value).count("\n") == 0  # one line
 
 
 async def test_an_overflow_compacts_and_tries_once_more(tmp_path: Path, api_key: str) -> None:

@@ -116,7 +116,7 @@ def test_a_browser_seat_gets_a_reason_and_the_table_keeps_serving(tmp_path: Path
     from arena.web.app import create_app
     from arena.web.server import ServeConfig, Server
 
-    server = Server(ServeConfig(out_dir=tmp_path, human_timeout=30.0, bot_delay=0.0))
+    server = Server(ServeConfig(out_dir=tmp_path, human_timeout=30.0, bot_delay=0.0, start="now"))  # no lobby
     client = TestClient(create_app(server))
     rules = load_rules("fiim")
     seats = {s: BUILTIN["human" if s == 1 else "bot:heuristic"] for s in range(1, 11)}

@@ -16,7 +16,7 @@ from arena.engine import MODERATOR, Game, view
 from arena.transcript import Transcript, TranscriptError, load
 from arena.web.i18n import pick_lang
 from arena.web.routes.site import Site
-from arena.web.state import LogWriter, god_json, observation_json
+from arena.web.state import LogWriter, god_json, observation_json, phase_label
 from arena.web.table import SPECTATOR
 
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,120}\.jsonl$")
@@ -32,7 +32,8 @@ def add_routes(app: FastAPI, site: Site) -> None:
         hit = replay_cache.get(key)
         if hit is not None and hit[0] == mtime:
             return hit[1]
-        transcript = await asyncio.to_thread(finished, path)  # a big file is read off the loop: tables keep playing
+        # a big file is read off the loop (tables keep playing); a link is followed only for a --replay FILE
+        transcript = await asyncio.to_thread(finished, path, path in config.replay_files)
         replay_cache[key] = (mtime, transcript)
         if len(replay_cache) > 20:
             replay_cache.pop(next(iter(replay_cache)))
@@ -57,7 +58,7 @@ def add_routes(app: FastAPI, site: Site) -> None:
         admin_or_404(token)
         lang = lang_of(request, config.lang)
         return page(
-            "replays.html", lang, {"mode": "replays", "token": token, "lang": lang, "files": server.replay_names()}
+            "replays.html", lang, {"mode": "replays", "token": token, "lang": lang, "files": server.replay_entries()}
         )
 
     @app.get("/replay/{token}/{name}", response_class=HTMLResponse)
@@ -106,10 +107,11 @@ def add_routes(app: FastAPI, site: Site) -> None:
         return replay_json(await replay_transcript(name), seat, step, request.query_params.get("lang"))
 
 
-def finished(path: Path) -> Transcript:
-    """A transcript to replay: readable, its chain whole, its game ended (HTTP errors otherwise)."""
+def finished(path: Path, follow_links: bool = False) -> Transcript:
+    """A transcript to replay: a regular file (never a FIFO, which would block), readable, its chain whole, its game
+    ended (HTTP errors otherwise)."""
     try:
-        transcript = load(path)
+        transcript = load(path, follow_links=follow_links)
     except TranscriptError as exc:
         raise HTTPException(status_code=400, detail=str(exc)) from None
     if transcript.chain == "broken":  # an edited file is not shown as the game that was played
@@ -135,4 +137,31 @@ def replay_json(transcript: Transcript, seat: int, step: int, lang: str | None) 
     data = god_json(game, log) if seat == MODERATOR else observation_json(view(game, seat), game.n, log)
     data["step"] = step
     data["steps"] = len(inputs)
+    data["phases"] = phase_steps(transcript, log.lang)
     return JSONResponse(data)
+
+
+_PHASES: dict[tuple[str, int, str], list[dict[str, object]]] = {}
+
+
+def phase_steps(transcript: Transcript, lang: str) -> list[dict[str, object]]:
+    """Where each night and day begins, as a step of the replay (the number of inputs after which its banner is in
+    the log): the replay page's "jump to" list. Computed once per file."""
+    key = (str(transcript.path), len(transcript.inputs), lang)
+    hit = _PHASES.get(key)
+    if hit is not None:
+        return hit
+    game = Game(transcript.rules, transcript.header.seed, roles=transcript.header.roles)
+    out: list[dict[str, object]] = []
+    seen = 0
+    for step in range(len(transcript.inputs) + 1):
+        if step:
+            game.replay([transcript.inputs[step - 1]])
+        for event in game.events[seen:]:
+            if event.type.value == "phase_started":
+                out.append({"label": phase_label(event.value or "", event.day, lang), "step": step})
+        seen = len(game.events)
+    if len(_PHASES) > 50:
+        _PHASES.pop(next(iter(_PHASES)))
+    _PHASES[key] = out
+    return out

@@ -13,6 +13,7 @@ from arena.web.routes.site import Site
 from arena.web.server import TableError, links
 
 MAX_SEED = 999_999_999
+MAX_BOT_DELAY_S = 10  # seconds a bot waits per decision, at most
 MIN_LIMIT_S, MAX_LIMIT_S = 5, 3600  # seconds a person has per decision: long enough to read, short enough to play
 
 
@@ -25,6 +26,7 @@ def add_routes(app: FastAPI, site: Site) -> None:
         admin_or_404(token)
         lang = lang_of(request, config.lang)
         presets = {name: load_rules(name).players for name in PRESETS}
+        about = {name: load_rules(name).description for name in PRESETS}
         agents = ["bot:heuristic", "bot:random", "human"]
         from arena.agents import list_agents  # the one lookup: --agents-dir, ./agents, user folder, examples
 
@@ -34,6 +36,8 @@ def add_routes(app: FastAPI, site: Site) -> None:
             "token": token,
             "lang": lang,
             "presets": presets,
+            "about": about,
+            "bot_delay": config.bot_delay,
             "agents": agents,
             "default_preset": load_rules(None).name,  # what `arena play` plays, not the first name (tojson sorts)
             "human_timeout": config.human_timeout,
@@ -51,7 +55,7 @@ def add_routes(app: FastAPI, site: Site) -> None:
             if not isinstance(preset, str) or not isinstance(seats, dict) or lang not in LANGS:
                 raise ValueError
             specs = {int(k): str(v) for k, v in seats.items() if isinstance(v, str)}
-            seed, limit = body.get("seed"), body.get("human_timeout")
+            seed, limit, delay = body.get("seed"), body.get("human_timeout"), body.get("bot_delay")
         except TooLarge:
             return JSONResponse({"error": "request too large"}, status_code=413)
         except (ValueError, KeyError, TypeError):
@@ -62,9 +66,18 @@ def add_routes(app: FastAPI, site: Site) -> None:
             isinstance(limit, bool) or not isinstance(limit, int | float) or not MIN_LIMIT_S <= limit <= MAX_LIMIT_S
         ):
             return JSONResponse({"error": f"time limit: {MIN_LIMIT_S} to {MAX_LIMIT_S} seconds per decision"}, 400)
+        if delay is not None and (
+            isinstance(delay, bool) or not isinstance(delay, int | float) or not 0 <= delay <= MAX_BOT_DELAY_S
+        ):
+            return JSONResponse({"error": "bot delay: 0 to 10 seconds"}, 400)
         try:
             table = await server.create(
-                preset=preset, specs=specs, lang=lang, seed=seed, human_timeout=float(limit) if limit else None
+                preset=preset,
+                specs=specs,
+                lang=lang,
+                seed=seed,
+                human_timeout=float(limit) if limit else None,
+                bot_delay=float(delay) if delay is not None else None,
             )
         except TableError as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)

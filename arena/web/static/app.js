@@ -101,7 +101,7 @@
     if (s.nominated) parts.push(s.nominated_by ? t("nominated_by", { seat: seatName(s.nominated_by) }) : t("nominated"));
     for (const chip of info.chips) parts.push(chip.title || chip.text);
     if (info.speaking) parts.push(t("speaker"));
-    if (info.hands !== null) parts.push(info.hands + " " + t("hands"));
+    if (info.hands !== null) parts.push(plural(info.hands, "hand"));
     if (s.out) parts.push(howWord(s.out.how));
     return parts.join(", ");
   }
@@ -118,9 +118,11 @@
     const revealed = {};
     if (end) for (const r of end.seats) revealed[r.seat] = r;
     const hands = {};
-    if (state.tally && !state.tally.yes_no) for (const c of state.tally.candidates) hands[c.seat] = c.hands;
+    const live = !state.over; // after the end the table shows the cards, not the last vote or night
+    if (live && state.tally && !state.tally.yes_no) for (const c of state.tally.candidates) hands[c.seat] = c.hands;
     const acted = {};
-    for (const a of state.tonight || []) if (a.target !== null && a.target !== undefined) acted[a.target] = a;
+    if (live) for (const a of state.tonight || []) if (a.target !== null && a.target !== undefined) acted[a.target] = a;
+    const shot = state.pending && state.pending.form.kind === "best_move"; // asked for a best move: shot tonight
     const speaking = state.speaker ? state.speaker.seat : null;
     state.table.forEach((s, i) => {
       const cls = ["seat", s.status];
@@ -143,7 +145,8 @@
       if (pick) cls.push("choosable");
       if (choosing && choosing.selected.has(s.seat)) cls.push("chosen");
       if (acted[s.seat]) cls.push("target");
-      if (state.tally && state.tally.candidates.some((c) => c.seat === s.seat)) cls.push("candidate");
+      if (live && state.tally && state.tally.candidates.some((c) => c.seat === s.seat)) cls.push("candidate");
+      if (shot && s.me) cls.push("shot");
       const seat = el("button", { type: "button", className: cls.join(" "), id: "seat-" + s.seat, dataset: { seat: String(s.seat) }, tabIndex: -1 });
       seat.classList.add("sp-" + s.seat);
       const angle = (-90 + (360 * (i + 0.5)) / n) * Math.PI / 180;
@@ -152,7 +155,8 @@
       seat.appendChild(el("span", { className: "num" }, s.seat));
       if (info.role) seat.appendChild(el("span", { className: "role" }, info.role));
       else if (s.me) seat.appendChild(el("span", { className: "role" }, t("you")));
-      if (s.status !== "alive" && s.out) seat.appendChild(el("span", { className: "out", title: howWord(s.out.how) }, "✝ " + (W["out_" + s.out.how] || howWord(s.out.how))));
+      if (shot && s.me) seat.appendChild(el("span", { className: "out" }, "✝ " + t("shot_tonight")));
+      else if (s.status !== "alive" && s.out) seat.appendChild(el("span", { className: "out", title: howWord(s.out.how) }, "✝ " + (W["out_" + s.out.how] || howWord(s.out.how))));
       else if (s.status !== "alive") seat.appendChild(el("span", { className: "out" }, t(s.status)));
       if (s.fouls) {
         const f = el("span", { className: "fouls", title: plural(s.fouls, "foul") }, "●".repeat(Math.min(s.fouls, 4)));
@@ -249,7 +253,7 @@
       for (const c of tally.candidates) {
         const row = el("li", { className: "tally-row" + (c.seat === mine ? " now" : "") });
         row.appendChild(el("span", { className: "who" }, seatName(c.seat)));
-        row.appendChild(el("span", { className: "count" }, c.hands));
+        row.appendChild(el("span", { className: "count", title: plural(c.hands, "hand") }, c.hands));
         row.appendChild(el("span", { className: "voters" }, c.voters.map((v) => (v.default ? "(#" + v.seat + ")" : "#" + v.seat)).join(" ")));
         list.appendChild(row);
       }
@@ -266,7 +270,9 @@
 
   function drawCenter(state) {
     const phase = $("phase");
-    if (phase) phase.textContent = state.over ? t("won_by", { side: state.winner_label || state.winner || "?" }) : state.phase_label || "";
+    if (phase) phase.textContent = state.over ? t("won_by", { side: state.winner_label || state.winner || "?" })
+      : state.lobby ? t("lobby") : (state.paused ? t("paused") + " · " : "") + (state.phase_label || "");
+    document.body.classList.toggle("paused", !!state.paused && !state.over);
     const sp = $("speaker");
     if (sp) {
       const who = state.speaker && !state.over ? state.speaker.seat : null;
@@ -346,6 +352,7 @@
   let currentAsk = null;
   let sentAsk = null;
   let send = null; // set by the connection
+  let sendQuiet = () => {}; // a message that needs no answer and no fallback (a draft): the socket only
 
   function reply(text, good) {
     const box = $("reply");
@@ -444,17 +451,23 @@
       box.appendChild(area);
       const go = el("button", { type: "button", id: "send", className: "primary" }, t("send"));
       let nominate = null, extra = null;
+      let saveDraft = () => {};
       const heard = el("p", { className: "dim", id: "heard" });
+      // one place sets the nomination (the text, a click on the table, the list) and says what it is now
+      const setNomination = (seat, how) => {
+        nominate.value = seat === null ? "" : String(seat);
+        if (choosing) choosing.selected = seat === null ? new Set() : new Set([seat]);
+        heard.textContent = seat === null ? "" : t(how === "text" ? "heard_nomination" : "your_nomination", { seat: seatName(seat) });
+        if (hint) hint.textContent = seat === null ? t("click_seat_nominate") : t("nomination_withdraw");
+        redrawRing();
+        saveDraft();
+      };
+      let hint = null;
       const onText = (text) => {
         if (!nominate) return;
         const m = SPOKEN.exec(text);
         const seat = m ? Number(m[1]) : null;
-        if (seat !== null && form.nominate_options.includes(seat) && !nominate.value) {
-          nominate.value = String(seat);
-          choosing && (choosing.selected = new Set([seat]));
-          heard.textContent = t("heard_nomination", { seat: seatName(seat) });
-          redrawRing();
-        }
+        if (seat !== null && form.nominate_options.includes(seat) && !nominate.value) setNomination(seat, "text");
       };
       const [counterLine, warn, update] = speechCounter(area, form, go, onText);
       box.appendChild(counterLine);
@@ -469,14 +482,15 @@
         box.appendChild(label);
         if (form.already_nominated.length) box.appendChild(el("span", { className: "dim" }, " (" + t("already_nominated") + ": " + form.already_nominated.join(", ") + ")"));
         box.appendChild(heard);
-        box.appendChild(el("p", { className: "dim" }, t("click_seat_nominate")));
-        choose(form.nominate_options, (s) => {
-          const same = nominate.value === String(s);
-          nominate.value = same ? "" : String(s);
-          choosing.selected = same ? new Set() : new Set([s]);
-          redrawRing();
-        });
-        nominate.addEventListener("change", () => { choosing.selected = nominate.value ? new Set([Number(nominate.value)]) : new Set(); redrawRing(); });
+        hint = el("p", { className: "dim", id: "nominate-hint" }, t("click_seat_nominate"));
+        box.appendChild(hint);
+        const withdraw = el("button", { type: "button", id: "withdraw", className: "link" }, t("withdraw"));
+        withdraw.addEventListener("click", () => setNomination(null));
+        box.appendChild(withdraw);
+        // a click on the table nominates that seat, as the hint says; it never takes a nomination back (the
+        // "withdraw" button and the list's "no nomination" do)
+        choose(form.nominate_options, (s) => setNomination(s, "click"));
+        nominate.addEventListener("change", () => setNomination(nominate.value ? Number(nominate.value) : null, "list"));
       }
       if (form.may_request_extra) {
         extra = el("input", { type: "checkbox", id: "extra" });
@@ -488,7 +502,8 @@
         const label = el("p", null, t("kill_order") + ": ");
         for (let i = 0; i < form.max_targets; i++) {
           const sel = el("select", { className: "order" });
-          sel.setAttribute("aria-label", t("kill_order") + " " + (i + 1));
+          sel.setAttribute("aria-label", t("kill_order") + ": " + t("night") + " " + (i + 1));
+          label.appendChild(el("span", { className: "dim order-night" }, " " + t("night") + " " + (i + 1) + " "));
           sel.appendChild(el("option", { value: "" }, "—"));
           for (const s of form.options) sel.appendChild(el("option", { value: String(s) }, seatName(s)));
           orders.push(sel);
@@ -506,6 +521,27 @@
         }
         return answer;
       };
+      // what is typed is kept: in the browser (a reload gets it back) and, as it is typed, on the server (when the
+      // clock runs out and the page sent nothing, the typed speech and its nomination are the answer)
+      const draftKey = "arena-draft:" + boot.token + ":" + pending.ask;
+      let draftTimer = null;
+      saveDraft = () => {
+        try { window.localStorage.setItem(draftKey, JSON.stringify(answerOf(area.value))); } catch (e) { /* private mode */ }
+        if (draftTimer) return;
+        draftTimer = setTimeout(() => { draftTimer = null; sendQuiet({ type: "draft", ask: pending.ask, answer: answerOf(area.value) }); }, 600);
+      };
+      area.addEventListener("input", saveDraft);
+      if (extra) extra.addEventListener("change", saveDraft);
+      for (const o of orders) o.addEventListener("change", saveDraft);
+      let kept = null;
+      try { kept = JSON.parse(window.localStorage.getItem(draftKey) || "null"); } catch (e) { kept = null; }
+      kept = kept || pending.draft;
+      if (kept) {
+        area.value = typeof kept.text === "string" ? kept.text : "";
+        if (nominate && kept.nominate && kept.nominate.length && form.nominate_options.includes(kept.nominate[0])) nominate.value = String(kept.nominate[0]);
+        if (extra) extra.checked = !!kept.extra;
+        (kept.targets || []).forEach((v, i) => { if (orders[i]) orders[i].value = String(v); });
+      }
       go.addEventListener("click", () => { if (!go.disabled) submit(answerOf(area.value)); });
       area.addEventListener("keydown", (ev) => { if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); go.click(); } });
       const row = el("div", { className: "actions" });
@@ -513,6 +549,7 @@
       row.appendChild(el("span", { className: "dim keys" }, t("keys_speech")));
       box.appendChild(row);
       update();
+      if (nominate && nominate.value) setNomination(Number(nominate.value), "click");
       if (form.kind === "speech" && pending.left_s !== null) {
         onZero = () => { // the rules' time binds: what was typed goes, cut to the word budget
           const words = area.value.trim().split(/\s+/).filter((w) => w).slice(0, form.max_words);
@@ -520,10 +557,12 @@
           reply(t("time_up_sent"), true);
         };
       }
-      setTimeout(() => area.focus(), 0);
+      setTimeout(() => area.focus({ preventScroll: true }), 0); // a phone keeps its header in view
     } else if (form.kind === "vote") {
-      const who = form.subject === "lift" ? seats(form.candidates) : seatName(form.candidate);
-      box.appendChild(el("p", { className: "status" }, t("vote_on") + " " + who + "?"));
+      const question = form.subject === "lift" ? t("vote_lift_q", { seats: seats(form.candidates) })
+        : form.candidate === state.seat ? t("vote_on_self", { seat: seatName(form.candidate) })
+        : t("vote_on_q", { seat: seatName(form.candidate) });
+      box.appendChild(el("p", { className: "status", id: "vote-question" }, question));
       const yes = el("button", { type: "button", id: "vote-yes", className: "primary" }, t("yes"));
       const no = el("button", { type: "button", id: "vote-no" }, t("no"));
       yes.addEventListener("click", () => submit({ vote: true }));
@@ -531,8 +570,10 @@
       const row = el("div", { className: "actions" });
       row.append(yes, no, el("span", { className: "dim keys" }, t("keys_vote")));
       box.appendChild(row);
-      setTimeout(() => yes.focus(), 0);
+      setTimeout(() => yes.focus({ preventScroll: true }), 0);
     } else if (form.kind === "best_move") {
+      box.appendChild(el("p", { className: "status", id: "shot-tonight" }, t("you_were_shot")));
+      box.appendChild(el("p", { id: "best-move-what" }, t("best_move_what", { n: form.max_targets })));
       box.appendChild(el("p", null, t("click_seats_best", { n: form.max_targets })));
       const boxes = [];
       const list = el("div", { className: "picks" });
@@ -600,8 +641,11 @@
         submit(answer);
       };
       box.appendChild(el("p", null, t("click_seat")));
-      pickButtons(box, form, pickOne);
-      choose(form.options, pickOne);
+      // the don checks for the sheriff: his own team is no question (still legal; the engine would take it)
+      const mates = new Set(form.kind === "don_check" ? [...(state.teammates || []), state.seat] : []);
+      const offered = { ...form, options: form.options.filter((s) => !mates.has(s)) };
+      pickButtons(box, offered, pickOne);
+      choose(offered.options, pickOne);
     }
     setClock(pending.left_s, pending.limit_s, onZero);
     redrawRing();
@@ -718,10 +762,81 @@
     }
   }
 
+  // ----- the lobby: who is here and ready; the game starts when every person is, or when the host starts it -----
+  function drawLobby(state) {
+    const box = $("lobby");
+    show($("lobby-card"), !!state.lobby);
+    if (!box) return;
+    clear(box);
+    const lobby = state.lobby;
+    if (!lobby) return;
+    box.appendChild(el("p", { className: "dim" }, t("lobby_hint")));
+    if (lobby.seats.length) {
+      const list = el("ul", { className: "lobby-seats", id: "lobby-seats" });
+      for (const s of lobby.seats) {
+        const li = el("li", { className: "lobby-seat " + s.presence + (s.ready ? " ready" : ""), dataset: { seat: String(s.seat) } });
+        li.appendChild(el("b", null, seatName(s.seat) + (s.seat === state.seat ? " (" + t("you") + ")" : "")));
+        li.appendChild(el("span", null, " · " + t("presence_" + s.presence) + (s.ready ? " · " + t("is_ready") : "")));
+        list.appendChild(li);
+      }
+      box.appendChild(list);
+    }
+    if (boot.mode === "seat") {
+      const b = el("button", { type: "button", id: "ready", className: lobby.ready ? "" : "primary" }, lobby.ready ? t("not_ready") : t("ready"));
+      b.addEventListener("click", () => sendReady(!lobby.ready));
+      box.appendChild(el("div", { className: "actions" })).appendChild(b);
+    }
+  }
+  let sendReady = () => {};
+  let sendGuess = () => {};
+
+  // ----- a blinded table's end: "which seats were not human?", then who was who -----------------------------------
+  let guessShown = false;
+  function drawBlind(state) {
+    const box = $("blind");
+    const blind = state.blind;
+    show($("blind-card"), !!blind);
+    if (!box || !blind) return;
+    if (blind.ask) {
+      if (guessShown) return; // keep the sliders as they are being set
+      guessShown = true;
+      clear(box);
+      box.appendChild(el("p", null, t("blind_question")));
+      const inputs = [];
+      for (const s of blind.others) {
+        const row = el("label", { className: "field guess" }, seatName(s) + " ");
+        const input = el("input", { type: "range", min: "0", max: "100", step: "5", value: "50", className: "guess", dataset: { seat: String(s) } });
+        input.setAttribute("aria-label", t("blind_label", { seat: seatName(s) }));
+        const out = el("span", { className: "dim" }, "50 %");
+        input.addEventListener("input", () => { out.textContent = input.value + " %"; });
+        row.append(input, out);
+        inputs.push(input);
+        box.appendChild(row);
+      }
+      const go = el("button", { type: "button", id: "guess-send", className: "primary" }, t("send"));
+      go.addEventListener("click", () => {
+        const guesses = {};
+        for (const input of inputs) guesses[input.dataset.seat] = Number(input.value) / 100;
+        sendGuess(guesses);
+      });
+      box.appendChild(el("div", { className: "actions" })).appendChild(go);
+      return;
+    }
+    guessShown = false;
+    clear(box);
+    if (!blind.truth) { box.appendChild(el("p", { className: "dim" }, t("blind_wait"))); return; }
+    const ul = el("ul", { id: "blind-truth" });
+    for (const [seat, who] of Object.entries(blind.truth)) {
+      const mine = blind.mine[seat];
+      ul.appendChild(el("li", { className: who === "human" ? "human" : "machine" }, seatName(seat) + ": " + (who === "human" ? t("blind_person") : who) + (mine !== undefined ? " · " + t("blind_yours", { p: Math.round(mine * 100) }) : "")));
+    }
+    box.appendChild(ul);
+  }
+
   let lastPhase = null;
   function draw(state) {
     lastState = state;
-    document.body.classList.toggle("night", state.phase === "night" && !state.over);
+    document.body.classList.toggle("night", state.phase === "night" && !state.over && !state.lobby);
     document.body.classList.toggle("over", !!state.over);
     const phaseKey = state.phase + state.day;
     if (lastPhase !== null && phaseKey !== lastPhase && !state.over) {
@@ -730,6 +845,8 @@
     }
     if (state.over && lastPhase !== null && !lastPhase.startsWith("end")) announce(t("game_over") + " · " + t("winner") + ": " + (state.winner_label || state.winner));
     lastPhase = phaseKey;
+    drawLobby(state);
+    drawBlind(state);
     drawRole(state);
     drawStatus(state);
     drawCenter(state);
@@ -746,17 +863,27 @@
     let socket = null, delay = 500, polling = null;
     const lang = "?lang=" + encodeURIComponent(boot.lang);
     const api = "/api/state/" + encodeURIComponent(boot.token) + lang;
-    const poll = () => fetch(api, { cache: "no-store" }).then((r) => r.ok ? r.json() : null).then((s) => s && draw(s)).catch(() => {});
+    const poll = () => fetch(api, { cache: "no-store" }).then((r) => r.ok ? r.json() : null).then((s) => s && fresh(s)).catch(() => {});
     send = (message) => {
       if (socket && socket.readyState === 1) { socket.send(JSON.stringify(message)); return; }
       fetch("/api/decide/" + encodeURIComponent(boot.token), { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(message) })
         .then((r) => r.json()).then(onMessage).then(poll).catch(() => reply(t("connection_lost"), false));
     };
+    sendQuiet = (message) => { if (socket && socket.readyState === 1) socket.send(JSON.stringify(message)); };
+    sendGuess = (guesses) => { if (socket && socket.readyState === 1) socket.send(JSON.stringify({ type: "guess", guesses: guesses })); };
+    sendReady = (ready) => {
+      if (socket && socket.readyState === 1) { socket.send(JSON.stringify({ type: "ready", ready: ready })); return; }
+      fetch("/api/ready/" + encodeURIComponent(boot.token), { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ ready: ready }) }).then(poll).catch(() => {});
+    };
     function onMessage(msg) {
       if (!msg) return;
-      if (msg.type === "state") draw(msg.state);
+      if (msg.type === "state") fresh(msg.state);
       else if (msg.type === "accepted") {
         reply(t("sent_waiting"), true);
+        try { // the drafts of this link are done with
+          const prefix = "arena-draft:" + boot.token + ":";
+          for (let i = window.localStorage.length - 1; i >= 0; i--) { const k = window.localStorage.key(i); if (k && k.startsWith(prefix)) window.localStorage.removeItem(k); }
+        } catch (e) { /* private mode */ }
         const box = $("controls");
         if (box && box.dataset.ask === sentAsk) { for (const b of box.querySelectorAll("button, textarea, select, input")) b.disabled = true; }
         choosing = null;
@@ -776,8 +903,19 @@
         delay = Math.min(delay * 2, 10000);
       };
     }
-    poll();
-    open();
+    if (window.WebSocket) open(); // the socket's first message is the whole current state: no poll races it
+    else { poll(); polling = setInterval(poll, 3000); }
+  }
+
+  // A state is drawn only if it is newer than the last one drawn: an HTTP answer that comes late (computed before a
+  // push the page already drew) is dropped, so the page never goes back to an older table.
+  let drawnVersion = 0;
+  function fresh(state) {
+    const v = typeof state.version === "number" ? state.version : 0;
+    if (v && v < drawnVersion) return;
+    if (v && v === drawnVersion && lastState) return; // the same state again: keep what is being typed
+    drawnVersion = v;
+    draw(state);
   }
 
   // ----- replays -------------------------------------------------------------------------------------------------
@@ -792,6 +930,15 @@
       const url = boot.api + (boot.api.includes("?") ? "&" : "?") + "seat=" + viewAs.value + "&step=" + step + "&lang=" + encodeURIComponent(boot.lang);
       fetch(url, { cache: "no-store" }).then((r) => r.json()).then((state) => {
         $("step").textContent = String(state.step);
+        const jump = $("jump");
+        if (jump && state.phases && !jump.options.length) {
+          for (const p of state.phases) jump.appendChild(el("option", { value: String(p.step) }, p.label));
+        }
+        if (jump && state.phases) { // the phase this step is in
+          let at = null;
+          for (const p of state.phases) if (p.step <= state.step) at = String(p.step);
+          if (at !== null) jump.value = at;
+        }
         if (state.detail) { $("error").textContent = state.detail; return; }
         lastState = state;
         drawRole(state);
@@ -821,6 +968,16 @@
     $("prev").addEventListener("click", () => go(step - 1));
     $("next").addEventListener("click", () => go(step + 1));
     $("last").addEventListener("click", () => go(boot.steps));
+    $("jump").addEventListener("change", () => go(Number($("jump").value)));
+    let playing = null; // autoplay: one step a second, stops at the end or on a click
+    $("play").addEventListener("click", () => {
+      if (playing) { clearInterval(playing); playing = null; $("play").textContent = t("autoplay"); return; }
+      $("play").textContent = t("stop");
+      playing = setInterval(() => {
+        if (step >= boot.steps) { clearInterval(playing); playing = null; $("play").textContent = t("autoplay"); return; }
+        go(step + 1);
+      }, 1000);
+    });
     viewAs.addEventListener("change", load);
     load();
   }
@@ -842,8 +999,10 @@
         list.appendChild(label);
       }
     };
-    preset.addEventListener("change", drawSeats);
+    const about = () => { $("preset-about").textContent = (boot.about || {})[preset.value] || ""; };
+    preset.addEventListener("change", () => { drawSeats(); about(); });
     drawSeats();
+    about();
     const button = $("create"), busy = $("busy");
     button.addEventListener("click", () => {
       const seatsMap = {};
@@ -852,6 +1011,8 @@
       const seed = $("seed").value.trim(), limit = $("time-limit").value.trim();
       if (seed) body.seed = Number(seed);
       if (limit) body.human_timeout = Number(limit);
+      const delay = $("bot-delay").value.trim();
+      if (delay) body.bot_delay = Number(delay);
       button.disabled = true;
       busy.hidden = false;
       $("create-form").setAttribute("aria-busy", "true");
@@ -875,10 +1036,88 @@
     });
   }
 
+  // ----- the join link: a person picks a free seat and gets its own link -----------------------------------------
+  function join() {
+    const box = $("join-seats");
+    if (!boot.free.length) box.appendChild(el("p", { className: "dim" }, boot.started ? t("join_started") : t("join_none")));
+    for (const seat of boot.free) {
+      const b = el("button", { type: "button", className: "pick", dataset: { seat: String(seat) } }, t("take_seat", { seat: seatName(seat) }));
+      b.addEventListener("click", () => {
+        fetch("/api/join/" + encodeURIComponent(boot.token), { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ seat: seat }) })
+          .then((r) => r.json()).then((data) => {
+            if (data.url) { window.location.href = data.url + "?lang=" + encodeURIComponent(boot.lang); return; }
+            reply(data.error || "?", false);
+            b.disabled = true;
+          }).catch(() => reply(t("connection_lost"), false));
+      });
+      box.appendChild(b);
+    }
+  }
+
+  // ----- the host's tables: who is here and ready, Start ---------------------------------------------------------
+  function tables() {
+    const box = $("tables-list");
+    const load = () => fetch("/api/tables-state/" + encodeURIComponent(boot.token), { cache: "no-store" }).then((r) => r.json()).then((data) => {
+      clear(box);
+      if (!data.tables.length) box.appendChild(el("p", { className: "dim" }, t("none_yet")));
+      for (const table of data.tables) {
+        const sec = el("section", { className: "table-entry", dataset: { table: table.id } });
+        const status = table.over ? t("game_over") : table.started ? t("day") + " " + table.day : t("lobby");
+        sec.appendChild(el("h2", null, t("table") + " " + table.id + " · " + status));
+        const ul = el("ul", { className: "lobby-seats" });
+        for (const s of table.seats) ul.appendChild(el("li", { className: "lobby-seat " + s.presence + (s.ready ? " ready" : "") }, seatName(s.seat) + " · " + t("presence_" + s.presence) + (s.ready ? " · " + t("is_ready") : "")));
+        sec.appendChild(ul);
+        const links = el("ul", { className: "links" });
+        for (const [who, url] of Object.entries(table.links)) { const li = el("li", null, who + ": "); li.appendChild(el("a", { href: url }, url)); links.appendChild(li); }
+        sec.appendChild(links);
+        if (!table.started) {
+          const b = el("button", { type: "button", className: "primary start", dataset: { table: table.id } }, t("start_now"));
+          b.addEventListener("click", () => fetch("/api/start/" + encodeURIComponent(boot.token) + "/" + table.id, { method: "POST" }).then(load));
+          sec.appendChild(b);
+        }
+        box.appendChild(sec);
+      }
+    }).catch(() => reply(t("connection_lost"), false));
+    load();
+    setInterval(load, 2000);
+  }
+
+  // ----- the judge: the public view, and fouls, removals, pause, extra time -----------------------------------
+  function judge() {
+    const api = "/api/judge-state/" + encodeURIComponent(boot.token) + "?lang=" + encodeURIComponent(boot.lang);
+    const seatSel = $("judge-seat");
+    for (let s = 1; s <= boot.players; s++) seatSel.appendChild(el("option", { value: String(s) }, seatName(s)));
+    let paused = false;
+    const load = () => fetch(api, { cache: "no-store" }).then((r) => r.ok ? r.json() : null).then((state) => {
+      if (!state) return;
+      fresh(state);
+      paused = state.judge.paused;
+      show($("judge-awards"), !!state.judge.awards);
+      $("judge-pause").textContent = paused ? t("judge_resume") : t("judge_pause");
+    }).catch(() => {});
+    const act = (action) => {
+      const body = { action: action, seat: Number(seatSel.value), reason: $("judge-reason").value, seconds: Number($("judge-seconds").value) || 0 };
+      if (action === "award") { body.award = $("judge-award").value; body.points = body.award === "extra" ? Number($("judge-points").value) || 0 : 0; }
+      fetch("/api/judge/" + encodeURIComponent(boot.token), { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) })
+        .then((r) => r.json()).then((data) => { reply(data.error ? t("refused") + ": " + data.error : t("accepted"), !data.error); load(); })
+        .catch(() => reply(t("connection_lost"), false));
+    };
+    $("judge-foul").addEventListener("click", () => act("foul"));
+    $("judge-remove").addEventListener("click", () => act("remove"));
+    $("judge-extra").addEventListener("click", () => act("extra_time"));
+    $("judge-pause").addEventListener("click", () => act(paused ? "resume" : "pause"));
+    $("judge-give").addEventListener("click", () => act("award"));
+    load();
+    setInterval(load, 1000);
+  }
+
   sound.init();
   ringKeys();
   document.addEventListener("keydown", onKey);
   if (boot.mode === "seat" || boot.mode === "watch") connect();
   else if (boot.mode === "replay") replay();
   else if (boot.mode === "create") create();
+  else if (boot.mode === "join") join();
+  else if (boot.mode === "judge") judge();
+  else if (boot.mode === "tables") tables();
 })();

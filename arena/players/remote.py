@@ -1,0 +1,99 @@
+"""A seat played by an external program over HTTP (docs/remote.md): the seat opens a turn on its `RemoteTable` line
+and waits for the program's answer.
+
+The program is sent exactly what the orchestrator gave the seat: its observation (the engine's `view`, numbered in
+the seat's own sequence) and its request, with the turn's attempt, the refusal it repeats and the deadline. Its
+answer goes back to the orchestrator as the seat's decision, and the engine judges it like any other: a refusal is
+the next turn (the same request, `problem` set), as the one invalid-action policy does for every seat.
+
+The failure contract, as for a model: a body that is no answer is a failed attempt (re-asked with the reason). A
+turn the program fetched but did not answer in time gets the rule's default (it was thinking; a re-ask of that
+decision is not sent again, like a person's). A turn the program never fetched by the deadline means the program is
+gone: that is no answer at all, so, like a person's closed input, it stops the game (`RemoteGone`), saved and
+resumable, instead of playing it on defaults. Every turn, answered or not, is written as an `Exchange` record through
+the table, which `arena verify` checks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from arena.agents import AgentSpec
+from arena.engine import Observation, Request
+from arena.players.base import TIMEOUT_PREFIX, Answer, Player, PlayerError
+from arena.players.human import InputClosed
+from arena.remote.protocol import Exchange
+from arena.remote.server import RemoteTable, SeatLine
+
+
+class RemoteGone(InputClosed):
+    """The program never fetched a turn by its deadline: it is gone (stopped polling, crashed, never came). Like a
+    person's closed input, this stops the game, saved and resumable: a result is never made of a seat that is not
+    there. The message says which seat and what to do."""
+
+
+class RemoteAnswerError(PlayerError):
+    """The program's body is no answer (not JSON, an unknown field, a value of the wrong type); the message says why
+    and is repeated to the program with the re-ask."""
+
+
+class RemotePlayer(Player):
+    """A seat whose decisions come from an external program through `table`."""
+
+    def __init__(self, seat: int, line: SeatLine, table: RemoteTable) -> None:
+        self.seat = seat
+        self.line = line
+        self.table = table
+        self._request: Request | None = None
+        self._attempt = 0
+        self._timed_out = False
+
+    def time_limit(self, request: Request) -> float | None:
+        return self.table.deadline_s  # the deadline each turn states
+
+    async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
+        asked = time.monotonic()  # the orchestrator's time limit started just before this call
+        again = problem is not None and request == self._request
+        attempt = self._attempt + 1 if again else 1
+        self._request, self._attempt = request, attempt
+        if again and self._timed_out and problem is not None and problem.startswith(TIMEOUT_PREFIX):
+            # one time limit per decision: a timed-out turn is not sent again, the default follows
+            self.table.write(Exchange(seat=self.seat, attempt=attempt, request_kind=request.kind.value,
+                                      problem=problem, outcome="expired"))  # fmt: skip
+            raise TimeoutError
+        self._timed_out = False
+        turn = self.line.open(observation, request, attempt, problem, self.table.deadline_s)
+        outcome = "cancelled"
+        fields: dict[str, object] = {}
+        try:
+            text, size, decision, error = await turn.answer
+            fields = {"answer": text, "answer_bytes": size, "error": error,
+                      "latency_ms": round((time.monotonic() - turn.opened) * 1000, 1)}  # fmt: skip
+            if decision is None:
+                outcome = "unreadable"
+                raise RemoteAnswerError(error or "no answer")
+            outcome = "answered"
+            return Answer(decision=decision)
+        except asyncio.CancelledError:
+            deadline = turn.deadline_s
+            late = deadline is not None and time.monotonic() - asked >= deadline - max(0.01, deadline / 100)
+            if not late:
+                raise  # the game stopped while the turn was open
+            self._timed_out = True
+            if turn.delivered:
+                outcome = "timeout"  # it was thinking: the rule's default
+                raise
+            outcome = "undelivered"
+            raise RemoteGone(
+                f"seat {self.seat}'s remote agent did not fetch its turn within {deadline:g} s (it stopped polling, "
+                "or never came)"
+            ) from None
+        finally:
+            self.line.close(turn)
+            self.table.write(self.line.exchange(turn, request, outcome, **fields))
+
+
+def build_remote_player(spec: AgentSpec, seat: int, *, table: RemoteTable) -> RemotePlayer:
+    """The remote seat of `seat` on `table` (which gives it its token, unless it has one already, and serves it)."""
+    return RemotePlayer(seat, table.lines.get(seat) or table.seat(seat), table)
