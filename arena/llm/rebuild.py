@@ -22,7 +22,7 @@ from arena.llm.compaction import Budget
 from arena.llm.conversation import Conversation, Message
 from arena.llm.modes import Mode
 from arena.llm.records import Expansion
-from arena.llm.seat import TRANSPORT, ConversationSeat
+from arena.llm.seat import TRANSPORT, UNUSABLE, ConversationSeat
 from arena.players.base import ModelCall
 from arena.prompts import load_prompt_set
 from arena.transcript import Transcript
@@ -338,6 +338,9 @@ def check_compactions(
             attempts[item.seat] = attempts.get(item.seat, 0) + 1
         if item.op == "reject":
             refused.setdefault(item.seat, set()).add(ConversationSeat.clean_problem(item.reason))
+    for call in calls:  # an unusable answer is re-asked with its reason before any input records it, and a game
+        if (call.error or "").startswith(UNUSABLE):  # stopped in that batch never writes that input
+            refused.setdefault(call.seat, set()).add((call.error or "")[len(UNUSABLE) :])
     done: dict[tuple[object, ...], SeatPrompt | str] = {}
     rebuilds: dict[int, int] = {}
     for index in wanted:
@@ -347,8 +350,11 @@ def check_compactions(
         seat = call.seat
         what = "compacted call" if call.compaction else "first call"
         if call.reask is not None and call.reask not in refused.get(seat, set()):
-            problems.append(f"{what} {index} (seat {seat}): its re-ask repeats no recorded refusal")
-            continue
+            if not _stopped_reask(transcript, index):
+                problems.append(f"{what} {index} (seat {seat}): its re-ask repeats no recorded refusal")
+                continue
+            notes.append(f"{what} {index} (seat {seat}): a re-ask of a batch the game stopped in, whose refusal is "
+                         "on no record (the unused answers' errors say the stop)")  # fmt: skip
         key = _rebuild_key(transcript, shared, index)
         rebuilt = done.get(key)
         if rebuilt is None:
@@ -373,6 +379,16 @@ def check_compactions(
             notes.append(f"{what} {index} (seat {seat}): rebuilt exactly, although the header names another prompt set")
     listed = [f"calls {_numbers(indices)} not rebuilt: {why}" for why, indices in unchecked.items()]
     return Compactions(problems, notes, listed)
+
+
+def _stopped_reask(transcript: Transcript, index: int) -> bool:
+    """Call `index` is a re-ask the game stopped before applying (an unused answer), after another call of its seat
+    at the same point: the answer it re-asks was recorded as unused too, its reason replaced by the stop's."""
+    calls, positions = transcript.calls, transcript.call_positions
+    call = calls[index]
+    if not (call.error or "").startswith("unused: "):
+        return False
+    return any(calls[j].seat == call.seat and positions[j] == positions[index] for j in range(index))
 
 
 def _numbers(indices: list[int]) -> str:

@@ -23,6 +23,7 @@ from arena.players.base import ERROR_PREFIX, NOT_REACHED, TRANSPORT_PREFIX, Answ
 
 OWN_PREFIX = f"{ERROR_PREFIX} NoUsableAnswer: "  # how the orchestrator words our own failure on the re-ask
 TRANSPORT = TRANSPORT_PREFIX  # the error prefix of an attempt that got no answer at all
+UNUSABLE = "unusable: "  # the error prefix of an answer that yields no decision (its reason follows)
 UNREACHABLE, REFUSED = NOT_REACHED  # how an attempt with no answer is worded (the failure contract, players/base.py)
 _NONE = Usage()
 OFF_LOOP_CHARS = 16 * 1024  # a longer answer is read in a worker thread: the loop keeps serving (arena serve)
@@ -187,7 +188,7 @@ class ConversationSeat(Player):
             else:
                 reading = read_completion(completion, request, max_tokens, stable=turn.stable, players=players)
         except UnusableAnswer as exc:
-            self.record(messages, request, error=f"unusable: {exc}", **common)
+            self.record(messages, request, error=f"{UNUSABLE}{exc}", **common)
             self.conversation.commit(turn, answer)  # the model sees its own bad answer before the re-ask
             raise NoUsableAnswer(str(exc), self.handover()) from None
         decision, parsed = reading.decision, reading.parsed
