@@ -119,3 +119,14 @@ def test_the_headline_is_the_docs_list_of_discriminating_metrics() -> None:
     assert set(marked) == {r.name for r in RATES}, "every report metric has a row in the table"
     assert set(HEADLINE) == {m for m, (_, headline) in marked.items() if headline == "yes"}
     assert all(discriminates == "yes" for discriminates, headline in marked.values() if headline == "yes")
+
+
+def test_the_headline_shows_shares_in_percent_and_scores_as_they_are(tmp_path: Path) -> None:
+    from arena.research.report import build, markdown
+
+    play("truth-prober", 3, tmp_path)
+    text = markdown(build(tmp_path, boot=10))
+    headline = text.split("## Headline", 1)[1].split("\n## ", 1)[0]
+    rows = {line.split(" | ")[0].strip("| "): line for line in headline.splitlines() if line.startswith("| ")}
+    assert set(rows) - {"metric"} <= set(HEADLINE)
+    assert "%" in rows["vote_accuracy"] and "%" not in rows["probe_brier"] and "%" not in rows["probe_logloss"]

@@ -221,6 +221,8 @@ def test_an_agent_that_never_connects_stops_the_game_saved_then_resume_plays_it(
     said = "".join(run.errors)
     assert "did not connect" in said and "arena resume" in said
     [path] = tmp_path.glob("*.jsonl")
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [r["kind"] for r in records[1:]] == ["stop"] and records[-1]["seat"] == SEAT
     assert _verify(path).returncode == 3  # unfinished: saved, nothing played
     resumed = Arena(["resume", str(path), "--quiet"])
     _turns, end = play_seat(resumed.address())
@@ -237,10 +239,12 @@ def test_an_agent_that_goes_away_mid_game_stops_it_saved_then_resume_plays_it(tm
     play_seat(run.address(), leave_after=3)
     code, _ = run.finish()
     said = "".join(run.errors)
-    assert code == 1 and "did not fetch its turn" in said and "arena resume" in said, said
+    assert code == 1 and "the game stopped: seat 3" in said and "did not fetch its turn" in said, said
+    assert "arena resume" in said
     [path] = tmp_path.glob("*.jsonl")
     records = [json.loads(line) for line in path.read_text().splitlines()]
     assert [r["outcome"] for r in records if r.get("kind") == "exchange"][-1] == "undelivered"
+    assert records[-1]["kind"] == "stop" and records[-1]["seat"] == SEAT
     assert _verify(path).returncode == 3  # unfinished, every record checked
     resumed = Arena(["resume", str(path), "--quiet"])
     _, end = play_seat(resumed.address())

@@ -16,10 +16,9 @@ from remotekit import Policy, legal, remote_game
 
 from arena.agents import BUILTIN
 from arena.engine import Game, Request, load_rules, view
-from arena.orchestrator import run_game
+from arena.orchestrator import GameStopped, run_game
 from arena.players.bots import RandomBot
 from arena.players.random_policy import random_decision
-from arena.players.remote import RemoteGone
 from arena.remote.protocol import AnswerError, Exchange, digest, read_answer, turn_body
 from arena.transcript import TranscriptWriter, make_header, parse, verify
 
@@ -217,14 +216,15 @@ def test_a_tournament_refuses_a_remote_agent_before_anything_starts(tmp_path: Pa
 
 async def test_an_agent_that_goes_away_stops_the_game_saved() -> None:
     """The agent fetches two turns, answers them, then fetches a third and is gone: that turn (fetched, never
-    answered) gets the rule's default; the next one nobody fetches stops the game, as a person's closed input does,
-    instead of playing the rest on defaults. The file verifies as unfinished, ready to resume."""
+    answered) gets the rule's default; the next one nobody fetches stops the game, as a model that cannot be reached
+    does (`GameStopped`, a stop record), instead of playing the rest on defaults. The file verifies as unfinished,
+    ready to resume."""
     rules = load_rules("fiim")
     game = Game(rules, 7)
     specs = {s: BUILTIN["bot:random"] for s in game.seats()} | {SEAT: BUILTIN["remote"]}
     stream = io.StringIO()
     writer = TranscriptWriter.to_stream(stream, make_header(rules, 7, specs, game_id="gone", version="t"))
-    with pytest.raises(RemoteGone, match="did not fetch its turn"):
+    with pytest.raises(GameStopped, match="seat 3: RemoteGone: its remote agent did not fetch its turn"):
         async with remote_game(rules, {SEAT: legal(1)}, deadline_s=0.3, record=writer.exchange,
                                stop_after={SEAT: 2}) as (_, remote, _agents):  # fmt: skip
             players = {s: RandomBot(s, 7) for s in game.seats() if s != SEAT} | dict(remote)
@@ -235,6 +235,9 @@ async def test_an_agent_that_goes_away_stops_the_game_saved() -> None:
     outcomes = [e.outcome for e in transcript.exchanges]
     assert outcomes[:2] == ["answered", "answered"] and outcomes[2] == "timeout" and outcomes[-1] == "undelivered"
     assert not game.over
+    [stop] = transcript.stops
+    assert stop.seat == SEAT and "did not fetch its turn" in stop.reason and "start the agent" in stop.fix
+    assert "stopped on seat 3" in verdict.message
 
 
 def test_an_agent_file_of_kind_remote_names_a_remote_seat_and_nights_are_paced_for_it(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 COMMANDS: tuple[tuple[str, str, str], ...] = (
     # (command, module in arena/cli/ with `register(app)`, short help as the module's command gives it)
     ("play", "play", "Play one game, live, and save its transcript under --out (default ./transcripts); the path is printed."),  # noqa: E501
-    ("verify", "verify", "Check a transcript's hash chain, replay it through the engine and check every event and model call."),  # noqa: E501
+    ("verify", "verify", "Check a transcript's hash chain, replay it through the engine and check every event, model call and rewritten prompt."),  # noqa: E501
     ("resume", "play", "Continue a game whose process died, from its transcript, appending to the same file."),
     ("show", "review", "Print a game by day and night: speeches, nominations, vote tables, night results and the end."),
     ("export", "review", "Write one self-contained HTML page: god view and every seat's view, vote tables, who was alive."),  # noqa: E501

@@ -34,7 +34,11 @@ REMOTE_LINGER_S = 10.0  # after the game, how long each connected remote agent h
 
 class RemoteAbsent(Exception):
     """A remote seat's program never connected before the first move: the game stops, saved, before anything is
-    played (a result is never made of a seat that was not there)."""
+    played (a result is never made of a seat that was not there). `seat`: the first one missing."""
+
+    def __init__(self, message: str, seat: int) -> None:
+        super().__init__(message)
+        self.seat = seat
 
 
 def drive(
@@ -103,6 +107,7 @@ def drive(
             if isinstance(human, HumanPlayer):
                 human.show(view(game, seat))
     except RemoteAbsent as exc:
+        writer.stop(exc.seat, str(exc), "start the agent, then resume the game")
         writer.close()
         typer.echo(
             f"\nerror: {exc}; the game is saved, nothing was played. Start the agent, then: arena resume {path}",
@@ -151,7 +156,8 @@ async def _game(
             missing = await remote.wait_connected(remote_wait)
             if missing:
                 seats = ", ".join(map(str, missing))
-                raise RemoteAbsent(f"the remote agent of seat(s) {seats} did not connect within {remote_wait:g} s")
+                why = f"the remote agent of seat(s) {seats} did not connect within {remote_wait:g} s"
+                raise RemoteAbsent(why, missing[0])
         if llm:
             from arena.llm.pool import use_aiohttp
 

@@ -411,14 +411,16 @@ def _rebuild_key(transcript: Transcript, shared: _Shared, index: int) -> tuple[o
 
 
 def _segment_firsts(transcript: Transcript, shared: _Shared) -> set[int]:
-    """Each seat's first call record of every stretch of play (the start, and each resume): its whole first turn,
-    the role prompt included, which every later call of the stretch carries on."""
+    """Each model seat's first call record of every stretch of play (the start, and each resume): its whole first
+    turn, the role prompt included, which every later call of the stretch carries on. (A seat played by a bot or a
+    person makes no call: records under its number are not a conversation to rebuild.)"""
     out: set[int] = set()
-    starts = [0, *transcript.resume_calls]
-    for seat in {c.seat for c in transcript.calls}:
-        mine = shared.calls_of(seat)
-        for start in starts:
-            first = next((i for i in mine if i >= start), None)
+    stretches = [(0, transcript.header.seats)]
+    stretches += list(zip(transcript.resume_calls, (resume.seats for resume in transcript.resumes), strict=True))
+    for start, entries in stretches:
+        models = {entry.seat for entry in entries if entry.agent.kind in ("llm", "langchain")}
+        for seat in models:
+            first = next((i for i in shared.calls_of(seat) if i >= start), None)
             if first is not None and shared.segment_start(first) == start:
                 out.add(first)
     return out

@@ -9,9 +9,9 @@ the next turn (the same request, `problem` set), as the one invalid-action polic
 The failure contract, as for a model: a body that is no answer is a failed attempt (re-asked with the reason). A
 turn the program fetched but did not answer in time gets the rule's default (it was thinking; a re-ask of that
 decision is not sent again, like a person's). A turn the program never fetched by the deadline means the program is
-gone: that is no answer at all, so, like a person's closed input, it stops the game (`RemoteGone`), saved and
-resumable, instead of playing it on defaults. Every turn, answered or not, is written as an `Exchange` record through
-the table, which `arena verify` checks.
+gone: that is no answer at all, as from a model that cannot be reached, so the orchestrator stops the game
+(`RemoteGone`, `GameStopped`), saved and resumable, instead of playing it on defaults. Every turn, answered or not,
+is written as an `Exchange` record through the table, which `arena verify` checks.
 """
 
 from __future__ import annotations
@@ -22,15 +22,22 @@ import time
 from arena.agents import AgentSpec
 from arena.engine import Observation, Request
 from arena.players.base import TIMEOUT_PREFIX, Answer, Player, PlayerError
-from arena.players.human import InputClosed
 from arena.remote.protocol import Exchange
 from arena.remote.server import RemoteTable, SeatLine
 
 
-class RemoteGone(InputClosed):
-    """The program never fetched a turn by its deadline: it is gone (stopped polling, crashed, never came). Like a
-    person's closed input, this stops the game, saved and resumable: a result is never made of a seat that is not
-    there. The message says which seat and what to do."""
+class RemoteGone(PlayerError):
+    """The program never fetched a turn by its deadline: it is gone (stopped polling, crashed, never came). That is no
+    answer at all, as from a model that cannot be reached (`reached` False), so the orchestrator stops the game there,
+    saved and resumable (`GameStopped`, a `stop` record): a result is never made of a seat that is not there."""
+
+    def __init__(self, seat: int, deadline: float) -> None:
+        super().__init__(
+            f"its remote agent did not fetch its turn within {deadline:g} s (it stopped polling, or never came)",
+            final=True,
+            reached=False,
+            fix=f"start the agent of seat {seat} again (with its token), and resume the game",
+        )
 
 
 class RemoteAnswerError(PlayerError):
@@ -77,18 +84,14 @@ class RemotePlayer(Player):
             return Answer(decision=decision)
         except asyncio.CancelledError:
             deadline = turn.deadline_s
-            late = deadline is not None and time.monotonic() - asked >= deadline - max(0.01, deadline / 100)
-            if not late:
+            if deadline is None or time.monotonic() - asked < deadline - max(0.01, deadline / 100):
                 raise  # the game stopped while the turn was open
             self._timed_out = True
             if turn.delivered:
                 outcome = "timeout"  # it was thinking: the rule's default
                 raise
             outcome = "undelivered"
-            raise RemoteGone(
-                f"seat {self.seat}'s remote agent did not fetch its turn within {deadline:g} s (it stopped polling, "
-                "or never came)"
-            ) from None
+            raise RemoteGone(self.seat, deadline) from None
         finally:
             self.line.close(turn)
             self.table.write(self.line.exchange(turn, request, outcome, **fields))

@@ -242,10 +242,15 @@ def _discipline_lines(r: Report) -> list[str]:
 
 
 def _config_metric(r: Report, config: str, metric: str) -> str:
+    """A configuration's value of `metric` with its interval: a share in percent, a mean score (a Brier score,
+    tokens per decision) as it is."""
+    from arena.research.metrics import RATES
+
     row = next((m for m in r.by_config if m.group == config and m.metric == metric), None)
     if row is None:
         return "–"
-    return _iv(row.interval, percent=True) + (" sparse" if row.interval.sparse else "")
+    share = next(rate.proportion for rate in RATES if rate.name == metric)
+    return _iv(row.interval, percent=share) + (" sparse" if row.interval.sparse else "")
 
 
 def _transfer_lines(r: Report) -> list[str]:
