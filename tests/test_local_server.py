@@ -149,6 +149,30 @@ def test_sigint_stops_it_even_when_started_from_a_script_in_the_background(tmp_p
     assert child.returncode == 0 and "llama-server stopped (exit 0)" in err, err
 
 
+def test_a_server_killed_after_it_was_ready_is_said_so_and_its_key_goes(tmp_path: Path) -> None:
+    """#31: `kill -9` of a serving llama-server: `arena local-model` says it was killed after it was ready (not
+    "before it was ready") and exits 1, and the run's key file goes with it (before, a stale key outlived it)."""
+    fake = _fake(tmp_path / "bin")
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    port = _port()
+    env = {**os.environ, "PATH": f"{fake.parent}{os.pathsep}{os.environ['PATH']}"}
+    command = [sys.executable, "-m", "arena.cli", "local-model", "--model", str(model), "--port", str(port)]
+    child = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None
+        assert "llama-server ready" in child.stdout.readline()
+        assert key_path(port).exists()
+        [server] = Path(f"/proc/{child.pid}/task/{child.pid}/children").read_text().split()
+        os.kill(int(server), signal.SIGKILL)
+        _, err = child.communicate(timeout=60)
+    finally:
+        child.kill()
+        child.wait()
+    assert child.returncode == 1 and "was killed by signal 9 after it was ready" in err, err
+    assert not key_path(port).exists()
+
+
 def test_each_start_has_a_key_only_the_arena_knows(tmp_path: Path) -> None:
     """Issue #30: the server gets a fresh key in its environment (never on its command line), the arena's clients
     find it by the port in a file only this user reads, and no page of another origin may read an answer."""

@@ -63,6 +63,7 @@ def local_model(
         typer.echo(f"llama-server ready on {server.base_url} ({parallel} slots of {ctx} tokens; stop with Ctrl-C)")
         assert server.process is not None
         code = server.process.wait()
+        server.stop()  # it is gone; its key file goes too (a stale key would outlive the server)
         typer.echo(f"error: {server.died(code, ready=True)}", err=True)
         sys.exit(1)
     except LocalModelError as exc:
