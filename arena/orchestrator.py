@@ -174,7 +174,7 @@ class _Runner:
                 reason = f"{TIMEOUT_PREFIX} {limit:g} s"
                 calls.extend(player.abandoned_calls())  # a call cut short still belongs in the transcript
                 reached = not player.model_seat
-                fix = f"its model did not answer within {timeout:g} s: raise --timeout (or the agent's timeout_s)"
+                fix = f"its model did not answer within {limit:g} s: raise --timeout (or the agent's timeout_s)"
             except Exception as exc:  # a broken seat must not stop the game
                 count.errors += 1
                 reason = scrubbed(f"{ERROR_PREFIX} {type(exc).__name__}: {exc}")  # recorded: writable text

@@ -135,6 +135,8 @@ ROOMS: list[tuple[str, tuple[str, ...] | None, tuple[str, ...]]] = [
     ("arena.render", None, ("arena.cli", "arena.web", "arena.orchestrator", "arena.llm", "arena.tournament")),
     ("arena.llm", None, ("arena.standin", "arena.orchestrator", "arena.cli", "arena.web", "arena.tournament")),
     ("arena.tournament", None, ("arena.cli", "arena.web")),
+    ("arena.field", None, ("arena.cli", "arena.web", "arena.site", "arena.render", "arena.llm")),
+    ("arena.site", None, ("arena.cli", "arena.web", "arena.tournament", "arena.orchestrator", "arena.llm")),
 ]
 ONLY_FROM = {"arena.cli": ("arena.cli",), "arena.web": ("arena.web", "arena.cli")}  # room -> who may import it
 

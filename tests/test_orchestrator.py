@@ -153,6 +153,25 @@ def test_a_seat_that_times_out_or_crashes_never_stops_the_game() -> None:
     assert reasons == {"the player failed: RuntimeError: boom"}
 
 
+class OwnClock(Player):
+    """A seat that keeps its own clock (a live table's person) and runs out of it: TimeoutError(its limit)."""
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+
+    async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
+        raise TimeoutError(0.05)
+
+
+def test_a_seat_with_its_own_clock_that_runs_out_gets_the_default_with_its_limit() -> None:
+    rules = load_rules("fiim")
+    players: dict[int, Player] = {**_bots(rules, 3), 4: OwnClock(4)}
+    game = asyncio.run(run_game(Game(rules, 3), players, timeout_s=None, timeouts={4: None}, max_reasks=0))
+    assert game.over  # before the fix, formatting the fix line with no orchestrator timeout crashed the table
+    reasons = {e.value for e in game.events if e.type is EventType.DEFAULT_APPLIED and e.seat == 4}
+    assert reasons == {"no answer within 0.05 s"}
+
+
 def test_counters_rebuilt_from_inputs_match_the_live_ones() -> None:
     rules = load_rules("fiim")
     bots = _bots(rules, 11)

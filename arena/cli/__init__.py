@@ -35,6 +35,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("tournament", "tournament", "Play a tournament of configurations, balanced by side, role and seat; resumable; with a cost cap."),  # noqa: E501
     ("cluster-certs", "cluster", "Make a Dask cluster's TLS certificate and key for `arena tournament --executor dask` (mutual TLS)."),  # noqa: E501
     ("report", "report", "Write report.md, report.html (self-contained) and games/seats/days/decisions CSVs for a folder."),  # noqa: E501
+    ("field", "field", "Frozen reference fields: list them, show one, check its opponents' behaviour, freeze a new version."),  # noqa: E501
+    ("site", "site", "Build a static leaderboard site from runs (or --check one): replays, every number linked to its games."),  # noqa: E501
     ("persuasion", "persuasion", "Measure what sampled speeches did to their listeners' beliefs and votes, by re-asking them without it."),  # noqa: E501
 )
 # fmt: on

@@ -7,6 +7,7 @@ and the `arena report` output. Reads transcripts only (never the engine's state)
 | `records.py` | one finished game as the statistics see it (seats, roles, winner, deal), real or simulated |
 | `identify.py` | the ratings' design matrix and what it identifies (rank, estimable quantities, combination weights) |
 | `ratings.py` | side-aware Bradley-Terry on what is identified, block bootstrap, simultaneous comparisons |
+| `leverage.py` | does a skill differ by role beyond the role's own weight (the roles diagnostic's score test) |
 | `intervals.py` | intervals per game, clustered by deal (Wilson on the effective n, ratio ± t·SE, Holm) |
 | `outcomes.py` | win rates per side, the role-baseline outcome score, the roles and seats diagnostic |
 | `power.py` | before a tournament: what its schedule identifies, the detectable difference, games needed |
