@@ -114,6 +114,7 @@ ROOMS: list[tuple[str, tuple[str, ...] | None, tuple[str, ...]]] = [
     ("arena.remote", ("arena.engine", "arena.players.base"), ()),
     ("arena.standin", (), ()),
     ("arena.scenario", ("arena.engine", "arena.safe_read"), ()),
+    ("arena.scoring", ("arena.engine", "arena.safe_read"), ()),
     (
         "arena.transcript",
         (
