@@ -43,6 +43,8 @@ class AgentSpec(BaseModel):
     name: str
     kind: Literal["llm", "langchain", "bot", "human", "remote"]  # remote: an external program (docs/remote.md)
     bot: Literal["random", "heuristic"] | None = None
+    # a bot at a lower strength: each act (not its words) drawn at random with this chance (arena/players/noisy.py)
+    noise: float | None = Field(None, gt=0, le=1, exclude_if=lambda value: value is None)
     model: str | None = None
     base_url: str | None = None
     api_key_env: str | None = None
@@ -125,6 +127,8 @@ class AgentSpec(BaseModel):
             raise ValueError("kind 'llm' needs a model")
         if self.kind == "langchain" and not self.langchain_factory:
             raise ValueError("kind 'langchain' needs langchain_factory = 'package.module:function'")
+        if self.noise is not None and self.kind != "bot":
+            raise ValueError("noise applies to bots only")
         if self.langchain_factory is not None and ":" not in self.langchain_factory:
             raise ValueError("langchain_factory must look like 'package.module:function'")
         return self

@@ -114,6 +114,7 @@ ROOMS: list[tuple[str, tuple[str, ...] | None, tuple[str, ...]]] = [
     ("arena.remote", ("arena.engine", "arena.players.base"), ()),
     ("arena.standin", (), ()),
     ("arena.scenario", ("arena.engine", "arena.safe_read"), ()),
+    ("arena.scoring", ("arena.engine", "arena.safe_read"), ()),
     (
         "arena.transcript",
         (
@@ -135,6 +136,8 @@ ROOMS: list[tuple[str, tuple[str, ...] | None, tuple[str, ...]]] = [
     ("arena.render", None, ("arena.cli", "arena.web", "arena.orchestrator", "arena.llm", "arena.tournament")),
     ("arena.llm", None, ("arena.standin", "arena.orchestrator", "arena.cli", "arena.web", "arena.tournament")),
     ("arena.tournament", None, ("arena.cli", "arena.web")),
+    ("arena.field", None, ("arena.cli", "arena.web", "arena.site", "arena.render", "arena.llm")),
+    ("arena.site", None, ("arena.cli", "arena.web", "arena.tournament", "arena.orchestrator", "arena.llm")),
 ]
 ONLY_FROM = {"arena.cli": ("arena.cli",), "arena.web": ("arena.web", "arena.cli")}  # room -> who may import it
 

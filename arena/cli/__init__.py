@@ -25,7 +25,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("verify", "verify", "Check a transcript's hash chain, replay it through the engine and check every event, model call and rewritten prompt."),  # noqa: E501
     ("resume", "play", "Continue a game whose process died, from its transcript, appending to the same file."),
     ("show", "review", "Print a game by day and night: speeches, nominations, vote tables, night results and the end."),
-    ("export", "review", "Write one self-contained HTML page: god view and every seat's view, vote tables, who was alive."),  # noqa: E501
+    ("export", "review", "Write one self-contained HTML page of a game (god view and every seat's view), or its judge's score sheet."),  # noqa: E501
     ("prompt", "prompt", "Print the messages seat N was sent (or would be sent) at a point of the game."),
     ("scenario", "scenario", "Scripted scenarios with expected outcomes (docs/scenarios.md)."),
     ("agents", "agents", "List the agents a seat can name, with where each was found (the first folder wins)."),
@@ -35,6 +35,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("tournament", "tournament", "Play a tournament of configurations, balanced by side, role and seat; resumable; with a cost cap."),  # noqa: E501
     ("cluster-certs", "cluster", "Make a Dask cluster's TLS certificate and key for `arena tournament --executor dask` (mutual TLS)."),  # noqa: E501
     ("report", "report", "Write report.md, report.html (self-contained) and games/seats/days/decisions CSVs for a folder."),  # noqa: E501
+    ("field", "field", "Frozen reference fields: list them, show one, check its opponents' behaviour, freeze a new version."),  # noqa: E501
+    ("site", "site", "Build a static leaderboard site from runs (or --check one): replays, every number linked to its games."),  # noqa: E501
     ("persuasion", "persuasion", "Measure what sampled speeches did to their listeners' beliefs and votes, by re-asking them without it."),  # noqa: E501
 )
 # fmt: on

@@ -44,7 +44,9 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def tournament(
-        file: Annotated[Path, typer.Argument(help="The tournament file (TOML); see docs/tournaments.md.")],
+        file: Annotated[
+            Path | None, typer.Argument(help="The tournament file (TOML); see docs/tournaments.md. Not with --field.")
+        ] = None,
         out: Annotated[
             Path | None, typer.Option("--out", help="Output folder (transcripts + tournament.json); else the file's.")
         ] = None,
@@ -104,10 +106,48 @@ def register(app: typer.Typer) -> None:
                 "play nothing.",
             ),
         ] = None,
+        field: Annotated[
+            str | None,
+            typer.Option("--field", help="Place --entrant on a frozen reference field (docs/reference.md)."),
+        ] = None,
+        entrant: Annotated[
+            str | None,
+            typer.Option("--entrant", help="With --field: the agent to place (a name, or FILE.toml:LABEL for a "
+                         "tournament file's configuration)."),
+        ] = None,
+        label: Annotated[
+            str | None, typer.Option("--label", help="With --field: the entrant's label (default: from its name).")
+        ] = None,
+        games: Annotated[
+            int | None, typer.Option("--games", help="With --field: the placement's games (default: the field's).")
+        ] = None,
+        until_width: Annotated[
+            float | None,
+            typer.Option("--until-width", help="With --field: play until the combined skill's 95 % interval is at "
+                         "most W logits wide (Stein's two-stage procedure), or the games cap."),
+        ] = None,
+        max_games: Annotated[
+            int | None, typer.Option("--max-games", help="With --field: the games cap (default: the field's).")
+        ] = None,
         delay: Annotated[float, typer.Option(hidden=True, help="Seconds each seat waits before answering.")] = 0.0,
     ) -> None:
         """Play a tournament of configurations, balanced by side, role and seat; resumable; with a cost cap."""
         from rich.console import Console
+
+        if field is not None:
+            if file is not None:
+                fail("--field places an entrant on a field; it takes no tournament FILE")
+            from arena.cli.field import place_entrant
+
+            place_entrant(field_name=field, entrant=entrant, label=label, out=out, games=games, dry_run=dry_run,
+                          until_width=until_width, max_games=max_games, agents_dir=agents_dir,
+                          prompt_folders=prompt_folder or [], jobs=jobs, processes=processes, no_progress=no_progress,
+                          budget=_budget(budget))  # fmt: skip
+            return
+        if file is None:
+            fail("give a tournament FILE (docs/tournaments.md), or --field NAME --entrant AGENT (docs/reference.md)")
+        if entrant is not None or games is not None or until_width is not None or max_games is not None:
+            fail("--entrant, --games, --until-width and --max-games go with --field NAME")
 
         from arena.tournament.manifest import check_folder
         from arena.tournament.model import TournamentError, load_tournament

@@ -79,6 +79,8 @@ class EventType(StrEnum):
     PROBES_TAKEN = "probes_taken"  # public: count=probe events just emitted (so bots can key on the rest of the stream)
     GAME_ENDED = "game_ended"  # public: value=winner (town|mafia|maniac|draw), text=reason
     JUDGE = "judge"  # public: value=pause|resume|extra_time, seat and count=seconds (extra time), text=reason
+    AWARD = "award"  # moderator while the game runs, public after it: seat, value=kind, count=points in hundredths,
+    # text=the judge's reason (Game.award; scoring only)
 
 
 EVERY_SEAT = -1  # the audience mask of a public event: every bit set

@@ -14,6 +14,7 @@ from arena.agents import AgentSpec
 from arena.engine import RuleSet
 from arena.players.base import Player
 from arena.players.bots import HeuristicBot, RandomBot
+from arena.players.noisy import NoisyBot
 
 if TYPE_CHECKING:
     from arena.remote.server import RemoteTable
@@ -45,11 +46,14 @@ def build_player(
     """The Player for `seat`. Bots are seeded from the game seed (each draw also mixes in the seat); a remote seat
     is served by `remote`."""
     if spec.kind == "bot":
+        bot: Player
         if spec.bot == "random":
-            return RandomBot(seat, seed)
-        if spec.bot == "heuristic" or spec.bot is None:
-            return HeuristicBot(seat, seed, rules, lang)
-        raise PlayerBuildError(f"seat {seat}: unknown bot {spec.bot!r}")  # pragma: no cover - the spec forbids it
+            bot = RandomBot(seat, seed)
+        elif spec.bot == "heuristic" or spec.bot is None:
+            bot = HeuristicBot(seat, seed, rules, lang)
+        else:  # pragma: no cover - the spec forbids it
+            raise PlayerBuildError(f"seat {seat}: unknown bot {spec.bot!r}")
+        return NoisyBot(bot, seat, seed, spec.noise) if spec.noise else bot
     if spec.kind == "human":
         from arena.players.human import HumanPlayer
 
