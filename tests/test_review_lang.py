@@ -224,3 +224,27 @@ def test_a_russian_export_in_chromium_on_a_phone(name: str, tmp_path: Path) -> N
             page.screenshot(path=str(Path(SHOTS) / "export-phone-ru-vote.png"))
         assert not errors, errors
         browser.close()
+
+
+def test_the_live_feed_of_a_russian_game_is_russian() -> None:
+    """`arena play --lang ru`'s live feed and status line (and a person's own feed at the terminal) word events
+    through the Russian phrase table; it was English. The fiim-ru golden game's bots speak Russian, so no English
+    word at all is left but the preset's name."""
+    import io
+
+    from arena.engine import visible_events
+    from arena.live import EventPrinter, status_line
+    from arena.render.console import make_console
+
+    transcript = load(path_of(next(c for c in CASES if c.name == "fiim-ru")))
+    game = transcript.rebuild()
+    for lang, expected in (("ru", "Ночь 0"), ("en", "Night 0")):
+        buffer = io.StringIO()
+        printer = EventPrinter(make_console(buffer, 200, color=False), game.rules, lang=lang)
+        for event in visible_events(game, MODERATOR):
+            printer(event)
+        printer.flush_votes()
+        text = buffer.getvalue() + status_line(game, lang=lang).plain
+        assert expected in text
+        if lang == "ru":
+            assert "голоса  #" in text and not _english(text, {game.rules.name}), _english(text, {game.rules.name})

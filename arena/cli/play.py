@@ -204,7 +204,7 @@ def _play_out(
         remote=remote,
         remote_wait=remote_wait,
     )
-    report(game, stats, writer.path, console, quiet)
+    report(game, stats, writer.path, console, quiet, writer.header.lang)
 
 
 def _trusted_seats(
