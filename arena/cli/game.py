@@ -55,6 +55,7 @@ def drive(
     humans: list[int],
     human_timeout: float | None = None,
     llm: bool = False,
+    seat_timeouts: Mapping[int, float] | None = None,
     remote: RemoteTable | None = None,
     remote_wait: float = 120.0,
 ) -> None:
@@ -63,7 +64,8 @@ def drive(
     `remote` serves the remote seats on that loop: their programs have `remote_wait` seconds to connect before the
     first move, and hear the end of the game when it comes."""
     path = writer.path
-    timeouts = dict.fromkeys(humans, human_timeout or HUMAN_TIMEOUT)
+    timeouts: dict[int, float | None] = dict(seat_timeouts or {})  # a model seat's own deadline (cli/play.py)
+    timeouts.update(dict.fromkeys(humans, human_timeout or HUMAN_TIMEOUT))
     lang = writer.header.lang  # the live feed speaks the game's language (the phrase tables)
     printer = EventPrinter(console, game.rules, lang=lang)
     live_ok = not quiet and not humans and console.is_terminal
