@@ -84,7 +84,7 @@ def register(app: typer.Typer) -> None:
         seed: Annotated[
             int | None, typer.Option(help="Seed of the deal (else 128 random bits, printed with the roles at the end).")
         ] = None,
-        lang: Annotated[Lang, typer.Option(help="Language of the bots' speeches.")] = Lang.EN,
+        lang: Annotated[Lang, typer.Option(help="Language of the bots' speeches and of the live feed.")] = Lang.EN,
         out: Annotated[Path, typer.Option("--out", help="Directory for the transcript.")] = Path("transcripts"),
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the transcript path.")] = False,
         seat: Annotated[
@@ -248,7 +248,7 @@ def _play_out(
         remote=remote,
         remote_wait=remote_wait,
     )
-    report(game, stats, writer.path, console, quiet)
+    report(game, stats, writer.path, console, quiet, writer.header.lang)
 
 
 def _trusted_seats(
