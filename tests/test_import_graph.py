@@ -125,7 +125,7 @@ def _of(names: str) -> tuple[str, ...]:
     return tuple(f"arena.{name}" for name in names.split())
 
 
-RESEARCH = "engine transcript players.base agents safe_read safe_write"
+RESEARCH = "engine transcript scoring players.base agents safe_read safe_write"
 ROOMS: dict[str, Room] = {
     "arena": Room(_of("api")),  # the package itself: it loads the Python API on first use
     "arena.version": Room(()),
@@ -137,23 +137,25 @@ ROOMS: dict[str, Room] = {
     "arena.sandbox": Room(()),
     "arena.standin": Room(()),
     "arena.local": Room(()),
-    "arena.agents": Room(_of("resources safe_read prompts")),
+    "arena.agents": Room(_of("resources safe_read prompts local.key")),  # the local server's per-run key
     "arena.trust": Room(_of("agents resources safe_read prompts")),
     "arena.players.base": Room(_of("engine")),
     "arena.human": Room(_of("engine")),
     "arena.pacing": Room(_of("engine")),
     "arena.remote": Room(_of("engine players.base")),
     "arena.scenario": Room(_of("engine safe_read")),
+    "arena.scoring": Room(_of("engine safe_read")),
     "arena.transcript": Room(
         _of("engine players.base agents trust safe_write safe_read llm.extract llm.schema llm.modes llm.records")
         + _of("remote.protocol remote.check")
     ),
-    "arena.render": Room(_of("engine players.base transcript agents")),
-    "arena.live": Room(_of("engine players.base render.phrases render.console")),
+    "arena.render": Room(_of("engine players.base transcript agents scoring")),
+    "arena.live": Room(_of("engine players.base render.phrases render.phrasebook render.labels render.console")),
     "arena.prompts": Room(_of("engine agents trust resources sandbox llm.schema llm.injection")),
     "arena.llm": Room(
-        _of("engine players.base agents trust prompts transcript"),
+        _of("engine players.base agents trust prompts transcript local.key"),
         never=_of("players.llm players.langchain_seat standin orchestrator"),
+        extra={"window": _of("players.random_policy")},  # the context-window probe plays random legal moves
     ),
     "arena.players": Room(
         _of("engine agents prompts resources llm human live remote"), never=_of("orchestrator transcript")
@@ -183,7 +185,7 @@ ROOMS: dict[str, Room] = {
         never=_of("tournament research"),
     ),
     "arena.web.routes": Room(
-        _of("engine transcript agents web.guard web.server web.table web.state web.i18n web.decide"),
+        _of("engine transcript agents web.guard web.server web.table web.state web.i18n web.decide render.protocol"),
         never=_of("web.app"),
         siblings=_of("web.routes.site"),  # one module per concern: never another route module
     ),

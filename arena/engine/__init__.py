@@ -18,16 +18,18 @@ draw
 
 from arena.engine.decisions import Claim, Decision, IllegalDecision, Kind, Request, SpeechKind
 from arena.engine.events import Event, EventType, Phase, Vis
-from arena.engine.game import JUDGE_OPS, Game, Input, Winner
+from arena.engine.game import AWARDS, JUDGE_OPS, AwardKind, Game, Input, Winner
 from arena.engine.roles import Role, Team
 from arena.engine.ruleset import PRESETS, RulesError, RuleSet, load_rules
 from arena.engine.view import MODERATOR, PUBLIC, Observation, seat_log, view, visible_events
 
 __all__ = [
+    "AWARDS",
     "JUDGE_OPS",
     "MODERATOR",
     "PRESETS",
     "PUBLIC",
+    "AwardKind",
     "Claim",
     "Decision",
     "Event",

@@ -25,16 +25,22 @@ from arena.research.corpus import TAMPERED, Progress
 from arena.research.identify import COMBINED, MAFIA, TOWN, ConfigStatus, quantity_name
 from arena.research.intervals import SPARSE_CLUSTERS, SPARSE_N, Interval, boundary_bounds
 from arena.research.plots import plots
+from arena.research.points import PointsReport, csv_rows, table_cells, table_head
 from arena.research.ratings import PRIOR_SD, Comparison, Estimate, Fit
 from arena.research.summary import MetricRow, Report, ReportError
 from arena.research.summary import build as summarise
 from arena.safe_write import Folder, UnsafePath, links_in
+from arena.scoring import ScoringSystem
 
-__all__ = ["Report", "ReportError", "Written", "build", "markdown", "page", "report", "sections", "write"]
+__all__ = [
+    "Report", "ReportError", "Written", "build", "markdown", "page", "points_sections", "report", "sections", "write",
+]  # fmt: skip
 
 
-def build(folder: Path, *, boot: int = 200, progress: Progress | None = None) -> Report:
-    r = summarise(folder, boot=boot, progress=progress)
+def build(
+    folder: Path, *, boot: int = 200, progress: Progress | None = None, scoring: ScoringSystem | None = None
+) -> Report:
+    r = summarise(folder, boot=boot, progress=progress, scoring=scoring)
     if progress is not None:
         progress("drawing plots", 0, 1)
     r.plots = plots(r)
@@ -320,7 +326,8 @@ def _config_metric(r: Report, config: str, metric: str) -> str:
     if row is None:
         return "–"
     share = next(rate.proportion for rate in RATES if rate.name == metric)
-    return _iv(row.interval, percent=share) + (" sparse" if row.interval.sparse else "")
+    n = f" (n = {_n(row.interval.n)})"  # every cell of these tables is its own count: its n beside it (#32)
+    return _iv(row.interval, percent=share) + n + (" sparse" if row.interval.sparse else "")
 
 
 def _transfer_lines(r: Report) -> list[str]:
@@ -457,6 +464,8 @@ def sections(r: Report) -> list[tuple[str, list[str]]]:
         out.append(("What these games identify", _design_lines(r)))
         out.append(("Ratings", _ratings_lines(r)))
         out.append(("Comparisons", _comparison_lines(r)))
+    if r.points is not None:
+        out += points_sections(r.points)
     if r.transfer is not None:
         out.append(("Does a skill transfer?", _transfer_lines(r)))
     out.append(("Win rates per side", _outcome_lines(r)))
@@ -474,6 +483,26 @@ def sections(r: Report) -> list[tuple[str, list[str]]]:
     total = _totals(r)
     out.append(("Totals", [*total, "", *_metric_table(r.totals, "")]))
     return out
+
+
+def points_sections(p: PointsReport) -> list[tuple[str, list[str]]]:
+    """The points table per configuration and per configuration and role (`arena report --scoring`); the same
+    lines are printed by the command."""
+    s = p.system
+    rank = "total points" if s.rank == "total" else "points per game"
+    ties = "; then ".join(" + ".join(keys) for keys in s.tie_breaks) or "none"
+    lines = [
+        f"Scoring system **{md_text(s.name)}**: {md_text(s.title)}. Ranked by {rank}, ties broken by: {md_text(ties)}. "
+        f"{p.games} games on {p.deals} deals. A configuration is scored as a club scores a player: every seat it held "
+        "is one of its games (seat-games); points per game is total / seat-games, with a 95 % interval counted per "
+        "game and clustered by deal (docs/metrics.md defines every column).",
+        "",
+        *_table(table_head(s), table_cells(p)),
+        "",
+        SPARSE_NOTE,
+    ]
+    per_role = [*_table(table_head(s, by_role=True), table_cells(p, by_role=True))]
+    return [(f"Points ({s.name})", lines), (f"Points per role ({s.name})", per_role)]
 
 
 def _totals(r: Report) -> list[str]:
@@ -648,15 +677,23 @@ def write(r: Report, out: Path) -> Written:
                 with folder.replace_text(name) as handle:
                     tables.write_rows(handle, columns, rows)
                 files.append(out / name)
+            if r.points is not None:  # `--scoring`
+                columns, points = csv_rows(r.points)
+                with folder.replace_text("points.csv") as handle:
+                    tables.write_rows(handle, columns, points)
+                files.append(out / "points.csv")
             files += [folder.write("report.md", markdown(r)), folder.write("report.html", page(r))]
     except UnsafePath as exc:
         raise ReportError(f"{exc}; choose another --out") from None
     return Written(out, files, len(r.measured))
 
 
-def report(folder: Path, out: Path, *, boot: int = 200, progress: Progress | None = None) -> Written:
-    """Build the report of `folder` and write it into `out`; `progress` hears what is being done."""
-    r = build(folder, boot=boot, progress=progress)
+def report(
+    folder: Path, out: Path, *, boot: int = 200, progress: Progress | None = None, scoring: ScoringSystem | None = None
+) -> Written:
+    """Build the report of `folder` and write it into `out`; `progress` hears what is being done; `scoring` adds
+    the points table."""
+    r = build(folder, boot=boot, progress=progress, scoring=scoring)
     if progress is not None:
         progress("writing the report", 0, 1)
     return write(r, out)
