@@ -249,6 +249,9 @@ _ROLE_PATTERNS = (
 _RU_ROLE_INSTRUMENTAL = {"шерифом": "sheriff", "комиссаром": "sheriff", "доктором": "doctor", "доном": "don",
                          "мафией": "mafia", "мирным": "civilian", "мирным жителем": "civilian", "красным": "red",
                          "маньяком": "maniac", "любовницей": "lover"}  # fmt: skip
+_SPEAKING = re.compile(  # "sheriff speaking:", «говорит шериф:» at a sentence's head
+    r"^\s*(sheriff|doctor|don|civilian)\s+(?:speaking|talking)\b|^\s*говорит\s+(шериф|доктор|дон|мирный)(?![а-я])"
+)
 _DECLARE = re.compile(  # «заявляюсь шерифом», "sheriff claim"
     r"(?<![а-я])(?:заявляюсь|вскрываюсь|объявляюсь|играю)\s+("
     + "|".join(sorted(_RU_ROLE_INSTRUMENTAL, key=len, reverse=True))
@@ -275,7 +278,8 @@ _CONDITIONAL = re.compile(  # a conditional: not the speaker's statement ("ес�
     r"\b(?:was|were)\s+(?:going to|gonna|about to)\b|\bwanted to\b|(?<![а-я])(?:собирал(?:ся|ась)|хотел[а]?)(?![а-я])"
 )
 _REPORTED = re.compile(  # another seat's words reported (the game's or the host's words are the record)
-    r"\b(?:(?<!game )(?<!host )(?<!judge )(?<!check )(?<!investigation )(?<!result )says|claims|claimed|tells|thinks|"
+    r"\b(?:(?<!game )(?<!host )(?<!judge )(?<!check )(?<!investigation )(?<!result )(?<!gut )(?<!instinct )says|claims|"
+    r"claimed|(?<!gut )(?<!instinct )tells|thinks|"
     r"believes)\b|"
     r"\b(?:said|say)\s+(?:that\s+)?i\b|(?<!\bi )(?<!\bas i )(?<!\bi've )(?<!\bi have )\bsaid\b(?!,)|\bi thought\b|"
     r"(?<!я )(?<!как )(?<!я уже )сказал[а]?(?![а-я])|"
@@ -301,12 +305,14 @@ _RED = r"(?:red|clean|a civilian|civilian|a citizen|citizen|peaceful|town|not bl
 _COLOUR = re.compile(r"(" + _RED + r"|" + _BLACK + r")(?![a-zа-я])")
 _CHECK_CUE = re.compile(
     r"\b(?:i checked|i've checked|i have checked|my (?:\w+ )?checks?|check on|according to my check|i cleared|"
+    r"i looked at|i investigated|"
     r"i've cleared|my (?:investigation|result)s?|"
     r"checks? i (?:made|did|have made))\b|"
     r"(?:^|[.!?,;:—]\s*)checked\s+¤|(?:^|[.!?]\s*)(?:check|checks|проверка|проверки)\s*[:—]|"
     r"(?<![а-я])я\s+(?:[а-я]+\s+){0,3}провер[а-я]*|^\s*провер[а-я]*|проверен[а-я]*\s+мною|(?<![а-я])мо[яий][а-я]*\s+"
     r"(?:[а-я]+\s+)?провер(?:к|ок)|(?<![а-я])проверк[аи]\s+на|\bi found\s+¤|(?<![а-я])я\s+(?:[а-я]+\s+)?нашел\s+¤|"
     r"по моей проверке|(?<![а-я])проверил[а]?\s+¤|¤\d{1,2}ᵃ\s+провер(?:ил|ял)|"
+    r"(?<![а-я])(?:по)?смотрел[а]?\s+(?:ночью\s+)?¤\d{1,2}ᵃ|"
     r"(?<![а-я])(?:перв|втор|трет|последн|ночн)[а-я]*\s+проверк"
 )
 _CHECK_NOT_MINE = re.compile(
@@ -366,7 +372,13 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"(?<![а-я])(?:кидаю|отдаю|ставлю|отдам)\s+(?:свой\s+|мой\s+)?голос\s+(?:в|за|на|против)\s+" + S),
         re.compile(r"(?<![а-я])за\s+" + S + r"\s+(?:[а-я]+\s+)?(?:про|за)?голос(?:ую|уем|уйте|уют|овать)(?![а-я])"),
         re.compile(r"(?<![а-я])я\s+(?:тоже\s+|только\s+)?за\s+" + S + r"\s*(?:[.!]|$)"),
-        re.compile(r"(?<![а-я])(?:выставля[юе]м?|выставлю|выдвигаю|выдвину)\s+(?:на голосование\s+)?" + S),
+        re.compile(
+            r"(?<![а-я])(?:выставля[юе]м?|выставлю|выставим|выставляйте|выдвигаю|выдвину)\s+(?:на голосование\s+)?" + S
+        ),
+        re.compile(
+            r"(?<![а-я])(?:выгоняем|выгоним|выгоните)\s+" + S + r"|(?<![а-я])(?:присоединяюсь|поддерживаю)\s+(?:к\s+)?"
+            r"(?:голосовани[а-я]*|выставлени[а-я]*)\s+(?:за|против)?\s*" + S
+        ),
         re.compile(r"(?:^|[.!?,;]\s*)(?:lynch|eliminate)\s+(?:the\s+)?" + S),
         re.compile(r"\bvot(?:e|ing)\s+with\s+[^.¤]{0,24}?,?\s+(?:for|against)\s+" + S),
         re.compile(r"(?<![а-я])(?:сажаем|сажаю|посадим|посажу)\s+" + S),
@@ -388,7 +400,9 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
             r"(?:убрала|убрали|убила|убили)\s+" + L
         ),
         re.compile(L + r"\s+(?:is|are)\s+no longer with us|" + L + r"\s+(?:с нами\s+)?больше нет(?![а-я])"),
-        re.compile(r"\bwe\s+(?:have\s+)?lost\s+" + L + r"|(?<![а-я])мы\s+потеряли\s+" + L),
+        re.compile(
+            r"\bwe(?:'ve|\s+have)?\s+(?:already\s+)?lost\s+" + L + r"|(?<![а-я])мы\s+(?:уже\s+)?потеряли\s+" + L
+        ),
         re.compile(
             r"¤(\d{1,2})ᵃ\s+(?:[а-я]+\s+){0,2}(?:убил|убила|застрелил|застрелила|отстрелил|отстрелила|отстрелял|"
             r"отстреляла)(?![а-я])"
@@ -455,8 +469,9 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
             r"((?:¤\d{1,2}(?:\s+(?:and|и)\s+¤\d{1,2})*\s*(?:[,—:;]|(?=\s+(?:please|пожалуйста)\b))\s*)+)"
             r"(?!\s*(?:это\s+|the\s+)?(?:черн|красн|мафи|дон|шериф|доктор|мирн|маньяк|black|red|mafia))"
             r"(?!\s*(?:you're|you are|ты|вы)\s+(?:\w+\s+)?(?:black|mafia|the don|a liar|lying|черн|мафи|дон|лжец|вр))"
+            r"(?![^.!]*\btrust you\b)(?![^.!]*(?<![а-я])(?:вам|тебе)\s+(?:[а-я]+\s+)?доверяю)"
             r"(?=[^.!]*(?:\?|\byou\b|\byour\b|explain|speak|tell|answer|convince|say\b|defend|justify|care to|stop\b|"
-            r"хватит|перестань|"
+            r"\btalk\b|хватит|перестань|поговори|"
             r"(?<![а-я])(?:ты|тебе|тебя|твой|твою|твои|твое|твоя|твоего|вы|ваш[а-я]*|объясни|скажи|ответь|расскажи|убеди|"
             r"говори|поясни|оправдайся|защищайся|выскажись|объясните|скажите|ответьте)(?![а-я])))"
         ),
@@ -876,6 +891,7 @@ def _roles(sentences: list[str]) -> list[str]:
                     out.append(_ROLE_WORDS[next(g for g in m.groups() if g)])
         if any(p.search(sentence) for p in _TEAM_CLAIMS):
             out.append("mafia")
+        out += [_ROLE_WORDS[m.group(1) or m.group(2)] for m in _SPEAKING.finditer(sentence)]
         for m in _DECLARE.finditer(sentence):
             if not _guarded(sentence, m.start(), m.end()):
                 out.append(_RU_ROLE_INSTRUMENTAL.get(m.group(1) or "") or _ROLE_WORDS[m.group(2)])
@@ -906,7 +922,7 @@ _FALLBACK: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
         re.compile(
             r"\b(?:black|mafia|mafioso|don|scum|scummy|liar|lying|lies|suspicious|suspect|rat|shady|fishy|fake|wolf|evil|"
             r"guilty)\b|(?<![а-я])(?:черн[а-я]*|мафи[а-я]*|дон|доном|лжец|врет|лжет|врун[а-я]*|подозр[а-я]*|нечист[а-я]*|"
-            r"мутн[а-я]*|фейк)(?![а-я])"
+            r"мутн[а-я]*|мути[а-я]*|фейк)(?![а-я])"
         ),
         re.compile(
             r"\b(?:our|my|i am|i'm|we|we're|killed|shot|kill|shoot|tonight|dead|red|town|trust|clean|checks?|"
