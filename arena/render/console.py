@@ -142,7 +142,7 @@ class Legend:
 
 
 def _note(note: Note, show_calls: bool, lang: str = "en") -> tuple[Text, Text]:
-    request = note.request or label("decision", lang)
+    request = labels.request_kind(note.request, lang)
     if note.kind == "reasoning":
         body = Text()
         body.append(label("reasoning_of", lang, seat=seat_label(note.seat)), style="bold blue")
