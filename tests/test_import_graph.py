@@ -181,7 +181,7 @@ ROOMS: dict[str, Room] = {
     ),
     "arena.web": Room(
         _of("engine orchestrator players human transcript agents live pacing prompts trust seeds safe_read")
-        + _of("safe_write llm.preflight render.phrasebook render.phrases render.phrases_ru"),
+        + _of("safe_write llm.preflight render.phrasebook render.phrases render.phrases_ru render.labels"),
         never=_of("tournament research"),
     ),
     "arena.web.routes": Room(
