@@ -16,7 +16,27 @@ import yaml
 from arena.research.speech_reader import KINDS, Statement, normalise, read
 
 CORPUS = Path(__file__).parent / "speech_corpus"
-SETS = ("dev", "heldout", "fresh", "fourth")
+SETS = (
+    "dev",
+    "heldout",
+    "fresh",
+    "fourth",
+    "blind_dev",
+    "probe1",
+    "probe2",
+    "probe3",
+    "probe4",
+    "probe5",
+    "probe6",
+    "probe7",
+)
+# each set's floor: its measured level less a margin (the old four sets: 1.000/0.985, blind_dev: 1.000/0.991, the
+# probes: 1.000/0.982 when these floors were set)
+FLOORS = {
+    ("dev", "heldout", "fresh", "fourth"): (0.98, 0.95),
+    ("blind_dev",): (0.97, 0.95),
+    ("probe1", "probe2", "probe3", "probe4", "probe5", "probe6", "probe7"): (0.97, 0.95),
+}
 
 
 def _entries() -> list[tuple[str, str, str, set[str]]]:
@@ -61,7 +81,10 @@ def test_precision_and_recall_on_the_labelled_corpus() -> None:
         print(f"  {kind:8} precision {tp / max(got, 1):.3f}  recall {tp / max(want, 1):.3f}  ({want} labelled)")
     precision, recall, *_ = _score(rows)
     print(f"  all      precision {precision:.3f}  recall {recall:.3f}")
-    assert precision >= 0.9 and recall >= 0.8
+    assert precision >= 0.9 and recall >= 0.8  # issue 37's acceptance, over the whole corpus
+    for names, (p_floor, r_floor) in FLOORS.items():
+        p, r, *_ = _score([row for row in rows if row[0] in names])
+        assert p >= p_floor and r >= r_floor, (names, p, r)
 
 
 @pytest.mark.parametrize(
@@ -75,6 +98,32 @@ def test_precision_and_recall_on_the_labelled_corpus() -> None:
         ("Seat 3 was killed last night", ["dead 3"]),
         ("Seat 3, why did you vote?", ["alive 3"]),
         ("Day 2: 7 players left", []),
+        # number words and ordinals are seats unless they count
+        ("Five is lying, he's black.", ["accuse 5"]),
+        ("There are seven of us left and two blacks.", []),
+        ("Nine and ten, you two voted together. Explain.", ["alive 9", "alive 10"]),
+        ("My vote goes to the fifth.", ["vote 5"]),
+        ("Давай ночью пятую, она доктор.", ["target 5"]),
+        ("В первую ночь убили шерифа.", []),
+        ("Голосую за номер восемь.", ["vote 8"]),
+        # misspelt key words
+        ("Sherif here, cheked 5 black", ["role sheriff", "check 5 black"]),
+        # questions, beliefs denied, sarcasm, jokes taken back, reported words
+        ("Is seat 5 mafia?", []),
+        ("I don't think player 1 is mafia.", []),
+        ("Не думаю, что первый — мафия.", []),
+        ("Sure, I'm totally the mafia, vote me.", []),
+        ("Don here — just kidding, I'm a plain civilian.", ["role civilian"]),
+        ("The sheriff said 5 is black.", []),
+        ("According to 5, number 3 is black.", []),
+        ("I think seat 3 will vote 5.", []),
+        # a condition after the statement: "if" takes it back, "unless" / «если ... не» keeps it
+        ("Проголосую за шестого, если шериф подтвердит.", []),
+        ("Наверное, проголосую в пятого, если третий не убедит.", ["vote 5"]),
+        ("Если что, я мирный.", ["role civilian"]),
+        # a teammate is not an accusation; a check from another seat is not the speaker's
+        ("Remember, 6 is our don, don't nominate him.", ["teammate 6"]),
+        ("У шестого красная проверка от третьего.", []),
     ],
 )
 def test_the_acceptance_phrasings(text: str, expected: list[str]) -> None:

@@ -287,10 +287,12 @@ def test_the_end_links_to_the_replay_from_the_seat_and_as_the_god_view(tmp_path:
         assert client.get(f"/api/state/{token}").json()["review"] is None
         wait_until(lambda: table.over and table.task is not None and table.task.done(), limit_s=120)
         links = client.get(f"/api/state/{token}").json()["review"]
-        assert links == {"seat": f"/review/{token}", "god": f"/review/{token}?as=god"}
+        assert links == {"seat": f"/review/{token}", "god": f"/review/{token}?as=god", "protocol": f"/protocol/{token}"}
         assert client.get(f"/api/state/{table.spectator_token}").json()["review"] == {
-            "god": f"/review/{table.spectator_token}?as=god"
+            "god": f"/review/{table.spectator_token}?as=god",
+            "protocol": f"/protocol/{table.spectator_token}",
         }
+        assert client.get(links["protocol"]).status_code == 200  # the score sheet (tests/test_protocol_web.py)
         page = client.get(links["seat"])
         assert page.status_code == 200 and f"/api/review/{token}" in page.text and '"seat": 1' in page.text
         assert '"seat": null' in client.get(links["god"]).text  # the god view opens first

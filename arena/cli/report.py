@@ -45,20 +45,36 @@ def register(app: typer.Typer) -> None:
         out: Annotated[Path | None, typer.Option("--out", help="where to write (default: FOLDER/report)")] = None,
         boot: Annotated[int, typer.Option("--boot", min=0, help="bootstrap resamples for the intervals")] = 200,
         no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
+        scoring: Annotated[
+            str | None,
+            typer.Option("--scoring", help="add the points table: fiim, mwc, or a .toml file (docs/scoring.md)"),
+        ] = None,
     ) -> None:
         """Write report.md, report.html (self-contained) and games/seats/days/decisions CSVs for a folder."""
         if not folder.is_dir():
             typer.echo(f"error: {folder}: not a folder of transcripts", err=True)
             raise typer.Exit(BAD_INPUT)
         try:
-            from arena.research.report import ReportError, report
+            from arena.research.report import ReportError, build, points_sections, write
         except ImportError as exc:
             typer.echo(f"error: arena report needs the research extra: pip install 'mafia-arena[research]' ({exc})",
                        err=True)  # fmt: skip
             raise typer.Exit(BAD_INPUT) from None
+        system = None
+        if scoring is not None:
+            from arena.scoring import ScoringError, load_system
+
+            try:
+                system = load_system(scoring)
+            except ScoringError as exc:
+                typer.echo(f"error: {exc}", err=True)
+                raise typer.Exit(BAD_INPUT) from None
         try:
             with progress_bar(enabled=not no_progress) as progress:
-                written = report(folder, out or folder / "report", boot=boot, progress=progress)
+                built = build(folder, boot=boot, progress=progress, scoring=system)
+                if progress is not None:
+                    progress("writing the report", 0, 1)
+                written = write(built, out or folder / "report")
         except ReportError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(BAD_INPUT) from None
@@ -68,6 +84,10 @@ def register(app: typer.Typer) -> None:
         typer.echo(f"{written.games} games -> {written.folder}")
         for path in written.files:
             typer.echo(f"  {path}")
+        if built.points is not None:  # the points table, as report.md has it
+            for title, lines in points_sections(built.points):
+                typer.echo(f"\n## {title}\n")
+                typer.echo("\n".join(lines))
         _blind(folder, out or folder / "report")
 
 

@@ -20,12 +20,14 @@ import typer
 from arena.engine import MODERATOR, Game
 from arena.render.console import make_console, render
 from arena.render.html import export_html
+from arena.render.labels import LANGS
 from arena.safe_write import PRIVATE, write_file
 from arena.transcript import Transcript, TranscriptError, load
 
 BAD_INPUT = 2
 TAMPERED = 1
 FORCE_HELP = "Show a file whose hash chain is broken (edited), labelled as such."
+LANG_HELP = "The language of the review's lines and labels, en or ru (default: the game's)."
 
 
 @dataclass(frozen=True)
@@ -118,6 +120,14 @@ def _html_label(page: str, label: str) -> str:
     return page[:close] + banner + page[close:]
 
 
+def check_lang(lang: str | None, review: Review) -> str:
+    """`--lang` if given (en or ru, else exit 2), otherwise the language the game was played in."""
+    if lang is not None and lang not in LANGS:
+        fail(f"--lang {lang!r}: choose en or ru")
+    chosen = lang or review.transcript.header.lang
+    return chosen if chosen in LANGS else "en"
+
+
 def check_seat(seat: int | None, game: Game) -> int:
     if seat is None:
         return MODERATOR
@@ -135,9 +145,12 @@ def show(
         bool, typer.Option("--reasoning", help="Show the seats' private reasoning (a seat view: its own only).")
     ] = False,
     calls: Annotated[bool, typer.Option("--calls", help="Show the model calls (a seat view: its own only).")] = False,
+    lang: Annotated[str | None, typer.Option("--lang", help=LANG_HELP)] = None,
     force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
 ) -> None:
     """Print a game by day and night: speeches, nominations, vote tables, night results and the end."""
+    if lang is not None and lang not in LANGS:
+        fail(f"--lang {lang!r}: choose en or ru")
     review = open_review(file, force=force)
     viewer = check_seat(seat, review.game)
     console = make_console()
@@ -155,6 +168,7 @@ def show(
         call_positions=review.call_positions,
         console=console,
         models=review.models,
+        lang=check_lang(lang, review),
     )
     from arena.render.totals import totals_table, transcript_totals, unknown_cost_seats
 
@@ -165,14 +179,42 @@ def show(
 
 def export(
     file: Annotated[Path, typer.Argument(help="A transcript (.jsonl) written by `arena play`.")],
-    html: Annotated[Path, typer.Option("--html", help="Write one self-contained HTML page here.")],
+    html: Annotated[Path | None, typer.Option("--html", help="Write one self-contained HTML page here.")] = None,
     seat: Annotated[
         int | None,
         typer.Option("--seat", "-s", help="Put only seat N's view in the page (safe to give to that player)."),
     ] = None,
+    protocol: Annotated[
+        bool, typer.Option("--protocol", help="The judge's score sheet instead: roles, votes, nights, points.")
+    ] = False,
+    fmt: Annotated[
+        str | None, typer.Option("--format", help="The score sheet as html (printable), csv or json (default html).")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write the score sheet here (default: standard output).")
+    ] = None,
+    lang: Annotated[
+        str | None, typer.Option("--lang", help="The page's or score sheet's language, en or ru (default: the game's).")
+    ] = None,
+    scoring: Annotated[
+        str, typer.Option("--scoring", help="The scoring system: fiim, mwc, or a .toml file (docs/scoring.md).")
+    ] = "fiim",
     force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
 ) -> None:
-    """Write one self-contained HTML page: god view and every seat's view, vote tables, who was alive."""
+    """Write one self-contained HTML page of a game (god view and every seat's view), or its judge's score sheet.
+
+    --html PATH: the page, with vote tables and who was alive, in --lang (en, ru; default: the game's language).
+    --protocol: the score sheet (roles, fouls, votes, nights, result, points by group), to stdout or --out."""
+    if protocol:
+        _protocol(file, html, seat, fmt or "html", out, lang, scoring, force)
+        return
+    for given, name in ((fmt, "--format"), (out, "--out")):
+        if given is not None:
+            fail(f"{name} goes with --protocol (the score sheet); the game's page is written with --html PATH")
+    if html is None:
+        fail("give --html PATH for the game's page, or --protocol for the judge's score sheet")
+    if lang is not None and lang not in LANGS:
+        fail(f"--lang {lang!r}: choose en or ru")
     review = open_review(file, force=force)
     viewer = check_seat(seat, review.game)
     if html.resolve() == file.resolve():
@@ -188,6 +230,7 @@ def export(
         status=review.transcript.status,
         call_positions=review.call_positions,
         models=review.models,
+        lang=check_lang(lang, review),
     )
     if review.label is not None:
         page = _html_label(page, review.label)
@@ -196,6 +239,64 @@ def export(
     except OSError as exc:  # also a link at the name: nothing is written through it (arena.safe_write)
         fail(f"{html}: cannot write: {exc.strerror}")
     typer.echo(str(html))
+
+
+def _protocol(
+    file: Path, html: Path | None, seat: int | None, fmt: str, out: Path | None, lang: str | None, scoring: str,
+    force: bool,
+) -> None:  # fmt: skip
+    """`arena export FILE --protocol`: the score sheet, to standard output or `out` (mode 0600: it shows every role)."""
+    from arena.render.protocol import LANGS, RENDERERS, sheet_of
+    from arena.scoring import ScoringError, load_system
+
+    if html is not None or seat is not None:
+        fail("--protocol is the judge's sheet of the whole game (every role): it takes no --html or --seat")
+    if fmt not in RENDERERS:
+        fail(f"--format {fmt!r}: choose html, csv or json")
+    if lang is not None and lang not in LANGS:
+        fail(f"--lang {lang!r}: choose en or ru")
+    try:
+        system = load_system(scoring)
+    except ScoringError as exc:
+        fail(str(exc))
+    review = open_review(file, force=force)
+    if out is not None:
+        if out.resolve() == file.resolve():
+            fail(f"{out}: this is the transcript itself; choose another output file")
+        if not out.parent.is_dir():
+            fail(f"{out.parent}: no such directory")
+    try:
+        sheet = sheet_of(review.transcript, scoring=system)
+    except (ScoringError, ValueError) as exc:
+        fail(f"{file}: no score sheet: {exc}")
+    text = RENDERERS[fmt](sheet, lang or review.transcript.header.lang)
+    if review.label is not None:
+        text = _protocol_label(text, fmt, review.label)
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    try:
+        write_file(out, text, mode=PRIVATE)
+    except OSError as exc:
+        fail(f"{out}: cannot write: {exc.strerror}")
+    typer.echo(str(out), err=True)
+
+
+def _protocol_label(text: str, fmt: str, label: str) -> str:
+    """A file that failed its checks says so first, in every format."""
+    if fmt == "html":
+        return _html_label(text, label)
+    if fmt == "json":
+        import json
+
+        data = json.loads(text)
+        return json.dumps({"warning": label, **data}, ensure_ascii=False, indent=2) + "\n"
+    return f"warning,{json_quote(label)}\n{text}"
+
+
+def json_quote(text: str) -> str:
+    """One CSV cell (quoted, inner quotes doubled)."""
+    return '"' + text.replace('"', '""') + '"'
 
 
 def register(app: typer.Typer) -> None:

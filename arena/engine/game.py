@@ -3,12 +3,14 @@
 A game is a pure function of (rules, seed, inputs). The phase machine lives in `flow.py` as a generator that yields
 batches of requests (one per deciding seat) and receives the answers; this class validates every answer before it
 touches the state, buffers answers until the whole batch is in (so the event stream never depends on who answered
-first), and takes the judge's out-of-band inputs: fouls, removals, and the live table's pause, resume and extra
-time (recorded and announced; the engine has no clock, so they change no rule). No I/O, no clock, no global random.
+first), and takes the judge's out-of-band inputs: fouls, removals, the live table's pause, resume and extra time
+(recorded and announced; the engine has no clock, so they change no rule), and the awards of the score sheet. No
+I/O, no clock, no global random.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from bisect import bisect_left
 from collections.abc import Callable
@@ -16,18 +18,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from arena.engine.decisions import Decision, IllegalDecision, Kind, Request, SpeechKind
+from arena.engine.decisions import Decision, IllegalDecision, Kind, Request
 from arena.engine.events import EVERY_SEAT, Event, EventType, Phase, Vis, audience_mask
-from arena.engine.flow import one_speech, run
+from arena.engine.flow import run
 from arena.engine.night import doomed
 from arena.engine.roles import BLACK_ROLES, Role, Team, base_team
 from arena.engine.ruleset import RuleSet
 from arena.engine.state import Answers, Batch, Flow, Winner
 from arena.engine.validate import validate
 
-__all__ = ["JUDGE_OPS", "Answers", "Batch", "Flow", "Game", "GameEnded", "Input", "Winner"]
+__all__ = ["AWARDS", "JUDGE_OPS", "Answers", "AwardKind", "Batch", "Flow", "Game", "GameEnded", "Input", "Winner"]
 
-JUDGE_OPS = frozenset({"foul", "remove", "pause", "resume", "extra_time"})  # inputs that answer no request
 MAX_EXTRA_TIME_S = 600  # the most a judge adds to one speaker's clock at once
 
 
@@ -40,16 +41,29 @@ class GameEnded(Exception):
     """Raised inside the flow when the game is decided; caught by the driver."""
 
 
+# What the judge may put on the score sheet (`Game.award`): extra points, a title, or a card. Scoring only: an award
+# never changes the game (docs/scoring.md says what each scoring system makes of it).
+AwardKind = Literal["extra", "best_player", "best_move", "no_auto_bonus", "yellow_card"]
+AWARDS: tuple[AwardKind, ...] = ("extra", "best_player", "best_move", "no_auto_bonus", "yellow_card")
+_ONE_SEAT_TITLES = ("best_player", "best_move")  # one seat a game
+AWARD_MAX_POINTS = 10.0  # extra points, either sign, in hundredths
+AWARD_MAX_REASON = 300  # characters of the judge's reason
+JUDGE_OPS = frozenset({"foul", "remove", "pause", "resume", "extra_time", "award"})  # inputs that answer no request
+
+
 class Input(BaseModel):
-    """One input to the engine, in the order it was given: the game's replay record."""
+    """One input to the engine, in the order it was given: the game's replay record. An `award` carries its kind in
+    `award` and, for extra points, `points`."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    op: Literal["decide", "reject", "default", "foul", "remove", "pause", "resume", "extra_time"]
+    op: Literal["decide", "reject", "default", "foul", "remove", "pause", "resume", "extra_time", "award"]
     seat: int
     decision: Decision | None = None
     reason: str = ""
     seconds: int = 0  # extra_time: the seconds the judge adds to the seat's clock
+    award: AwardKind | None = None
+    points: float = 0.0
 
 
 class Game:
@@ -59,11 +73,11 @@ class Game:
     # the rest takes the slow lookup, and the flow reads them at every step (5 % of the engine bench,
     # bench/README.md). A new attribute is listed here too.
     __slots__ = (
-        "_answers", "_at_once", "_batch", "_budgets", "_deal_source", "_default_fouls", "_first_seat", "_flow",
-        "_in_flow", "_inputs", "_notes", "_seconds", "alive", "alive_seats", "ascii_phrases", "black", "cancelled_days",
-        "day", "day1_vote_left", "doctor_last_heal", "doctor_saved", "doctor_self_heals", "end_reason", "events",
-        "forbidden_phrases", "forfeit_pending", "foul_counts", "fouls", "idle_nights", "justified", "kill_order",
-        "last_hidden", "leaving_today", "lost_vote", "lover_last_visit", "maniac_ally", "morning_deaths",
+        "_answers", "_at_once", "_awards", "_batch", "_budgets", "_default_fouls", "_first_seat", "_flow", "_in_flow",
+        "_inputs", "_notes", "_seconds", "alive", "alive_seats", "ascii_phrases", "black", "cancelled_days", "day",
+        "day1_vote_left", "deal_source", "doctor_last_heal", "doctor_saved", "doctor_self_heals", "end_reason",
+        "events", "forbidden_phrases", "forfeit_pending", "foul_counts", "fouls", "idle_nights", "justified",
+        "kill_order", "last_hidden", "leaving_today", "lost_vote", "lover_last_visit", "maniac_ally", "morning_deaths",
         "morning_lover_miss", "n", "night_heal", "night_last_words", "night_mafia_target", "night_maniac_target",
         "night_sheriff_target", "nominators", "nominee_tuple", "nominees", "opener", "paused", "pending_winner",
         "phase", "roles", "rules", "seat_roles", "seed", "sheriff_shots", "speaking_night_last_word", "view_counts",
@@ -82,17 +96,18 @@ class Game:
         self.view_upto = [0] * (self.n + 2)
         self._inputs: list[tuple[str, int, Decision | None, str]] = []  # kept light; `inputs` builds the models
         self._seconds: dict[int, int] = {}  # index in `_inputs` -> an extra_time's seconds
+        self._awards: dict[int, tuple[AwardKind, float]] = {}  # index in `_inputs` -> an award's kind and points
         self.paused = False  # the judge has paused the live table
         self.day = 0
         self.phase = Phase.SETUP
         self.winner: Winner | None = None
         self.end_reason = ""
-        self._deal_source = "fixed" if roles is not None else "seed"
+        self.deal_source = "fixed" if roles is not None else "seed"
         self.roles: list[Role] = [Role.CIVILIAN, *self._deal(roles)]  # roles[0]: no seat
         self.alive = [False] + [True] * self.n
         self.alive_seats: tuple[int, ...] = tuple(self.seats())
         self.fouls = [0] * (self.n + 1)
-        self.foul_counts: tuple[int, ...] = (0,) * self.n  # fouls[1:] as a tuple, kept by _foul (read by every view)
+        self.foul_counts: tuple[int, ...] = (0,) * self.n  # fouls[1:] as a tuple (every view reads it)
         self.black: tuple[int, ...] = tuple(s for s in self.seats() if self.is_black(s))
         self._first_seat = {role: s for s, role in reversed(list(enumerate(self.roles))) if s}  # seat_of's table
         self.maniac_ally = rules.maniac_side == "mafia_ally"
@@ -167,9 +182,11 @@ class Game:
     @property
     def inputs(self) -> list[Input]:
         """Every input so far, in order: replaying them on a new Game with the same rules and seed rebuilds this one."""
-        seconds = self._seconds
+        seconds, awards = self._seconds, self._awards
         return [
             Input(op=op, seat=seat, decision=d, reason=r, seconds=seconds.get(i, 0))
+            if i not in awards
+            else Input(op=op, seat=seat, reason=r, award=awards[i][0], points=awards[i][1])
             for i, (op, seat, d, r) in enumerate(self._inputs)
         ]
 
@@ -271,10 +288,6 @@ class Game:
         self.events.append(event)
         return event
 
-    def speech(self, seat: int, kind: SpeechKind, seconds: int) -> Flow:
-        """One speech turn with no nomination right, for the phase machine's sub-procedures (voting's popil)."""
-        return one_speech(self, seat, kind, seconds)
-
     # ----- inputs -------------------------------------------------------------------------------------------
     def submit(self, seat: int, decision: Decision) -> None:
         """Answer `seat`'s pending request. Raises IllegalDecision, leaving the state unchanged, if not legal."""
@@ -310,13 +323,13 @@ class Game:
         """The judge gives `seat` a foul (or warning). May forfeit a speech, cost the vote, or remove him."""
         self._require_living(seat)
         self._inputs.append(("foul", seat, None, reason))
-        self._outside_flow(lambda: self._foul(seat, reason))
+        self._outside_flow(lambda: self.give_foul(seat, reason))
 
     def remove(self, seat: int, reason: str = "disqualified") -> None:
         """The judge removes `seat` at once, with no last word (R9.3, R9.4)."""
         self._require_living(seat)
         self._inputs.append(("remove", seat, None, reason))
-        self._outside_flow(lambda: self._remove(seat, reason))
+        self._outside_flow(lambda: self.remove_seat(seat, reason))
 
     def pause(self, reason: str = "") -> None:
         """The judge stops the live table's clocks (a dispute, a break): announced to every seat. The engine has no
@@ -350,6 +363,51 @@ class Game:
         self._inputs.append(("extra_time", seat, None, reason))
         self.emit(EventType.JUDGE, seat=seat, value="extra_time", count=seconds, text=reason or None)
 
+    def award(self, seat: int, kind: AwardKind, points: float = 0.0, reason: str = "") -> None:
+        """The judge's score sheet: extra points (`extra`, `points` of either sign, in hundredths), a title
+        (`best_player`, `best_move`, `no_auto_bonus`: the auto-bonus taken away) or a `yellow_card`, for any seat,
+        living or not, at any time after the deal, the end of the game included. It changes nothing in the game;
+        the scoring systems read it (docs/scoring.md). Given while the game runs it is the moderator's alone (a
+        seat learns nothing of the judge's opinion before the end); given after the end it is public. Refused with
+        IllegalDecision: an unknown kind or seat, points out of range or finer than hundredths, points on a title,
+        a title the seat holds already, a best player or best move already named for another seat."""
+        points = self._check_award(seat, kind, points, reason)
+        self._awards[len(self._inputs)] = (kind, points)
+        self._inputs.append(("award", seat, None, reason))
+        self.emit(
+            EventType.AWARD,
+            Vis.PUBLIC if self.over else Vis.MODERATOR,
+            seat=seat,
+            value=kind,
+            count=round(points * 100) if kind == "extra" else None,
+            text=reason or None,
+        )
+
+    def _check_award(self, seat: int, kind: str, points: float, reason: str) -> float:
+        if not 1 <= seat <= self.n:
+            raise IllegalDecision("bad_award", f"seat {seat} is not at this table (1 to {self.n})")
+        if kind not in AWARDS:
+            raise IllegalDecision("bad_award", f"unknown award {kind!r}; allowed: {', '.join(AWARDS)}")
+        if not isinstance(reason, str) or len(reason) > AWARD_MAX_REASON:
+            raise IllegalDecision("bad_award", f"the reason must be text of at most {AWARD_MAX_REASON} characters")
+        if kind != "extra":
+            if points:
+                raise IllegalDecision("bad_award", f"{kind} carries no points (the scoring system gives them)")
+            holders = [self._inputs[i][1] for i, (given, _) in self._awards.items() if given == kind]
+            if kind != "yellow_card" and seat in holders:
+                raise IllegalDecision("bad_award", f"seat {seat} already holds {kind}")
+            if kind in _ONE_SEAT_TITLES and holders:
+                raise IllegalDecision("bad_award", f"{kind} is already given to seat {holders[0]}")
+            return 0.0
+        if isinstance(points, bool) or not isinstance(points, int | float) or not math.isfinite(points):
+            raise IllegalDecision("bad_award", "extra points must be a finite number")
+        hundredths = round(points * 100)
+        if abs(points * 100 - hundredths) > 1e-6 or not 0 < abs(points) <= AWARD_MAX_POINTS:
+            raise IllegalDecision(
+                "bad_award", f"extra points must be nonzero, at most {AWARD_MAX_POINTS:g} either way, in hundredths"
+            )
+        return hundredths / 100
+
     def replay(self, inputs: list[Input]) -> None:
         """Feed recorded inputs, in order. Used by verify and resume."""
         for item in inputs:
@@ -368,6 +426,10 @@ class Game:
                 self.resume(item.reason)
             elif item.op == "extra_time":
                 self.extra_time(item.seat, item.seconds, item.reason)
+            elif item.op == "award":
+                if item.award is None:
+                    raise IllegalDecision("bad_award", "an award input names no award")
+                self.award(item.seat, item.award, item.points, item.reason)
             else:
                 self.remove(item.seat, item.reason)
 
@@ -392,14 +454,16 @@ class Game:
             raise IllegalDecision("not_alive", f"seat {seat} is not a living player")
 
     # ----- discipline (called from the flow and from the judge) ----------------------------------------------
-    def _foul(self, seat: int, reason: str) -> None:
+    def give_foul(self, seat: int, reason: str) -> None:
+        """A foul for `seat` (R9.1–R9.3, P31), the judge's or the rules' own (R9.7): the third forfeits his next
+        speech, the fourth removes him, and aurora's second costs his vote."""
         f = self.rules.fouls
         self.fouls[seat] += 1
         count = self.fouls[seat]
         self.foul_counts = tuple(self.fouls[1:])
         self.emit(EventType.FOUL, seat=seat, count=count, value=reason)
         if count >= f.removal_at:
-            self._remove(seat, "fouls")
+            self.remove_seat(seat, "fouls")
             return
         if f.lose_vote_at != "never" and count == f.lose_vote_at:
             self.lost_vote.add(seat)
@@ -407,7 +471,9 @@ class Game:
         if f.lose_speech_at != "never" and count == f.lose_speech_at:
             self.forfeit_pending.add(seat)
 
-    def _remove(self, seat: int, reason: str) -> None:
+    def remove_seat(self, seat: int, reason: str) -> None:
+        """`seat` leaves at once with no last word (R7.3, R9.3, R9.4): the vote it cancels (R9.5), the win check
+        (R9.6), and a decided vote's leaving first (R9.5a)."""
         self.emit(EventType.REMOVED, seat=seat, value=reason)
         self._cancel_vote_for_removal(seat)
         decided = self._decided_other(seat)
@@ -569,7 +635,7 @@ class Game:
             self.emit(type_, Vis.SEATS, (seat,), seat=seat, value=reason)
         for seat in fouls:
             if self.alive[seat]:
-                self._foul(seat, "illegal_action")
+                self.give_foul(seat, "illegal_action")
 
     def _outside_flow(self, action: Callable[[], None]) -> None:
         """Run a judge action; if it ends the game, stop the flow; if it completed the batch, move on."""

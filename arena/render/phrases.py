@@ -262,6 +262,8 @@ def phrase(event: Event, sheriff_answer: str = "colour") -> list[Span] | None:
         if event.value == "extra_time":
             return [_p("the judge gives "), _s(event.seat), _p(f" {event.count} s more{why}", "label")]
         return [_p(f"The judge {'resumes' if event.value == 'resume' else 'pauses'} the table{why}", "label")]
+    if t is E.AWARD:
+        return [_p("the judge gives "), _s(event.seat), _p(award_text(event), "label")]
     return None  # PHASE_STARTED, SPEECH, BLACK_MESSAGE, VOTE_CAST, VOTES_COUNTED: drawn by the builder
 
 
@@ -274,6 +276,24 @@ def speech_head(event: Event) -> tuple[Span, ...]:
 def black_message_head(event: Event) -> tuple[Span, ...]:
     """What precedes a black message's words: `black chat #3 ▸`."""
     return (_p("black chat ", "black"), _s(event.seat), _p(" ▸", "dim"))
+
+
+_AWARD = {
+    "best_player": "the best player",
+    "best_move": "the best move",
+    "no_auto_bonus": "no auto-bonus (taken away)",
+    "yellow_card": "a yellow card",
+}
+
+
+def award_text(event: Event) -> str:
+    """What an award event gives, after the seat: ` +0.30 extra points (reason)`, ` the best player`."""
+    if event.value == "extra":
+        what = f" {(event.count or 0) / 100:+.2f} extra points"
+    else:
+        what = " " + _AWARD.get(event.value or "", _reason(event.value))
+    reason = clean(event.text or "")
+    return what + (f" ({reason})" if reason else "")
 
 
 def departure(how: str) -> str:

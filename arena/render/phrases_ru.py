@@ -317,9 +317,23 @@ def phrase(event: Event, sheriff_answer: str = "colour") -> list[Span]:
     return judge_phrase(event)
 
 
+_AWARD = {
+    "best_player": "лучший игрок",
+    "best_move": "лучший ход",
+    "no_auto_bonus": "снят автобонус",
+    "yellow_card": "жёлтая карточка",
+}
+
+
 def judge_phrase(event: Event) -> list[Span]:
-    """The judge's own inputs (pause, resume, extra time); an event type this table lacks says its code (and
-    tests/test_phrasebook.py fails)."""
+    """The judge's own inputs (pause, resume, extra time, the score sheet's awards); an event type this table lacks
+    says its code (and tests/test_phrasebook.py fails)."""
+    if event.type is EventType.AWARD:
+        what = _AWARD.get(event.value or "", clean(event.value or ""))
+        if event.value == "extra":
+            what = f"{(event.count or 0) / 100:+.2f} доп. балла".replace(".", ",")
+        why = f" ({clean(event.text)})" if event.text else ""
+        return [_p("судья: "), _s(event.seat), _p(f" — {what}{why}", "label")]
     if event.type is not EventType.JUDGE:
         return [_p(clean(event.type.value))]
     why = f" ({clean(event.text)})" if event.text else ""

@@ -7,6 +7,7 @@ and the `arena report` output. Reads transcripts only (never the engine's state)
 | `records.py` | one finished game as the statistics see it (seats, roles, winner, deal), real or simulated |
 | `identify.py` | the ratings' design matrix and what it identifies (rank, estimable quantities, combination weights) |
 | `ratings.py` | side-aware Bradley-Terry on what is identified, block bootstrap, simultaneous comparisons |
+| `leverage.py` | does a skill differ by role beyond the role's own weight (the roles diagnostic's score test) |
 | `intervals.py` | intervals per game, clustered by deal (Wilson on the effective n, ratio ± t·SE, Holm) |
 | `outcomes.py` | win rates per side, the role-baseline outcome score, the roles and seats diagnostic |
 | `power.py` | before a tournament: what its schedule identifies, the detectable difference, games needed |
@@ -21,10 +22,12 @@ and the `arena report` output. Reads transcripts only (never the engine's state)
 | `discrimination.py` | does a metric tell the plants apart: effect, order, games needed, coverage |
 | `persuasion.py`, `reask.py` | `arena persuasion`: a speech's causal effect, its listeners re-asked without it |
 | `transfer.py` | does a skill transfer between two rule sets or languages: Kendall's τ, the side-term shift |
+| `points.py` | the points table of a scoring system (`arena report --scoring`), and its interval's coverage check |
 
-It may import the engine, the transcript, `arena.players.base` and `arena.agents`; `selfplay.py` also the
-orchestrator and the player factory; `planted.py` also the orchestrator and the bots (it scripts them); `reask.py`
-model access (`arena.llm`, the LLM seat's client settings), as it asks a model seat again; `power.py` and
-`simulate.py` the tournament schedule (a schedule's design is what they judge); never the command line or the web
-app, and no other module model access.
+It may import the engine, the transcript, `arena.scoring`, `arena.players.base`, `arena.agents`, `arena.safe_read` (a
+corpus) and `arena.safe_write` (a report); `selfplay.py` also the orchestrator and the player factory; `planted.py`
+also the orchestrator and the bots (it scripts them); `reask.py` model access (`arena.llm`, the LLM seat's client
+settings), as it asks a model seat again; `power.py` and `simulate.py` the tournament schedule (a schedule's design is
+what they judge); never the command line or the web app, and no other module model access (but `persuasion.py` quotes
+player text as the seats see it, `arena.llm.injection`).
 """

@@ -85,6 +85,17 @@ class Quantity:
     coef: Array
     weight: float = 0.5  # combined: the town skill's weight (the mafia skill's is 1 − weight)
 
+    @property
+    def name(self) -> str:
+        """What the quantity is, its weights named: `town`, `mafia`, `combined (0.50·town + 0.50·mafia)`."""
+        return quantity_name(self.kind, self.weight)
+
+
+def quantity_name(kind: str, weight: float) -> str:
+    if kind == COMBINED:
+        return f"combined ({weight:.2f}·town + {1 - weight:.2f}·mafia)"
+    return kind
+
 
 @dataclass
 class ConfigStatus:

@@ -113,6 +113,16 @@ def effective(
     return p, n, min(n, float(c)), c
 
 
+def boundary_bounds(n: float, clusters: int, level: float = 0.95) -> tuple[float, float]:
+    """At 0 % (the upper bounds; at 100 %, one minus them): the exact (Clopper–Pearson) bound with each cluster one
+    trial, which holds however the trials of a cluster hang together (they may all fail at once), and the one with
+    every trial its own, which holds only if they are independent. No event means no spread to measure the
+    clustering by, so the truth about the design effect lies between; the report prints both, its interval being
+    the first (`proportion`'s)."""
+    tail = (1 - level) / 2
+    return (1 - tail ** (1 / clusters) if clusters > 0 else 1.0), (1 - tail ** (1 / n) if n > 0 else 1.0)
+
+
 def df_adjusted(n_eff: float, n: float, clusters: int) -> float:
     """Korn and Graubard's degrees-of-freedom-adjusted effective sample size: n_eff · (t₍n−1₎ / t₍C−1₎)²."""
     if clusters < 2 or n < 2:
@@ -124,7 +134,8 @@ def proportion(
     successes: Sequence[float] | Array, trials: Sequence[float] | Array, clusters: Sequence[int] | NDArray[np.int64]
 ) -> Interval:
     """A proportion counted per cluster: Wilson on the effective n (`effective`), adjusted for the design effect's
-    degrees of freedom (`df_adjusted`).
+    degrees of freedom (`df_adjusted`); at 0 % or 100 % the exact bound with each cluster one trial
+    (`boundary_bounds`).
 
     `successes[i]` of `trials[i]` in item i (a game's votes, a game's win), items grouped by `clusters[i]`. Only
     items with trials count as clusters."""
@@ -132,6 +143,9 @@ def proportion(
     p, n, n_eff, c = effective(np.asarray(successes)[keep], np.asarray(trials)[keep], np.asarray(clusters)[keep])
     if n <= 0:
         return Interval(math.nan, 0.0, 1.0, 0.0, 0)
+    if p in (0.0, 1.0):  # no spread to measure the clustering by: the exact bound with each cluster one trial
+        bound, _ = boundary_bounds(n, c)
+        return Interval(p, 0.0, bound, n, c) if p == 0.0 else Interval(p, 1 - bound, 1.0, n, c)
     m = df_adjusted(n_eff, n, c)
     low, high = wilson(p * m, m, Z95)
     return Interval(p, low, high, n, c)

@@ -29,6 +29,7 @@ from scipy import stats
 
 from arena.research.corpus import MAFIA, TOWN
 from arena.research.intervals import Array, Interval, cluster_ids, holm, proportion, proportion_difference, t_quantile
+from arena.research.leverage import Seated, score_tests
 from arena.research.records import Record, deal_keys
 
 PLAIN_ROLE = {TOWN: "civilian", MAFIA: "mafia"}
@@ -208,8 +209,10 @@ class RoleTest:
     role: str  # sheriff, don, ...
     plain: str  # civilian, mafia
     difference: Interval  # win rate in `role` − win rate in `plain`
-    p: float
+    p: float  # of no skill difference beyond the role's leverage (`leverage_tests`); NaN: not testable here
     rejected: bool = False  # Holm-adjusted, family-wise 5 %
+    beyond: float = math.nan  # the skill difference in the role beyond its leverage, δ (logits; one-step estimate)
+    p_raw: float = math.nan  # of no difference at all (Newcombe): leverage alone makes it small for a skilled one
 
 
 @dataclass
@@ -236,6 +239,25 @@ def _role_sides(t: Table) -> dict[int, int]:
         if len(sides) and sides[0] in (0, 1):
             out[r] = int(sides[0])
     return out
+
+
+def leverage_tests(t: Table, tests: Sequence[RoleTest]) -> None:
+    """Fill each test's `p` and `beyond` from `leverage.score_tests`: is the configuration's skill in the special role
+    different from its skill elsewhere, once every role's own leverage is in the model? (Testing the raw
+    difference instead, `p_raw`, flags a skilled configuration on leverage alone.)"""
+    two = (t.won[:, 0] + t.won[:, 1]) > 0
+    if not tests or not two.any():
+        return
+    seated = Seated(t.rules_of[two], t.config[two], t.role[two], t.side[two], t.won[two, 0], t.clusters[two],
+                    tuple(i for i, r in enumerate(t.roles) if r in PLAIN_ROLE.values()), len(t.rules),
+                    len(t.configs), len(t.roles))  # fmt: skip
+    _, seated_clusters = np.unique(seated.clusters, return_inverse=True)
+    seated = Seated(seated.rules, seated.config, seated.role, seated.side, seated.town_won,
+                    seated_clusters.astype(np.int64), seated.plain, seated.n_rules, seated.n_configs,
+                    seated.n_roles)  # fmt: skip
+    pairs = [(t.configs.index(x.config), t.roles.index(x.role)) for x in tests]
+    for x, result in zip(tests, score_tests(seated, pairs), strict=True):
+        x.p, x.beyond = result.p, result.delta
 
 
 def roles_and_seats(records: Sequence[Record] | Table) -> RolesAndSeats:
@@ -266,7 +288,8 @@ def roles_and_seats(records: Sequence[Record] | Table) -> RolesAndSeats:
         won = t.won[:, s]
         diff, p = proportion_difference(won * only_special, only_special.astype(float), won * only_plain,
                                         only_plain.astype(float), t.clusters)  # fmt: skip
-        tests.append(RoleTest(t.configs[j], (TOWN, MAFIA)[s], t.roles[r], plain, diff, p))
+        tests.append(RoleTest(t.configs[j], (TOWN, MAFIA)[s], t.roles[r], plain, diff, math.nan, p_raw=p))
+    leverage_tests(t, tests)
     for test, bad in zip(tests, holm([x.p for x in tests]), strict=True):
         test.rejected = bad
     positions = np.where(t.side >= 0, np.arange(t.side.shape[1])[None, :], -1)

@@ -22,19 +22,25 @@ from markdown_it import MarkdownIt
 
 from arena.research import tables
 from arena.research.corpus import TAMPERED, Progress
-from arena.research.identify import COMBINED, MAFIA, TOWN, ConfigStatus
-from arena.research.intervals import SPARSE_CLUSTERS, SPARSE_N, Interval
+from arena.research.identify import COMBINED, MAFIA, TOWN, ConfigStatus, quantity_name
+from arena.research.intervals import SPARSE_CLUSTERS, SPARSE_N, Interval, boundary_bounds
 from arena.research.plots import plots
-from arena.research.ratings import Comparison, Estimate
+from arena.research.points import PointsReport, csv_rows, table_cells, table_head
+from arena.research.ratings import PRIOR_SD, Comparison, Estimate, Fit
 from arena.research.summary import MetricRow, Report, ReportError
 from arena.research.summary import build as summarise
 from arena.safe_write import Folder, UnsafePath, links_in
+from arena.scoring import ScoringSystem
 
-__all__ = ["Report", "ReportError", "Written", "build", "markdown", "page", "report", "sections", "write"]
+__all__ = [
+    "Report", "ReportError", "Written", "build", "markdown", "page", "points_sections", "report", "sections", "write",
+]  # fmt: skip
 
 
-def build(folder: Path, *, boot: int = 200, progress: Progress | None = None) -> Report:
-    r = summarise(folder, boot=boot, progress=progress)
+def build(
+    folder: Path, *, boot: int = 200, progress: Progress | None = None, scoring: ScoringSystem | None = None
+) -> Report:
+    r = summarise(folder, boot=boot, progress=progress, scoring=scoring)
     if progress is not None:
         progress("drawing plots", 0, 1)
     r.plots = plots(r)
@@ -87,7 +93,10 @@ def _cell(status: ConfigStatus, kind: str, r: Report) -> str:
     assert r.rating is not None
     e = r.rating.estimate(status.config, kind)
     if e is not None:
-        return _iv(e.interval, 2, signed=True) + (" sparse" if e.interval.sparse else "")
+        text = f"{e.interval.value:+.2f} sparse: no interval" if e.sparse else _iv(e.interval, 2, signed=True)
+        if kind == COMBINED and len(_combined_weights(r.rating)) > 1:
+            text += f" ({e.quantity.name.removeprefix('combined (')}"
+        return text
     played = {TOWN: status.played_town, MAFIA: status.played_mafia}
     if kind in played and not played[kind]:
         return "not played"
@@ -96,9 +105,16 @@ def _cell(status: ConfigStatus, kind: str, r: Report) -> str:
     return "not identified"
 
 
+def _effective(r: Report, config: str, kind: str) -> str:
+    assert r.rating is not None
+    e = r.rating.estimate(config, kind)
+    return "–" if e is None else f"{e.support.effective_games:.0f}"
+
+
 def _design_lines(r: Report) -> list[str]:
     assert r.rating is not None
-    ident = r.rating.identification
+    f = r.rating
+    ident = f.identification
     lines = [f"Design rank {ident.rank} of {ident.columns} columns (a side term per rule set, a town and a mafia "
              f"skill per configuration) over {len(ident.design.y)} two-sided games."]  # fmt: skip
     lines += ["", *(f"- {md_text(s.config)}: {s.describe()}" for s in ident.configs)]
@@ -119,25 +135,56 @@ def _design_lines(r: Report) -> list[str]:
         lines += ["", "The side term (the town's logit among average configurations) is not identified either: it is "
                       "confounded with the configurations' mean skills. The town's win rate over these games is in "
                       "**Games**."]  # fmt: skip
-    return lines
+    kinds = [k for k in (TOWN, MAFIA, COMBINED) if any(f.estimate(s.config, k) for s in ident.configs)]
+    rows = [[s.config, f.counts[(s.config, TOWN)][1], f.counts[(s.config, MAFIA)][1],
+             *(_effective(r, s.config, k) for k in kinds)] for s in ident.configs]  # fmt: skip
+    weak = [f"{md_text(e.quantity.config)} ({e.quantity.name})" for e in f.estimates.values() if e.sparse]
+    lines += ["", (f"**How much the games tell about each quantity.** Rank says only whether the games pin a "
+                   "quantity down; how firmly is its *effective games*: Kish's effective number of the games its "
+                   "estimate rests on ((Σ v)² / Σ v², v each game's share of its variance; a quantity that three "
+                   "games of two hundred decide has about three). The information's condition number over the "
+                   f"identified directions is {f.condition:.3g}. A quantity with fewer than {SPARSE_N} effective games "
+                   f"or {SPARSE_CLUSTERS} effective deals, or whose configuration has fewer than {SPARSE_CLUSTERS} "
+                   "games or deals on a side it involves, is `sparse`: no interval, never compared."
+                   + (f" Sparse here: {', '.join(weak)}." if weak else ""))]  # fmt: skip
+    head = ["configuration", "town deals", "mafia deals", *(f"effective games: {_kind_label(f, k)}" for k in kinds)]
+    return [*lines, "", *_table(head, rows)]
+
+
+def _combined_weights(f: Fit) -> list[float]:
+    return sorted({round(e.quantity.weight, 3) for (_, kind), e in f.estimates.items() if kind == COMBINED})
+
+
+def _kind_label(f: Fit, kind: str) -> str:
+    """The column's quantity, its weights named (the identified combination's, when that is what is rated)."""
+    if kind != COMBINED:
+        return f"{kind} skill"
+    weights = _combined_weights(f)
+    if len(weights) > 1:
+        return "combined (weights in each cell)"
+    return quantity_name(COMBINED, weights[0] if weights else 0.5)
 
 
 def _ratings_lines(r: Report) -> list[str]:
     assert r.rating is not None
     f = r.rating
     ident = f.identification
-    weights = ident.combination_weights()
-    combined = f"{weights[0]:.2f}·town + {1 - weights[0]:.2f}·mafia" if weights else "combined ((town + mafia) / 2)"
-    rows = [[s.config, *(_cell(s, kind, r) for kind in (TOWN, MAFIA, COMBINED))]
+    rows = [[s.config, f.counts[(s.config, TOWN)][0], f.counts[(s.config, MAFIA)][0],
+             *(_cell(s, kind, r) for kind in (TOWN, MAFIA, COMBINED))]
             for s in sorted(ident.configs, key=lambda s: f.ranked().index(s.config))]  # fmt: skip
-    lines = _table(["configuration", "town skill", "mafia skill", combined], rows)
-    lines.append("")
+    head = ["configuration", "town games", "mafia games", "town skill", "mafia skill", _kind_label(f, COMBINED)]
+    lines = [*_table(head, rows), ""]
     for rules, side in f.side.items():
         lines.append(f"Side term h[{md_text(rules)}] = " + _side_text(side))
-    lines += ["", (f"Side-aware Bradley–Terry (docs/ratings.md): only what the design identifies; 95 % intervals "
-                   f"from a block bootstrap ({r.boot} resamples of {f.clusters} deals; the games of a deal move "
-                   "together). Skills are centred over the configurations that played the side. `sparse`: fewer "
-                   f"than {SPARSE_CLUSTERS} deals or {SPARSE_N} games behind the estimate.")]  # fmt: skip
+    lines += ["", (f"Side-aware Bradley–Terry (docs/ratings.md): only what the design identifies, fitted with "
+                   "Firth's penalty (Jeffreys' prior) and a weak Gaussian (σ = "
+                   f"{PRIOR_SD:g}); 95 % intervals: the estimate ± t on {f.clusters - 1} degrees of freedom times "
+                   f"its leave-one-deal-out jackknife standard error ({f.clusters} deals; the games of a deal leave "
+                   "together; `ratings.csv` gives the block bootstrap's standard deviation beside it, "
+                   f"{r.boot} resamples). Skills are centred over the configurations that played the "
+                   "side. A configuration's games on a side are those in which it held a seat of that side. "
+                   "`sparse`: too few games behind the estimate (see **What these games identify**); its value is "
+                   "shown, with no interval.")]  # fmt: skip
     return lines
 
 
@@ -146,9 +193,8 @@ def _side_text(side: Estimate | None) -> str:
         return "not identified"
     if math.isnan(side.interval.low):
         return (f"{side.interval.value:+.2f}, no interval: the side term rests on every configuration's skills, "
-                f"and some of them on fewer than {SPARSE_CLUSTERS} deals or {SPARSE_N} games (the town's win rate "
-                "over the games is in **Games**)")  # fmt: skip
-    return _iv(side.interval, 2, signed=True)
+                "and some of them are sparse (the town's win rate over the games is in **Games**)")  # fmt: skip
+    return _iv(side.interval, 2, signed=True) + f" (n = {int(side.interval.n)} games)"
 
 
 def _comparison_lines(r: Report) -> list[str]:
@@ -156,8 +202,9 @@ def _comparison_lines(r: Report) -> list[str]:
     f = r.rating
     if not f.comparisons:
         return ["No pairwise difference is identified (or the games fall in fewer than two deals)."]
-    rows = [[c.kind, f"{c.a} − {c.b}", _iv(c.interval, 2, signed=True) if not c.sparse else f"{c.interval.value:+.2f}",
-             _verdict(c)] for c in f.comparisons]  # fmt: skip
+    rows = [[quantity_name(c.kind, c.weight), f"{c.a} − {c.b}",
+             _iv(c.interval, 2, signed=True) if not c.sparse else f"{c.interval.value:+.2f}", _verdict(c),
+             c.support.games, f"{c.support.effective_games:.0f}"] for c in f.comparisons]  # fmt: skip
     marked = [c for c in f.comparisons if c.better]
     judged = [c for c in f.comparisons if not c.sparse]
     lines = [(f"{len(judged)} pairwise differences, each with a **simultaneous** 95 % interval (max-|t| over "
@@ -165,16 +212,20 @@ def _comparison_lines(r: Report) -> list[str]:
               "1.96): the chance that any interval "
               "misses its true difference, and so of any false \"better\", is at most 5 %.")]  # fmt: skip
     if len(judged) < len(f.comparisons):
-        lines[0] += (f" {len(f.comparisons) - len(judged)} more involve a sparse estimate (fewer than "
-                     f"{SPARSE_CLUSTERS} deals or {SPARSE_N} games behind it): shown without an interval, not judged, "
+        lines[0] += (f" {len(f.comparisons) - len(judged)} more rest on too few games (fewer than "
+                     f"{SPARSE_CLUSTERS} games or deals for a configuration on a side the quantity involves, or fewer "
+                     f"than {SPARSE_N} effective games or {SPARSE_CLUSTERS} effective deals): shown without an "
+                     "interval, not judged, "
                      "and left out of that family, because with so few games no large-sample interval of them "
                      "holds.")  # fmt: skip
     if marked:
         lines += ["", "Better than, at that level: " + "; ".join(
-            f"{md_text(c.better)} over {md_text(c.b if c.better == c.a else c.a)} ({c.kind})" for c in marked) + "."]
+            f"{md_text(c.better)} over {md_text(c.b if c.better == c.a else c.a)} ({quantity_name(c.kind, c.weight)})"
+            for c in marked) + "."]  # fmt: skip
     else:
         lines += ["", "No configuration is better than another at that level."]
-    return [*lines, "", *_table(["quantity", "difference", "simultaneous 95 %", "verdict"], rows)]
+    head = ["quantity", "difference", "simultaneous 95 %", "verdict", "games (fewest, either side)", "effective games"]
+    return [*lines, "", *_table(head, rows)]
 
 
 def _verdict(c: Comparison) -> str:
@@ -209,17 +260,29 @@ def _roles_lines(r: Report) -> list[str]:
         lines.append("Role effects cannot be told apart here: no configuration ever held a special role (sheriff, "
                      "don) in a game where it did not also hold the plain one of its side.")  # fmt: skip
     elif d.roles_differ:
-        lines.append("**Skills differ by role** (Holm-adjusted, family-wise 5 %): " + "; ".join(
-            f"{md_text(t.config)}'s side wins {'more' if t.difference.value > 0 else 'less'} often when it holds "
-            f"the {t.role} than a {t.plain} ({_iv(t.difference, percent=True)})" for t in d.roles_differ)
-            + ". Its rating averages over roles; read the role rates below.")  # fmt: skip
+        lines.append("**Skills differ by role** beyond the roles' leverage (Holm-adjusted, family-wise 5 %): "
+                     + "; ".join(f"{md_text(t.config)} is {'better' if t.beyond > 0 else 'worse'} as {t.role} than its "
+                                 f"skill elsewhere and the role's weight predict (δ = {t.beyond:+.2f} logits)"
+                                 for t in d.roles_differ)
+                     + ". Its rating averages over roles; read the role rates below.")  # fmt: skip
     else:
-        lines.append(f"No configuration's results differ by role (Holm-adjusted over {len(d.tests)} tests, "
-                     "family-wise 5 %).")  # fmt: skip
+        testable = sum(1 for t in d.tests if math.isfinite(t.p))
+        lines.append(f"No configuration's results differ by role beyond the roles' leverage (Holm-adjusted over "
+                     f"{testable} tests, family-wise 5 %).")  # fmt: skip
     if d.tests:
-        rows = [[t.config, f"{t.role} − {t.plain}", _iv(t.difference, percent=True), f"{t.p:.3g}",
-                 "differs" if t.rejected else "", _flag(t.difference)] for t in d.tests]  # fmt: skip
-        lines += ["", *_table(["configuration", "roles", "win rate difference (95 %)", "p", "Holm", ""], rows)]
+        lines += ["", ("A special role weighs more than a plain one, so a configuration better than the field wins "
+                       "more often in it and a worse one less, with no skill that differs by role. The test fits "
+                       "every role its own weight (the side's strength a weighted mean of its seats' skills) and "
+                       "asks, by a score test robust to deals, whether the configuration's skill in the role differs "
+                       "by δ from its skill elsewhere. With one configuration better than an otherwise even field, "
+                       "leverage and a role-specific skill cannot be told apart: no p.")]  # fmt: skip
+        rows = [[t.config, f"{t.role} − {t.plain}", int(t.difference.n), _iv(t.difference, percent=True),
+                 f"{t.beyond:+.2f}" if math.isfinite(t.beyond) else "–",
+                 f"{t.p:.3g}" if math.isfinite(t.p) else "–", "differs" if t.rejected else "", _flag(t.difference)]
+                for t in d.tests]  # fmt: skip
+        head = ["configuration", "roles", "games", "win rate difference (95 %)", "δ beyond leverage (logits)", "p",
+                "Holm", ""]  # fmt: skip
+        lines += ["", *_table(head, rows)]
     role_rows = [[x.config, x.role, x.side, int(x.rate.n), _iv(x.rate, percent=True), _flag(x.rate)] for x in d.rates]
     lines += ["", *_table(["configuration", "role", "side", "games", "side won (95 %)", ""], role_rows)]
     seats = d.seats_differ
@@ -232,13 +295,26 @@ def _roles_lines(r: Report) -> list[str]:
     return lines
 
 
+def _share(iv: Interval) -> str:
+    """A share of decisions; at 0 % or 100 % with the bound independent decisions would give beside it."""
+    text = _iv(iv, percent=True)
+    if iv.value in (0.0, 1.0) and iv.n > 0:
+        _, independent = boundary_bounds(iv.n, iv.clusters)
+        bound = independent if iv.value == 0.0 else 1 - independent
+        text += f" ({'≤' if iv.value == 0.0 else '≥'} {bound:.3%} if independent)"
+    return text
+
+
 def _discipline_lines(r: Report) -> list[str]:
-    rows = [[d.config, d.decisions, *(_iv(iv, percent=True) for iv in (d.legal, d.reasked, d.invalid, d.transport))]
+    rows = [[d.config, d.decisions, *(_share(iv) for iv in (d.legal, d.reasked, d.invalid, d.transport))]
             for d in r.discipline]  # fmt: skip
     head = ["configuration", "decisions", "legal at once", "legal after a re-ask", "not answered legally (default)",
             "transport failure"]  # fmt: skip
     return [*_table(head, rows), "", "Shares of decisions with 95 % intervals clustered by deal. A transport failure "
-            "(a timeout or a connection error) is not the model's doing and is counted apart."]  # fmt: skip
+            "(a timeout or a connection error) is not the model's doing and is counted apart. At 0 % or 100 % the "
+            "decisions show no spread to measure their clustering by: the interval then counts each deal as one "
+            "trial, which holds even if a deal's decisions all fail together, and the bracket gives the bound if "
+            "every decision were independent; the truth lies between (docs/ratings.md)."]  # fmt: skip
 
 
 def _config_metric(r: Report, config: str, metric: str) -> str:
@@ -250,7 +326,8 @@ def _config_metric(r: Report, config: str, metric: str) -> str:
     if row is None:
         return "–"
     share = next(rate.proportion for rate in RATES if rate.name == metric)
-    return _iv(row.interval, percent=share) + (" sparse" if row.interval.sparse else "")
+    n = f" (n = {_n(row.interval.n)})"  # every cell of these tables is its own count: its n beside it (#32)
+    return _iv(row.interval, percent=share) + n + (" sparse" if row.interval.sparse else "")
 
 
 def _transfer_lines(r: Report) -> list[str]:
@@ -387,6 +464,8 @@ def sections(r: Report) -> list[tuple[str, list[str]]]:
         out.append(("What these games identify", _design_lines(r)))
         out.append(("Ratings", _ratings_lines(r)))
         out.append(("Comparisons", _comparison_lines(r)))
+    if r.points is not None:
+        out += points_sections(r.points)
     if r.transfer is not None:
         out.append(("Does a skill transfer?", _transfer_lines(r)))
     out.append(("Win rates per side", _outcome_lines(r)))
@@ -404,6 +483,26 @@ def sections(r: Report) -> list[tuple[str, list[str]]]:
     total = _totals(r)
     out.append(("Totals", [*total, "", *_metric_table(r.totals, "")]))
     return out
+
+
+def points_sections(p: PointsReport) -> list[tuple[str, list[str]]]:
+    """The points table per configuration and per configuration and role (`arena report --scoring`); the same
+    lines are printed by the command."""
+    s = p.system
+    rank = "total points" if s.rank == "total" else "points per game"
+    ties = "; then ".join(" + ".join(keys) for keys in s.tie_breaks) or "none"
+    lines = [
+        f"Scoring system **{md_text(s.name)}**: {md_text(s.title)}. Ranked by {rank}, ties broken by: {md_text(ties)}. "
+        f"{p.games} games on {p.deals} deals. A configuration is scored as a club scores a player: every seat it held "
+        "is one of its games (seat-games); points per game is total / seat-games, with a 95 % interval counted per "
+        "game and clustered by deal (docs/metrics.md defines every column).",
+        "",
+        *_table(table_head(s), table_cells(p)),
+        "",
+        SPARSE_NOTE,
+    ]
+    per_role = [*_table(table_head(s, by_role=True), table_cells(p, by_role=True))]
+    return [(f"Points ({s.name})", lines), (f"Points per role ({s.name})", per_role)]
 
 
 def _totals(r: Report) -> list[str]:
@@ -466,8 +565,10 @@ def page(r: Report) -> str:
     return "\n".join(parts)
 
 
-RATING_COLUMNS = ["config", "quantity", "town_weight", "status", "value", "low", "high", "se", "games", "deals"]
-COMPARISON_COLUMNS = ["quantity", "a", "b", "difference", "low", "high", "se", "better", "sparse"]
+RATING_COLUMNS = ["config", "quantity", "town_weight", "status", "value", "low", "high", "se", "bootstrap_se", "games",
+                  "deals", "effective_games", "effective_deals", "sparse"]  # fmt: skip
+COMPARISON_COLUMNS = ["quantity", "town_weight", "a", "b", "difference", "low", "high", "se", "better", "sparse",
+                      "games", "deals", "effective_games", "effective_deals"]  # fmt: skip
 METRIC_COLUMNS = ["grouping", "group", "metric", "value", "low", "high", "n", "games", "sparse"]
 
 
@@ -477,7 +578,8 @@ def _interval_cells(iv: Interval) -> dict[str, object]:
 
 def rating_rows(r: Report) -> list[tables.Row]:
     """Per configuration and quantity (town, mafia, combined, and the side term per rule set): the estimate, or
-    the reason there is none (`not identified`, `not played`)."""
+    the reason there is none (`not identified`, `not played`); every row with its games and deals (a quantity's
+    configuration on the sides it involves, the fewest of either side for a combined one)."""
     if r.rating is None:
         return []
     f = r.rating
@@ -485,20 +587,25 @@ def rating_rows(r: Report) -> list[tables.Row]:
     for s in f.identification.configs:
         for kind in (TOWN, MAFIA, COMBINED):
             e = f.estimate(s.config, kind)
-            row: tables.Row = {"config": s.config, "quantity": kind}
+            held = [f.counts[(s.config, side)] for side in {TOWN: (TOWN,), MAFIA: (MAFIA,)}.get(kind, (TOWN, MAFIA))]
+            row: tables.Row = {"config": s.config, "quantity": kind, "games": min(g for g, _ in held),
+                               "deals": min(d for _, d in held)}  # fmt: skip
             if e is None:
                 row["status"] = _cell(s, kind, r)
             else:
                 row |= {"town_weight": e.quantity.weight, "status": "identified", **_interval_cells(e.interval),
-                        "se": e.se, "games": e.interval.n, "deals": e.interval.clusters}  # fmt: skip
+                        "se": e.se, "bootstrap_se": e.bootstrap_se, "effective_games": e.support.effective_games,
+                        "effective_deals": e.support.effective_deals, "sparse": int(e.sparse)}  # fmt: skip
             out.append(row)
     for rules, side in f.side.items():
-        row = {"config": rules, "quantity": "side"}
+        row = {"config": rules, "quantity": "side", "games": len(f.design.y), "deals": f.clusters}
         if side is None:
             row["status"] = "not identified"
         else:
             row |= {"status": "identified", **_interval_cells(side.interval), "se": side.se,
-                    "games": side.interval.n, "deals": side.interval.clusters}  # fmt: skip
+                    "bootstrap_se": side.bootstrap_se,
+                    "effective_games": side.support.effective_games, "effective_deals": side.support.effective_deals,
+                    "sparse": int(math.isnan(side.interval.low))}  # fmt: skip
         out.append(row)
     return out
 
@@ -506,8 +613,10 @@ def rating_rows(r: Report) -> list[tables.Row]:
 def comparison_rows(r: Report) -> list[tables.Row]:
     if r.rating is None:
         return []
-    return [{"quantity": c.kind, "a": c.a, "b": c.b, "difference": c.interval.value, "low": c.interval.low,
-             "high": c.interval.high, "se": c.se, "better": c.better or "", "sparse": int(c.sparse)}
+    return [{"quantity": c.kind, "town_weight": c.weight, "a": c.a, "b": c.b, "difference": c.interval.value,
+             "low": c.interval.low, "high": c.interval.high, "se": c.se, "better": c.better or "",
+             "sparse": int(c.sparse), "games": c.support.games, "deals": c.support.deals,
+             "effective_games": c.support.effective_games, "effective_deals": c.support.effective_deals}
             for c in r.rating.comparisons]  # fmt: skip
 
 
@@ -568,15 +677,23 @@ def write(r: Report, out: Path) -> Written:
                 with folder.replace_text(name) as handle:
                     tables.write_rows(handle, columns, rows)
                 files.append(out / name)
+            if r.points is not None:  # `--scoring`
+                columns, points = csv_rows(r.points)
+                with folder.replace_text("points.csv") as handle:
+                    tables.write_rows(handle, columns, points)
+                files.append(out / "points.csv")
             files += [folder.write("report.md", markdown(r)), folder.write("report.html", page(r))]
     except UnsafePath as exc:
         raise ReportError(f"{exc}; choose another --out") from None
     return Written(out, files, len(r.measured))
 
 
-def report(folder: Path, out: Path, *, boot: int = 200, progress: Progress | None = None) -> Written:
-    """Build the report of `folder` and write it into `out`; `progress` hears what is being done."""
-    r = build(folder, boot=boot, progress=progress)
+def report(
+    folder: Path, out: Path, *, boot: int = 200, progress: Progress | None = None, scoring: ScoringSystem | None = None
+) -> Written:
+    """Build the report of `folder` and write it into `out`; `progress` hears what is being done; `scoring` adds
+    the points table."""
+    r = build(folder, boot=boot, progress=progress, scoring=scoring)
     if progress is not None:
         progress("writing the report", 0, 1)
     return write(r, out)

@@ -57,6 +57,7 @@ class World:
     deal_sd: float = 0.5
     game_sd: float = 0.3
     draw: float = 0.01
+    role_skill: dict[tuple[str, str], float] = field(default_factory=dict)  # (config, role) -> added to its skill
 
     def eta(self, configs: Sequence[str], roles: Sequence[str]) -> float:
         """The town's logit before noise: the role-weighted means of each side's skills plus seat effects."""
@@ -68,6 +69,7 @@ class World:
                 continue
             w = self.role_weight.get(role, 1.0)
             skill = self.town[config] if side == TOWN else self.mafia[config]
+            skill += self.role_skill.get((config, role), 0.0)
             effect = self.seat_effect[seat] if seat < len(self.seat_effect) else 0.0
             sums[side] += w * (skill + effect)
             weights[side] += w
@@ -107,7 +109,7 @@ def tournament(labels: Sequence[str], games: int, rng: np.random.Generator) -> l
     """The project's tournament seating (`seats`): one seat per configuration per game, the filler on the rest."""
     from arena.tournament.schedule import make_schedule
 
-    plans = make_schedule(labels, FILLER, RULES, games, int(rng.integers(1 << 30)))
+    plans = make_schedule(labels, FILLER, RULES, games, int(rng.integers(1 << 30)), kind="seats")
     return [Seating(p.labels, tuple(r.value for r in p.roles), i) for i, p in enumerate(plans)]
 
 
@@ -162,11 +164,47 @@ def repeated(labels: Sequence[str], games: int, rng: np.random.Generator, replay
     return out
 
 
+def lopsided(labels: Sequence[str], games: int, rng: np.random.Generator) -> list[Seating]:
+    """Whole sides drawn with weights that run opposite ways on the two sides: configuration i holds the town with
+    weight (1 + 3i/(k − 1))² and the mafia with the reverse, so the one that plays the town most plays the mafia
+    least (with 8 configurations and 300 games the rarest has about 6 games on one side and 80 on the other)."""
+    k = len(labels)
+    town = np.asarray([(1 + 3 * i / max(k - 1, 1)) ** 2 for i in range(k)])
+    mafia = town[::-1].copy()
+    slots = _slots(RULES)
+    out = []
+    for g in range(games):
+        roles = tuple(slots[i] for i in rng.permutation(len(slots)))
+        a, b = labels[int(rng.choice(k, p=town / town.sum()))], labels[int(rng.choice(k, p=mafia / mafia.sum()))]
+        out.append(Seating(_whole_sides(a, b, roles), roles, g))
+    return out
+
+
+def tournament_and_sides(labels: Sequence[str], games: int, rng: np.random.Generator, share: float = 0.04) -> list[
+        Seating]:  # fmt: skip
+    """Tournament seating with a few whole-side games mixed in (4 %, at least 3): every skill is identified by rank,
+    but the town skill and the mafia skill are told apart only by those few games (weakly identified)."""
+    few = max(3, round(share * games))
+    seated = tournament(labels, games - few, rng)
+    pairs = [(a, b) for a in labels for b in labels]
+    slots = _slots(RULES)
+    extra = []
+    for _ in range(few):
+        roles = tuple(slots[i] for i in rng.permutation(len(slots)))
+        a, b = pairs[int(rng.integers(len(pairs)))]
+        extra.append(Seating(_whole_sides(a, b, roles), roles, 0))
+    out = seated + extra
+    order = rng.permutation(len(out))
+    return [Seating(out[i].configs, out[i].roles, g) for g, i in enumerate(order)]
+
+
 SCHEDULES: dict[str, Schedule] = {
     "one-per-side": sides,
     "mixed": mixed,
     "unbalanced": unbalanced,
+    "lopsided": lopsided,
     "tournament": tournament,
+    "tournament+sides": tournament_and_sides,
     "repeated-deal": repeated,
 }
 
@@ -271,6 +309,9 @@ class Tally:
     runs: int = 0
     unidentified_printed: int = 0  # must stay 0: a number printed for a quantity the design does not identify
     shrink: list[float] = field(default_factory=list)  # pseudo-true over world skill, for |world skill| > 0.2
+    false_marked: int = 0  # simulations marking a difference between two configurations the world makes equal
+    equal_pairs: int = 0  # simulations with such a pair judged
+    differences: dict[str, list[float]] = field(default_factory=dict)  # "kind:a-b" (a < b) -> each estimate
 
     def add(self, kind: str, item: str, interval: Interval, truth: float) -> None:
         if not math.isfinite(interval.low) or not math.isfinite(interval.high):
@@ -284,6 +325,12 @@ class Tally:
 
     def rate(self, kind: str) -> float:
         return self.covered.get(kind, 0) / self.checked[kind] if self.checked.get(kind) else math.nan
+
+    def rate_of(self, kind: str, suffix: str) -> float:
+        """The pooled coverage of the quantities of `kind` whose item ends with `suffix` (`:combined`)."""
+        cells = [(c, n) for (k, item), (c, n) in self.per_item.items() if k == kind and item.endswith(suffix)]
+        checked = sum(n for _, n in cells)
+        return sum(c for c, _ in cells) / checked if checked else math.nan
 
     def worst(self, kind: str, minimum: int = 20) -> float:
         rates = [c / n for (k, _), (c, n) in self.per_item.items() if k == kind and n >= minimum]
@@ -304,6 +351,10 @@ class Tally:
         self.runs += other.runs
         self.unidentified_printed += other.unidentified_printed
         self.shrink += other.shrink
+        self.false_marked += other.false_marked
+        self.equal_pairs += other.equal_pairs
+        for key, values in other.differences.items():
+            self.differences.setdefault(key, []).extend(values)
 
 
 KINDS = ("skill", "side", "pairs (joint)", "town rate", "win rate", "score", "role rate", "role diff", "seat",
@@ -352,6 +403,12 @@ def check(world: World, drawn: Drawn, f: Fit | None, tally: Tally) -> None:
             )  # fmt: skip
             tally.add("pairs (joint)", "all", Interval(1.0, 0.5, 1.5), 1.0 if joint else 0.0)
             tally.marked += any(c.better is not None for c in f.comparisons)
+            equal = [c for c in judged if _world_equal(world, c.a, c.b, c.kind)]
+            tally.equal_pairs += bool(equal)
+            tally.false_marked += any(c.better is not None for c in equal)
+        for c in f.comparisons:  # every printed difference, named the same way whatever the pool's order
+            a, b, sign = (c.a, c.b, 1.0) if c.a < c.b else (c.b, c.a, -1.0)
+            tally.differences.setdefault(f"{c.kind}:{a}-{b}", []).append(sign * c.interval.value)
     t = table(drawn.records)
     for rules, iv in town_rates(t).items():
         tally.add("town rate", rules, iv, float(np.mean(drawn.p_town)))
@@ -376,27 +433,48 @@ def check(world: World, drawn: Drawn, f: Fit | None, tally: Tally) -> None:
     tally.seat_marked += bool(diag.seats_differ)
 
 
-def world_for(k: int, *, equal: bool = False, **misspecified: object) -> World:
-    """k configurations with spread, crossed town and mafia skills (centred), a filler at the field's level."""
+def _world_equal(world: World, a: str, b: str, kind: str) -> bool:
+    """Whether the world gives a and b the same skill on every side `kind` involves."""
+    town, mafia = world.town[a] == world.town[b], world.mafia[a] == world.mafia[b]
+    return {"town": town, "mafia": mafia}.get(kind, town and mafia)
+
+
+STRONG = (1.2, 0.9)  # `world_for(gap=STRONG)`: c0's town and mafia skills beside three identical configurations
+BOTS = (3.7, 2.6)  # about what the bots show on whole sides (reported gaps 3.5 and 2.4), in the world's units
+BOTS_ISSUE_18 = (8.0, 8.0)  # the seats gap of issue 18's bots folder (+6.9 reported with σ = 3, +9.5 unpenalised)
+
+
+def world_for(
+    k: int, *, equal: bool = False, gap: tuple[float, float] | None = None, filler: float = 0.0,
+    **misspecified: object,
+) -> World:
+    """k configurations with spread, crossed town and mafia skills (centred), a filler at the field's level (or at
+    `filler`, both skills). `equal`: every skill 0; `gap`: c0's town and mafia skills, every other configuration
+    and the filler alike at 0 (three identical configurations beside a strong one, or heuristic against random
+    bots: `STRONG`, `BOTS`, `BOTS_ISSUE_18`)."""
     labels = [f"c{i}" for i in range(k)]
-    if equal:
+    if equal or gap is not None:
         town = dict.fromkeys(labels, 0.0)
         mafia = dict.fromkeys(labels, 0.0)
+        if gap is not None:
+            town["c0"], mafia["c0"] = gap
     else:
         grid = np.linspace(-1, 1, k) if k > 1 else np.zeros(1)
         town = {c: float(0.8 * grid[i]) for i, c in enumerate(labels)}
         mafia = {c: float(0.6 * grid[(i * 3 + 1) % k]) for i, c in enumerate(labels)}
-    town[FILLER] = 0.0
-    mafia[FILLER] = 0.0
+    town[FILLER] = filler
+    mafia[FILLER] = filler
     return World(h=-0.4, town=town, mafia=mafia, **misspecified)  # type: ignore[arg-type]
 
 
 def run(
-    world: World, schedule: str, k: int, games: int, sims: int, *, boot: int = 200, seed: int = 0
+    world: World, schedule: str, k: int, games: int, sims: int, *, boot: int = 200, seed: int = 0,
+    reverse: bool = False,
 ) -> Tally:
-    """`sims` simulated tournaments of `games` games under `schedule`, each reported on and checked."""
+    """`sims` simulated tournaments of `games` games under `schedule`, each reported on and checked (`reverse`: the
+    pool listed the other way round, which must change nothing beyond the Monte Carlo error)."""
     rng = np.random.default_rng(seed)
-    labels = [f"c{i}" for i in range(k)]
+    labels = [f"c{i}" for i in range(k)][:: -1 if reverse else 1]  # the pool's order, as a tournament file lists it
     tally = Tally()
     for i in range(sims):
         seatings = SCHEDULES[schedule](labels, games, rng)

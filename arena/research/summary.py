@@ -29,9 +29,11 @@ from arena.research.outcomes import (
     town_rates,
     win_rates,
 )
+from arena.research.points import PointsReport, points_table, seat_games
 from arena.research.ratings import Fit, fit
 from arena.research.records import Record, from_games, matches
 from arena.research.transfer import Transfer, transfer
+from arena.scoring import ScoringSystem
 
 
 class ReportError(ValueError):
@@ -84,6 +86,7 @@ class Report:
     by_day: list[MetricRow] = field(default_factory=list)
     totals: list[MetricRow] = field(default_factory=list)
     blacks_alive: dict[int, Interval] = field(default_factory=dict)  # day -> share of blacks alive at nightfall
+    points: PointsReport | None = None  # `--scoring`: the points table (research/points.py)
     plots: list[Plot] = field(default_factory=list)
     transfer: Transfer | None = None  # two rule sets (or languages) on paired deals: does a skill transfer?
 
@@ -161,8 +164,11 @@ def discipline(records: Sequence[Record], decisions: Sequence[tables.Row], game_
     return out
 
 
-def build(folder: Path, *, boot: int = 200, progress: Progress | None = None) -> Report:
-    """Everything the report states, from the finished games under `folder`; `progress` hears what is being done."""
+def build(
+    folder: Path, *, boot: int = 200, progress: Progress | None = None, scoring: ScoringSystem | None = None
+) -> Report:
+    """Everything the report states, from the finished games under `folder`; `progress` hears what is being done;
+    `scoring` adds the points table (`research/points.py`)."""
     corpus = load_folder(folder, progress)
     if not corpus.games:
         why = f"; {len(corpus.skipped)} file(s) skipped, e.g. {corpus.skipped[0][1]}" if corpus.skipped else ""
@@ -200,6 +206,8 @@ def build(folder: Path, *, boot: int = 200, progress: Progress | None = None) ->
         keep = dealt > 0
         r.blacks_alive[day] = proportion(alive[keep], dealt[keep], clusters[keep])
     r.transfer = _transfer(corpus.games, records, boot)
+    if scoring is not None:
+        r.points = points_table(seat_games(corpus.games), scoring)
     return r
 
 

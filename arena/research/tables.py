@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, TextIO
 
-from arena.engine import Game, Request
+from arena.engine import JUDGE_OPS, Game, Request
 from arena.players.base import ERROR_PREFIX, TIMEOUT_PREFIX
 from arena.research.corpus import MAFIA, TOWN, GameData
 from arena.research.metrics import Counts, GameMetrics, rates
@@ -177,7 +177,7 @@ def settled(g: GameData) -> list[tuple[Row, Request | None]]:
             p.completion_tokens += call.completion_tokens
             p.cost_usd += call.cost_usd
             p.latency_ms += call.latency_ms
-        if item.op in ("foul", "remove"):
+        if item.op in JUDGE_OPS:
             game.replay([item])
             continue
         request = game.request_for(item.seat)

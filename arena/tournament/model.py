@@ -99,7 +99,8 @@ class TournamentFile(BaseModel):
     lang: Literal["en", "ru"] = "en"
     timeout_s: float = Field(120.0, gt=0)
     max_reasks: int = Field(2, ge=0)
-    schedule: Literal["seats", "sides"] = "seats"  # arena/tournament/schedule.py; `sides` separates the two skills
+    # arena/tournament/schedule.py: `sides` (whole sides) rates both skills; `seats` (one seat each) only a combination
+    schedule: Literal["sides", "seats"] = "sides"
     pool: list[PoolEntry] = Field(min_length=1)
 
     @field_validator("name")
@@ -151,14 +152,14 @@ class Tournament(BaseModel):
     @property
     def fingerprint(self) -> str:
         """What makes two runs the same tournament: the file's content, the rules and the agents, not the paths."""
-        # the default schedule is left out, so tournaments written before the option keep their fingerprint
-        exclude = {"out"} | ({"schedule"} if self.file.schedule == "seats" else set())
-        data = {
-            "file": self.file.model_dump(mode="json", exclude=exclude),
+        data: dict[str, Any] = {
+            "file": self.file.model_dump(mode="json", exclude={"out"}),
             "rules": self.rules.model_dump(mode="json"),
             "configs": [c.spec.model_dump(mode="json", exclude={"reported_model"}) for c in self.configs],
             "filler": self.filler.spec.model_dump(mode="json", exclude={"reported_model"}),
         }
+        if self.file.schedule == "seats":  # its seatings are drawn per block since issue 32: other games than before
+            data["seating"] = 2
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
     @property

@@ -1,32 +1,37 @@
 """The schedule: who sits in which seat with which role in every game of a tournament, balanced, not drawn.
 
-Every configuration must play each side, each role and each seat as often as every other configuration, within one
-at every prefix of the tournament (a run stopped by its budget is still fair), exactly over whole blocks.
+Two schedules (`kind`): `sides`, the default, and `seats`.
 
-- Seats: a Latin rotation. Entry e (a configuration, or a filler place) sits at seat (e + game + block) mod n in
-  block `block` = game // n, so every block of n games gives every entry n distinct seats. The block offset moves
-  the seat at which an entry holds each role from one block to the next: without it the role rotation below would
-  give entry e the sheriff's card at the same seat in every block, and a seat position's own advantage would pass
-  for that configuration's skill.
-- Roles: a block rotation over Latin-square seatings. In each block of n games, entry e holds the role slot
+`sides`: every game one configuration holds the whole town and one (the same or another) the whole mafia, cycling
+through every ordered pair in rounds of k games in which each configuration holds the town once and the mafia once
+(the filler takes only a seat of neither side, such as a maniac). That identifies each configuration's town skill,
+its mafia skill and the side term (arena/research/identify.py). The deal's roles turn over the seats by one every
+game and by one more after every cycle of pairs, so every pair meets every turn.
+
+`seats`: one seat per configuration per game, the filler on the others. Every configuration plays each side, each
+role and each seat as often as every other, within one at every prefix of the tournament (a run stopped by its
+budget is still fair), exactly over whole blocks of n games (n seats). Holding one seat per game, a configuration
+only ever trades one red seat for one black seat, so only a weighted combination of its two skills is identified.
+
+- Roles: a block rotation over Latin-square seatings. In each block of n games, place e holds the role slot
   W[(e + shift) mod n] of an arrangement W of the rules' roles, each shift once per block, so a whole block gives
-  every entry every role slot once. A plain order of the shifts leaves a block's prefixes unfair (one configuration
-  two mafia games ahead), so `block_order` searches for an arrangement and an order of the shifts that keep every
-  prefix within one, for every role and side.
-- A pool as large as the table admits no such order (shifts alone cannot balance every window); then each game is
-  chosen by a bounded backtracking search: the cheapest role assignment (Hungarian algorithm on a steep cost of
-  getting ahead of the fair share, perturbed on retries) that keeps every count within one.
+  every place every role slot once. `block_order` searches for an arrangement and an order of the shifts that keep
+  every prefix within one, for every role and side.
+- Who sits where is drawn afresh for every block from the seed, never from the pool's order: the configurations'
+  places, the arrangement W and the seat each place starts from. With one fixed arrangement a configuration's role
+  was tied to its neighbour's in the `[[pool]]` list (entries e and e + 1 held W[x] and W[x + 1]), and with role
+  leverage (a sheriff or a don matters more) the rated combination absorbed the neighbour's role: the estimates
+  changed when two pool entries were swapped. Drawn per block, the roles two configurations hold together are spread
+  over every pair of slots, as in a dealt game, and the same in either order.
+- Seats: place e sits at seat (start[e] + game) mod n within its block, so every block of n games gives every place
+  n distinct seats, and neighbours change from block to block.
+- A pool as large as the table admits no fair order of shifts; then each game is chosen by a bounded backtracking
+  search: the cheapest role assignment (Hungarian algorithm on a steep cost of getting ahead of the fair share,
+  perturbed by the seed so that ties do not follow the pool's order) that keeps every count within one.
 
 With fewer configurations than seats the filler takes the other places; with more, each game seats the least-played
 configurations (then balance is kept per game played, not guaranteed within one). The schedule is a pure function
 of (labels, rules, games, seed, kind), so a resumed run recomputes the same one. Game i's seed is `seed + i`.
-
-That is the `seats` schedule. It cannot tell a configuration's town skill from its mafia skill: holding one seat
-per game, a configuration only ever trades one red seat for one black seat, so only a weighted combination of its
-two skills is identified (arena/research/identify.py). The `sides` schedule makes them separable: every game one
-configuration holds the whole town and one (the same or another) the whole mafia, cycling through every ordered pair
-in rounds of k games in which each configuration holds the town once and the mafia once (the filler takes only a
-seat of neither side, such as a maniac). The deal's roles rotate over the seats as in the Latin rotation.
 """
 
 from __future__ import annotations
@@ -103,9 +108,30 @@ def assign(cost: Sequence[Sequence[float]]) -> list[int]:
     return out
 
 
-def _seat(entry: int, game: int, n: int) -> int:
-    """Entry `entry`'s seat (0-based) in game `game`: one on per game, and one more per block of n games."""
-    return (entry + game + game // n) % n
+class _Blocks:
+    """What is drawn afresh for every block of n games of the `seats` schedule, from the seed alone: the place each
+    configuration takes (0 to k − 1; the filler takes the rest) and the seat each place starts from."""
+
+    def __init__(self, seed: int, k: int, n: int) -> None:
+        self.seed, self.k, self.n = seed, k, n
+        self._drawn: dict[int, tuple[list[int], list[int]]] = {}
+
+    def rng(self, block: int) -> random.Random:
+        return random.Random(f"seats:{self.seed}:{block}")
+
+    def draw(self, block: int) -> tuple[list[int], list[int]]:
+        if block not in self._drawn:
+            rng = self.rng(block)
+            self._drawn[block] = rng.sample(range(self.k), self.k), rng.sample(range(self.n), self.n)
+        return self._drawn[block]
+
+    def place(self, entry: int, game: int) -> int:
+        """Configuration `entry`'s place in game `game`'s block."""
+        return self.draw(game // self.n)[0][entry]
+
+    def seat(self, place: int, game: int) -> int:
+        """Place `place`'s seat (0-based) in game `game`: its block's start, one on per game."""
+        return (self.draw(game // self.n)[1][place] + game) % self.n
 
 
 def _steep(ahead: float) -> float:
@@ -143,18 +169,21 @@ class _State:
         return True
 
 
-def _shift_order(key_of: list[tuple[int, int]], keys: int, configs: int, nodes: int = 4000) -> list[int] | None:
-    """A depth-first search for an order of the n shifts keeping every prefix balanced (bounded by `nodes`)."""
+def _shift_order(
+    key_of: list[tuple[int, int]], keys: int, places: Sequence[int], nodes: int = 4000, spent: list[int] | None = None
+) -> list[int] | None:
+    """A depth-first search for an order of the n shifts keeping every prefix balanced among `places` (bounded by
+    `nodes`; the nodes visited are added to `spent[0]`)."""
     n = len(key_of)
-    counts = [[0] * keys for _ in range(configs)]
+    counts = [[0] * keys for _ in places]
     order: list[int] = []
     used = [False] * n
     visited = 0
 
     def move(shift: int, step: int) -> None:
-        for e in range(configs):
+        for i, e in enumerate(places):
             for key in key_of[(e + shift) % n]:
-                counts[e][key] += step
+                counts[i][key] += step
 
     def fair() -> bool:
         return all(max(c[key] for c in counts) - min(c[key] for c in counts) <= 1 for key in range(keys))
@@ -189,16 +218,22 @@ def _shift_order(key_of: list[tuple[int, int]], keys: int, configs: int, nodes: 
             move(shift, -1)
         return False
 
-    return order if search() else None
+    found = search()
+    if spent is not None:
+        spent[0] += visited
+    return order if found else None
 
 
 def block_order(
-    slots: Sequence[Role], configs: int, seed: int, *, attempts: int = 100
+    slots: Sequence[Role], configs: int | Sequence[int], seed: int, *, attempts: int = 100, nodes: int = 4000,
+    spent: list[int] | None = None, shuffle: bool = False,
 ) -> tuple[list[Role], list[int]] | None:
     """One block of the Latin rotation: an arrangement W of the role slots and an order of the n shifts such that,
-    with entry e holding W[(e + shift) mod n], every prefix of the block keeps the first `configs` entries within
-    one of each other on every role and side count. A whole block gives every entry every slot once (exact). None
-    when the search finds none (a pool as large as the table cannot be balanced by shifts alone)."""
+    with place e holding W[(e + shift) mod n], every prefix of the block keeps the configurations' places (the first
+    `configs`, or those listed) within one of each other on every role and side count. A whole block gives every
+    place every slot once (exact). None when the search finds none (a pool as large as the table cannot be balanced
+    by shifts alone)."""
+    places = range(configs) if isinstance(configs, int) else configs
     n = len(slots)
     role_keys = sorted(set(slots))
     side_keys = sorted({side_of(r) for r in slots})
@@ -206,15 +241,16 @@ def block_order(
     keys = len(role_keys) + len(side_keys)
     for attempt in range(attempts):
         arrangement = list(range(n))
-        if attempt:
+        if attempt or shuffle:
             random.Random(f"{seed}:{attempt}").shuffle(arrangement)
-        order = _shift_order([key_of[i] for i in arrangement], keys, configs)
+        order = _shift_order([key_of[i] for i in arrangement], keys, places, nodes, spent)
         if order is not None:
             return [slots[i] for i in arrangement], order
     return None
 
 
-SCHEDULES = ("seats", "sides")
+SCHEDULES = ("sides", "seats")
+DEFAULT = "sides"  # both skills identified; `seats` rates only a combination of them
 
 
 def side_pairs(k: int) -> list[tuple[int, int]]:
@@ -243,6 +279,70 @@ def make_side_schedule(labels: Sequence[str], filler: str, rules: RuleSet, games
     return plans
 
 
+NODES = 2000  # the search steps spent on them beyond the first, over the pool's size (each step counts them)
+ARRANGEMENTS = 128  # fair arrangements a `seats` tournament draws its blocks from
+
+
+Arrangement = tuple[list[Role], list[int], list[int]]  # slots W, the order of the shifts, the configurations' places
+
+
+def arrangements(
+    slots: Sequence[Role], configs: int, seed: int, wanted: int = ARRANGEMENTS, nodes: int = NODES
+) -> list[Arrangement]:
+    """Up to `wanted` distinct fair arrangements of a block (`block_order`), each for its own set of places drawn
+    from `seed`: the blocks of a tournament draw from them, so the roles two configurations hold together are not
+    one arrangement's neighbours all tournament long (with two configurations on places 0 and 1, the fair
+    arrangements put a black slot beside a red one more often than a deal does). The first (places 0 to k − 1) may
+    take `block_order`'s whole search; the others share a budget of `nodes` search steps, one try each. Small pools
+    find many at once; large ones (8 of 10 places) mix well with one and find few, so the budget, not the clock,
+    decides how many (the schedule stays a pure function of its inputs)."""
+    n = len(slots)
+    first = block_order(slots, configs, random.Random(f"seats:{seed}:arrangement").randrange(1 << 30))
+    if first is None:
+        return []
+    found: list[Arrangement] = [(first[0], first[1], list(range(configs)))]
+    spent = [0]
+    attempt = 0
+    nodes //= configs  # a step weighs the pool's size: large pools get few tries (and need few)
+    while len(found) < wanted and spent[0] < nodes:
+        rng = random.Random(f"seats:{seed}:arrangement:{attempt}")
+        places = sorted(rng.sample(range(n), configs))
+        one = block_order(slots, places, rng.randrange(1 << 30), attempts=1, nodes=min(4000, nodes - spent[0]),
+                          spent=spent, shuffle=True)  # fmt: skip
+        attempt += 1
+        if one is not None and (one[0], places) not in [(f[0], f[2]) for f in found]:
+            found.append((one[0], one[1], places))
+    return found
+
+
+def _latin(
+    labels: Sequence[str], filler: str, slots: Sequence[Role], games: int, seed: int, blocks: _Blocks
+) -> list[GamePlan] | None:
+    """The Latin block rotation with a fair order of shifts; each block draws its arrangement (from `arrangements`),
+    its places and its starting seats. None when no fair arrangement is found (a pool as large as the table)."""
+    n, k = len(slots), len(labels)
+    pool = arrangements(slots, k, seed)
+    if not pool:
+        return None
+    plans: list[GamePlan] = []
+    for block in range(-(-games // n)):
+        arrangement, order, fair = pool[blocks.rng(block).randrange(len(pool))]
+        shuffled, _ = blocks.draw(block)  # which configuration takes which of the arrangement's places
+        at_place: list[str] = [filler] * n
+        for entry, i in enumerate(shuffled):
+            at_place[fair[i]] = labels[entry]
+        for game in range(block * n, min(games, (block + 1) * n)):
+            shift = order[game % n]
+            seat_labels = [filler] * n
+            seat_roles = [Role.CIVILIAN] * n
+            for place in range(n):
+                seat = blocks.seat(place, game)
+                seat_roles[seat] = arrangement[(place + shift) % n]
+                seat_labels[seat] = at_place[place]
+            plans.append(GamePlan(game, seed + game, tuple(seat_labels), tuple(seat_roles)))
+    return plans
+
+
 def make_schedule(
     labels: Sequence[str],
     filler: str,
@@ -251,9 +351,9 @@ def make_schedule(
     seed: int,
     *,
     search: int = 64,
-    kind: str = "seats",
+    kind: str = DEFAULT,
 ) -> list[GamePlan]:
-    """The tournament's games in order (`kind`: `seats`, the default, or `sides`; see the module docstring).
+    """The tournament's games in order (`kind`: `sides`, the default, or `seats`; see the module docstring).
 
     For `seats`, each game's role assignment is the cheapest one (plus a small seeded perturbation on a retry) that
     keeps every count within one between configurations; when no retry of a game finds one, the search steps back a
@@ -271,21 +371,10 @@ def make_schedule(
         side_share[side_of(role)] = side_share.get(side_of(role), 0.0) + count / n
     role_keys = list(share)
     side_keys = list(side_share)
-    found = block_order(slots, k, seed) if k <= n else None
-    if found is not None:  # the Latin block rotation, every block in the same balanced order
-        arrangement, order = found
-        plans: list[GamePlan] = []
-        for game in range(games):
-            shift = order[game % n]
-            seat_labels = [filler] * n
-            seat_roles = [Role.CIVILIAN] * n
-            for entry in range(n):
-                seat = _seat(entry, game, n)
-                seat_roles[seat] = arrangement[(entry + shift) % n]
-                if entry < k:
-                    seat_labels[seat] = labels[entry]
-            plans.append(GamePlan(game, seed + game, tuple(seat_labels), tuple(seat_roles)))
-        return plans
+    blocks = _Blocks(seed, min(k, n), n)
+    latin = _latin(labels, filler, slots, games, seed, blocks) if k <= n else None
+    if latin is not None:
+        return latin
     state = _State(k)
     chosen: list[tuple[list[int | None], list[int], list[int]]] = []  # per game: rows, role slot, seat (0-based)
     tries = [0] * (games + 1)
@@ -296,13 +385,15 @@ def make_schedule(
     def rows_for(game: int) -> list[int | None]:
         if k <= n:
             sitting = list(range(k))
-        else:  # the least-played configurations sit; ties rotate with the game number
-            sitting = sorted(sorted(range(k), key=lambda e: (state.played[e], (e - game) % k))[:n])
+        else:  # the least-played configurations sit; ties are broken by the seed, not the pool's order
+            rank = random.Random(f"seats:{seed}:sit:{game}").sample(range(k), k)
+            sitting = sorted(sorted(range(k), key=lambda e: (state.played[e], rank[e]))[:n])
         return [*sitting, *([None] * (n - len(sitting)))]  # None: a filler seat
 
     def seats_for(game: int, rows: list[int | None]) -> list[int]:
-        if k <= n:  # Latin rotation: every block of n games gives every entry n distinct seats
-            return [_seat(row, game, n) for row in range(n)]
+        if k <= n:  # every block of n games gives every place n distinct seats, from a start drawn per block
+            places = [blocks.place(e, game) if e is not None else i for i, e in enumerate(rows)]
+            return [blocks.seat(place, game) for place in places]
         low = {seat: min(c[seat] for c in state.seats) for seat in range(1, n + 1)}
 
         def cost(entry: int | None, seat: int) -> float:
@@ -370,6 +461,15 @@ def make_schedule(
             picked = (rows, roles_for(game, 0, rows), seats_for(game, rows))
             play(*picked, step=1)
             chosen.append(picked)
+    drawn = random.Random(f"seats:{seed}:labels").sample(range(k), k)
+
+    def label_of(entry: int, game: int) -> int:
+        """The configuration that the search's entry `entry` is in game `game`. With a full table every count is
+        equal at the end of each block of n games, so the entries take other configurations in every block (the
+        roles two configurations hold together then do not follow the search's fixed pattern); otherwise one
+        assignment drawn from the seed, never the pool's order."""
+        return blocks.place(entry, game) if k == n else drawn[entry]
+
     out: list[GamePlan] = []
     for game, (rows, role_of, seat_of) in enumerate(chosen):
         seat_labels = [filler] * n
@@ -377,7 +477,7 @@ def make_schedule(
         for row, held in enumerate(rows):
             seat_roles[seat_of[row]] = slots[role_of[row]]
             if held is not None:
-                seat_labels[seat_of[row]] = labels[held]
+                seat_labels[seat_of[row]] = labels[label_of(held, game)]
         out.append(GamePlan(game, seed + game, tuple(seat_labels), tuple(seat_roles)))
     return out
 

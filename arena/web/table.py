@@ -649,12 +649,12 @@ class Table:
         return number
 
     def review_links(self, seat: int) -> dict[str, str] | None:
-        """Once the game has ended: the replay of it from this page's own seat and as the god view (the routes in
-        `routes/replays.py` check the link and the end again)."""
+        """Once the game has ended: the replay of it from this page's own seat and as the god view, and its score
+        sheet (the routes in `routes/replays.py` check the link and the end again)."""
         if not self.game.over or not self.revealed or self.writer is None or self.writer.path is None:
             return None
         token = self.spectator_token if seat == SPECTATOR else self.tokens[seat]
-        links = {"god": f"/review/{token}?as=god"}
+        links = {"god": f"/review/{token}?as=god", "protocol": f"/protocol/{token}"}
         if seat != SPECTATOR:
             links["seat"] = f"/review/{token}"
         return links

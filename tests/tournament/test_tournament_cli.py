@@ -44,12 +44,13 @@ def test_the_bots_example_runs_whole_and_every_transcript_verifies(tmp_path: Pat
     standings = {row["label"]: row for row in data["standings"]}
     assert set(standings) == {"heuristic", "random"}
     for row in standings.values():
-        assert row["games"] == 200
-        assert row["sides"]["red"]["games"] == 140 and row["sides"]["black"]["games"] == 60
+        assert row["games"] == 200  # whole sides (the default): a town and a mafia game each per self-pair game
+        assert row["sides"]["red"]["games"] == 100 and row["sides"]["black"]["games"] == 100
         assert 0 <= row["low"] <= row["rate"] <= row["high"] <= 1
-    wins = sum(1 for g in data["games"] for label, role in zip(g["seats"], g["roles"], strict=True)
-               if label == "heuristic" and {"town": "red", "mafia": "black"}.get(g["winner"]) ==
-               ("black" if role in ("mafia", "don") else "red"))  # fmt: skip
+    wins = sum(1 for g in data["games"] for side in {"black" if role in ("mafia", "don") else "red"
+                                                     for label, role in zip(g["seats"], g["roles"], strict=True)
+                                                     if label == "heuristic"}
+               if {"town": "red", "mafia": "black"}.get(g["winner"]) == side)  # fmt: skip
     assert standings["heuristic"]["wins"] == wins
     # a second run finds everything done and plays nothing
     before = {p.name: p.read_bytes() for p in files}

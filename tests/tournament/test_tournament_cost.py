@@ -66,7 +66,7 @@ def test_calibration_reports_its_sample(tmp_path: Path) -> None:
     spec.write_text('name = "c"\ngames = 12\nseed = 1\nfiller = "bot:heuristic"\n'
                     '[[pool]]\nlabel = "a"\nagent = "fake"\n[[pool]]\nlabel = "b"\nagent = "bot:random"\n')  # fmt: skip
     t = load_tournament(spec, agents)
-    plans = make_schedule([c.label for c in t.configs], t.filler.label, t.rules, 12, t.file.seed)
+    plans = make_schedule([c.label for c in t.configs], t.filler.label, t.rules, 12, t.file.seed, kind="seats")
     figures = calibrate(t, plans, 3)
     assert MIN_GAMES <= figures.games <= min(MAX_GAMES, 12)
     assert 0 < figures.rse < 1

@@ -16,7 +16,7 @@ def test_every_prefix_is_balanced(preset: str, pool: int) -> None:
     rules = load_rules(preset)
     labels = [f"c{i}" for i in range(pool)]
     games = 5 * rules.players + 7  # five whole blocks and a part of one
-    plans = make_schedule(labels, "filler", rules, games, 1)
+    plans = make_schedule(labels, "filler", rules, games, 1, kind="seats")
     assert len(plans) == games
     for prefix in range(1, games + 1):
         worst = spread(balance(plans[:prefix], labels))
@@ -36,7 +36,7 @@ def test_every_prefix_is_balanced(preset: str, pool: int) -> None:
 def test_every_game_is_a_legal_seating(pool: int) -> None:
     rules = load_rules("edge")
     labels = [f"c{i}" for i in range(pool)]
-    for plan in make_schedule(labels, "filler", rules, 30, 5):
+    for plan in make_schedule(labels, "filler", rules, 30, 5, kind="seats"):
         assert sorted(plan.roles) == sorted(r for r, n in rules.roles.items() for _ in range(n))
         for label in labels:
             assert len(plan.seats_of(label)) == 1  # one seat per configuration per game
@@ -46,15 +46,16 @@ def test_every_game_is_a_legal_seating(pool: int) -> None:
 
 def test_the_schedule_is_reproducible_and_depends_on_its_inputs() -> None:
     rules = load_rules("fiim")
-    one = make_schedule(["a", "b", "c"], "filler", rules, 40, 3)
-    assert one == make_schedule(["a", "b", "c"], "filler", rules, 40, 3)
-    assert [p.labels for p in one] != [p.labels for p in make_schedule(["a", "b", "c", "d"], "filler", rules, 40, 3)]
+    one = make_schedule(["a", "b", "c"], "filler", rules, 40, 3, kind="seats")
+    assert one == make_schedule(["a", "b", "c"], "filler", rules, 40, 3, kind="seats")
+    other = make_schedule(["a", "b", "c", "d"], "filler", rules, 40, 3, kind="seats")
+    assert [p.labels for p in one] != [p.labels for p in other]
 
 
 def test_more_configurations_than_seats_share_the_games() -> None:
     rules = load_rules("fiim")
     labels = [f"c{i}" for i in range(13)]
-    plans = make_schedule(labels, "filler", rules, 26, 1)
+    plans = make_schedule(labels, "filler", rules, 26, 1, kind="seats")
     table = balance(plans, labels)
     games = [table[label]["games"] for label in labels]
     assert max(games) - min(games) <= 1 and sum(games) == 26 * 10
@@ -77,7 +78,7 @@ def test_a_short_tournament_already_mixes_the_sides(preset: str, pool: int) -> N
         side = "black" if role in (Role.MAFIA, Role.DON) else ("maniac" if role is Role.MANIAC else "red")
         share[side] = share.get(side, 0.0) + count / rules.players
     labels = [f"c{i}" for i in range(pool)]
-    plans = make_schedule(labels, "filler", rules, 2 * rules.players, 1)
+    plans = make_schedule(labels, "filler", rules, 2 * rules.players, 1, kind="seats")
     for prefix in range(1, len(plans) + 1):  # no run of red games first and black games last
         counts = balance(plans[:prefix], labels)
         for label in labels:

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from fastapi import FastAPI, HTTPException, Request
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from arena.engine import MODERATOR, Game, view
 from arena.transcript import Transcript, TranscriptError, load
@@ -23,7 +23,8 @@ _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,120}\.jsonl$")
 
 
 def add_routes(app: FastAPI, site: Site) -> None:
-    """`/replays/{token}`, `/replay/{token}/{name}` and `/api/replay/{token}/{name}`."""
+    """`/replays/{token}`, `/replay/{token}/{name}`, `/api/replay/{token}/{name}`, and the score sheets
+    `/protocol/{token}` (a table's ended game) and `/protocol/{token}/{name}` (a saved game)."""
     server, config, page, lang_of, admin_or_404 = site.server, site.config, site.page, site.lang_of, site.admin_or_404
     replay_cache: dict[str, tuple[float, Transcript]] = {}
 
@@ -93,6 +94,34 @@ def add_routes(app: FastAPI, site: Site) -> None:
             "seat": mine,
         }
         return page("replay.html", lang, boot)
+
+    @app.get("/protocol/{token}", response_class=HTMLResponse)
+    async def table_protocol(token: str, request: Request) -> HTMLResponse:
+        """The judge's score sheet of a seat's or spectator's table, once its game has ended (docs/scoring.md)."""
+        transcript, _ = await table_transcript(token)
+        return await protocol_page(transcript, request)
+
+    @app.get("/protocol/{token}/{name}", response_class=HTMLResponse)
+    async def replay_protocol(token: str, name: str, request: Request) -> HTMLResponse:
+        """The score sheet of a saved game, from the admin link's replays."""
+        admin_or_404(token)
+        return await protocol_page(await replay_transcript(name), request)
+
+    async def protocol_page(transcript: Transcript, request: Request) -> HTMLResponse:
+        from arena.render.protocol import protocol_html
+
+        lang = lang_of(request, transcript.header.lang)
+        try:
+            text = await asyncio.to_thread(protocol_html, transcript, lang, stylesheet="/protocol.css")
+        except Exception as exc:  # a transcript the engine refuses: say so, do not crash
+            raise HTTPException(status_code=400, detail=f"no score sheet: {exc}") from None
+        return HTMLResponse(text)
+
+    @app.get("/protocol.css")
+    async def protocol_css() -> Response:
+        from arena.render.protocol import PROTOCOL_CSS
+
+        return Response(PROTOCOL_CSS, media_type="text/css")
 
     @app.get("/api/review/{token}")
     async def review_state(token: str, request: Request, seat: int = MODERATOR, step: int = -1) -> JSONResponse:

@@ -675,6 +675,7 @@
     const withLang = (url) => url + (url.includes("?") ? "&" : "?") + "lang=" + encodeURIComponent(boot.lang);
     if (state.review && state.review.seat) links.appendChild(el("a", { href: withLang(state.review.seat), id: "review-seat" }, t("replay_seat")));
     if (state.review && state.review.god) links.appendChild(el("a", { href: withLang(state.review.god), id: "review-god" }, t("replay_god")));
+    if (state.review && state.review.protocol) links.appendChild(el("a", { href: withLang(state.review.protocol), id: "review-protocol" }, t("score_sheet")));
     if (links.childNodes.length) box.appendChild(links);
     box.appendChild(el("h3", null, t("every_card")));
     const cards = el("ul", { className: "cards", id: "reveal" });
