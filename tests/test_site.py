@@ -102,6 +102,15 @@ def test_a_configuration_page_shows_only_the_metrics_that_discriminate(site: Pat
     assert not {r.name for r in RATES if r.name not in HEADLINE} & set(shown)
 
 
+def test_a_configuration_page_has_the_points_table_of_its_rules(site: Path) -> None:
+    """#35's points table (`arena report --scoring fiim`) on the configuration's page, overall and by role, linked."""
+    config = (site / "config" / "fiim" / "heuristic.html").read_text(encoding="utf-8")
+    assert "<h2>Points (fiim)</h2>" in config and "<h2>Points by role (fiim)</h2>" in config
+    section = config.split("<h2>Points (fiim)</h2>", 1)[1].split("<h2>", 1)[0]
+    rows = re.findall(r"<tr>(.*?)</tr>", section.split("<tbody>", 1)[1], re.S)
+    assert len(rows) == 1 and ">heuristic<" in rows[0] and 'href="../../lists/' in rows[0], rows
+
+
 def test_every_number_links_to_its_games_and_every_game_has_a_replay(site: Path) -> None:
     board = (site / "board-fiim.html").read_text(encoding="utf-8")
     rows = re.findall(r"<tr><td>(?:<span>)?\d+(?:</span>)?</td>(.*?)</tr>", board, re.S)

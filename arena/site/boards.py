@@ -132,7 +132,7 @@ def rules_board(root: Path, board: str, inputs: SiteInputs, lists: Lists, progre
     b = Board(board, f"{rules}: tournaments", "rules", rules, "centred: the configurations that played a side average "
               "0 on it (docs/ratings.md)")  # fmt: skip
     try:
-        r = build(root / "games" / board, boot=inputs.boot, progress=progress)
+        r = build(root / "games" / board, boot=inputs.boot, progress=progress, scoring=_scoring(rules))
     except ReportError:  # every published game of the board was left out (each made of transport failures)
         from arena.research.corpus import load_folder
 
@@ -264,7 +264,27 @@ def _config_from_report(
             page.lines.append(("Decisions", ["decisions", "legal at once", "after a re-ask", "default", "transport"],
                                [[Cell(str(d.decisions), games), *(Cell(iv_text(iv, percent=True), games) for iv in
                                  (d.legal, d.reasked, d.invalid, d.transport))]]))  # fmt: skip
+    if r.points is not None:
+        page.lines += _points_lines(r.points, config, games)
     return page
+
+
+def _scoring(rules: str) -> Any:
+    """The points system of a rules preset that has one (`arena report --scoring PRESET`), else none."""
+    from arena.scoring import SYSTEMS, load_system
+
+    return load_system(rules) if rules in SYSTEMS else None
+
+
+def _points_lines(points: Any, config: str, games: str | None) -> list[tuple[str, list[str], list[list[Cell]]]]:
+    """This configuration's rows of the report's points table (`arena report --scoring`), overall and by role."""
+    from arena.research.points import table_cells, table_head
+
+    out = []
+    for by_role, title, at in ((False, "Points", 1), (True, "Points by role", 0)):
+        rows = [[Cell(c, games) for c in row] for row in table_cells(points, by_role) if row[at] == config]
+        out.append((f"{title} ({points.system.name})", table_head(points.system, by_role), rows))
+    return out
 
 
 def _n(value: float) -> str:
