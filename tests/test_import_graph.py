@@ -194,7 +194,7 @@ ROOMS: dict[str, Room] = {
         never=_of("cli web site render llm"),
     ),
     "arena.site": Room(
-        _of("engine transcript render research field safe_read safe_write sandbox"),
+        _of("engine transcript render research field scoring safe_read safe_write sandbox"),
         never=_of("cli web tournament orchestrator llm"),
     ),
     "arena.api": Room(None, never=_of("render web cli")),
