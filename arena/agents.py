@@ -165,7 +165,8 @@ def api_key_for(spec: AgentSpec) -> str | None:
     """The key an `llm` agent sends, read now: a key handed to this process (`hand_keys`), else the environment.
 
     With `api_key_env` set, that variable must hold the key. Without it, an agent with its own `base_url` (a local
-    server) sends a placeholder, never a key meant for another provider; an agent without one leaves the key to the
+    server) sends the per-run key of `arena local-model` on that port if there is one, else a placeholder, never a
+    key meant for another provider; an agent without one leaves the key to the
     SDK, which reads OPENAI_API_KEY (and OPENAI_BASE_URL) as it always does.
     """
     if spec.api_key_env:
@@ -173,8 +174,10 @@ def api_key_for(spec: AgentSpec) -> str | None:
         if not key:
             raise AgentError(f"agent {spec.name}: the environment variable {spec.api_key_env} (api_key_env) is not set")
         return key
-    if spec.base_url:
-        return NO_KEY
+    if spec.base_url:  # a local model server started by `arena local-model` has this run's key (arena/local/key.py)
+        from arena.local.key import local_key
+
+        return local_key(spec.base_url) or NO_KEY
     if _HANDED.get("OPENAI_API_KEY"):
         return _HANDED["OPENAI_API_KEY"]
     if not os.environ.get("OPENAI_API_KEY"):

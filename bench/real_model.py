@@ -27,20 +27,26 @@ Printed, never asserted: the figures depend on the machine and its load (the loa
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import re
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from arena.engine import MODERATOR, Game
+from arena.engine import MODERATOR, EventType, Game
+from arena.llm.injection import quote
+from arena.llm.rebuild import events_after_inputs
 from arena.local.server import ALIAS, LocalServer, default_model
+from arena.players.base import ModelCall
 from arena.transcript import Transcript, load
 
 
@@ -62,7 +68,7 @@ def _agents(folder: Path, base_url: str) -> Path:
 def _play(args: argparse.Namespace, base_url: str, out: Path, seed: int) -> tuple[Path, float]:
     agents = _agents(out / "agents", base_url)
     command = [sys.executable, "-m", "arena.cli", "play", "--agents-dir", str(agents), "--out", str(out / "games"),
-               "--quiet", "--timeout", "1800", "--seed", str(seed), "--seat", f"{args.seats}=local"]  # fmt: skip
+               "--quiet", "--seed", str(seed), "--seat", f"{args.seats}=local"]  # fmt: skip
     command += ["--rules", args.rules] if args.rules else ["--preset", args.preset]
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -84,8 +90,13 @@ def _post(root: str, path: str, body: dict[str, object]) -> dict[str, object]:
     import json
     import urllib.request
 
-    request = urllib.request.Request(root + path, data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})  # fmt: skip
+    from arena.local.key import local_key
+
+    headers = {"Content-Type": "application/json"}
+    key = local_key(root)
+    if key:  # a server of `arena local-model` wants its run's key
+        headers["Authorization"] = f"Bearer {key}"
+    request = urllib.request.Request(root + path, data=json.dumps(body).encode(), method="POST", headers=headers)
     with urllib.request.urlopen(request, timeout=120) as reply:
         answer = json.loads(reply.read())
     assert isinstance(answer, dict)
@@ -172,6 +183,137 @@ def report(games: list[tuple[Transcript, float]], floor: int | None = None) -> N
         print(f"evaluated / the floor of a perfect prefix cache (compaction rewrites included): "
               f"{evaluated / max(floor, 1):.2f} ({evaluated:,} / {floor:,})")  # fmt: skip
     print(f"compactions: {dict(compactions) or 0}; wall per game: {', '.join(f'{w:.0f} s' for w in walls)}")
+    quality = Quality()
+    for t, _ in games:
+        quality.add(t)
+    quality.print()
+
+
+ECHO_WORDS = 6  # a speech "echoes the prompt" when it repeats this many consecutive words of what it was sent
+_WORD = re.compile(r"[\w']+")
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+_QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"')  # a JSON string in the prompt: a player's words
+
+
+def _echoes(speech: str, prompt: str) -> bool:
+    """Whether `speech` repeats ECHO_WORDS consecutive words of `prompt`."""
+    said = _words(speech)
+    if len(said) < ECHO_WORDS:
+        return False
+    sent = " " + " ".join(_words(prompt)) + " "
+    return any(f" {' '.join(said[i : i + ECHO_WORDS])} " in sent for i in range(len(said) - ECHO_WORDS + 1))
+
+
+def _echo_kind(speech: str, prompt: str) -> str | None:
+    """"moderator" when `speech` repeats the moderator's words (the rules, the log lines, the request: the prompt
+    outside the players' quoted words), "player" when it repeats a player's quoted words, else None."""
+    if _echoes(speech, _QUOTED.sub(" | ", prompt)):
+        return "moderator"
+    if _echoes(speech, " | ".join(_QUOTED.findall(prompt))):
+        return "player"
+    return None
+
+
+def _spoken(call: ModelCall) -> str | None:
+    """The speech (or black-team message) text of a call's parsed answer, per-request or stable shape."""
+    parsed = call.parsed or {}
+    fields = parsed.get("decision") if isinstance(parsed.get("decision"), dict) else parsed
+    text = fields.get("speech", fields.get("message")) if isinstance(fields, dict) else None
+    return text if isinstance(text, str) else None
+
+
+@dataclass
+class Quality:
+    """What the model said and did, counted over games (issue #31: before and after the prompt change)."""
+
+    speeches: int = 0
+    empty: int = 0
+    echoed: int = 0  # repeating the moderator's words
+    parroted: int = 0  # repeating a player's (its own earlier speeches included)
+    fouls: int = 0  # forbidden-phrase fouls of model seats
+    black_shots: int = 0  # shots by black model seats at somebody
+    black_on_black: int = 0  # of which at a black teammate
+    votes: int = 0
+    votes_no: int = 0
+    compactions: int = 0
+    kept: list[int] = field(default_factory=list)  # exchanges kept verbatim, per compaction
+    last_speech_kept: int = 0  # compactions whose request holds the seat's last speech in its words
+    last_speech_due: int = 0  # compactions after the seat had spoken
+
+    def add(self, t: Transcript) -> None:
+        from arena.llm.records import Expansion
+
+        game = Game(t.rules, t.header.seed, roles=t.header.roles)
+        game.replay(t.inputs)
+        llm = {s.seat for s in t.header.seats if s.agent.kind == "llm"} | {
+            s.seat for r in t.resumes for s in r.seats if s.agent.kind == "llm"
+        }
+        full = Expansion(t.calls)
+        by_seat: dict[int, list[int]] = defaultdict(list)
+        for i, call in enumerate(t.calls):
+            if call.request_kind == "speech" and call.parsed is not None:
+                by_seat[call.seat].append(i)
+            if call.request_kind == "vote" and call.parsed is not None:
+                fields = call.parsed.get("decision") if isinstance(call.parsed.get("decision"), dict) else call.parsed
+                vote = fields.get("vote") if isinstance(fields, dict) else None
+                if isinstance(vote, bool):
+                    self.votes += 1
+                    self.votes_no += not vote
+        for event in game.events:
+            if event.seat not in llm:
+                continue
+            if event.type is EventType.SPEECH:
+                self.speeches += 1
+                text = event.text or ""
+                self.empty += not text.strip()
+                # the call whose answer this speech is: the seat's earliest unused speech call saying it
+                match = next((i for i in by_seat[event.seat] if (_spoken(t.calls[i]) or "").startswith(text)), None)
+                if match is not None:
+                    by_seat[event.seat].remove(match)
+                    prompt = "\n".join(str(m.get("content") or "") for m in full.messages(match)
+                                       if m.get("role") != "assistant")  # fmt: skip
+                    kind = _echo_kind(text, prompt) if text.strip() else None
+                    self.echoed += kind == "moderator"
+                    self.parroted += kind == "player"
+            elif event.type is EventType.FOUL and event.value == "forbidden_content":
+                self.fouls += 1
+            elif event.type is EventType.SHOT and event.target and game.is_black(event.seat):
+                self.black_shots += 1
+                self.black_on_black += game.is_black(event.target)
+        events_after, _ = events_after_inputs(t, MODERATOR)
+        for i, call in enumerate(t.calls):
+            if not call.compaction or (call.parsed is None and not (call.error or "").startswith("unusable")):
+                continue
+            messages = full.messages(i)
+            self.compactions += 1
+            self.kept.append(max(0, (len(messages) - 2) // 2))
+            shown = events_after[min(t.call_positions[i], len(t.inputs))]
+            said = [e.text for e in game.events[:shown]
+                    if e.type is EventType.SPEECH and e.seat == call.seat and e.text]  # fmt: skip
+            if said:
+                self.last_speech_due += 1
+                sent = "\n".join(str(m.get("content") or "") for m in messages)
+                self.last_speech_kept += quote(said[-1]) in sent  # as the log quotes it (control tokens defanged)
+
+    def print(self) -> None:
+        def rate(n: int, of: int) -> str:
+            return f"{n}/{of} ({n / of:.0%})" if of else "0/0"
+
+        print(f"speeches of model seats: {self.speeches}; empty {rate(self.empty, self.speeches)}; echoing the "
+              f"prompt ({ECHO_WORDS}+ words in a row) {rate(self.echoed + self.parroted, self.speeches)}: the "
+              f"moderator's words {rate(self.echoed, self.speeches)}, a player's {rate(self.parroted, self.speeches)}; "
+              f"forbidden-phrase fouls {rate(self.fouls, self.speeches)}")  # fmt: skip
+        print(f"black model seats' shots at a black teammate: {rate(self.black_on_black, self.black_shots)}; "
+              f"votes 'no': {rate(self.votes_no, self.votes)}")  # fmt: skip
+        kept = Counter(self.kept)
+        print(f"compactions (answered): {self.compactions}; exchanges kept verbatim: "
+              f"{', '.join(f'{k}: {kept[k]}' for k in sorted(kept)) or '-'}; the seat's last speech kept in its words: "
+              f"{rate(self.last_speech_kept, self.last_speech_due)}")  # fmt: skip
 
 
 def _wall(t: Transcript, parse: Callable[[str], datetime]) -> float:
@@ -186,26 +328,24 @@ def _arena(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def checks(path: Path, t: Transcript) -> None:
-    """`arena verify`, and `arena prompt --at K` right after each compaction against the messages sent."""
-    import json
-
-    from arena.llm.rebuild import events_after_inputs
+    """`arena verify`, and `arena prompt --at K` right after each compaction against the messages sent (K in the
+    seat's own numbering, the `[#K]` its prompt shows)."""
     from arena.llm.records import Expansion
 
     print(f"arena verify {path.name}: exit {_arena('verify', str(path)).returncode}")
-    events_after, _ = events_after_inputs(t, MODERATOR)  # the moderator's counts: what `--at` means
     positions = t.call_positions
     full = Expansion(t.calls)
+    counts = {seat: events_after_inputs(t, seat)[1] for seat in {c.seat for c in t.calls if c.compaction}}
     same = rebuilt = total = 0
     for i, call in enumerate(t.calls):
-        shown = events_after[min(positions[i], len(t.inputs))]
+        point = min(positions[i], len(t.inputs))
         later = [j for j in range(i + 1, len(t.calls)) if t.calls[j].seat == call.seat
-                 and events_after[min(positions[j], len(t.inputs))] == shown]  # fmt: skip
+                 and min(positions[j], len(t.inputs)) == point]  # fmt: skip
         if not call.compaction or later:  # `arena prompt --at K` shows a point's last call
             continue
         total += 1
         sent = json.loads(json.dumps(full.messages(i)))
-        at = ["prompt", str(path), "--seat", str(call.seat), "--at", str(shown - 1), "--json"]
+        at = ["prompt", str(path), "--seat", str(call.seat), "--at", str(counts[call.seat][point] - 1), "--json"]
         same += json.loads(_arena(*at).stdout or "null") == sent
         rebuilt += json.loads(_arena(*at, "--rebuild").stdout or "null") == sent
     print(f"{path.name}: {total} compacted calls a point's last; arena prompt --at K shows what was sent for {same}, "
@@ -241,7 +381,7 @@ def main() -> None:
     if base_url is None:
         model = args.model or default_model()
         server = LocalServer(model, port=_free_port(), ctx=args.ctx, parallel=args.parallel,
-                             alias=None if args.model else ALIAS, threads=args.threads)  # fmt: skip
+                             alias=args.model.stem if args.model else ALIAS, threads=args.threads)  # fmt: skip
         server.start()
         server.wait_ready(600)
         base_url = server.base_url

@@ -32,7 +32,10 @@ wave's tail counts against it, and its CPU bound is cores / CPU per game over th
 for one wave started at once without stagger.
 
 `--json` prints one JSON object per line per N (and one for the long run) with the keys n, games_per_s and
-efficiency (and the rest).
+efficiency (and the rest). `--parts GAMES` then measures the client's CPU per call by part (the view, the prompt
+render, injection quoting and flags, the conversation, the JSON body, HTTP, the answer, the call record, the
+transcript lines, the engine, the rest) over GAMES games in one process (`bench/client_profile.py`, sampled on the
+CPU clock) and prints them (with --json, one more line: `client_parts`).
 Nothing is asserted: the figures depend on the machine and its load, so the load average is printed with them.
 """
 
@@ -44,6 +47,7 @@ import json
 import math
 import os
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -298,6 +302,18 @@ def cost_check(folder: Path, games: int, calibration: int, processes: int, salt:
     }
 
 
+def _client_parts(games: int) -> dict[str, Any]:
+    """The client's CPU per call by part (`bench/client_profile.py`, sampled on the CPU clock, so its shares do
+    not depend on the load): the view, the prompt render, injection quoting and flags, the conversation, the JSON
+    body, HTTP, the answer, the call record, the transcript lines, the engine, and the rest."""
+    script = Path(__file__).with_name("client_profile.py")
+    out = subprocess.run([sys.executable, str(script), "--games", str(games)], capture_output=True, text=True,
+                         check=True)  # fmt: skip
+    data: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return {"client_parts": data["parts"], "parts_games": data["games"], "parts_calls": data["calls"],
+            "parts_ms_per_call": data["ms_per_call"], "parts_load": data["load"]}  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--latency", type=float, default=0.1, help="seconds the server takes per answer")
@@ -309,6 +325,9 @@ def main() -> None:
     parser.add_argument("--calibration-games", type=int, default=3, help="at least this many (as the CLI's option)")
     parser.add_argument("--cost-runs", type=int, default=1, help="repeat the estimate check, each with other answers")
     parser.add_argument("--json", action="store_true", help="one JSON object per line per N")
+    parser.add_argument("--parts", type=int, default=0, metavar="GAMES",
+                        help="then the client's CPU per call by part over GAMES games in one process "
+                             "(bench/client_profile.py; with --json, one more line)")  # fmt: skip
     parser.add_argument("--executor", choices=["local", "dask"], default="local",
                         help="dask: each N through the local executor and then through Dask (2 worker processes)")
     parser.add_argument("--limit", type=int, default=32,
@@ -339,7 +358,10 @@ def main() -> None:
                                             args.processes, f"run-{run}"))  # fmt: skip
     finally:
         stop_standin(process)
+    parts = _client_parts(args.parts) if args.parts else None
     if args.json:
+        if parts is not None:
+            print(json.dumps(parts), flush=True)
         return
     load = os.getloadavg()[0]
     print(f"fiim, 10 LLM seats per game, server latency {args.latency * 1000:.0f} ms, {args.processes} worker "
@@ -365,6 +387,11 @@ def main() -> None:
         for name in ("calls", "prompt", "cached"):
             guess, got = cost[f"estimate_{name}"], cost[f"measured_{name}"]
             print(f"  {name}: estimate {guess:,.0f}, measured {got:,.0f} ({guess / got if got else 0:.3f})")
+    if parts is not None:
+        print(f"client CPU per call by part ({parts['parts_games']} games in one process, {parts['parts_calls']} "
+              f"calls, {parts['parts_ms_per_call']:.3f} ms/call, load {parts['parts_load']:.1f}):")  # fmt: skip
+        for name, part in parts["client_parts"].items():
+            print(f"  {name:<40} {part['us_per_call']:>7.1f} us  {part['share']:>6.1%}")
 
 
 def peak_in_flight(base_url: str) -> dict[str, int]:

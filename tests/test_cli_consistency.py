@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,8 @@ from arena.agents import AgentError, find_agent, list_agents, resolve_agent
 from arena.cli import app
 from arena.cli.prompt import at_note
 from arena.cli.seats import SeatSpecError, parse_seat_specs
+from arena.engine import EventType, view
+from arena.llm.rebuild import Point, decision_point
 from arena.transcript import load
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,33 +75,49 @@ def test_play_help_lists_seat_forms_agents_and_the_default_preset() -> None:
 
 # ----- arena prompt --at ---------------------------------------------------------------------------------------
 def test_prompt_at_says_what_it_used(tmp_path: Path) -> None:
+    """`--at K` is the seat's own event #K, the `[#K]` its prompt shows (issue #34); where the seat was not asked
+    right then, its next decision is shown and the note says so; where it is asked nothing more (it left, or the
+    game ended), or K is past its log, an error says why (issue #31: before, a turn with no decision was shown, and
+    for a dead seat another seat's decision)."""
     code, output = _run("play", "--quiet", "--seed", "4", "--seat", "all=bot:random", "--out", str(tmp_path))
     assert code == 0, output
     (path,) = tmp_path.glob("*.jsonl")
-    total = len(load(path).events)
-    code, output = _run("prompt", str(path), "--seat", "2", "--at", str(total + 50))
-    assert code == 0, output
-    assert f"--at {total + 50} is past the end of the game (events 0 to {total - 1})" in output
-    # a point between decisions: the note names the point actually used; an exact point gets no note
+    transcript = load(path)
+    game = transcript.rebuild()
+    seat = next(s for s in range(1, 11) if game.alive[s])  # a seat asked to the end
+    seen = len(view(game, seat).events)  # its own log: its events #0 to #seen-1
+    code, output = _run("prompt", str(path), "--seat", str(seat), "--at", str(seen + 50))
+    assert code == 2 and f"its events #0 to #{seen - 1}; there is no event #{seen + 50}" in output, output
+    last = decision_point(transcript, seat).seen - 1  # its last decision came right after its event #last
     notes = {}
-    for at in range(5, 40):
-        code, output = _run("prompt", str(path), "--seat", "2", "--at", str(at))
+    for at in range(5, min(40, last)):
+        code, output = _run("prompt", str(path), "--seat", str(seat), "--at", str(at))
         assert code == 0, output
         notes[at] = output
-    between = [at for at, text in notes.items() if f"no decision was pending right after event {at};" in text]
+        point = re.search(r"right after its event #(\d+) \(", output)
+        assert point and int(point.group(1)) >= at, output  # the point asked for, or the seat's next decision
+    between = [at for at, text in notes.items() if f"not asked for a decision right after its event #{at};" in text]
     exact = [at for at, text in notes.items() if "# note:" not in text]
     assert between and exact
-    code, output = _run("prompt", str(path), "--seat", "2", "--at", "-1")
+    for at in exact:
+        assert f"right after its event #{at} (" in notes[at]
+    code, output = _run("prompt", str(path), "--seat", str(seat), "--at", "-1")
     assert code == 2
+    dead = next(s for s in range(1, 11) if not game.alive[s])
+    log = view(game, dead).events
+    left = next(e.seq for e in log if e.type is EventType.ELIMINATED and e.seat == dead)
+    code, output = _run("prompt", str(path), "--seat", str(dead), "--at", str(len(log) - 1))
+    assert code == 2 and "(it left the game)" in output, output
+    assert "Your decision" not in output and left < len(log)
 
 
 def test_at_note_wording() -> None:
-    assert at_note(None, 50, 100) is None
-    assert at_note(40, 41, 100) is None
-    assert at_note(40, 48, 100) == (
-        "no decision was pending right after event 40; showing the next point where one was, right after event 47"
+    assert at_note(None, Point(5, 41, moved=True)) is None
+    assert at_note(40, Point(5, 41)) is None
+    assert at_note(40, Point(9, 48, moved=True)) == (
+        "the seat was not asked for a decision right after its event #40; showing its next one, right after its "
+        "event #47"
     )
-    assert "past the end" in (at_note(200, 133, 133) or "")
 
 
 # ----- agent lookup ----------------------------------------------------------------------------------------------

@@ -219,3 +219,26 @@ def test_report_tells_its_progress(tmp_path: Path) -> None:
     assert [d for s, d, _ in heard if s == "measuring games"] == [0, 1, 2, 3]
     result = runner.invoke(app, ["report", str(games), "--out", str(tmp_path / "again"), "--boot", "5"])
     assert result.exit_code == 0 and result.output.startswith("4 games -> ")  # a pipe gets no bar
+
+
+COUNT = re.compile(r"\b(n|games|seat-games|decisions|deals|dealt|trials)\b")
+
+
+def test_every_table_row_has_its_n(out: Path) -> None:
+    """Issue 32: every table of report.md carries the n behind each row, as a column named for a count or beside
+    every interval of the row (`(n = …)`); the headline, lies and leaks tables had none. CSVs: the ratings' and
+    comparisons' rows carry games and deals, the metrics' n and games."""
+    report = (out / "report.md").read_text(encoding="utf-8")
+    tables = re.findall(r"(?:^\|.*\n)+", report, re.M)
+    assert len(tables) >= 8
+    for table in tables:
+        header, _, *rows = table.splitlines()
+        if COUNT.search(header):
+            continue
+        for row in rows:
+            cells = [c for c in re.split(r"(?<!\\)\|", row) if "\\[" in c]
+            assert cells and all("(n = " in c for c in cells), (header, row)
+    for name, columns in (("ratings.csv", {"games", "deals"}), ("comparisons.csv", {"games", "deals"}),
+                          ("metrics.csv", {"n", "games"})):  # fmt: skip
+        rows = list(csv.DictReader(io.StringIO((out / name).read_text(encoding="utf-8"))))
+        assert rows and all(row[c] != "" for row in rows for c in columns), name

@@ -26,7 +26,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("resume", "play", "Continue a game whose process died, from its transcript, appending to the same file."),
     ("show", "review", "Print a game by day and night: speeches, nominations, vote tables, night results and the end."),
     ("export", "review", "Write one self-contained HTML page of a game (god view and every seat's view), or its judge's score sheet."),  # noqa: E501
-    ("prompt", "prompt", "Print the messages seat N was sent (or would be sent) at a point of the game."),
+    ("prompt", "prompt", "Print the messages seat N was sent (or would be sent) at one of its decisions."),
     ("scenario", "scenario", "Scripted scenarios with expected outcomes (docs/scenarios.md)."),
     ("agents", "agents", "List the agents a seat can name, with where each was found (the first folder wins)."),
     ("stand-in", "standin", "Serve the local OpenAI-compatible stand-in on 127.0.0.1 until interrupted (Ctrl-C)."),

@@ -35,13 +35,16 @@ def local_model(
     ] = None,
 ) -> None:
     """Serve a real local model (llama.cpp's llama-server) on 127.0.0.1 until interrupted (Ctrl-C)."""
-    from arena.local.server import LocalModelError, LocalServer, default_model, died
+    from arena.local.server import LocalModelError, LocalServer, default_model
 
     try:
         path = model if model is not None else default_model()
         if not path.is_file():
             raise LocalModelError(f"--model: no file {path}")
-        server = LocalServer(path, port=port, ctx=ctx, parallel=parallel, alias=None if model else ALIAS, log=log,
+        # the name the server reports (and every call record and header then holds): the file's name, never its
+        # path on this machine (llama-server reports the path it was given when it has no alias)
+        alias = model.stem if model is not None else ALIAS
+        server = LocalServer(path, port=port, ctx=ctx, parallel=parallel, alias=alias, log=log,
                              threads=threads)  # fmt: skip
         typer.echo(f"starting {' '.join(server.command())}", err=True)
         server.start()
@@ -60,7 +63,8 @@ def local_model(
         typer.echo(f"llama-server ready on {server.base_url} ({parallel} slots of {ctx} tokens; stop with Ctrl-C)")
         assert server.process is not None
         code = server.process.wait()
-        typer.echo(f"error: {died(code, log)}", err=True)
+        server.stop()  # it is gone; its key file goes too (a stale key would outlive the server)
+        typer.echo(f"error: {server.died(code, ready=True)}", err=True)
         sys.exit(1)
     except LocalModelError as exc:
         typer.echo(f"error: {exc}", err=True)

@@ -6,6 +6,8 @@ ends with one `error:` line and exit code 2, never a traceback. A game stopped w
 
 from __future__ import annotations
 
+import signal
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -33,6 +35,30 @@ from arena.players.base import Player
 from arena.seeds import draw_seed
 from arena.transcript import Transcript, TranscriptError, TranscriptWriter, default_path, load, make_header
 
+BOT_TIMEOUT = 60.0  # seconds a seat without a model has for one decision, unless --timeout
+TIMEOUT_HELP = (
+    "Seconds a seat has for one decision. Default: a model seat's agent timeout_s times its attempts "
+    f"(retries + 1), any other seat {BOT_TIMEOUT:g}."
+)
+
+
+def interruptible() -> None:
+    """Make Ctrl-C and `kill -INT` stop the game, saved and resumable, even when the shell started this process with
+    SIGINT ignored (`arena play &` in a script: no job control, so background jobs ignore SIGINT)."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def decision_timeouts(seats: Mapping[int, AgentSpec], timeout: float | None) -> tuple[float, dict[int, float]]:
+    """The decision deadline for every seat and the per-seat ones: `--timeout` for all when given, else each model
+    seat's from its agent (every attempt may take `timeout_s`: a slow local model is not cut off by a default meant
+    for bots) and `BOT_TIMEOUT` for the rest."""
+    if timeout is not None:
+        return timeout, {}
+    models = {s: spec.timeout_s * (spec.retries + 1) for s, spec in seats.items() if spec.kind in ("llm", "langchain")}
+    return BOT_TIMEOUT, models
+
+
 if TYPE_CHECKING:
     from arena.remote.server import RemoteTable
 
@@ -58,14 +84,14 @@ def register(app: typer.Typer) -> None:
         seed: Annotated[
             int | None, typer.Option(help="Seed of the deal (else 128 random bits, printed with the roles at the end).")
         ] = None,
-        lang: Annotated[Lang, typer.Option(help="Language of the bots' speeches.")] = Lang.EN,
+        lang: Annotated[Lang, typer.Option(help="Language of the bots' speeches and of the live feed.")] = Lang.EN,
         out: Annotated[Path, typer.Option("--out", help="Directory for the transcript.")] = Path("transcripts"),
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the transcript path.")] = False,
         seat: Annotated[
             list[str] | None,
             typer.Option("--seat", metavar="WHO=AGENT", help=seat_help()),
         ] = None,
-        timeout: Annotated[float, typer.Option(help="Seconds a seat has for one decision.", min=0.001)] = 60.0,
+        timeout: Annotated[float | None, typer.Option(help=TIMEOUT_HELP, min=0.001)] = None,
         max_reasks: Annotated[int, typer.Option(help="Re-asks after a refused answer before the default.", min=0)] = 2,
         agents_dir: AgentsDir = None,
         delay: Annotated[float, typer.Option(hidden=True, help="Seconds each seat waits before answering.")] = 0.0,
@@ -80,6 +106,7 @@ def register(app: typer.Typer) -> None:
 
         With no options: the fiim preset, ten heuristic bots (bot:heuristic) and a random seed.
         """
+        interruptible()
         try:
             rules = load_rules(preset, rules_file, rule or None)
         except RulesError as exc:
@@ -89,11 +116,18 @@ def register(app: typer.Typer) -> None:
         except (SeatSpecError, AgentError) as exc:
             fail(str(exc))
         check_human_seats(seats, allow_piped_human)
-        seats = preflight_seats(seats)
-        sign_key = read_sign_key(sign_key_env)
         seed = seed if seed is not None else draw_seed()  # 128 random bits: no seat can search for the deal
+        seats = preflight_seats(seats, lambda found: check_window(found, Game(rules, seed), lang.value))
+        sign_key = read_sign_key(sign_key_env)
         console = Console(highlight=False)
-        remote = remote_table(seats, rules, lang=lang.value, host=remote_host, port=remote_port, timeout=timeout)
+        remote = remote_table(
+            seats,
+            rules,
+            lang=lang.value,
+            host=remote_host,
+            port=remote_port,
+            timeout=timeout if timeout is not None else BOT_TIMEOUT,
+        )
         players = build_players(seats, seed=seed, rules=rules, lang=lang.value, delay=delay, remote=remote)
         header = make_header(rules, seed, seats, lang=lang.value, prompt_set_hash=prompt_hash(seats, lang.value))
         try:
@@ -104,7 +138,9 @@ def register(app: typer.Typer) -> None:
             remote.record = writer.exchange
         if not quiet:
             # the seed gives every card away: a person at this terminal sees it only at the end
-            shown = "seed at the end" if any(s.kind == "human" for s in seats.values()) else f"seed {seed}"
+            ru = lang.value == "ru"
+            hidden = "сид в конце игры" if ru else "seed at the end"
+            shown = hidden if any(s.kind == "human" for s in seats.values()) else f"{'сид' if ru else 'seed'} {seed}"
             console.print(Text(f"{rules.name} · {shown} · {seats_summary(seats)}", style="bold"))
         _play_out(
             Game(rules, seed), players, writer, seats, RunStats(), console, quiet, timeout, max_reasks, human_timeout,
@@ -115,7 +151,7 @@ def register(app: typer.Typer) -> None:
     def resume(
         file: Annotated[Path, typer.Argument(help="An unfinished transcript (.jsonl).")],
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the transcript path.")] = False,
-        timeout: Annotated[float, typer.Option(help="Seconds a seat has for one decision.", min=0.001)] = 60.0,
+        timeout: Annotated[float | None, typer.Option(help=TIMEOUT_HELP, min=0.001)] = None,
         max_reasks: Annotated[int, typer.Option(help="Re-asks after a refused answer before the default.", min=0)] = 2,
         delay: Annotated[float, typer.Option(hidden=True, help="Seconds each seat waits before answering.")] = 0.0,
         agents_dir: AgentsDir = None,
@@ -141,6 +177,7 @@ def register(app: typer.Typer) -> None:
         remote_wait: RemoteWait = 120.0,
     ) -> None:
         """Continue a game whose process died, from its transcript, appending to the same file."""
+        interruptible()
         transcript, game = load_for_resume(file)
         header = transcript.header
         sign_key = read_sign_key(sign_key_env)
@@ -152,8 +189,15 @@ def register(app: typer.Typer) -> None:
             )
         seats = _trusted_seats(transcript, agents_dir, seat or [], agents_from_header, prompt_folder or [])
         check_human_seats(seats, allow_piped_human)
-        seats = preflight_seats(seats)
-        remote = remote_table(seats, game.rules, lang=header.lang, host=remote_host, port=remote_port, timeout=timeout)
+        seats = preflight_seats(seats, lambda found: check_window(found, game, header.lang))
+        remote = remote_table(
+            seats,
+            game.rules,
+            lang=header.lang,
+            host=remote_host,
+            port=remote_port,
+            timeout=timeout if timeout is not None else BOT_TIMEOUT,
+        )
         players = build_players(seats, seed=header.seed, rules=game.rules, lang=header.lang, delay=delay, remote=remote)
         console = Console(highlight=False)
         if not quiet:
@@ -173,6 +217,18 @@ def register(app: typer.Typer) -> None:
         )
 
 
+def check_window(seats: dict[int, AgentSpec], game: Game, lang: str) -> None:
+    """Refuse, before any call, a model whose context window cannot hold a seat's first turn (arena/llm/window.py)."""
+    if not any(spec.context_tokens for spec in seats.values()):
+        return
+    from arena.llm.window import check_windows
+
+    try:
+        check_windows(seats, game, lang)
+    except AgentError as exc:
+        fail(str(exc))
+
+
 def _play_out(
     game: Game,
     players: dict[int, Player],
@@ -181,7 +237,7 @@ def _play_out(
     stats: RunStats,
     console: Console,
     quiet: bool,
-    timeout: float,
+    timeout: float | None,
     max_reasks: int,
     human_timeout: float | None = None,
     remote: RemoteTable | None = None,
@@ -189,13 +245,15 @@ def _play_out(
 ) -> None:
     """Play `game` to its end (a new one, or one rebuilt for resume) and report the result and the path."""
     humans = [s for s, spec in seats.items() if spec.kind == "human"]
+    default, per_seat = decision_timeouts(seats, timeout)
     drive(
         game,
         players,
         writer,
         console=console,
         quiet=quiet,
-        timeout=timeout,
+        timeout=default,
+        seat_timeouts=per_seat,
         max_reasks=max_reasks,
         stats=stats,
         humans=humans,
@@ -204,7 +262,7 @@ def _play_out(
         remote=remote,
         remote_wait=remote_wait,
     )
-    report(game, stats, writer.path, console, quiet)
+    report(game, stats, writer.path, console, quiet, writer.header.lang)
 
 
 def _trusted_seats(

@@ -13,9 +13,9 @@ from typing import Annotated
 import typer
 
 from arena.llm.conversation import Message
-from arena.llm.rebuild import seat_prompt
+from arena.llm.rebuild import Point, decision_point, events_after_inputs, seat_prompt
 from arena.render.phrases import clean
-from arena.transcript import TranscriptError, load
+from arena.transcript import Transcript, TranscriptError, load
 
 BAD_INPUT = 2
 
@@ -41,17 +41,15 @@ def _json(messages: list[Message]) -> str:
     return "".join(ch if ch in "\n\t" or clean(ch) == ch else json.dumps(ch)[1:-1] for ch in text)
 
 
-def at_note(at: int | None, shown: int, total: int) -> str | None:
-    """What `--at` was taken to mean, when it is not the point asked for: past the end, or between decisions."""
-    if at is None or shown == at + 1:
+def at_note(at: int | None, point: Point) -> str | None:
+    """What `--at` was taken to mean, when it is not the point asked for: the seat's next decision."""
+    if not point.asked:
+        return "the seat has been asked for no decision yet in this file: shown, what it has seen, with none"
+    if at is None or not point.moved:
         return None
-    if at >= total:
-        return (
-            f"--at {at} is past the end of the game (events 0 to {total - 1}); showing the end, after event {shown - 1}"
-        )
     return (
-        f"no decision was pending right after event {at}; showing the next point where one was, "
-        f"right after event {shown - 1}"
+        f"the seat was not asked for a decision right after its event #{at}; showing its next one, right after its "
+        f"event #{point.seen - 1}"
     )
 
 
@@ -60,7 +58,11 @@ def prompt(
     seat: Annotated[int, typer.Option("--seat", help="the seat whose prompt to print")],
     at: Annotated[
         int | None,
-        typer.Option("--at", min=0, help="right after this event seq (default: the seat's last call)"),
+        typer.Option(
+            "--at",
+            min=0,
+            help="right after the seat's own event #N, the number its prompt shows as [#N] (default: its last call)",
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the messages as a JSON list")] = False,
     rebuild: Annotated[
@@ -72,7 +74,7 @@ def prompt(
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="read a file whose hash chain is broken (edited)")] = False,
 ) -> None:
-    """Print the messages seat N was sent (or would be sent) at a point of the game."""
+    """Print the messages seat N was sent (or would be sent) at one of its decisions."""
     try:
         transcript = load(file, repair=True)
         if transcript.chain == "broken":
@@ -85,7 +87,11 @@ def prompt(
         if not 1 <= seat <= players:
             raise ValueError(f"seat {seat} is not at this table (seats 1 to {players})")
         folders = [Path(prompt_set)] if prompt_set is not None and Path(prompt_set).is_dir() else []
-        result = seat_prompt(transcript, seat, at, rebuild=rebuild, prompt_set=prompt_set, prompt_folders=folders)
+        recorded = at is None and not rebuild and any(c.seat == seat for c in transcript.calls)
+        point = None if recorded else decision_point(transcript, seat, at)  # the seat's numbering
+        result = seat_prompt(transcript, seat, rebuild=rebuild, prompt_set=prompt_set, prompt_folders=folders,
+                             inputs=point.inputs if point is not None else None)  # fmt: skip
+        seen = point.seen if point is not None else _seen(transcript, seat, result.events)
     except (TranscriptError, ValueError, OSError, RecursionError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(BAD_INPUT) from None
@@ -95,13 +101,20 @@ def prompt(
         typer.echo(_render(result.messages))
     where = f"call {result.call}" if result.sent else "rebuilt from the game"
     typer.echo(
-        f"# seat {seat}, {'sent' if result.sent else 'would be sent'} after {result.events} events ({where})", err=True
+        f"# seat {seat}, {'sent' if result.sent else 'would be sent'} right after its event #{seen - 1} ({where})",
+        err=True,
     )
-    note = at_note(at, result.events, len(transcript.events))
+    note = at_note(at, point) if point is not None else None
     if note:
         typer.echo(f"# note: {note}", err=True)
     if result.prompt_set_changed:
         typer.echo("# warning: the prompt set changed since this game; the rebuilt turn uses the current one", err=True)
+
+
+def _seen(transcript: Transcript, seat: int, events: int) -> int:
+    """How many of its own events `seat` had seen when the game held `events` events."""
+    totals, mine = events_after_inputs(transcript, seat)
+    return next((n for total, n in zip(totals, mine, strict=True) if total >= events), mine[-1])
 
 
 def register(app: typer.Typer) -> None:

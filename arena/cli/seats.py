@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -138,15 +138,21 @@ def prompt_hash(seats: Mapping[int, AgentSpec], lang: str) -> str | None:
         fail(f"prompt set: {exc}")
 
 
-def preflight_seats(seats: dict[int, AgentSpec]) -> dict[int, AgentSpec]:
-    """Probe each LLM agent once before the game (server up, key accepted) and record the model it reports."""
+def preflight_seats(
+    seats: dict[int, AgentSpec], check: Callable[[dict[int, AgentSpec]], None] | None = None
+) -> dict[int, AgentSpec]:
+    """Probe each LLM agent once before the game (server up, key accepted) and record the model it reports. Each
+    server's window is read first, and `check` (the window check of `arena play`) sees the seats before the probe."""
     if not any(spec.kind == "llm" for spec in seats.values()):
         return seats
     try:
-        from arena.llm.preflight import preflight
+        from arena.llm.preflight import preflight, read_windows
     except ImportError as exc:
         fail(f"LLM seats need the llm extra (pip install -e '.[llm]'): {exc}")
     try:
+        seats = asyncio.run(read_windows(seats))
+        if check is not None:
+            check(seats)
         return asyncio.run(preflight(seats))
     except AgentError as exc:
         fail(str(exc))

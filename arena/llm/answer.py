@@ -11,11 +11,13 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from arena.engine import Decision, Request
+from arena.engine import Decision, Kind, Request
 from arena.engine.text import lone_surrogate
 from arena.llm.extract import NoJSON, extract_object
 from arena.llm.modes import MAX_ANSWER_BYTES, Completion
-from arena.llm.schema import ShapeError, to_decision, to_decision_stable
+from arena.llm.schema import ShapeError, claim_problem, to_decision, to_decision_stable
+
+CLAIM_DROPPED = "claim dropped: "  # a call record's note when the answer's claim was dropped (the speech stands)
 
 
 class UnusableAnswer(ValueError):
@@ -26,12 +28,24 @@ class UnusableAnswer(ValueError):
 class Reading:
     decision: Decision
     parsed: dict[str, Any]
-    note: str | None = None  # set when the answer was used but needed salvaging
+    note: str | None = None  # set when the answer was used but needed salvaging, or its claim was dropped
+    dropped_claim: str | None = None  # why the answer's claim was dropped (`claim_problem`): the seat is told
 
 
-def read_completion(completion: Completion, request: Request, max_tokens: int, *, stable: bool = False) -> Reading:
+def claim_note(note: str | None) -> str | None:
+    """The dropped claim's reason in a call record's note (`Reading.note`), or None."""
+    for part in (note or "").split("; "):
+        if part.startswith(CLAIM_DROPPED):
+            return part[len(CLAIM_DROPPED) :]
+    return None
+
+
+def read_completion(
+    completion: Completion, request: Request, max_tokens: int, *, stable: bool = False, players: int = 0
+) -> Reading:
     """The decision in `completion`, or UnusableAnswer saying what went wrong. `stable`: the answer is in the
-    stable schema's shape, `{reasoning, decision: {kind, ...}}`."""
+    stable schema's shape, `{reasoning, decision: {kind, ...}}`. `players`: the table's size (a claim naming a seat
+    outside it is dropped)."""
     cut = completion.finish_reason == "length"
     if completion.oversize:
         raise UnusableAnswer(
@@ -58,11 +72,17 @@ def read_completion(completion: Completion, request: Request, max_tokens: int, *
         )
     try:
         read = to_decision_stable if stable else to_decision
-        decision = read(request, found.value, partial=found.how == "closed")
+        decision = read(request, found.value, partial=found.how == "closed", players=players)
     except ShapeError as exc:
         prefix = f"the answer was cut off at the token limit ({max_tokens}); " if cut else ""
         raise UnusableAnswer(f"{prefix}the JSON does not match the schema: {exc}") from None
-    note = None
+    notes = []
     if found.how == "closed":
-        note = f"cut off at the token limit ({max_tokens}); the JSON was closed and used"
-    return Reading(decision, found.value, note)
+        notes.append(f"cut off at the token limit ({max_tokens}); the JSON was closed and used")
+    fields = found.value.get("decision") if stable else found.value
+    dropped = claim_problem(fields.get("claim"), players) if isinstance(fields, dict) else None
+    if dropped is not None and request.kind is Kind.SPEECH:
+        notes.append(f"{CLAIM_DROPPED}{dropped}")
+    else:
+        dropped = None
+    return Reading(decision, found.value, "; ".join(notes) or None, dropped)

@@ -353,7 +353,7 @@ def _completion(response: ChatCompletion | dict[str, Any], latency_ms: float, mo
         return _completion_of_body(response, latency_ms, mode)
     choices = getattr(response, "choices", None) or []
     usage = Usage.from_openai(getattr(response, "usage", None))
-    model = str(getattr(response, "model", "") or "")
+    model = model_name(str(getattr(response, "model", "") or ""))
     choice = choices[0] if choices else None
     message = getattr(choice, "message", None)
     raw = str(getattr(message, "content", None) or "")
@@ -371,6 +371,17 @@ def _completion(response: ChatCompletion | dict[str, Any], latency_ms: float, mo
         latency_ms=latency_ms,
         timings=timings_of((getattr(response, "model_extra", None) or {}).get("timings")),
     )
+
+
+_PATHLIKE = re.compile(r"^(?:/|~|[A-Za-z]:[\\/]|\.{1,2}[\\/])")
+
+
+def model_name(reported: str) -> str:
+    """The model name as recorded: a local file path (llama-server started on a GGUF file without `--alias` reports
+    the path it was given) becomes the file's name, so no call record or header holds a path of this machine."""
+    if _PATHLIKE.match(reported):
+        return re.split(r"[\\/]", reported)[-1]
+    return reported
 
 
 def _field(data: Any, name: str) -> Any:
@@ -394,7 +405,7 @@ def _completion_of_body(body: dict[str, Any], latency_ms: float, mode: Mode) -> 
         raw=raw,
         finish_reason=finish if isinstance(finish, str) else None,
         refusal=refusal if isinstance(refusal, str) else None,
-        model=str(_field(body, "model") or ""),
+        model=model_name(str(_field(body, "model") or "")),
         usage=Usage.from_body(body),
         latency_ms=latency_ms,
         timings=timings_of(_field(body, "timings")),

@@ -15,11 +15,12 @@ turn then carries the rewritten history, which replaces the old one when the tur
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from arena.engine import Event, EventType, Observation, Request, RuleSet
-from arena.llm.compaction import CHARS_PER_TOKEN, TARGET_SHARE, Budget, kept_exchanges, summary_events
+from arena.llm.compaction import CHARS_PER_TOKEN, Budget, Plan, plan_compactions, summary_events
 from arena.llm.injection import flags as injection_flags
 from arena.llm.modes import Mode
 from arena.llm.schema import (
@@ -56,11 +57,11 @@ class Turn:
     # that imitates something
     stable: bool = False  # sent with the game's one stable schema (the answer is `{reasoning, decision}`)
     events: tuple[Event, ...] = ()  # the events this turn shows
-    # set by `Conversation.fit` when the history is compacted for this turn: what is sent before it, and the turn's
-    # own text before the summary was put in front of it (a compaction that keeps no exchange merges the two)
+    # set by `Conversation.fit` when the history is compacted for this turn: what is sent before it
     history: tuple[Message, ...] | None = None
-    plain: Message | None = None
     kept: tuple[tuple[Message, Message, int], ...] = ()  # the exchanges the compacted history keeps
+    problem: str | None = None  # the refusal this turn answers, and the note it carries: for re-rendering it
+    note: str | None = None
 
 
 class Conversation:
@@ -96,6 +97,7 @@ class Conversation:
         # the exchanges of `messages`: (user turn, answer, the cursor before the turn); the first one holds the
         # intro, or after a compaction the summary, so a compaction never keeps it
         self.exchanges: list[tuple[Message, Message, int]] = []
+        self.note: str | None = None  # why the seat's last claim was dropped: said once, on its next turn
 
     @classmethod
     def resumed(
@@ -139,42 +141,19 @@ class Conversation:
         # template gets the observation so numbered too
         obs = obs.as_seen()
         events = list(obs.events[max(self.cursor - obs.since, 0) :])
-        fields = answer_fields(request) if request is not None else []
+        players = self.rules.players
+        fields = answer_fields(request, players) if request is not None else []
         # a re-ask after a refusal carries the strict per-request schema, so constrained decoding forces a legal answer
         stable = request is not None and problem is None and request.kind in self._stable_kinds
         if stable and self.stable_schema is not None:
             schema = self.stable_schema
         else:
-            schema = answer_schema(request) if request is not None else {}
-        schema_text = (
-            json.dumps(schema, ensure_ascii=False)
-            if request is not None and self.mode.schema_in_prompt and not stable
-            else ""
-        )
-        options_text = legal_line(request) if stable and request is not None else ""
-        # the status line ("Now: Day 2. Alive: ...") again only when one of its facts may have changed since the
-        # seat's last turn: it is a function of the events, and the earlier one stays in the history
-        status = not self.started or any(e.type in _STATUS_EVENTS for e in events)
-        text = self.prompts.render(
-            "turn.j2",
-            intro=self.role_prompt(obs) if not self.started else "",
-            events=events,
-            me=self.seat,
-            obs=obs,
-            request=request,
-            problem=problem,
-            fields=fields,
-            schema_text=schema_text,
-            stable=stable,
-            options_text=options_text,
-            status=status,
-            **self._context,
-        )
+            schema = answer_schema(request, players) if request is not None else {}
         self.shown_flags = tuple(
             f"#{e.seat}@{e.seq}:{flag}" for e in events if e.text for flag in injection_flags(e.text)
         )
-        return Turn(
-            user={"role": "user", "content": text},
+        turn = Turn(
+            user={},
             request=request,
             name=(STABLE_NAME if stable else schema_name(request)) if request is not None else "",
             schema=schema,
@@ -183,62 +162,112 @@ class Conversation:
             flags=self.shown_flags,
             stable=stable,
             events=tuple(events),
+            problem=problem,
+            note=self.note,
+        )
+        # the status line ("Now: Day 2. Alive: ...") again only when one of its facts may have changed since the
+        # seat's last turn: it is a function of the events, and the earlier one stays in the history
+        status = not self.started or any(e.type in _STATUS_EVENTS for e in events)
+        intro = self.role_prompt(obs) if not self.started else ""
+        return replace(turn, user={"role": "user", "content": self._text(turn, obs, events, intro, status)})
+
+    def _text(self, turn: Turn, obs: Observation, events: Sequence[Event], intro: str, status: bool) -> str:
+        """The text of `turn`'s user message showing `events` (seen-numbered `obs`)."""
+        request = turn.request
+        schema_text = (
+            json.dumps(turn.schema, ensure_ascii=False)
+            if request is not None and self.mode.schema_in_prompt and not turn.stable
+            else ""
+        )
+        return self.prompts.render(
+            "turn.j2",
+            intro=intro,
+            events=list(events),
+            me=self.seat,
+            obs=obs,
+            request=request,
+            problem=turn.problem,
+            note=turn.note,
+            fields=turn.fields,
+            schema_text=schema_text,
+            stable=turn.stable,
+            options_text=legal_line(request) if turn.stable and request is not None else "",
+            status=status,
+            **self._context,
         )
 
     def fit(self, turn: Turn, obs: Observation, max_tokens: int, *, force: bool = False) -> Turn:
         """`turn`, with the history compacted for it if the request (with an answer of `max_tokens`) would pass the
-        budget, or if `force` (the server said the prompt did not fit). Deterministic: the same conversation and
-        turn give the same messages (compaction.py)."""
+        budget, or if `force` (the server said the prompt did not fit). A first turn too (a resumed seat's is its
+        whole view). Deterministic: the same conversation and turn give the same messages (compaction.py).
+
+        The compacted request is, in game order: the system prompt; the role prompt and the seat's notes (its own
+        log before what is kept verbatim, with the words of its own latest speeches); the latest exchanges kept
+        verbatim; the new turn, whose oldest events go into the notes too when it alone is too long. The sizes come
+        from the parts themselves: the system prompt, the role prompt and the decision are always sent, and of
+        the room left beside them and the answer, half is used and half stays free for the turns to come."""
         budget = self.budget
         if budget is None and force:  # no budget, but the server said no: compact to half of what it refused
-            budget = Budget(1 << 30, CHARS_PER_TOKEN.get(self.prompts.lang, 1.8))
-        if budget is None or not self.exchanges:
+            budget = Budget(1 << 30, CHARS_PER_TOKEN.get(self.prompts.lang, 2.3))
+        if budget is None:
             return turn
-        if not force and budget.fits([*self.messages, turn.user], max_tokens):
+        whole = [*self.messages, turn.user]
+        if not force and budget.fits(whole, max_tokens):
             return turn
-        target = int(budget.context_tokens * TARGET_SHARE) - max_tokens
+        seen = obs.as_seen()
+        limit = budget.context_tokens - max_tokens  # the most the prompt may take
         if force:  # the server's window is smaller than the budget says: at most half of what it refused
-            target = min(target, budget.tokens([*self.messages, turn.user]) // 2)
-        head_room = target - budget.tokens([self.messages[0], turn.user])
-        keep = min(kept_exchanges([(u, a) for u, a, _ in self.exchanges], budget, head_room // 2),
-                   len(self.exchanges) - 1)  # fmt: skip
-        while True:
-            history, user, kept = self._compacted(turn, obs, max(keep, 0))
-            if keep <= 0 or budget.tokens([*history, user]) <= target:
+            limit = min(limit, budget.tokens(whole) // 2)
+        fixed = budget.tokens([self.messages[0], {"content": self.role_prompt(seen)}, self._bare(turn, seen)])
+        target = limit - max(limit - fixed, 0) // 2
+        best: tuple[list[Message], Message, list[tuple[Message, Message, int]]] | None = None
+        for plan in plan_compactions(len(self.exchanges), len(turn.events)):
+            candidate = self._compacted(turn, seen, plan)
+            best = candidate
+            if budget.tokens([*candidate[0], candidate[1]]) <= target:
                 break
-            keep -= 1
-        plain = turn.plain or turn.user
-        return replace(turn, user=user, history=tuple(history), plain=plain, kept=tuple(kept))
+        assert best is not None  # the plans always end with the smallest one
+        history, user, kept = best
+        return replace(turn, user=user, history=tuple(history), kept=tuple(kept))
+
+    def _bare(self, turn: Turn, obs: Observation) -> Message:
+        """`turn` with no events: the refusal, the note and the decision alone."""
+        return {"role": "user", "content": self._text(turn, obs, (), "", True)}
 
     def _compacted(
-        self, turn: Turn, obs: Observation, keep: int
+        self, turn: Turn, obs: Observation, plan: Plan
     ) -> tuple[list[Message], Message, list[tuple[Message, Message, int]]]:
-        """The history after a compaction keeping the last `keep` exchanges, the turn's user message, and the
-        exchanges of that history."""
+        """The history after a compaction of `plan`, the turn's user message, and the exchanges of that history."""
+        keep = plan.keep
         kept = self.exchanges[len(self.exchanges) - keep :] if keep else []
         before = kept[0][2] if kept else self.cursor
-        lead = self._summary(obs, [e for e in self.shown if e.seq < before])
-        own = turn.plain or turn.user
+        noted = [e for e in self.shown if e.seq < before]
+        if not kept:  # the turn's own oldest events may go into the notes too
+            noted += turn.events[: plan.split]
+        verbatim = turn.events[plan.split :] if not kept else turn.events
+        lead = self._summary(obs, noted, plan.own, plan.brief)
+        own = self._text(turn, obs, verbatim, "", True)  # the status line always ends a compacted turn
         if not kept:
-            return [self.messages[0]], {"role": "user", "content": f"{lead}\n\n{own['content']}"}, []
+            return [self.messages[0]], {"role": "user", "content": f"{lead}\n\n{own}"}, []
         first_user, first_answer, first_start = kept[0]
         merged: Message = {"role": "user", "content": f"{lead}\n\n{first_user['content']}"}
         history: list[Message] = [self.messages[0], merged, first_answer]
         for user, answer, _ in kept[1:]:
             history.extend([user, answer])
-        return history, own, [(merged, first_answer, first_start), *kept[1:]]
+        return history, {"role": "user", "content": own}, [(merged, first_answer, first_start), *kept[1:]]
 
-    def _summary(self, obs: Observation, events: list[Event]) -> str:
-        """The role prompt, then the seat's own log up to the kept exchanges, condensed (`summary.j2`)."""
+    def _summary(self, obs: Observation, events: list[Event], own: int, brief: bool = False) -> str:
+        """The role prompt, then the seat's own log in `events`, condensed (`summary.j2`): the words of speeches
+        are left out except its own `own` latest."""
         prompts = self.prompts
         if not prompts.has("summary.j2"):  # a custom prompt set without one: the shipped wording of its language
             from arena.prompts import load_prompt_set
 
             prompts = load_prompt_set("default", prompts.lang)
-        obs = obs.as_seen()  # a template may be anyone's: it never gets the moderator's numbers
-        summary = prompts.render(
-            "summary.j2", events=summary_events(events), me=self.seat, obs=obs, **self._context
-        )
+        mine = [e.seq for e in events if e.type is EventType.SPEECH and e.seat == self.seat and e.text]
+        quoted = frozenset(mine[len(mine) - own :] if own else ())
+        kept = summary_events(events, quoted, brief=brief)
+        summary = prompts.render("summary.j2", events=kept, me=self.seat, obs=obs, quoted=quoted, **self._context)
         return f"{self.role_prompt(obs)}\n\n{summary}"
 
     @staticmethod
@@ -258,6 +287,7 @@ class Conversation:
         self.exchanges.append((turn.user, answer[-1] if answer else {}, self.cursor))
         self.shown.extend(turn.events)
         self.cursor = turn.next_cursor
+        self.note = None  # said in this turn
 
     def request_messages(self, turn: Turn) -> list[Message]:
         """What is sent for `turn`: the history (compacted for it, if it was), then the turn."""

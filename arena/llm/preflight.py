@@ -20,19 +20,29 @@ from arena.agents import AgentError, AgentSpec
 from arena.llm.client import ClientSettings, LLMClient
 from arena.llm.modes import Mode
 from arena.llm.server_info import server_info
-from arena.players.llm import client_settings
+from arena.llm.settings import client_settings
 
 PROBE = [{"role": "user", "content": "Reply with the word OK."}]
 
 
+STANDIN_PORT = 8765  # `arena stand-in`'s default port (agents/local-fake.toml); any other is a real server's
+
+
 def _hint(spec: AgentSpec, error: str) -> str:
-    """What to do when nothing answers on this machine: most often the local server (or the stand-in) is not up."""
+    """What to do when nothing answers on this machine: most often the local model's server, or the stand-in, is
+    not up. The stand-in answers with made-up moves, so it is named only for its own port or a `*-fake` agent."""
     url = urlsplit(spec.base_url or "")
     if not error.startswith("connection error") or url.hostname not in ("127.0.0.1", "localhost", "::1"):
         return ""
+    port = url.port or 80
+    if port == STANDIN_PORT or spec.name.endswith("-fake"):
+        return (
+            f"; is its server running? For the built-in stand-in (made-up answers, no model), start it with "
+            f"`arena stand-in --port {port}` (in another terminal, or with `&`)"
+        )
     return (
-        f"; is its server running? For the built-in stand-in, start it with `arena stand-in --port {url.port or 80}` "
-        "(in another terminal, or with `&`)"
+        f"; is its server running? For the real local model, start it with `arena local-model --port {port}` "
+        "(in another terminal, or with `&`; the `local` extra)"
     )
 
 
@@ -66,11 +76,30 @@ async def probe_with(base: ClientSettings, spec: AgentSpec) -> str:
     return result.completion.model or spec.model or ""
 
 
+async def read_windows(seats: Mapping[int, AgentSpec]) -> dict[int, AgentSpec]:
+    """`seats` with the window per slot filled in for each LLM agent of its own server without `context_tokens`
+    (llama.cpp's /props; `server_slots` its slots), so the header records the budget its compactions used. No model
+    call: `arena play` checks the window against the seats' first turns (`window.py`) before the probe."""
+    found: dict[str, dict[str, object]] = {}  # by the spec's JSON (specs hold dicts, so they are not hashable)
+    out: dict[int, AgentSpec] = {}
+    for seat, spec in seats.items():
+        if spec.kind != "llm" or not spec.base_url or spec.context_tokens is not None:
+            out[seat] = spec
+            continue
+        key = spec.model_dump_json()
+        if key not in found:
+            info = await server_info(spec.base_url)
+            found[key] = {} if info.context_tokens is None else {
+                "context_tokens": info.context_tokens, "server_slots": info.slots}  # fmt: skip
+        out[seat] = spec.model_copy(update=found[key])
+    return out
+
+
 async def preflight(seats: Mapping[int, AgentSpec]) -> dict[int, AgentSpec]:
-    """`seats` with each LLM agent's `reported_model` filled in, probing each distinct agent once; an agent of its
-    own server without `context_tokens` gets the window per slot the server reports (llama.cpp's /props), and
-    `server_slots` its slots, so the header records the budget its compactions used."""
-    reported: dict[str, dict[str, object]] = {}  # by the spec's JSON (specs hold dicts, so they are not hashable)
+    """`seats` with each LLM agent's `reported_model` filled in, probing each distinct agent once, and its window
+    (`read_windows`) where that was not read yet."""
+    seats = await read_windows(seats)
+    reported: dict[str, str] = {}
     out: dict[int, AgentSpec] = {}
     for seat, spec in seats.items():
         if spec.kind != "llm":
@@ -78,12 +107,6 @@ async def preflight(seats: Mapping[int, AgentSpec]) -> dict[int, AgentSpec]:
             continue
         key = spec.model_dump_json()
         if key not in reported:
-            update: dict[str, object] = {"reported_model": await probe(spec)}
-            if spec.base_url and spec.context_tokens is None:
-                info = await server_info(spec.base_url)
-                if info.context_tokens is not None:
-                    update["context_tokens"] = info.context_tokens
-                    update["server_slots"] = info.slots
-            reported[key] = update
-        out[seat] = spec.model_copy(update=reported[key])
+            reported[key] = await probe(spec)
+        out[seat] = spec.model_copy(update={"reported_model": reported[key]})
     return out

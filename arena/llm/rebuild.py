@@ -16,12 +16,13 @@ from typing import NamedTuple
 
 from arena.agents import AgentSpec
 from arena.engine import Game, view
+from arena.llm.answer import claim_note
 from arena.llm.budget import max_tokens_for
 from arena.llm.compaction import Budget
 from arena.llm.conversation import Conversation, Message
 from arena.llm.modes import Mode
 from arena.llm.records import Expansion
-from arena.llm.seat import TRANSPORT, ConversationSeat
+from arena.llm.seat import TRANSPORT, UNUSABLE, ConversationSeat
 from arena.players.base import ModelCall
 from arena.prompts import load_prompt_set
 from arena.transcript import Transcript
@@ -46,19 +47,73 @@ def _replay(transcript: Transcript, count: int) -> Game:
 
 
 def events_after_inputs(transcript: Transcript, seat: int) -> tuple[list[int], list[int]]:
-    """After replaying the first k inputs, for every k: how many events the game holds (the moderator's numbering,
-    which `--at` uses), and how many of them `seat` may see (its own numbering, a conversation's cursor)."""
+    """After replaying the first k inputs, for every k: how many events the game holds (the moderator's numbering),
+    and how many of them `seat` may see (its own numbering, a conversation's cursor, and what `--at` takes)."""
+    out, mine, _ = _counts(transcript, seat)
+    return out, mine
+
+
+def _counts(transcript: Transcript, seat: int) -> tuple[list[int], list[int], list[bool]]:
+    """`events_after_inputs`, and for every k whether `seat` is asked for a decision after the first k inputs."""
     game = Game(transcript.rules, transcript.header.seed, roles=transcript.header.roles)
     out, mine = [len(game.events)], [view(game, seat).next_number]
+    asked = [_asked(game, seat)]
     for item in transcript.inputs:
         game.replay([item])
         out.append(len(game.events))
         mine.append(view(game, seat, mine[-1]).next_number)  # from its last count on: only the new events
-    return out, mine
+        asked.append(_asked(game, seat))
+    return out, mine, asked
 
 
-def _spec_of(transcript: Transcript, seat: int) -> AgentSpec | None:
-    return next((entry.agent for entry in transcript.header.seats if entry.seat == seat), None)
+def _asked(game: Game, seat: int) -> bool:
+    request = game.request_for(seat) if not game.over else None
+    return request is not None and request.seat == seat
+
+
+@dataclass(frozen=True)
+class Point:
+    """A point where a seat is asked for a decision: after `inputs` inputs, when it had seen its events #0 to
+    #`seen` - 1 (its own numbering, the `[#n]` its prompt shows); `moved` when it is not the point asked for."""
+
+    inputs: int
+    seen: int
+    moved: bool = False
+    asked: bool = True
+
+
+def decision_point(transcript: Transcript, seat: int, at: int | None = None) -> Point:
+    """Where `seat` is asked right after its own event #`at` (the number its prompt shows), or, if it is not asked
+    there, its next decision (`moved`); `at` None: its last decision. ValueError saying why there is none: `at`
+    past the seat's log, or no decision left for it (it left the game, or the game ended)."""
+    _, seen, asked = _counts(transcript, seat)
+    points = [k for k, flag in enumerate(asked) if flag]
+    if at is None:  # its last decision; in a file where it has none yet, what it has seen so far (`asked` False)
+        if not points:
+            return Point(len(asked) - 1, seen[-1], asked=False)
+        return Point(points[-1], seen[points[-1]])
+    if at >= seen[-1]:
+        raise ValueError(f"seat {seat}'s log holds its events #0 to #{seen[-1] - 1}; there is no event #{at}")
+    after = next(k for k, n in enumerate(seen) if n > at)
+    later = [k for k in points if k >= after]
+    if not later:
+        why = "the game ended" if transcript.rebuild().alive[seat] else "it left the game"
+        last = f"; its last decision came after its event #{seen[points[-1]] - 1}" if points else ""
+        raise ValueError(f"seat {seat} is asked for no decision after its event #{at} ({why}){last}")
+    return Point(later[0], seen[later[0]], moved=seen[later[0]] != at + 1)
+
+
+def _spec_of(transcript: Transcript, seat: int, run: int = -1) -> AgentSpec | None:
+    """The seat's agent in run `run`: -1 the first (the header's seats), else the `run`-th resume's."""
+    seats = transcript.header.seats if run < 0 else transcript.resumes[run].seats
+    return next((entry.agent for entry in seats if entry.seat == seat), None)
+
+
+def _run_of(marks: Sequence[int], at: int) -> int:
+    """Which run of the game (-1: the first, k: after the k-th resume) holds position `at`, given where each resume
+    began (`resume_calls` for a call's index, `resume_positions` for a count of inputs). A resumed game's seats are
+    built afresh from the resume's agents, so their conversations start again there."""
+    return max((k for k, mark in enumerate(marks) if mark <= at), default=-1)
 
 
 def _answered(call: ModelCall) -> bool:
@@ -73,8 +128,11 @@ def seat_prompt(
     rebuild: bool = False,
     prompt_set: str | None = None,
     prompt_folders: Sequence[Path] = (),
+    inputs: int | None = None,
 ) -> SeatPrompt:
-    """The messages of `seat` right after event `at` (default: at its last call, or at the end of the game).
+    """The messages of `seat` right after event `at` of the game (the moderator's numbering; default: at its last
+    call, or at the end of the game), or after the first `inputs` inputs (`decision_point` gives them for a point of
+    the seat's own numbering, as `arena prompt --at` takes it).
 
     With `rebuild`, a point where the seat did make a call is rebuilt too (with the current prompt set) instead of
     read from the record: the two agree unless the prompt set changed, which is how the tests check the rebuild.
@@ -89,11 +147,13 @@ def seat_prompt(
     mine = [i for i, c in enumerate(transcript.calls) if c.seat == seat]
     shown = {i: events_after[min(positions[i], len(transcript.inputs))] for i in mine}
     cursors = {i: seat_after[min(positions[i], len(transcript.inputs))] for i in mine}  # in the seat's numbering
-    if at is None and mine and not rebuild:
+    if at is None and inputs is None and mine and not rebuild:
         last = mine[-1]
         return SeatPrompt(full.messages(last), True, shown[last], last)
     count = len(transcript.inputs)
-    if at is not None:
+    if inputs is not None:
+        count = min(inputs, count)
+    elif at is not None:
         count = next((k for k, n in enumerate(events_after) if n > at), count)
     target = events_after[count]
     here = [i for i in mine if shown[i] == target]
@@ -101,8 +161,11 @@ def seat_prompt(
         return SeatPrompt(full.messages(here[-1]), True, target, here[-1])
     if here:  # a point where the seat called: its last call there, rebuilt
         return rebuild_call(transcript, here[-1], prompt_set=prompt_set, prompt_folders=prompt_folders)
-    earlier = [i for i in mine if shown[i] < target]
-    return _would_be_sent(transcript, seat, count, target, earlier, full, cursors, prompt_set, list(prompt_folders))
+    run = _run_of(transcript.resume_positions, count)
+    since = transcript.resume_calls[run] if run >= 0 else 0  # a resumed seat starts afresh
+    earlier = [i for i in mine if shown[i] < target and i >= since]
+    return _would_be_sent(transcript, seat, count, target, earlier, full, cursors, prompt_set, list(prompt_folders),
+                          run=run)  # fmt: skip
 
 
 def rebuild_call(
@@ -127,7 +190,8 @@ def rebuild_call(
     cursors = {i: seat_after[min(positions[i], len(transcript.inputs))] for i in mine}
     force = call.compaction == "overflow"  # the server's word, recorded
     return _would_be_sent(transcript, seat, count, events_after[count], mine, shared.full, cursors, prompt_set,
-                          list(prompt_folders), force, call.reask, shared.game_at(count))  # fmt: skip
+                          list(prompt_folders), force, call.reask, shared.game_at(count),
+                          _run_of(transcript.resume_calls, index))  # fmt: skip
 
 
 class _Shared:
@@ -184,8 +248,9 @@ def _would_be_sent(
     force: bool = False,
     reask: str | None = None,
     game: Game | None = None,
+    run: int = -1,
 ) -> SeatPrompt:
-    spec = _spec_of(transcript, seat)
+    spec = _spec_of(transcript, seat, run)  # a resumed stretch's seats play its resume record's agents
     lang = (spec.language if spec is not None else None) or transcript.header.lang
     name = prompt_set or (spec.prompt_set if spec is not None else "default")
     if prompt_set is not None and not allowed_prompt_set(name, prompt_folders):  # vouches for the folder given
@@ -213,6 +278,7 @@ def _would_be_sent(
         starts = [0] * (pairs - len(begins)) + begins
         seen = observation.renumbered()[:cursor]  # as the live seat kept them: numbered as the seat numbers them
         conversation = Conversation.resumed(prompts, rules, seat, mode, persona, history, cursor, style, seen, starts)
+        conversation.note = claim_note(transcript.calls[base].error)  # a dropped claim, told on the next turn
     else:
         conversation = Conversation(prompts, rules, seat, mode, persona, style)
     conversation.budget = Budget.of(spec.context_tokens if spec is not None else None, lang)
@@ -272,6 +338,9 @@ def check_compactions(
             attempts[item.seat] = attempts.get(item.seat, 0) + 1
         if item.op == "reject":
             refused.setdefault(item.seat, set()).add(ConversationSeat.clean_problem(item.reason))
+    for call in calls:  # an unusable answer is re-asked with its reason before any input records it, and a game
+        if (call.error or "").startswith(UNUSABLE):  # stopped in that batch never writes that input
+            refused.setdefault(call.seat, set()).add((call.error or "")[len(UNUSABLE) :])
     done: dict[tuple[object, ...], SeatPrompt | str] = {}
     rebuilds: dict[int, int] = {}
     for index in wanted:
@@ -281,8 +350,11 @@ def check_compactions(
         seat = call.seat
         what = "compacted call" if call.compaction else "first call"
         if call.reask is not None and call.reask not in refused.get(seat, set()):
-            problems.append(f"{what} {index} (seat {seat}): its re-ask repeats no recorded refusal")
-            continue
+            if not _stopped_reask(transcript, index):
+                problems.append(f"{what} {index} (seat {seat}): its re-ask repeats no recorded refusal")
+                continue
+            notes.append(f"{what} {index} (seat {seat}): a re-ask of a batch the game stopped in, whose refusal is "
+                         "on no record (the unused answers' errors say the stop)")  # fmt: skip
         key = _rebuild_key(transcript, shared, index)
         rebuilt = done.get(key)
         if rebuilt is None:
@@ -307,6 +379,16 @@ def check_compactions(
             notes.append(f"{what} {index} (seat {seat}): rebuilt exactly, although the header names another prompt set")
     listed = [f"calls {_numbers(indices)} not rebuilt: {why}" for why, indices in unchecked.items()]
     return Compactions(problems, notes, listed)
+
+
+def _stopped_reask(transcript: Transcript, index: int) -> bool:
+    """Call `index` is a re-ask the game stopped before applying (an unused answer), after another call of its seat
+    at the same point: the answer it re-asks was recorded as unused too, its reason replaced by the stop's."""
+    calls, positions = transcript.calls, transcript.call_positions
+    call = calls[index]
+    if not (call.error or "").startswith("unused: "):
+        return False
+    return any(calls[j].seat == call.seat and positions[j] == positions[index] for j in range(index))
 
 
 def _numbers(indices: list[int]) -> str:

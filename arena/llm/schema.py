@@ -32,7 +32,13 @@ class FieldSpec:
 
     def schema(self) -> dict[str, Any]:
         if self.type == "claim":  # an optional structured role claim: null, or the role and the checks announced
-            seats = {"type": "array", "items": {"type": "integer"}}
+            # the checks are seats of the table (an enum when the table's size is known), at most one list each
+            item: dict[str, Any] = {"type": "integer"}
+            if self.max_items:
+                item["enum"] = list(range(1, self.max_items + 1))
+            seats: dict[str, Any] = {"type": "array", "items": item}
+            if self.max_items:
+                seats["maxItems"] = self.max_items
             claim = {"type": "object", "properties": {"role": {"type": "string", "enum": list(self.enum or ())},
                      "black": seats, "red": seats}, "required": ["role", "black", "red"],
                      "additionalProperties": False}  # fmt: skip
@@ -63,10 +69,11 @@ _TARGET_KINDS = {Kind.BALLOT, Kind.SHOOT, Kind.DON_CHECK, Kind.MANIAC_KILL, Kind
 _SHAPES: dict[tuple[Any, ...], tuple[tuple[FieldSpec, ...], dict[str, Any]]] = {}  # per answer shape (below)
 
 
-def _shape(request: Request) -> tuple[Any, ...]:
+def _shape(request: Request, players: int) -> tuple[Any, ...]:
     """Everything the answer's fields and schema depend on (a turn asks for them three times, and a process's
     games ask the same few shapes over and over)."""
     return (
+        players if request.kind is Kind.SPEECH else 0,
         request.kind,
         request.may_nominate,
         request.nominate_options,
@@ -80,14 +87,14 @@ def _shape(request: Request) -> tuple[Any, ...]:
     )
 
 
-def _fields_and_schema(request: Request) -> tuple[tuple[FieldSpec, ...], dict[str, Any]]:
+def _fields_and_schema(request: Request, players: int) -> tuple[tuple[FieldSpec, ...], dict[str, Any]]:
     try:
-        key = _shape(request)
+        key = _shape(request, players)
         found = _SHAPES.get(key)
     except TypeError:  # a list where a tuple belongs (a hand-built Request): not remembered
         key, found = None, None
     if found is None:
-        fields = _answer_fields(request)
+        fields = _answer_fields(request, players)
         schema = {
             "type": "object",
             "properties": {f.name: f.schema() for f in fields},
@@ -102,12 +109,13 @@ def _fields_and_schema(request: Request) -> tuple[tuple[FieldSpec, ...], dict[st
     return found
 
 
-def answer_fields(request: Request) -> list[FieldSpec]:
-    """The fields of the answer to `request`, reasoning first."""
-    return list(_fields_and_schema(request)[0])
+def answer_fields(request: Request, players: int = 0) -> list[FieldSpec]:
+    """The fields of the answer to `request`, reasoning first. `players`, the table's size, makes the seats of a
+    speech's claim an enum of the table's seats (0: any integer, for a caller that does not know the table)."""
+    return list(_fields_and_schema(request, players)[0])
 
 
-def _answer_fields(request: Request) -> list[FieldSpec]:
+def _answer_fields(request: Request, players: int = 0) -> list[FieldSpec]:
     fields = [FieldSpec("reasoning", "string")]
     kind = request.kind
     if kind is Kind.SPEECH:
@@ -116,7 +124,7 @@ def _answer_fields(request: Request) -> list[FieldSpec]:
             fields.append(FieldSpec("nominate", "integer", request.nominate_options, nullable=True))
         if request.may_request_extra:
             fields.append(FieldSpec("extra", "boolean"))
-        fields.append(FieldSpec("claim", "claim", CLAIM_ROLES, nullable=True))
+        fields.append(FieldSpec("claim", "claim", CLAIM_ROLES, nullable=True, max_items=players))
     elif kind is Kind.VOTE:
         fields.append(FieldSpec("vote", "boolean"))
     elif kind in _TARGET_KINDS:
@@ -140,10 +148,11 @@ def schema_name(request: Request) -> str:
     return f"{request.kind.value}_decision"
 
 
-def answer_schema(request: Request) -> dict[str, Any]:
+def answer_schema(request: Request, players: int = 0) -> dict[str, Any]:
     """A JSON schema valid under OpenAI's strict mode: every field required, no extra fields. The same object for
-    requests of the same shape: read it, never change it (requests carry it as it is)."""
-    return _fields_and_schema(request)[1]
+    requests of the same shape: read it, never change it (requests carry it as it is). `players`: as in
+    `answer_fields`."""
+    return _fields_and_schema(request, players)[1]
 
 
 class ShapeError(ValueError):
@@ -190,11 +199,34 @@ def _seats(name: str, value: Any) -> tuple[int, ...]:
     return tuple(_integer(name, v, nullable=False) or 0 for v in value)
 
 
-def _claim(value: Any) -> Claim | None:
+def claim_problem(value: Any, players: int = 0) -> str | None:
+    """Why a speech's `claim` field cannot be recorded, or None (no claim, or a good one). A bad claim is dropped
+    and the speech stands (`_claim`); the seat is told this sentence on its next turn. `players` (0: unknown) bounds
+    the seats."""
     if value is None:
         return None
-    if not isinstance(value, dict) or not isinstance(value.get("role"), str):
-        raise ShapeError(f"field 'claim' must be null or an object with a role, got {value!r}")
+    if not isinstance(value, dict) or value.get("role") not in CLAIM_ROLES:
+        return f"a claim names one role of {', '.join(CLAIM_ROLES)}"
+    named: list[int] = []
+    for side in ("black", "red"):
+        try:
+            named += _seats(f"claim.{side}", value.get(side))
+        except ShapeError:
+            return f"a claim's {side!r} is a list of seat numbers"
+    outside = sorted({s for s in named if s < 1 or (players and s > players)})
+    if outside:
+        return f"seat {outside[0]} is not at this table (seats 1 to {players or 'N'})"
+    twice = sorted({s for s in named if named.count(s) > 1})
+    if twice:
+        return f"it named seat {twice[0]} more than once (a claim names each seat at most once)"
+    return None
+
+
+def _claim(value: Any, players: int = 0) -> Claim | None:
+    """The claim, or None when there is none or it is not one the rules can record (`claim_problem`): a bad claim
+    never costs the speech."""
+    if value is None or claim_problem(value, players) is not None:
+        return None
     return Claim(role=value["role"], black=_seats("claim.black", value.get("black")),
                  red=_seats("claim.red", value.get("red")))  # fmt: skip
 
@@ -213,7 +245,7 @@ def _beliefs(spec: FieldSpec, value: Any) -> tuple[float, ...]:
 
 def _read(spec: FieldSpec, value: Any) -> Any:
     if spec.type == "claim":
-        return _claim(value)
+        return _claim(value, spec.max_items)
     if spec.type == "beliefs":
         return _beliefs(spec, value)
     if spec.type == "integer":
@@ -228,15 +260,16 @@ def _read(spec: FieldSpec, value: Any) -> Any:
 _EMPTY: dict[str, Any] = {"string": "", "integer": None, "boolean": False, "array": (), "claim": None, "beliefs": ()}
 
 
-def to_decision(request: Request, data: dict[str, Any], *, partial: bool = False) -> Decision:
+def to_decision(request: Request, data: dict[str, Any], *, partial: bool = False, players: int = 0) -> Decision:
     """Read an answer object into a Decision; raise ShapeError if a field is missing or of the wrong type.
 
     `reasoning` may be missing (it is private and optional to the engine); extra fields are ignored. Values are not
     checked against the legal options: an illegal target reaches the engine, which refuses it with a reason.
     `partial` reads an answer cut off by the token limit: the fields it never reached are empty (no nomination, no
-    extra word), but at least one field after the reasoning must have arrived.
+    extra word), but at least one field after the reasoning must have arrived. A speech's claim that the rules cannot
+    record (`claim_problem`; `players` is the table's size) is dropped: the speech stands.
     """
-    specs = answer_fields(request)
+    specs = answer_fields(request, players)
     if partial and not any(f.name in data for f in specs[1:]):
         raise ShapeError("the answer was cut off before its first public field")
     values: dict[str, Any] = {}
@@ -284,7 +317,7 @@ STABLE_FIELDS: dict[Kind, Callable[[tuple[int, ...], int], list[FieldSpec]]] = {
         FieldSpec("speech", "string"),
         _seat_field("nominate", seats),
         FieldSpec("extra", "boolean"),
-        FieldSpec("claim", "claim", CLAIM_ROLES, nullable=True),
+        FieldSpec("claim", "claim", CLAIM_ROLES, nullable=True, max_items=n),
     ],
     Kind.VOTE: lambda seats, n: [FieldSpec("vote", "boolean")],
     Kind.BALLOT: lambda seats, n: [_seat_field("target", seats)],
@@ -414,7 +447,9 @@ def legal_line(request: Request) -> str:
     return f"({request.kind.value}) " + "; ".join(parts)
 
 
-def to_decision_stable(request: Request, data: dict[str, Any], *, partial: bool = False) -> Decision:
+def to_decision_stable(
+    request: Request, data: dict[str, Any], *, partial: bool = False, players: int = 0
+) -> Decision:
     """Read a stable-schema answer (`{reasoning, decision: {fields}}`) for `request`, whose kind says which fields
     count; ShapeError if one is missing. Fields the request does not use are passed on when set, so the engine
     refuses them with its reason (a nomination in a last word) instead of their being dropped unseen."""
@@ -426,7 +461,7 @@ def to_decision_stable(request: Request, data: dict[str, Any], *, partial: bool 
     flat = dict(decision)
     if "reasoning" in data:
         flat["reasoning"] = data["reasoning"]
-    result = to_decision(request, flat, partial=partial)
+    result = to_decision(request, flat, partial=partial, players=players)
     extra: dict[str, Any] = {}
     if request.kind is Kind.SPEECH:
         if not request.may_nominate and flat.get("nominate") is not None:

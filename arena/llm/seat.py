@@ -23,6 +23,7 @@ from arena.players.base import ERROR_PREFIX, NOT_REACHED, TRANSPORT_PREFIX, Answ
 
 OWN_PREFIX = f"{ERROR_PREFIX} NoUsableAnswer: "  # how the orchestrator words our own failure on the re-ask
 TRANSPORT = TRANSPORT_PREFIX  # the error prefix of an attempt that got no answer at all
+UNUSABLE = "unusable: "  # the error prefix of an answer that yields no decision (its reason follows)
 UNREACHABLE, REFUSED = NOT_REACHED  # how an attempt with no answer is worded (the failure contract, players/base.py)
 _NONE = Usage()
 OFF_LOOP_CHARS = 16 * 1024  # a longer answer is read in a worker thread: the loop keeps serving (arena serve)
@@ -180,12 +181,14 @@ class ConversationSeat(Player):
         }
         answer = self.conversation.answer_messages(raw)
         try:
+            players = self.conversation.rules.players
             if len(completion.raw) > OFF_LOOP_CHARS:  # linear, but a 256 KiB answer still takes milliseconds
-                reading = await asyncio.to_thread(read_completion, completion, request, max_tokens, stable=turn.stable)
+                reading = await asyncio.to_thread(read_completion, completion, request, max_tokens, stable=turn.stable,
+                                                  players=players)  # fmt: skip
             else:
-                reading = read_completion(completion, request, max_tokens, stable=turn.stable)
+                reading = read_completion(completion, request, max_tokens, stable=turn.stable, players=players)
         except UnusableAnswer as exc:
-            self.record(messages, request, error=f"unusable: {exc}", **common)
+            self.record(messages, request, error=f"{UNUSABLE}{exc}", **common)
             self.conversation.commit(turn, answer)  # the model sees its own bad answer before the re-ask
             raise NoUsableAnswer(str(exc), self.handover()) from None
         decision, parsed = reading.decision, reading.parsed
@@ -195,4 +198,5 @@ class ConversationSeat(Player):
             parsed = {**parsed, "reasoning": reasoning}
         self.record(messages, request, parsed=parsed, error=reading.note, **common)
         self.conversation.commit(turn, answer)
+        self.conversation.note = reading.dropped_claim  # told on the seat's next turn: its claim was not recorded
         return Answer(decision=decision, calls=self.handover())

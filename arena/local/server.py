@@ -13,16 +13,21 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import os
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from arena.local.key import drop_key, new_key
 
 DEFAULT_PORT = 8080
 DEFAULT_CTX = 4096  # tokens per slot: what most local setups run, and what compaction is measured at
@@ -31,6 +36,8 @@ DEFAULT_CTX = 4096  # tokens per slot: what most local setups run, and what comp
 # 2.68x and 2029 s on 4 slots, where seats evict each other's prefixes (docs/llm.md)
 DEFAULT_PARALLEL = 10
 ALIAS = "gemma-3-270m"  # the model name the server reports for the default model
+TAIL_LINES = 20  # the server's last lines of output kept for an error message
+NO_ORIGIN = "none.invalid"  # `--cors-origins`: an origin no page has (RFC 2606), so no page is allowed
 
 PORTABLE_BUILD = (
     'LLAMA_CPP_BUILD_JOBS=2 CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON '
@@ -97,6 +104,8 @@ class LocalServer:
     extra: Sequence[str] = ()
     log: Path | None = None
     process: subprocess.Popen[bytes] | None = field(default=None, init=False)
+    api_key: str = field(default="", init=False, repr=False)  # this run's key (arena/local/key.py)
+    _tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES), init=False, repr=False)
 
     @property
     def base_url(self) -> str:
@@ -115,6 +124,12 @@ class LocalServer:
             # another's slot (llama.cpp issue #27148, open), which here would be one seat reading another's prompt;
             # each slot still caches its own prompt
             cmd += ["--cache-ram", "0"]
+        if _understands(binary, "--cors-origins"):
+            # no browser page may read an answer: llama.cpp reflects any Origin by default (the key refuses the
+            # request itself; this refuses a page even the public /health and /v1/models)
+            cmd += ["--cors-origins", NO_ORIGIN]
+        if _understands(binary, "--no-webui"):
+            cmd += ["--no-webui"]  # the arena needs no chat page on the server
         if _understands(binary, "--swa-full"):
             # Gemma 3 attends through a sliding window in most layers; without the full-size window cache a slot
             # cannot resume a compacted prompt at the point where it changed, only at an older checkpoint (measured
@@ -124,17 +139,47 @@ class LocalServer:
         return [*cmd, *self.extra]
 
     def start(self) -> None:
-        out = open(self.log, "ab") if self.log is not None else subprocess.DEVNULL  # noqa: SIM115 - kept open
+        """Start the server with a fresh key (in its environment, never on its command line); its output goes to
+        `log`, else its last lines are kept for the message if it dies."""
+        command = self.command()
+        self.api_key = new_key(self.port)
+        env = {**os.environ, "LLAMA_API_KEY": self.api_key}
+        out = open(self.log, "ab") if self.log is not None else subprocess.PIPE  # noqa: SIM115 - kept open
         self.process = subprocess.Popen(
-            self.command(), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent
-        )
+            command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+            preexec_fn=_die_with_parent,
+        )  # fmt: skip
+        if self.log is None:
+            threading.Thread(target=self._keep_tail, daemon=True).start()
+
+    def _keep_tail(self) -> None:
+        """Read the server's output as it comes (so its pipe never fills), keeping the last lines."""
+        assert self.process is not None and self.process.stdout is not None
+        for line in self.process.stdout:
+            self._tail.append(line.decode("utf-8", "replace").rstrip())
+
+    def tail(self) -> list[str]:
+        """The server's last lines of output (from `log`, or kept from its pipe)."""
+        if self.log is not None and self.log.is_file():
+            return self.log.read_text("utf-8", "replace").splitlines()[-TAIL_LINES:]
+        if self.process is not None and self.process.poll() is not None:
+            time.sleep(0.05)  # the reader thread takes the last lines of a process that just ended
+        return list(self._tail)
+
+    def died(self, code: int, *, ready: bool = False) -> str:
+        """What to say about this server having exited with `code`, with its last lines."""
+        return died(code, lines=self.tail(), ready=ready)
 
     def wait_ready(self, timeout_s: float = 300.0) -> None:
         """Until GET /health answers 200 (503 while the model loads); LocalModelError if the process dies."""
         deadline = time.monotonic() + timeout_s
         url = f"http://127.0.0.1:{self.port}/health"
         while time.monotonic() < deadline:
-            self._check_alive()
+            try:
+                self._check_alive()
+            except LocalModelError:
+                self.stop()  # nothing to stop, but the run's key file goes
+                raise
             try:
                 with urllib.request.urlopen(url, timeout=2) as response:
                     if response.status == 200:
@@ -150,13 +195,14 @@ class LocalServer:
         code = self.process.poll()
         if code is None:
             return
-        raise LocalModelError(died(code, self.log))
+        raise LocalModelError(self.died(code))
 
     def stop(self, grace_s: float = 10.0) -> int | None:
-        """SIGTERM, then SIGKILL after `grace_s`; the exit code (None if it was not running)."""
+        """SIGTERM, then SIGKILL after `grace_s`; the exit code (None if it was not running). The key goes too."""
         process = self.process
         if process is None:
             return None
+        drop_key(self.port, self.api_key)
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
             try:
@@ -183,17 +229,20 @@ def _die_with_parent() -> None:
             ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
-def died(code: int, log: Path | None = None) -> str:
-    """What to say about a server process that exited with `code` before it was ready."""
-    tail = ""
-    if log is not None and log.is_file():
-        lines = log.read_text("utf-8", "replace").splitlines()[-5:]
-        tail = "; its last lines:\n  " + "\n  ".join(lines) if lines else ""
+def died(code: int, log: Path | None = None, *, lines: Sequence[str] | None = None, ready: bool = False) -> str:
+    """What to say about a server process that exited with `code`: before it was ready (it could not start), or
+    after (it served, then stopped), with its last lines of output (`lines`, else the end of `log`)."""
+    if lines is None and log is not None and log.is_file():
+        lines = log.read_text("utf-8", "replace").splitlines()
+    last = [line for line in (lines or []) if line.strip()][-5:]
+    tail = "; its last lines:\n  " + "\n  ".join(last) if last else ""
     if code == -signal.SIGILL:
         return (
             "llama-server died with SIGILL (illegal instruction): it was built for another CPU (llama.cpp's default "
             "build uses every instruction the build machine has, e.g. AVX-512 or AMX on a VM that reports them but "
             f"cannot run them). Rebuild it portably (AVX2):\n  {PORTABLE_BUILD}"
         )
-    return f"llama-server exited with code {code} before it was ready{tail}"
+    how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
+    when = "after it was ready (it had been serving)" if ready else "before it was ready"
+    return f"llama-server {how} {when}{tail}"
 

@@ -326,7 +326,8 @@ def _config_metric(r: Report, config: str, metric: str) -> str:
     if row is None:
         return "–"
     share = next(rate.proportion for rate in RATES if rate.name == metric)
-    return _iv(row.interval, percent=share) + (" sparse" if row.interval.sparse else "")
+    n = f" (n = {_n(row.interval.n)})"  # every cell of these tables is its own count: its n beside it (#32)
+    return _iv(row.interval, percent=share) + n + (" sparse" if row.interval.sparse else "")
 
 
 def _transfer_lines(r: Report) -> list[str]:

@@ -141,6 +141,8 @@ def _value(name: str, spec: dict[str, Any], rng: random.Random, overlong: bool) 
     if kind == "integer":
         return rng.randint(1, 10)
     if kind == "array":
+        if name in ("black", "red"):  # a claim's checks: none, so a drawn claim never names a seat twice
+            return []
         items = (spec.get("items") or {}).get("enum") or []
         size = min(int(spec.get("maxItems", len(items))), len(items))
         return rng.sample(items, size)

@@ -124,7 +124,7 @@ class _CallCheck:
             try:
                 # a stable-shape answer nests its fields under `decision` (no per-request field has that name)
                 read = to_decision_stable if isinstance(call.parsed.get("decision"), dict) else to_decision
-                decision = read(request, dict(call.parsed), partial=call.finish_reason == "length")
+                decision = read(request, dict(call.parsed), partial=call.finish_reason == "length", players=game.n)
                 decision = game.check(item.seat, decision)
             except (ShapeError, IllegalDecision) as exc:
                 return f"call record {number} (seat {item.seat}) does not give the recorded decision: {exc}"

@@ -5,6 +5,8 @@ The page's own words are here; the game log's lines are the phrase tables' (`are
 
 from __future__ import annotations
 
+from arena.render.labels import REQUEST_KINDS
+
 LANGS = ("en", "ru")
 
 _EN: dict[str, str] = {
@@ -69,19 +71,7 @@ _EN: dict[str, str] = {
     "probe": "Private probe: how likely is each seat to be black (in %)? Nobody else sees it; it changes nothing.",
     "speech_prompt": "Your speech",
     "reasoning": "Reasoning",
-    "kind_speech": "speech",
-    "kind_vote": "vote",
-    "kind_ballot": "ballot",
-    "kind_shoot": "night shot",
-    "kind_don_check": "don's check",
-    "kind_probe": "probe",
-    "kind_sheriff": "sheriff's check",
-    "kind_maniac_kill": "maniac's kill",
-    "kind_heal": "doctor's heal",
-    "kind_visit": "lover's visit",
-    "kind_best_move": "best move",
-    "kind_black_message": "message to the team",
-    "kind_choose_side": "choose a side",
+    **{f"kind_{kind}": words for kind, words in REQUEST_KINDS["en"].items()},
     "sound": "Sounds",
     "sound_hint": "a tone on your turn and at nightfall",
     "sec": "s",
@@ -314,19 +304,7 @@ _RU: dict[str, str] = {
     "Никто не увидит ответ, на игру он не влияет.",
     "speech_prompt": "Ваша речь",
     "reasoning": "Рассуждения",
-    "kind_speech": "речь",
-    "kind_vote": "голосование",
-    "kind_ballot": "голосование",
-    "kind_shoot": "ночной выстрел",
-    "kind_don_check": "проверка дона",
-    "kind_probe": "опрос",
-    "kind_sheriff": "проверка шерифа",
-    "kind_maniac_kill": "ход маньяка",
-    "kind_heal": "лечение",
-    "kind_visit": "визит",
-    "kind_best_move": "лучший ход",
-    "kind_black_message": "сообщение команде",
-    "kind_choose_side": "выбор стороны",
+    **{f"kind_{kind}": words for kind, words in REQUEST_KINDS["ru"].items()},
     "sound": "Звуки",
     "sound_hint": "сигнал в ваш ход и с наступлением ночи",
     "sec": "с",

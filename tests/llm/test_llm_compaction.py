@@ -8,29 +8,42 @@ Every seat of a 10-seat game is an LLM seat against the local stand-in with a bu
 
 from __future__ import annotations
 
+import asyncio
 import json
+import math
+import random
+import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
-from llmkit import llm_player, llm_spec, play
+from llmkit import llm_player, llm_spec, outside_quotes, play
 from test_llm_leaks import _check_seat
 from typer.testing import CliRunner
 
+from arena.agents import resolve_agent
 from arena.cli import app
-from arena.engine import MODERATOR, Game, load_rules
+from arena.cli.seats import build_players, prompt_hash
+from arena.engine import MODERATOR, Event, EventType, Game, Kind, Request, RuleSet, SpeechKind, load_rules, view
 from arena.llm.budget import max_tokens_for
 from arena.llm.compaction import Budget
+from arena.llm.conversation import Conversation
+from arena.llm.injection import quote
 from arena.llm.rebuild import check_compactions, events_after_inputs, rebuild_call, seat_prompt
 from arena.llm.records import expand
+from arena.orchestrator import run_game
 from arena.players.base import Player
+from arena.players.random_policy import random_decision
+from arena.prompts import load_prompt_set
 from arena.standin import FakeServer, FaultPlan
-from arena.transcript import load
+from arena.transcript import TranscriptWriter, load, make_header
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 from forgery import rechain
 
 BUDGET = 4096
+_LOG_LINE = re.compile(r"^\[#(\d+)\]", re.MULTILINE)
 
 
 async def _game(
@@ -153,3 +166,130 @@ async def test_a_compacted_reask_is_rebuilt_with_its_refusal(tmp_path: Path, api
     transcript.calls[reasks[0]] = forged
     problems = check_compactions(transcript).problems
     assert problems == [f"compacted call {reasks[0]} (seat {forged.seat}): its re-ask repeats no recorded refusal"]
+
+
+# ----- issue #31: a first turn is compacted too; the seat's own words survive; the notes are in game order -----
+
+
+def _late_speech(rules: RuleSet, seed: int, day: int) -> tuple[Game, Request]:
+    """A game played at random, every speech 100 words long, up to the first speech of `day`."""
+    rng = random.Random(seed)
+    game = Game(rules, seed)
+    while not game.over:
+        for request in game.pending():
+            if request.kind is Kind.SPEECH and game.day >= day and request.speech is SpeechKind.REGULAR:
+                return game, request
+            decision = random_decision(rng, request)
+            if request.kind is Kind.SPEECH:
+                decision = decision.model_copy(update={"text": " ".join(["quiet"] * 100), "claim": None})
+            game.submit(request.seat, decision)
+    raise AssertionError(f"game {seed} ended before day {day}")
+
+
+def _numbers(messages: list[dict[str, Any]]) -> list[int]:
+    """The `[#n]` numbers of the moderator's log lines in the user turns, in the order they are sent."""
+    return [int(n) for m in messages if m["role"] == "user" for n in _LOG_LINE.findall(outside_quotes(m["content"]))]
+
+
+def test_a_first_turn_longer_than_the_window_is_compacted() -> None:
+    """A seat's first turn is its whole view (a resumed game's seats start afresh): when it does not fit, it is
+    compacted like any other, its oldest events into the notes, the rest verbatim, in game order, the status line
+    last. Before, `fit` returned a first turn as it was, and the server refused it (HTTP 400, then the default)."""
+    rules = load_rules("fiim")
+    game, request = _late_speech(rules, seed=2, day=3)
+    conversation = Conversation(load_prompt_set("default", "en"), rules, request.seat)
+    conversation.budget = budget = Budget.of(3072, "en")
+    assert budget is not None
+    observation = view(game, request.seat)
+    turn = conversation.turn(observation, request)
+    max_tokens = max_tokens_for(request, 300, "en")
+    assert not budget.fits(conversation.request_messages(turn), max_tokens)  # the whole view is too long
+    fitted = conversation.fit(turn, observation, max_tokens)
+    messages = conversation.request_messages(fitted)
+    assert fitted.history is not None and budget.fits(messages, max_tokens)
+    numbers = _numbers(messages)
+    assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers)  # each line once, in game order
+    text = str(messages[-1]["content"])
+    assert text.index("(end of your notes)") < text.index(f"Now: Day {game.day}")  # the status line last
+    assert f'[#{numbers[-1]}]' in text[: text.index("Now: Day")]
+    assert f'You: {json.dumps(" ".join(["quiet"] * 100))}' in text  # the seat's own last speech, in its words
+
+
+async def test_every_compaction_keeps_the_seats_last_speech_in_game_order(
+    tmp_path: Path, server: FakeServer, api_key: str
+) -> None:
+    """At 4,096 tokens: every compacted request holds the seat's last speech in its own words, its log lines run
+    in game order across the whole request (the notes' status line no longer comes before the events it
+    follows), and some compactions keep recent exchanges verbatim."""
+    path = await _game(tmp_path, server, "json_schema", "per_request", seed=3)
+    transcript = load(path)
+    full = expand(transcript.calls)
+    events_after, _ = events_after_inputs(transcript, MODERATOR)
+    compacted = [i for i, c in enumerate(transcript.calls) if c.compaction]
+    assert compacted
+    kept = []
+    for index in compacted:
+        call, messages = transcript.calls[index], full[index]
+        shown = events_after[min(transcript.call_positions[index], len(transcript.inputs))]
+        said = [e.text for e in transcript.events[:shown] if e.type is EventType.SPEECH and e.seat == call.seat]
+        if said and said[-1]:
+            assert quote(said[-1]) in "\n".join(str(m["content"]) for m in messages), f"call {index}"
+        numbers = _numbers(messages)
+        assert numbers == sorted(numbers), f"call {index}: {numbers}"
+        kept.append((len(messages) - 2) // 2)
+    assert max(kept) >= 1, kept
+
+
+def test_a_game_resumed_late_fits_a_small_window(tmp_path: Path, server: FakeServer, api_key: str) -> None:
+    """A game of LLM seats cut at Day 4 and resumed with 3,072 tokens per seat: every seat's first turn after the
+    resume (its whole view) is compacted to fit, every request fits the budget with its answer, and `arena verify`
+    rebuilds each compacted call from the calls of its own run (a resumed seat starts afresh)."""
+    agents = tmp_path / "agents"
+    agents.mkdir()
+    common = f'kind = "llm"\nmodel = "fake-model"\nbase_url = "{server.base_url}"\nmax_tokens = 300\nfree = true\n'
+    (agents / "fake.toml").write_text(common)
+    (agents / "fake3k.toml").write_text(common + "context_tokens = 3072\n")
+    rules = load_rules("fiim")
+    seats = {s: resolve_agent("fake" if s in (2, 5, 9) else "bot:heuristic", agents) for s in range(1, 11)}
+    players = build_players(seats, seed=1, rules=rules, lang="en", delay=0.0)
+    path = tmp_path / "cut.jsonl"
+    header = make_header(rules, 1, seats, lang="en", prompt_set_hash=prompt_hash(seats, "en"))
+    writer = TranscriptWriter.create(path, header)
+
+    class Cut(Exception):
+        pass
+
+    def cut(event: Event) -> None:
+        if event.type is EventType.PHASE_STARTED and event.day == 4 and event.value == "day":
+            raise Cut
+
+    async def first_part() -> None:
+        try:
+            await run_game(Game(rules, 1), players, writer, on_event=cut)
+        finally:
+            writer.close()
+            for player in players.values():
+                await player.close()
+
+    with pytest.raises(Cut):
+        asyncio.run(first_part())
+    before = load(path)
+    assert before.status != "complete" and max(e.day for e in before.events) == 4
+    resumed = CliRunner().invoke(app, ["resume", str(path), "--quiet", "--agents-dir", str(agents),
+                                       "--seat", "2,5,9=fake3k"])  # fmt: skip
+    assert resumed.exit_code == 0, resumed.output
+    t = load(path)
+    assert t.status == "complete"
+    budget = Budget.of(3072, "en")
+    assert budget is not None
+    full = expand(t.calls)
+    after = range(t.resume_calls[0], len(t.calls))
+    first = {t.calls[i].seat: i for i in reversed(after)}
+    for seat, index in first.items():  # each seat's first turn after the resume: its whole view, compacted
+        assert t.calls[index].compaction == "budget", (seat, index)
+    for index in after:
+        call = t.calls[index]
+        words = 150 if call.request_kind == "speech" else 0
+        assert budget.tokens(full[index]) + 300 + math.ceil(words * 1.6) + (16 if words else 0) <= 3072, index
+    verified = CliRunner().invoke(app, ["verify", str(path)])
+    assert verified.exit_code == 0, verified.output

@@ -184,6 +184,12 @@ async def test_each_fault_kind_alone_ends_and_verifies(tmp_path: Path, api_key: 
     use_aiohttp()
     seed = 1000 + ALONE.index(fault)
     chance = 0.03 if fault in ("timeout", "rate_limit_bare") else 0.15
-    played = await play_mixed(tmp_path, seed, schema, 10 if fault == "overflow" else LLM_SEATS, {fault: chance})
+    for attempt in range(5):  # the draw hashes each request's bytes, so a wording change moves it: a game that
+        folder = tmp_path / str(attempt)  # met no such fault is followed by the next seed's, every one verified
+        folder.mkdir()
+        played = await play_mixed(folder, seed + 100 * attempt, schema, 10 if fault == "overflow" else LLM_SEATS,
+                                  {fault: chance})  # fmt: skip
+        assert check_verifies(played.path) == []
+        if played.injected[fault]:
+            break
     assert played.injected[fault] > 0 and set(played.injected) == {fault}
-    assert check_verifies(played.path) == []

@@ -55,8 +55,9 @@ ATTACKERS = (1, 7)  # seat 1 is black at seed 21: the black-team channel is atta
 
 
 class Attacker(Player):
-    """Speaks the attacks four at a time, in turn (also in the black chat), the second attacker from the middle of
-    the list, so a short game still hears every one; answers everything else with the rule's default."""
+    """Speaks the attacks seven at a time, in turn (also in the black chat), the second attacker from the middle of
+    the list, so each attacker's first speech already covers its half and a short game still hears every one;
+    answers everything else with the rule's default."""
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
@@ -64,8 +65,8 @@ class Attacker(Player):
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
         if request.kind in (Kind.SPEECH, Kind.BLACK_MESSAGE):
-            text = " ".join(ATTACKS[(self.said + i) % len(ATTACKS)] for i in range(4))
-            self.said += 4
+            text = " ".join(ATTACKS[(self.said + i) % len(ATTACKS)] for i in range(7))
+            self.said += 7
             return Answer(decision=Decision(text=text))
         return Answer(decision=request.default)
 

@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 from arena.cli import app
 from arena.engine import MODERATOR, PRESETS, Event, EventType, Game, Role, load_rules, seat_log, view
 from arena.llm.conversation import Conversation
-from arena.llm.rebuild import seat_prompt
+from arena.llm.rebuild import events_after_inputs, seat_prompt
 from arena.llm.records import expand
 from arena.players.base import Player
 from arena.players.random_policy import random_decision
@@ -34,7 +34,10 @@ from arena.transcript import load
 _LINE = re.compile(r"^\[#(\d+)\] .*$", re.MULTILINE)
 _ROLE_LINE = {"en": "Your role: ", "ru": "Ваша роль: "}
 _MATES = {"en": "Your black teammates", "ru": "Ваши чёрные напарники"}
-_NOTES = {"en": ("Your notes of the game so far", "\nNow: "), "ru": ("Ваши заметки об игре", "\nСейчас: ")}
+_NOTES = {
+    "en": ("Your notes of the game so far", "\n(end of your notes)"),
+    "ru": ("Ваши заметки об игре", "\n(конец заметок)"),
+}
 
 
 def _lines(messages: list[dict[str, object]], lang: str) -> list[tuple[int, str, bool]]:
@@ -73,10 +76,11 @@ def _check_seat(game: Game, seat: int, prompts: list[list[dict[str, object]]], l
             folded = previous is not None and all(_same_run(previous, e) for e in skipped)
             assert note or not skipped or folded or notes, f"seat {seat}: #{expected} to #{number - 1} never shown"
             event = mine[number]
-            if note and event.type is EventType.SPEECH:  # the notes keep a speech's claim only
+            words = outside_quotes(str(line(event, seat, game.rules))).split("\n")[0]
+            if note and event.type is EventType.SPEECH and not (event.seat == seat and text == words):
+                # the notes keep a speech's claim only, but the words of the seat's own latest speeches
                 assert event.roles and text.startswith(f"[#{number}] "), f"seat {seat}: note #{number}: {text!r}"
             elif event.type is not EventType.VOTE_CAST:  # a fold's words depend on its run; the rest are exact
-                words = outside_quotes(str(line(event, seat, game.rules))).split("\n")[0]
                 assert text == words, f"seat {seat}: line #{number} is not its event #{number}: {text!r}"
             expected, previous, notes = number + 1, event, note
             checked += 1
@@ -110,7 +114,9 @@ async def test_no_seat_is_sent_a_hidden_fact(preset: str, schema: str, tmp_path:
     for seat in range(1, rules.players + 1):
         recorded = [m for c, m in zip(transcript.calls, full, strict=True) if c.seat == seat]
         rebuilt = [seat_prompt(transcript, seat, at).messages for at in points]
-        printed = runner.invoke(app, ["prompt", str(path), "--seat", str(seat), "--at", str(points[1]), "--json"])
+        first = transcript.call_positions[next(i for i, c in enumerate(transcript.calls) if c.seat == seat)]
+        at = events_after_inputs(transcript, seat)[1][first] - 1  # `--at` takes the seat's own numbering
+        printed = runner.invoke(app, ["prompt", str(path), "--seat", str(seat), "--at", str(at), "--json"])
         assert printed.exit_code == 0, printed.output
         assert recorded, f"seat {seat} made no call"
         total += _check_seat(rebuilt_game, seat, [*recorded, *rebuilt, json.loads(printed.stdout)], lang)

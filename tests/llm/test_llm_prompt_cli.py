@@ -9,6 +9,7 @@ messages in full.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from llmkit import llm_player, llm_spec, play
@@ -51,14 +52,15 @@ async def test_recorded_and_rebuilt_prompts_agree(tmp_path: Path, server: FakeSe
         for index, call in enumerate(transcript.calls):
             if call.seat == seat:
                 firsts.setdefault(events_after[positions[index]], index)
-        for shown, index in firsts.items():
+        for shown in firsts:
             recorded = seat_prompt(transcript, seat, shown - 1)
             assert recorded.sent and recorded.messages == full[recorded.call or 0]
-            if transcript.calls[index].attempt != 1 or _reasked(full[index]):
+            last = recorded.call or 0  # a point's last call: what `--at` shows (a vote "no" adds no event)
+            if transcript.calls[last].attempt != 1 or _reasked(full[last]):
                 continue
             rebuilt = seat_prompt(transcript, seat, shown - 1, rebuild=True)
             assert not rebuilt.sent
-            assert rebuilt.messages == full[index], f"seat {seat}, call {index}"
+            assert rebuilt.messages == full[last], f"seat {seat}, call {last}"
             compared += 1
     assert compared >= 60
 
@@ -121,3 +123,31 @@ async def test_terminal_control_characters_never_reach_the_terminal(
     as_json = runner.invoke(app, ["prompt", str(path), "--seat", "3", "--force", "--json"])
     assert as_json.exit_code == 0 and not any(bad in as_json.stdout for bad in ("\x1b", "\x9b", "\u202e"))
     assert json.loads(as_json.stdout)[0]["content"].endswith(hostile)  # exact, as escapes
+
+
+async def test_prompt_at_takes_the_number_the_prompt_shows(tmp_path: Path, server: FakeServer, api_key: str) -> None:
+    """Issue #34: `arena prompt --at K` is the seat's own event #K, the `[#K]` its prompt shows. For each speech
+    call, K is the last number of its last turn: the command prints exactly the messages that call was sent."""
+    rules = load_rules("fiim")
+    spec = llm_spec(server.base_url, "json_schema")
+    players: dict[int, Player] = {s: llm_player(spec, s, rules) for s in range(1, 11)}
+    path = tmp_path / "game.jsonl"
+    await play(rules, 5, players, {s: spec for s in players}, path)
+    transcript = load(path)
+    full = expand(transcript.calls)
+    runner = CliRunner()
+    checked = 0
+    for index, call in enumerate(transcript.calls):
+        later = [j for j in range(index + 1, len(transcript.calls)) if transcript.calls[j].seat == call.seat]
+        if call.request_kind != "speech" or call.attempt != 1 or checked >= 12:
+            continue
+        if later and transcript.call_positions[later[0]] == transcript.call_positions[index]:
+            continue  # a re-ask follows at the same point: the point's last call is shown
+        shown = [int(n) for n in re.findall(r"^\[#(\d+)\]", str(full[index][-1]["content"]), re.MULTILINE)]
+        printed = runner.invoke(app, ["prompt", str(path), "--seat", str(call.seat), "--at", str(max(shown)),
+                                      "--json"])  # fmt: skip
+        assert printed.exit_code == 0, printed.output
+        assert json.loads(printed.stdout) == full[index], f"call {index}, --at {max(shown)}"
+        assert f"right after its event #{max(shown)} (call {index})" in printed.stderr
+        checked += 1
+    assert checked >= 10

@@ -41,6 +41,14 @@ def _threads() -> int | None:
     return int(value) if value else None
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _keys_in_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The servers' per-run key files (arena/local/key.py) go to a folder of this session, not the user's."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_RUNTIME_DIR", str(tmp_path_factory.mktemp("run")))
+        yield
+
+
 @pytest.fixture(scope="session")
 def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
     try:
@@ -49,6 +57,26 @@ def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServe
         _unavailable(str(exc))
     log = Path(tmp_path_factory.mktemp("llama")) / "server.log"
     server = LocalServer(model, port=_free_port(), ctx=CTX, parallel=PARALLEL, binary=binary, alias="gemma-3-270m",
+                         log=log, threads=_threads())  # fmt: skip
+    server.start()
+    try:
+        server.wait_ready(600)
+    except LocalModelError as exc:
+        pytest.fail(str(exc))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def small_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
+    """A second server with a small window per slot, `(ctx, parallel)` from the test module's `SMALL`."""
+    ctx, parallel = getattr(request.module, "SMALL", (512, 1))
+    try:
+        binary, model = find_server(), default_model()
+    except LocalModelError as exc:
+        _unavailable(str(exc))
+    log = Path(tmp_path_factory.mktemp("llama-small")) / "server.log"
+    server = LocalServer(model, port=_free_port(), ctx=ctx, parallel=parallel, binary=binary, alias="gemma-3-270m",
                          log=log, threads=_threads())  # fmt: skip
     server.start()
     try:

@@ -18,7 +18,7 @@ def _play(tmp_path: Path, server: LocalServer, *args: str) -> Path:
     agents = agents_folder(tmp_path, server.base_url)
     out = tmp_path / "out"
     result = CliRunner().invoke(
-        app, ["play", "--agents-dir", str(agents), "--out", str(out), "--quiet", "--timeout", "900", *args]
+        app, ["play", "--agents-dir", str(agents), "--out", str(out), "--quiet", *args]  # the agent's deadlines
     )
     assert result.exit_code == 0, result.output
     (path,) = out.glob("*.jsonl")

@@ -116,9 +116,29 @@ async def test_runaway_output_is_bounded(real_server: LocalServer) -> None:
 
 
 def test_the_server_reports_its_window_per_slot(real_server: LocalServer) -> None:
-    props = httpx.get(real_server.base_url.removesuffix("/v1") + "/props", timeout=10).json()
+    props = httpx.get(real_server.base_url.removesuffix("/v1") + "/props", timeout=10,
+                      headers={"Authorization": f"Bearer {real_server.api_key}"}).json()  # fmt: skip
     assert props["default_generation_settings"]["n_ctx"] == 4096 and props["total_slots"] == 4
     assert server_info_now(real_server.base_url) == ServerInfo(4096, 4)  # what preflight reads
+
+
+def test_the_server_answers_only_the_arena(real_server: LocalServer) -> None:
+    """Issue #30: `arena local-model`'s server holds a per-run key only the arena knows, so a request without it (a
+    web page the operator has open, another local program) is refused before it can hold a slot, and no page of
+    another origin may read even the public routes (llama.cpp reflects any Origin by default)."""
+    root = real_server.base_url.removesuffix("/v1")
+    chat = {"model": "m", "messages": [{"role": "user", "content": "Say OK."}], "max_tokens": 4}
+    assert httpx.post(f"{root}/v1/chat/completions", json=chat, timeout=60).status_code == 401
+    assert httpx.get(f"{root}/props", timeout=10).status_code == 401
+    page = {"Origin": "http://evil.example", "Access-Control-Request-Method": "POST"}
+    preflight = httpx.options(f"{root}/v1/chat/completions", headers=page, timeout=10)
+    health = httpx.get(f"{root}/health", headers={"Origin": "http://evil.example"}, timeout=10)
+    for answer in (preflight, health):  # a browser lets a page read an answer only for its own origin, or `*`
+        assert answer.headers.get("access-control-allow-origin") not in ("http://evil.example", "*"), answer.headers
+    assert health.status_code == 200  # the arena's own readiness check needs no key
+    keyed = httpx.post(f"{root}/v1/chat/completions", json=chat, timeout=300,
+                       headers={"Authorization": f"Bearer {real_server.api_key}"})  # fmt: skip
+    assert keyed.status_code == 200
 
 
 def whitespace_outside_strings(raw: str) -> int:
