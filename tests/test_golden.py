@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.engine import PRESETS
+from arena.engine import PRESETS, load_rules
 from arena.golden import CASES, Case, diff, path_of
-from arena.render.playthrough import playthrough
+from arena.render.playthrough import playthrough, rules_lines
 from arena.transcript import load, verify
 
 
@@ -53,9 +53,24 @@ def test_the_diff_shows_the_playthrough_first(tmp_path: Path) -> None:
     for suffix in (".txt", ".jsonl"):
         committed = path_of(case, suffix=suffix).read_text(encoding="utf-8")
         lines = committed.splitlines(keepends=True)
-        lines[40] = lines[40].replace("#", "seat ", 1) if suffix == ".txt" else lines[40].replace('"kind"', '"kinds"')
+        # the .txt: a play line past its header (the header's `#` lines hold no seat)
+        at = (
+            next(i for i in range(40, len(lines)) if not lines[i].startswith("#") and "#" in lines[i])
+            if suffix == ".txt"
+            else 40
+        )
+        lines[at] = lines[at].replace("#", "seat ", 1) if suffix == ".txt" else lines[at].replace('"kind"', '"kinds"')
         path_of(case, tmp_path, suffix).write_text("".join(lines), encoding="utf-8")
     lines = diff(case, tmp_path)
     heads = [line for line in lines if line.startswith("--- ")]
     assert [Path(h.split()[1]).suffix for h in heads] == [".txt", ".jsonl"]
     assert sum(1 for line in lines if line.startswith("-") and not line.startswith("---")) == 2
+
+
+def test_a_rules_change_reads_as_its_own_playthrough_line() -> None:
+    """A rule that changes no play (or little) still shows in the playthrough's header, as the one line it changes."""
+    before = rules_lines(load_rules("fiim"))
+    after = rules_lines(load_rules("fiim", overrides=["win.game_end_last_word=false"]))
+    changed = [(a, b) for a, b in zip(before, after, strict=True) if a != b]
+    assert len(changed) == 1
+    assert changed[0][0].startswith("# rules win:") and "game_end_last_word=false" in changed[0][1]

@@ -263,3 +263,15 @@ def test_reasoning_and_model_calls_are_labelled_in_russian(tmp_path: Path) -> No
     assert "✎ рассуждение #1 (речь): " in ru.stdout and "⚙ вызов модели #1 (речь): " in ru.stdout
     assert "новых сообщений: " in ru.stdout and "✎ reasoning of #" not in ru.stdout
     assert "✎ reasoning of #1 (speech): " in en.stdout and "new messages; reply: " in en.stdout
+    assert "вызовы модели" in ru.stdout and "кэш запросов по местам" in ru.stdout and "prompt cache" in en.stdout
+
+
+def test_arena_play_in_russian_prints_no_english(tmp_path: Path) -> None:
+    """`arena play --lang ru`: its first line, the live feed, the deal, the failures and the result are Russian
+    (the bots speak Russian); only the preset's and the agents' names, and the transcript's path line, are not."""
+    result = runner.invoke(app, ["play", "--seed", "3", "--lang", "ru", "--out", str(tmp_path)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if not line.startswith("transcript: ")]
+    text = "\n".join(lines)
+    assert "сид 3" in text and "Роли: #1" in text and "Ночь 0" in text
+    assert not _english(text, {"fiim", "bot", "heuristic"}), _english(text, {"fiim", "bot", "heuristic"})[:10]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from arena.engine import Decision, Event, EventType, Game, Input, Request, Vis
+from arena.engine import Decision, Event, EventType, Game, Input, Request, RuleSet, Vis
 from arena.engine.decisions import NO_DECISION
 from arena.render.phrasebook import text
 from arena.transcript import Transcript
@@ -34,6 +34,7 @@ def playthrough(transcript: Transcript) -> str:
     out = [
         f"# {rules.name}, seed {header.seed}, {header.lang}: the god view, every request and its answer",
         *_seats(transcript),
+        *rules_lines(rules),
         "",
     ]
     seen = 0
@@ -44,6 +45,21 @@ def playthrough(transcript: Transcript) -> str:
         out.append(_input(item, request))
     _events(game.events, seen, out, header.lang)
     return "\n".join(out) + "\n"
+
+
+def rules_lines(rules: RuleSet) -> list[str]:
+    """`# rules win: town=no_black ...`, a line per section (and one for the top-level values), so a rules change
+    shows as its own line even where the play it changes is short, or none."""
+    top: list[str] = []
+    sections: list[str] = []
+    for key, value in rules.model_dump(mode="json").items():
+        if isinstance(value, dict):
+            sections.append(
+                f"# rules {key}: " + " ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in value.items())
+            )
+        elif key not in ("name", "description"):
+            top.append(f"{key}={json.dumps(value, ensure_ascii=False)}")
+    return (["# rules: " + " ".join(top)] if top else []) + sections
 
 
 def _seats(transcript: Transcript) -> list[str]:
