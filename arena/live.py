@@ -15,8 +15,9 @@ from rich.text import Text
 
 from arena.engine import Event, EventType, Game, RuleSet
 from arena.players.base import TIMEOUT_PREFIX
+from arena.render import labels, phrasebook
 from arena.render.console import STYLES
-from arena.render.phrases import clean, phrase, result_text
+from arena.render.phrases import Span, clean, phrase, result_text
 
 
 def timed_out(event: Event) -> bool:
@@ -54,10 +55,13 @@ def _seat(seat: int | None) -> Text:
 class EventPrinter:
     """Prints events one by one to a console; votes are buffered and printed as one line per round."""
 
-    def __init__(self, console: Console, rules: RuleSet, *, show: Callable[[Event], bool] | None = None) -> None:
+    def __init__(
+        self, console: Console, rules: RuleSet, *, show: Callable[[Event], bool] | None = None, lang: str = "en"
+    ) -> None:
         self.console = console
         self.rules = rules
         self.show = show
+        self.lang = labels.pick(lang)  # the phrase tables' language (`arena.render.phrasebook`); English as it was
         self._votes: list[Event] = []
         self._timeout: Event | None = None  # a timed-out re-ask, held until we know whether a default follows
         self._round = ""
@@ -94,18 +98,22 @@ class EventPrinter:
             self._print(held)
         if not self._votes:
             return
+        ru = self.lang == "ru"
         by_target: dict[str, list[int]] = {}
         for vote in self._votes:
             if vote.value in ("yes", "no") and self._round in ("lift", "acquittal", "threshold"):
-                key = vote.value
+                key = {"yes": "за", "no": "против"}[vote.value] if ru else vote.value
             else:
-                key = f"#{vote.target}" if vote.target is not None else "abstain"
+                key = f"#{vote.target}" if vote.target is not None else labels.label("row_abstain", self.lang)
             by_target.setdefault(key, []).append(vote.seat or 0)
         parts = [f"{key}: {len(seats)} ({', '.join(map(str, seats))})" for key, seats in by_target.items()]
-        self.console.print(Text("  votes  " + " · ".join(parts), style=STYLES.get("vote", "")))
+        head = "  голоса  " if ru else "  votes  "
+        self.console.print(Text(head + " · ".join(parts), style=STYLES.get("vote", "")))
         self._votes = []
 
     def render(self, event: Event) -> Rule | Text | None:
+        if self.lang != "en":
+            return self._render_in(event, self.lang)
         t = event.type
         if t is EventType.PHASE_STARTED:
             title = f"Day {event.day}" if event.value == "day" else f"Night {event.day}"
@@ -141,20 +149,54 @@ class EventPrinter:
             out.append(span.text, style=STYLES.get(span.style, ""))
         return out
 
+    def _render_in(self, event: Event, lang: str) -> Rule | Text | None:
+        """An event in another language than English: its line from that language's phrase table, drawn as the
+        English feed draws it (a rule for a phase, votes folded, a marker by who may see it)."""
+        t = event.type
+        if t is EventType.PHASE_STARTED:
+            key = "chapter_day" if event.value == "day" else "chapter_night"
+            return Rule(labels.label(key, lang, n=event.day))
+        if t is EventType.VOTES_COUNTED:
+            return None  # the folded votes line says it
+        if t is EventType.VOTING_STARTED:
+            self._round = event.value or ""
+            return Text("  " + phrasebook.text(event, lang), style="bold")
+        spans = phrasebook.line(event, lang, self.rules.night.sheriff_answer)
+        if t is EventType.SPEECH:
+            out = Text("» ")
+        elif t is EventType.BLACK_MESSAGE:
+            out = Text("♠ ", style=STYLES.get("black", ""))
+        elif t is EventType.GAME_ENDED:
+            return _styled(Text(), spans, "bold")
+        else:
+            out = Text("• " if event.vis.value == "public" else "◆ ", style="dim")
+        return _styled(out, spans)
 
-def status_line(game: Game, extra: str = "") -> Text:
+
+def _styled(out: Text, spans: Sequence[Span], style: str | None = None) -> Text:
+    for span in spans:
+        out.append(span.text, style=style if style is not None else STYLES.get(span.style, ""))
+    return out
+
+
+def status_line(game: Game, extra: str = "", lang: str = "en") -> Text:
     """Day, phase, who is alive and whose turn it is: the one line under the live feed."""
+    ru = labels.pick(lang) == "ru"
     pending = [r.seat for r in game.pending()]
-    turn = (
-        f"speaking #{pending[0]}"
-        if len(pending) == 1 and game.pending()[0].kind.value == "speech"
-        else (f"waiting for {', '.join(f'#{s}' for s in pending)}" if pending else "")
-    )
+    seats = ", ".join(f"#{s}" for s in pending)
+    if len(pending) == 1 and game.pending()[0].kind.value == "speech":
+        turn = f"{'говорит' if ru else 'speaking'} #{pending[0]}"
+    else:
+        turn = f"{'ждём' if ru else 'waiting for'} {seats}" if pending else ""
     alive = len(game.living())
-    phase = {"night": f"night {game.day}", "day": f"day {game.day}"}.get(game.phase.value, game.phase.value)
-    text = f"{game.rules.name} · {phase} · {alive}/{game.n} alive"
+    names = {"night": "ночь" if ru else "night", "day": "день" if ru else "day"}
+    phase = f"{names[game.phase.value]} {game.day}" if game.phase.value in names else game.phase.value
+    if ru:
+        phase = {"end": "конец игры", "setup": "раздача"}.get(phase, phase)
+    living = f"в игре {alive}/{game.n}" if ru else f"{alive}/{game.n} alive"
+    text = f"{game.rules.name} · {phase} · {living}"
     if game.over:
-        text += f" · {result_text(game.winner)}"
+        text += f" · {labels.result(game.winner, lang)}"
     elif turn:
         text += f" · {turn}"
     if extra:

@@ -239,7 +239,7 @@ def test_html_escapes_player_text() -> None:
     page = export_html(game, title="<b>title</b>")
     assert "<title>&lt;b&gt;title&lt;/b&gt;</title>" in page
     assert "alert(1)" in page and "</script><script>alert" not in page and "<img src=x" not in page
-    assert page.count("<script") == page.count("</script>") == game.n + 2  # the views, then the one script
+    assert page.count("<script") == page.count("</script>") == game.n + 3  # the labels, the views, the one script
     blocks = re.findall(r'<script type="application/json" class="view" data-viewer="\d+">(.*?)</script>', page, re.S)
     data = json.loads(blocks[3])
     quotes = [i["quote"] for c in data["chapters"] for i in c["items"] if i["t"] == "line" and i["quote"]]

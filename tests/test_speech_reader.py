@@ -16,13 +16,26 @@ import yaml
 from arena.research.speech_reader import KINDS, Statement, normalise, read
 
 CORPUS = Path(__file__).parent / "speech_corpus"
-SETS = ("dev", "heldout", "fresh", "fourth", "blind_dev", "probe1", "probe2", "probe3")
+SETS = (
+    "dev",
+    "heldout",
+    "fresh",
+    "fourth",
+    "blind_dev",
+    "probe1",
+    "probe2",
+    "probe3",
+    "probe4",
+    "probe5",
+    "probe6",
+    "probe7",
+)
 # each set's floor: its measured level less a margin (the old four sets: 1.000/0.985, blind_dev: 1.000/0.991, the
-# probes: 1.000/1.000 when these floors were set)
+# probes: 1.000/0.982 when these floors were set)
 FLOORS = {
     ("dev", "heldout", "fresh", "fourth"): (0.98, 0.95),
     ("blind_dev",): (0.97, 0.95),
-    ("probe1", "probe2", "probe3"): (0.97, 0.95),
+    ("probe1", "probe2", "probe3", "probe4", "probe5", "probe6", "probe7"): (0.97, 0.95),
 }
 
 

@@ -23,6 +23,7 @@ from arena.pacing import NightPacer
 from arena.players.base import Player
 from arena.players.delayed import DelayedPlayer
 from arena.players.human import HumanPlayer, InputClosed
+from arena.render import labels, phrasebook
 from arena.transcript import SeatTotals, TranscriptError, TranscriptWriter, load
 
 if TYPE_CHECKING:
@@ -65,7 +66,8 @@ def drive(
     path = writer.path
     timeouts: dict[int, float | None] = dict(seat_timeouts or {})  # a model seat's own deadline (cli/play.py)
     timeouts.update(dict.fromkeys(humans, human_timeout or HUMAN_TIMEOUT))
-    printer = EventPrinter(console, game.rules)
+    lang = writer.header.lang  # the live feed speaks the game's language (the phrase tables)
+    printer = EventPrinter(console, game.rules, lang=lang)
     live_ok = not quiet and not humans and console.is_terminal
 
     def on_event(event: Event) -> None:
@@ -73,9 +75,9 @@ def drive(
             return
         printer(event)
         if live is not None:
-            live.update(status_line(game), refresh=True)
+            live.update(status_line(game, lang=lang), refresh=True)
 
-    live = Live(status_line(game), console=console, auto_refresh=False, transient=True) if live_ok else None
+    live = Live(status_line(game, lang=lang), console=console, auto_refresh=False, transient=True) if live_ok else None
     pacer = night_pacer(game, players, set(humans) | (set(remote.lines) if remote is not None else set()))
     try:
         with live if live is not None else contextlib.nullcontext():
@@ -184,8 +186,12 @@ def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def failure_line(seat: int, refused: int, timeouts: int, errors: int, defaults: int) -> str | None:
+def failure_line(seat: int, refused: int, timeouts: int, errors: int, defaults: int, lang: str = "en") -> str | None:
     """`seat 3: 1 refused answer, 1 error, 1 default applied`: what went wrong for one seat (None if nothing)."""
+    if lang == "ru":  # a count after its noun: no plural forms to choose
+        counts = (("отклонённых ответов", refused), ("тайм-аутов", timeouts), ("ошибок", errors))
+        said = [f"{what}: {n}" for what, n in (*counts, ("ответов по умолчанию", defaults)) if n]
+        return f"место {seat}: {', '.join(said)}" if said else None
     parts = [
         _count(refused, "refused answer", "refused answers") if refused else "",
         _count(timeouts, "timeout", "timeouts") if timeouts else "",
@@ -196,22 +202,25 @@ def failure_line(seat: int, refused: int, timeouts: int, errors: int, defaults: 
     return f"seat {seat}: {', '.join(parts)}" if parts else None
 
 
-def report(game: Game, stats: RunStats, path: Path | None, console: Console, quiet: bool) -> None:
+def report(game: Game, stats: RunStats, path: Path | None, console: Console, quiet: bool, lang: str = "en") -> None:
+    ru = lang == "ru"
     if not quiet:
         # the god view's deal, read like every other fact through the engine's view (moderator = seat 0)
         deal = next(e for e in visible_events(game, MODERATOR) if e.type is EventType.ROLES_DEALT)
-        roles = "  ".join(f"#{seat} {role}" for seat, role in enumerate(deal.roles, start=1))
-        console.print(Text(f"Roles: {roles}  (seed {game.seed})", style="dim"))
+        roles = "  ".join(f"#{seat} {labels.role(role, lang)}" for seat, role in enumerate(deal.roles, start=1))
+        head = f"Роли: {roles}  (сид {game.seed})" if ru else f"Roles: {roles}  (seed {game.seed})"
+        console.print(Text(head, style="dim"))
         for seat, c in sorted(stats.counters.items()):
-            line = failure_line(seat, c.invalid, c.timeouts, c.errors, c.defaults)
+            line = failure_line(seat, c.invalid, c.timeouts, c.errors, c.defaults, lang)
             if line:
                 console.print(Text(line, style="yellow"))
-        result = "a draw" if game.winner == "draw" else f"{game.winner} wins"
-        console.print(Text(f"{result} ({game.end_reason}) on day {game.day}", style="bold"))
+        result, why = labels.result(game.winner, lang), phrasebook.end_reason(game.end_reason, lang)
+        ended = f"{result} ({why}), день {game.day}" if ru else f"{result} ({why}) on day {game.day}"
+        console.print(Text(ended, style="bold"))
         if path is not None:
             from arena.render.totals import totals_table
 
-            table = totals_table(*_totals(path))  # None for a game without model calls
+            table = totals_table(*_totals(path), lang=lang)  # None for a game without model calls
             if table is not None:
                 console.print(table)
     typer.echo(f"transcript: {path}")

@@ -20,12 +20,14 @@ import typer
 from arena.engine import MODERATOR, Game
 from arena.render.console import make_console, render
 from arena.render.html import export_html
+from arena.render.labels import LANGS
 from arena.safe_write import PRIVATE, write_file
 from arena.transcript import Transcript, TranscriptError, load
 
 BAD_INPUT = 2
 TAMPERED = 1
 FORCE_HELP = "Show a file whose hash chain is broken (edited), labelled as such."
+LANG_HELP = "The language of the review's lines and labels, en or ru (default: the game's)."
 
 
 @dataclass(frozen=True)
@@ -118,6 +120,14 @@ def _html_label(page: str, label: str) -> str:
     return page[:close] + banner + page[close:]
 
 
+def check_lang(lang: str | None, review: Review) -> str:
+    """`--lang` if given (en or ru, else exit 2), otherwise the language the game was played in."""
+    if lang is not None and lang not in LANGS:
+        fail(f"--lang {lang!r}: choose en or ru")
+    chosen = lang or review.transcript.header.lang
+    return chosen if chosen in LANGS else "en"
+
+
 def check_seat(seat: int | None, game: Game) -> int:
     if seat is None:
         return MODERATOR
@@ -135,9 +145,12 @@ def show(
         bool, typer.Option("--reasoning", help="Show the seats' private reasoning (a seat view: its own only).")
     ] = False,
     calls: Annotated[bool, typer.Option("--calls", help="Show the model calls (a seat view: its own only).")] = False,
+    lang: Annotated[str | None, typer.Option("--lang", help=LANG_HELP)] = None,
     force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
 ) -> None:
     """Print a game by day and night: speeches, nominations, vote tables, night results and the end."""
+    if lang is not None and lang not in LANGS:
+        fail(f"--lang {lang!r}: choose en or ru")
     review = open_review(file, force=force)
     viewer = check_seat(seat, review.game)
     console = make_console()
@@ -155,10 +168,12 @@ def show(
         call_positions=review.call_positions,
         console=console,
         models=review.models,
+        lang=check_lang(lang, review),
     )
     from arena.render.totals import totals_table, transcript_totals, unknown_cost_seats
 
-    table = totals_table(transcript_totals(review.transcript), viewer, unknown_cost_seats(review.transcript))
+    totals = transcript_totals(review.transcript)
+    table = totals_table(totals, viewer, unknown_cost_seats(review.transcript), check_lang(lang, review))
     if table is not None:
         console.print(table)
 
@@ -180,7 +195,7 @@ def export(
         Path | None, typer.Option("--out", help="Write the score sheet here (default: standard output).")
     ] = None,
     lang: Annotated[
-        str | None, typer.Option("--lang", help="The score sheet's language, en or ru (default: the game's).")
+        str | None, typer.Option("--lang", help="The page's or score sheet's language, en or ru (default: the game's).")
     ] = None,
     scoring: Annotated[
         str, typer.Option("--scoring", help="The scoring system: fiim, mwc, or a .toml file (docs/scoring.md).")
@@ -189,16 +204,18 @@ def export(
 ) -> None:
     """Write one self-contained HTML page of a game (god view and every seat's view), or its judge's score sheet.
 
-    --html PATH: the page, with vote tables and who was alive.
+    --html PATH: the page, with vote tables and who was alive, in --lang (en, ru; default: the game's language).
     --protocol: the score sheet (roles, fouls, votes, nights, result, points by group), to stdout or --out."""
     if protocol:
         _protocol(file, html, seat, fmt or "html", out, lang, scoring, force)
         return
-    for given, name in ((fmt, "--format"), (out, "--out"), (lang, "--lang")):
+    for given, name in ((fmt, "--format"), (out, "--out")):
         if given is not None:
             fail(f"{name} goes with --protocol (the score sheet); the game's page is written with --html PATH")
     if html is None:
         fail("give --html PATH for the game's page, or --protocol for the judge's score sheet")
+    if lang is not None and lang not in LANGS:
+        fail(f"--lang {lang!r}: choose en or ru")
     review = open_review(file, force=force)
     viewer = check_seat(seat, review.game)
     if html.resolve() == file.resolve():
@@ -214,6 +231,7 @@ def export(
         status=review.transcript.status,
         call_positions=review.call_positions,
         models=review.models,
+        lang=check_lang(lang, review),
     )
     if review.label is not None:
         page = _html_label(page, review.label)

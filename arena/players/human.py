@@ -312,7 +312,7 @@ class HumanPlayer(Player):
         self.console = console or Console(highlight=False)
         self.rules = rules or RuleSet()
         self.lines: LineSource = lines or (CallableLines(read) if read is not None else TerminalLines(self.console))
-        self.printer = EventPrinter(self.console, self.rules)
+        self.printer = EventPrinter(self.console, self.rules, lang=self.lang)
         self.last_seq = -1
         self.introduced = False
         self.vote_round: tuple[str, tuple[int, ...]] | None = None  # today's latest round: kind, candidates

@@ -27,8 +27,10 @@ from rich.text import Text
 
 from arena.engine import MODERATOR, Game, Input
 from arena.players.base import ModelCall
+from arena.render import labels
+from arena.render.labels import label
 from arena.render.notes import Note
-from arena.render.phrases import Span, clean, result_text, seat_label
+from arena.render.phrases import Span, clean, seat_label
 from arena.render.story import Chapter, Line, Story, VoteRound, build_story
 
 STYLES: dict[str, str] = {
@@ -57,27 +59,27 @@ def _text(spans: Sequence[Span]) -> Text:
     return out
 
 
-def _tag(line: Line, viewer: int) -> Text:
+def _tag(line: Line, viewer: int, lang: str = "en") -> Text:
     """Who could see a non-public line: the god view says to whom, a seat view says it was for the viewer."""
     if line.audience == "public":
         return Text()
     if line.audience == "moderator":
-        return Text("[moderator only] ", style="bold yellow")
+        return Text(f"[{label('tag_moderator', lang)}] ", style="bold yellow")
     if line.audience == "black":
-        return Text("[black team] ", style="bold white on grey23")
+        return Text(f"[{label('tag_black', lang)}] ", style="bold white on grey23")
     if viewer == MODERATOR:
-        who = ", ".join(seat_label(s) for s in line.to) or "one seat"
-        return Text(f"[to {who}] ", style="yellow")
-    return Text("[only you] ", style="yellow")
+        who = ", ".join(seat_label(s) for s in line.to) or label("tag_one_seat", lang)
+        return Text(f"[{label('tag_to', lang, who=who)}] ", style="yellow")
+    return Text(f"[{label('tag_you', lang)}] ", style="yellow")
 
 
-def _line(line: Line, viewer: int) -> tuple[Text, Text]:
+def _line(line: Line, viewer: int, lang: str = "en") -> tuple[Text, Text]:
     marker = "»" if line.event == "speech" else MARKERS[line.audience]
-    body = _tag(line, viewer)
+    body = _tag(line, viewer, lang)
     body.append_text(_text(line.spans))
     if line.quote is not None:
         body.append(" ")
-        body.append(line.quote, style="italic" if line.quote != "(silence)" else "dim italic")
+        body.append(line.quote, style="italic" if line.quote != label("silence", lang) else "dim italic")
     return Text(marker, style="dim" if line.audience == "public" else "yellow"), body
 
 
@@ -96,16 +98,18 @@ def vote_table(round_: VoteRound) -> Group:
     grid is never wrapped (its columns would break); the legend under it wraps, so a narrow terminal cuts nothing."""
     voters = round_.voters
     rows = round_.rows
-    labels = ["yes / no" if round_.yes_no else seat_label(r) if r is not None else "abstain" for r in rows]
-    width = max([len(label) for label in labels] + [4])
+    lang = round_.lang
+    yes_no, abstain = label("row_yes_no", lang), label("row_abstain", lang)
+    names = [yes_no if round_.yes_no else seat_label(r) if r is not None else abstain for r in rows]
+    width = max([len(name) for name in names] + [4])
     out = Text(no_wrap=True, overflow="crop")
     out.append(round_.title, style="bold")
     out.append("\n" + " " * width)
     for v in voters:
         out.append(f" {seat_label(v):>3}", style="cyan")
     out.append(" │   Σ", style="bold")
-    for row, label in zip(rows, labels, strict=True):
-        out.append("\n" + label.ljust(width), style="bold cyan" if row is not None else "bold")
+    for row, name in zip(rows, names, strict=True):
+        out.append("\n" + name.ljust(width), style="bold cyan" if row is not None else "bold")
         for v in voters:
             out.append("   ")
             out.append_text(_mark(round_.marks.get((row, v)), round_.yes_no))
@@ -113,9 +117,7 @@ def vote_table(round_: VoteRound) -> Group:
     notes: list[RenderableType] = [Legend(round_.legend.split("   "))] if round_.legend else []
     if not voters:
         secret = round_.counts is not None and any(round_.counts)
-        notes.append(
-            Text("the ballots are not shown to this view: totals only" if secret else "no votes were cast", "dim")
-        )
+        notes.append(Text(label("ballots_hidden" if secret else "no_votes", lang), "dim"))
     return Group(out, *notes)
 
 
@@ -139,23 +141,24 @@ class Legend:
             yield Text(line, style="dim")
 
 
-def _note(note: Note, show_calls: bool) -> tuple[Text, Text]:
+def _note(note: Note, show_calls: bool, lang: str = "en") -> tuple[Text, Text]:
+    request = labels.request_kind(note.request, lang)
     if note.kind == "reasoning":
         body = Text()
-        body.append(f"reasoning of {seat_label(note.seat)}", style="bold blue")
-        body.append(f" ({note.request or 'decision'}): ", style="blue")
+        body.append(label("reasoning_of", lang, seat=seat_label(note.seat)), style="bold blue")
+        body.append(f" ({request}): ", style="blue")
         body.append(note.text, style="italic blue")
         return Text("✎", style="blue"), body
     body = Text()
-    body.append(f"model call of {seat_label(note.seat)}", style="bold magenta")
-    body.append(f" ({note.request or 'decision'}): ", style="magenta")
+    body.append(label("call_of", lang, seat=seat_label(note.seat)), style="bold magenta")
+    body.append(f" ({request}): ", style="magenta")
     body.append(note.text, style="magenta")
     if show_calls and note.call is not None:
         raw = clean(note.call.raw)
         if len(raw) > CALL_TEXT_LIMIT:
-            raw = raw[:CALL_TEXT_LIMIT] + f"… ({len(raw)} characters)"
-        body.append(f"\n{len(note.call.messages)} new messages; reply: ", style="dim")
-        body.append(raw or "(empty)", style="dim italic")
+            raw = raw[:CALL_TEXT_LIMIT] + label("characters", lang, n=len(raw))
+        body.append("\n" + label("new_messages", lang, n=len(note.call.messages)), style="dim")
+        body.append(raw or label("empty", lang), style="dim italic")
     return Text("⚙", style="magenta"), body
 
 
@@ -182,34 +185,36 @@ class Hanging:
             yield Segment.line()
 
 
-def chapter(chapter_: Chapter, viewer: int, *, reasoning: bool, show_calls: bool) -> RenderableType:
+def chapter(chapter_: Chapter, viewer: int, *, reasoning: bool, show_calls: bool, lang: str = "en") -> RenderableType:
     """A chapter's title, then its lines, each with its marker; a vote table stands between them, indented."""
     parts: list[RenderableType] = [Rule(Text(chapter_.title, style="bold"), align="left")]
     if all(isinstance(item, Note) for item in chapter_.items):
-        parts.append(Text("  nothing this seat could see" if viewer != MODERATOR else "  nothing happened", "dim"))
+        parts.append(Text("  " + label("nothing_seat" if viewer != MODERATOR else "nothing_god", lang), "dim"))
     for item in chapter_.items:
         if isinstance(item, VoteRound):
             parts.append(Padding(vote_table(item), (0, 0, 0, 2)))
         elif isinstance(item, Line):
-            parts.append(Hanging(*_line(item, viewer), gutter="┆ " if item.quote is not None else ""))
+            parts.append(Hanging(*_line(item, viewer, lang), gutter="┆ " if item.quote is not None else ""))
         elif (item.kind == "reasoning" and reasoning) or (item.kind == "call" and show_calls):
-            parts.append(Hanging(*_note(item, show_calls)))
+            parts.append(Hanging(*_note(item, show_calls, lang)))
     return Group(*parts)
 
 
 def roster(story: Story) -> Table:
-    table = Table(title=Text("Seats", style="bold"), title_justify="left", show_edge=False)
-    table.add_column(Text("seat"), no_wrap=True)
+    lang = story.lang
+    table = Table(title=Text(label("seats", lang), style="bold"), title_justify="left", show_edge=False)
+    table.add_column(Text(label("col_seat", lang)), no_wrap=True)
     if any(s.name for s in story.seats):
-        table.add_column(Text("player"))
-    table.add_column(Text("role (known)" if story.viewer != MODERATOR else "role"))
-    table.add_column(Text("left the game"))
+        table.add_column(Text(label("col_player", lang)))
+    table.add_column(Text(label("col_role_known" if story.viewer != MODERATOR else "col_role", lang)))
+    table.add_column(Text(label("col_left", lang)))
     for s in story.seats:
         cells = [Text(seat_label(s.seat), style="bold cyan")]
         if any(x.name for x in story.seats):
             cells.append(Text(s.name))
-        you = " (you)" if s.seat == story.viewer else ""
-        cells.append(Text(f"{s.role}{you}", style="magenta") if s.role else Text("?", style="dim"))
+        you = label("you", lang) if s.seat == story.viewer else ""
+        role = labels.role(s.role, lang)
+        cells.append(Text(f"{role}{you}", style="magenta") if role else Text("?", style="dim"))
         cells.append(Text(s.fate or "", style="red"))
         table.add_row(*cells)
     return table
@@ -220,15 +225,18 @@ TIMELINE_CODES = {"voted": "V", "killed": "K", "lifted": "L", "removed": "R", "n
 
 def timeline(story: Story) -> Text:
     """Who was alive in each phase: ● alive, ✝ and a letter in the phase a seat left (how), blank afterwards."""
-    columns = [t.replace("Night ", "N").replace("Day ", "D") for t in story.timeline_columns]
+    lang = story.lang
+    columns = [short_column(key, lang) for key in story.timeline_keys]
     width = max([len(c) for c in columns] + [2])
     out = Text(no_wrap=True, overflow="crop")
-    out.append("Who was alive", style="bold")
-    out.append("\nseat")
+    out.append(label("alive_title", lang), style="bold")
+    head = label("col_seat", lang)
+    pad = max(len(head), 4)
+    out.append("\n" + head.ljust(pad))
     for c in columns:
         out.append(" " + c.center(width), style="dim")
     for seat, row in story.timeline.items():
-        out.append("\n" + seat_label(seat).ljust(4), style="cyan")
+        out.append("\n" + seat_label(seat).ljust(pad), style="cyan")
         for cell in row:
             out.append(" ")
             if cell == "alive":
@@ -239,40 +247,48 @@ def timeline(story: Story) -> Text:
                 out.append(" " * width)
     used = sorted({cell[4:] for row in story.timeline.values() for cell in row if cell.startswith("out:")})
     if used:
-        legend = " · ".join(f"✝{TIMELINE_CODES.get(how, '?')} {how}" for how in used)
+        legend = " · ".join(f"✝{TIMELINE_CODES.get(how, '?')} {labels.out_word(how, lang)}" for how in used)
         out.append("\n" + legend, style="dim")
     return out
 
 
+def short_column(key: str, lang: str = "en") -> str:
+    """A timeline column's short head from its chapter key: `n1` is N1 (Н1), `d2` is D2 (Д2)."""
+    if key[:1] in ("n", "d") and key[1:].isdigit():
+        return label("short_night" if key[0] == "n" else "short_day", lang, n=key[1:])
+    return key
+
+
 def header(story: Story) -> Panel:
+    lang = story.lang
     body = Text()
-    body.append(f"Rules {story.rules} · {story.players} players", style="bold")
+    body.append(label("rules_line", lang, rules=story.rules, players=story.players), style="bold")
     if story.seed is not None:
-        body.append(f" · seed {story.seed}")
+        body.append(label("seed", lang, seed=story.seed))
     if story.status:
-        body.append(f" · transcript {story.status}")
+        body.append(label("transcript", lang, status=labels.status(story.status, lang)))
     if story.viewer != MODERATOR:
-        body.append(f"\nYou are {seat_label(story.viewer)}, ")
-        body.append(story.role or "?", style="bold magenta")
+        body.append("\n" + label("you_are", lang, seat=seat_label(story.viewer)))
+        body.append(labels.role(story.role, lang) or "?", style="bold magenta")
         if story.side == "mafia_ally":
-            body.append(" (ally of the mafia)")
+            body.append(label("ally", lang))
         if story.teammates:
-            known = {s.seat: s.role for s in story.seats}
-            body.append(" · your black team: ")
+            known = {s.seat: labels.role(s.role, lang) for s in story.seats}
+            body.append(label("black_team", lang))
             for i, mate in enumerate(story.teammates):
                 body.append(", " if i else "")
                 body.append(seat_label(mate), style="bold cyan")
                 body.append(f" {known.get(mate) or ''}".rstrip(), style="magenta")
     if story.winner:
-        body.append("\nResult: ", style="bold")
-        body.append(result_text(story.winner), style="bold green")
+        body.append("\n" + label("result", lang), style="bold")
+        body.append(labels.result(story.winner, lang), style="bold green")
         body.append(f" ({story.end_reason})" if story.end_reason else "")
     else:
-        body.append("\nThe game is not over.", style="dim")
+        body.append("\n" + label("not_over", lang), style="dim")
     return Panel(body, title=Text(story.title, style="bold"), title_align="left")
 
 
-def cache_table(calls: Sequence[ModelCall], viewer: int) -> Table | None:
+def cache_table(calls: Sequence[ModelCall], viewer: int, lang: str = "en") -> Table | None:
     """Per seat: model calls, prompt tokens, and the share the servers reported as served from their prompt cache.
     A seat's view counts its own calls only."""
     totals: dict[int, list[int]] = {}
@@ -284,9 +300,20 @@ def cache_table(calls: Sequence[ModelCall], viewer: int) -> Table | None:
             row[2] += call.cached_tokens
     if not totals:
         return None
-    table = Table(title="prompt cache per seat (cached tokens as the servers reported them)", title_justify="left")
-    for name in ("seat", "calls", "prompt tokens", "cached", "cache hit"):
-        table.add_column(name, justify="left" if name == "seat" else "right")
+    ru = labels.pick(lang) == "ru"
+    title = (
+        "кэш запросов по местам (токены из кэша, как их сообщили серверы)"
+        if ru
+        else ("prompt cache per seat (cached tokens as the servers reported them)")
+    )
+    table = Table(title=title, title_justify="left")
+    names = (
+        ("место", "вызовы", "токены запроса", "из кэша", "доля кэша")
+        if ru
+        else ("seat", "calls", "prompt tokens", "cached", "cache hit")
+    )
+    for i, name in enumerate(names):
+        table.add_column(name, justify="left" if i == 0 else "right")
     for seat, (count, prompt, cached) in sorted(totals.items()):
         rate = f"{cached / prompt:.1%}" if prompt else "n/a"
         table.add_row(seat_label(seat), str(count), f"{prompt:,}", f"{cached:,}", rate)
@@ -295,7 +322,9 @@ def cache_table(calls: Sequence[ModelCall], viewer: int) -> Table | None:
 
 def renderables(story: Story, *, reasoning: bool = False, show_calls: bool = False) -> list[RenderableType]:
     out: list[RenderableType] = [header(story), roster(story)]
-    out += [chapter(c, story.viewer, reasoning=reasoning, show_calls=show_calls) for c in story.chapters]
+    out += [
+        chapter(c, story.viewer, reasoning=reasoning, show_calls=show_calls, lang=story.lang) for c in story.chapters
+    ]
     out.append(timeline(story))
     return out
 
@@ -313,8 +342,10 @@ def render(
     call_positions: Sequence[int] | None = None,
     console: Console | None = None,
     models: Mapping[int, str] | None = None,
+    lang: str = "en",
 ) -> None:
-    """Print the game as `viewer` (1..N, or MODERATOR) saw it. Raises ValueError for a seat out of range."""
+    """Print the game as `viewer` (1..N, or MODERATOR) saw it, in `lang` (en, ru). Raises ValueError for a seat out
+    of range."""
     story = build_story(
         game,
         viewer,
@@ -326,11 +357,12 @@ def render(
         status=status,
         call_positions=call_positions,
         models=models,
+        lang=lang,
     )
     console = console or make_console()
     for item in renderables(story, reasoning=reasoning, show_calls=show_calls):
         console.print(item)
-    cache = cache_table(calls, viewer) if show_calls else None
+    cache = cache_table(calls, viewer, lang) if show_calls else None
     if cache is not None:
         console.print(cache)
 
@@ -361,6 +393,7 @@ def render_text(
     call_positions: Sequence[int] | None = None,
     width: int = 160,
     models: Mapping[int, str] | None = None,
+    lang: str = "en",
 ) -> str:
     """The same drawing as plain text (no colours), e.g. for tests and for piping."""
     buffer = io.StringIO()
@@ -376,5 +409,6 @@ def render_text(
         call_positions=call_positions,
         console=make_console(buffer, width, color=False),
         models=models,
+        lang=lang,
     )
     return buffer.getvalue()

@@ -22,6 +22,8 @@ from typing import Any
 
 from arena.engine import MODERATOR, Game, Input
 from arena.players.base import ModelCall
+from arena.render import labels
+from arena.render.labels import label
 from arena.render.notes import Note, input_anchors
 from arena.render.story import Line, Story, VoteRound, build_story
 
@@ -32,11 +34,11 @@ def _vote_json(round_: VoteRound) -> dict[str, Any]:
     for row in round_.rows:
         if round_.yes_no:
             marks = [round_.marks.get((None, v)) for v in voters]
-            label = "yes / no"
+            name = label("row_yes_no", round_.lang)
         else:
             marks = [round_.marks.get((row, v)) for v in voters]
-            label = f"#{row}" if row is not None else "abstain"
-        rows.append({"label": label, "marks": marks, "total": round_.row_total(row)})
+            name = f"#{row}" if row is not None else label("row_abstain", round_.lang)
+        rows.append({"label": name, "marks": marks, "total": round_.row_total(row)})
     return {
         "t": "vote",
         "seq": round_.seq,
@@ -127,8 +129,11 @@ def export_html(
     title: str | None = None,
     call_positions: Sequence[int] | None = None,
     models: Mapping[int, str] | None = None,
+    lang: str = "en",
 ) -> str:
-    """The whole page. With `seat`, only that seat's view; otherwise the god view and every seat's view."""
+    """The whole page, in `lang` (en, ru). With `seat`, only that seat's view; otherwise the god view and every
+    seat's view."""
+    lang = labels.pick(lang)
     viewers = [seat] if seat is not None else [MODERATOR, *range(1, game.n + 1)]
     anchors = input_anchors(game, inputs) if inputs else None
     blocks = []
@@ -143,17 +148,22 @@ def export_html(
             anchors=anchors,
             call_positions=call_positions,
             models=models,
+            lang=lang,
         )
         blocks.append(
             f'<script type="application/json" class="view" data-viewer="{viewer}">'
             f"{embed_json(story_json(story))}</script>"
         )
-    heading = title or f"Mafia Arena: {game.rules.name}, {game.n} players"
+    heading = title or label("page_title", lang, rules=game.rules.name, players=game.n)
+    words = {key: html.escape(label(key, lang)) for key in ("view", "reasoning", "calls", "noscript", "footer")}
     return _asset("review.html").format(
+        lang=lang,
         title=html.escape(heading),
         css=_asset("review.css"),
         js=_asset("review.js"),
+        labels=f'<script type="application/json" id="labels">{embed_json(labels.page(lang))}</script>',
         views="\n".join(blocks),
+        **words,
     )
 
 

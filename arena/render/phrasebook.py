@@ -7,6 +7,8 @@ black messages, votes); `tests/test_phrasebook.py` fails when an event type lack
 
 from __future__ import annotations
 
+import re
+
 from arena.engine import Event, EventType
 from arena.render import phrases, phrases_ru
 from arena.render.phrases import Span, clean
@@ -98,3 +100,65 @@ def winner(name: str | None, lang: str = "en") -> str | None:
 
 def departure(how: str, lang: str = "en") -> str:
     return phrases_ru.HOW.get(how, clean(how)) if lang == "ru" else phrases.departure(how)
+
+
+# ----- the story's own drawing of an event (arena/render/story.py) --------------------------------------------------
+_DRAWN_BY_STORY = (
+    EventType.PHASE_STARTED,
+    EventType.SPEECH,
+    EventType.BLACK_MESSAGE,
+    EventType.VOTING_STARTED,
+    EventType.VOTE_CAST,
+    EventType.VOTES_COUNTED,
+)
+
+
+def story_line(event: Event, lang: str = "en", sheriff_answer: str = "colour") -> list[Span] | None:
+    """An event's line in a story, or None for the events a story draws its own way (chapters, speeches with their
+    heads, vote tables). English is `phrases.phrase`, as it always was."""
+    if lang != "ru":
+        return phrases.phrase(event, sheriff_answer)
+    if event.type in _DRAWN_BY_STORY:
+        return None
+    return phrases_ru.phrase(event, sheriff_answer)
+
+
+_SPEECH_HEAD_RU = {**phrases_ru.SPEECH, "regular": "речь"}
+
+
+def speech_head(event: Event, lang: str = "en") -> tuple[Span, ...]:
+    """What precedes a speech's words in a story: `#3 (speech) ▸`, `#3 (речь) ▸`."""
+    if lang != "ru":
+        return phrases.speech_head(event)
+    value = event.value or ""
+    kind = _SPEECH_HEAD_RU.get(value, clean(value.replace("_", " ")))
+    seat = Span(f"#{event.seat}", "seat") if event.seat is not None else Span("никто", "dim")
+    return (seat, Span(f" ({kind}) ▸", "dim"))
+
+
+def black_message_head(event: Event, lang: str = "en") -> tuple[Span, ...]:
+    """What precedes a black message's words: `black chat #3 ▸`, `чат чёрных #3 ▸`."""
+    if lang != "ru":
+        return phrases.black_message_head(event)
+    seat = Span(f"#{event.seat}", "seat") if event.seat is not None else Span("никто", "dim")
+    return (Span("чат чёрных ", "black"), seat, Span(" ▸", "dim"))
+
+
+_REMOVED = re.compile(r"seat (\d+) removed")
+_IDLE = re.compile(r"(\d+) nights and the days between passed with nobody leaving")
+
+
+def end_reason(text: str, lang: str = "en") -> str:
+    """A game's end reason (the engine's `game_ended` text, one of its fixed forms) in `lang`; a reason of another
+    form is data, quoted."""
+    text = clean(text)
+    if lang != "ru":
+        return text
+    fixed = phrases_ru.END_REASONS.get(text)
+    if fixed is not None:
+        return fixed
+    if match := _REMOVED.fullmatch(text):
+        return f"место {match[1]} удалено судьёй"
+    if match := _IDLE.fullmatch(text):
+        return f"без выбывших прошло ночей: {match[1]}"
+    return f"«{text}»" if text else ""

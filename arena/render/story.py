@@ -18,19 +18,10 @@ from dataclasses import dataclass, field, replace
 
 from arena.engine import MODERATOR, Event, EventType, Game, Input, Phase, Vis, view
 from arena.players.base import ModelCall
+from arena.render import labels, phrasebook
+from arena.render.labels import label
 from arena.render.notes import Note, story_notes
-from arena.render.phrases import (
-    SHORT_HOW,
-    Audience,
-    Span,
-    audience,
-    black_message_head,
-    clean,
-    departure,
-    phrase,
-    seat_label,
-    speech_head,
-)
+from arena.render.phrases import SHORT_HOW, Audience, Span, audience, clean, seat_label
 
 
 # ----- the data a renderer draws -----------------------------------------------------------------------------------
@@ -61,6 +52,7 @@ class VoteRound:
     marks: dict[tuple[int | None, int], str] = field(default_factory=dict)
     counts: tuple[int, ...] | None = None
     yes_no: bool = False
+    lang: str = "en"  # the language of its title and legend
 
     @property
     def voters(self) -> list[int]:
@@ -86,28 +78,20 @@ class VoteRound:
         if not self.voters:
             return ""
         used = set(self.marks.values())
-        if self.yes_no:
-            parts = ["✓ yes", "✗ no"]
-        else:
-            parts = ["● a vote"]
-            if "default" in used:
-                parts.append("○ a vote counted by default, for the last nominee (R5.7)")
-            if "abstain" in used:
-                parts.append("● in the abstain row: no vote given")
+        keys = ["legend_yes", "legend_no"] if self.yes_no else ["legend_vote"]
+        if not self.yes_no:
+            keys += [
+                key for mark, key in (("default", "legend_default"), ("abstain", "legend_abstain")) if mark in used
+            ]
         if any((row, v) not in self.marks for row in self.rows for v in self.voters):
-            parts.append("· nothing")
-        return "   ".join(parts)
+            keys.append("legend_nothing")
+        return "   ".join(label(key, self.lang) for key in keys)
 
     @property
     def title(self) -> str:
         cands = ", ".join(seat_label(c) for c in self.candidates)
-        return {
-            "main": f"Vote on {cands}",
-            "revote": f"Re-vote between {cands}",
-            "lift": f"Lift vote: do {cands} all leave?",
-            "acquittal": f"Acquittal re-vote: does {cands} leave?",
-            "threshold": f"Vote on the lone nominee {cands}: more than half needed",
-        }.get(self.kind, f"Vote ({self.kind}) on {cands}")
+        known = self.kind in ("main", "revote", "lift", "acquittal", "threshold")
+        return label(f"vote_{self.kind}" if known else "vote_other", self.lang, cands=cands, kind=self.kind)
 
 
 Item = Line | VoteRound | Note
@@ -144,20 +128,21 @@ class Story:
     winner: str | None
     end_reason: str | None
     status: str | None
+    lang: str = "en"  # the language of every line, heading and label (`labels.py`, `phrasebook.py`)
+    timeline_keys: list[str] = field(default_factory=list)  # each timeline column's chapter key (d1, n1, ...)
 
     @property
     def title(self) -> str:
         if self.viewer == MODERATOR:
-            return "God view (moderator): every event and every role"
-        who = f"seat {seat_label(self.viewer)}"
-        return f"Seat view of {who}: only what {who} saw"
+            return label("title_god", self.lang)
+        return label("title_seat", self.lang, seat=seat_label(self.viewer))
 
 
 # ----- building -----------------------------------------------------------------------------------------------------
-def _chapter(event: Event) -> Chapter:
+def _chapter(event: Event, lang: str) -> Chapter:
     if event.phase is Phase.NIGHT:
-        return Chapter(f"n{event.day}", f"Night {event.day}")
-    return Chapter(f"d{event.day}", f"Day {event.day}")
+        return Chapter(f"n{event.day}", label("chapter_night", lang, n=event.day))
+    return Chapter(f"d{event.day}", label("chapter_day", lang, n=event.day))
 
 
 def build_story(
@@ -173,13 +158,16 @@ def build_story(
     anchors: Sequence[tuple[int, str]] | None = None,
     call_positions: Sequence[int] | None = None,
     models: Mapping[int, str] | None = None,
+    lang: str = "en",
 ) -> Story:
     """The story of `game` as `viewer` (1..N, or MODERATOR for the god view) saw it, from `view` alone.
 
     `inputs` and `calls` are the transcript's records; a seat's story keeps only its own reasoning and calls.
     `anchors` (from `input_anchors`) saves a replay when several stories of one game are built; `call_positions`
-    (inputs recorded before each call, see `call_owners`) places each call at its decision exactly.
+    (inputs recorded before each call, see `call_owners`) places each call at its decision exactly. `lang` (en, ru;
+    another is English) is the language of its lines (`phrasebook`) and its headings and labels (`labels`).
     """
+    lang = labels.pick(lang)
     if not (viewer == MODERATOR or 1 <= viewer <= game.n):
         raise ValueError(f"seat {viewer} is out of range: seats are 1 to {game.n}, and {MODERATOR} is the god view")
     obs = view(game, viewer)
@@ -198,7 +186,9 @@ def build_story(
         elif e.type is EventType.SIDE_CHOSEN and e.seat == viewer:
             side = e.value
 
-    chapters: list[Chapter] = [Chapter("setup", "Setup")]
+    chapters: list[Chapter] = [Chapter("setup", label("chapter_setup", lang))]
+    silence = label("silence", lang)
+    sheriff_answer = game.rules.night.sheriff_answer
     notes = story_notes(game, viewer, inputs, calls, reasoning, with_calls, anchors, call_positions, models)
     if not god:  # a note's anchor is a count of the game's events: make it the count of the viewer's own
         moderator_seqs = [e.seq for e in obs.events]
@@ -223,20 +213,18 @@ def build_story(
         t = e.type
         if t is EventType.PHASE_STARTED:
             close_round()
-            chapters.append(_chapter(e))
+            chapters.append(_chapter(e, lang))
             continue
         if t is EventType.SPEECH:
-            spans: tuple[Span, ...] = speech_head(e)
+            spans: tuple[Span, ...] = phrasebook.speech_head(e, lang)
             text = clean(e.text or "")
-            chapters[-1].items.append(
-                Line(e.seq, t.value, "public", spans, text if text.strip() else "(silence)", e.seat)
-            )
+            chapters[-1].items.append(Line(e.seq, t.value, "public", spans, text if text.strip() else silence, e.seat))
             continue
         if t is EventType.BLACK_MESSAGE:
-            spans = black_message_head(e)
+            spans = phrasebook.black_message_head(e, lang)
             text = clean(e.text or "")
             chapters[-1].items.append(
-                Line(e.seq, t.value, audience(e), spans, text if text.strip() else "(silence)", e.seat)
+                Line(e.seq, t.value, audience(e), spans, text if text.strip() else silence, e.seat)
             )
             continue
         if t is EventType.VOTE_CAST:
@@ -255,21 +243,21 @@ def build_story(
         if t is EventType.VOTING_STARTED:
             close_round()
             kind = e.value or "main"
-            round_ = VoteRound(e.seq, kind, e.seats, yes_no=kind in ("lift", "acquittal", "threshold"))
+            round_ = VoteRound(e.seq, kind, e.seats, yes_no=kind in ("lift", "acquittal", "threshold"), lang=lang)
         elif t in (EventType.LIFT_RESULT, EventType.VOTE_CANCELLED, EventType.GAME_ENDED):
             close_round()
         if t is EventType.ELIMINATED and e.seat is not None:
             how = e.value or ""
             out_at[e.seat] = (len(chapters) - 1, how)
-            when = f"announced {chapters[-1].title}" if how == "killed" else chapters[-1].title
-            fates[e.seat] = f"{departure(how)} ({when})"
+            when = label("announced", lang, when=chapters[-1].title) if how == "killed" else chapters[-1].title
+            fates[e.seat] = label("fate", lang, how=phrasebook.departure(how, lang), when=when)
         if t is EventType.GAME_ENDED:
-            winner, end_reason = e.value, clean(e.text or "")
+            winner, end_reason = e.value, phrasebook.end_reason(e.text or "", lang)
             if chapters[-1].key != "end":
-                chapters.append(Chapter("end", "The end"))
+                chapters.append(Chapter("end", label("chapter_end", lang)))
         if god and t is EventType.ROLE_ASSIGNED:
             continue  # each seat's own card: the god view's "Roles dealt" line already says it
-        spans_ = phrase(e, game.rules.night.sheriff_answer)
+        spans_ = phrasebook.story_line(e, lang, sheriff_answer)
         if spans_ is not None:
             line = Line(e.seq, t.value, audience(e), tuple(spans_), None, e.seat, e.to if e.vis is Vis.SEATS else ())
             chapters[-1].items.append(line)
@@ -312,4 +300,6 @@ def build_story(
         winner=winner,
         end_reason=end_reason,
         status=status,
+        lang=lang,
+        timeline_keys=[c.key for _, c in columns],
     )

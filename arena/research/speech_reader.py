@@ -98,8 +98,8 @@ _EN_ORDINAL_SEAT = re.compile(
 _EN_BARE = re.compile(r"\b(" + "|".join(_EN_NUMBERS) + r")\b")
 _EN_NOT_SEAT_BEFORE = re.compile(
     r"(?:\b(?:you|we|they|the|those|these|other|all|of|for|in|at|about|than|last|next|every|each|only|no|any|some|"
-    r"another|a|an|this|that|which|like|just|those|first|after|every|with|by|to|night|day|round|there are|there were|"
-    r"only)|\d)\s*$"
+    r"another|a|an|this|that|which|like|just|those|first|after|every|with|by|up to|night|day|round|there are|"
+    r"there were|only)|\d)\s*$"
 )
 _EN_NOT_SEAT_AFTER = re.compile(
     r"^\s*(?:of\b|more\b|thing|days?\b|nights?\b|players?\b|people|blacks?\b|reds?\b|sheriffs?\b|votes?\b|"
@@ -144,7 +144,7 @@ def normalise(text: str) -> str:
 
     def ordinal(m: re.Match[str]) -> str:
         rest = t[m.end() :]
-        if m.group(2) in _RU_FEMININE and m.group(2) != "ой" and re.match(r"\s+[а-я]", rest):
+        if m.group(2) in _RU_FEMININE and m.group(2) != "ой" and not re.match(r"\s*(?:[,.!?]|$)", rest):
             return m.group(0)  # "первую ночь", "вторая версия": a feminine form names a seat when no noun follows
         if m.group(2) in _RU_FEMININE and re.match(r"\s+ноч", rest):
             return m.group(0)  # "второй ночью": the night, not seat 2
@@ -184,7 +184,8 @@ _ROLE_WORDS = {
     "мафия": "mafia", "мафиози": "mafia", "черный": "mafia", "черная": "mafia", "маньяк": "maniac",
     "любовница": "lover", "мирный житель": "civilian", "мирный": "civilian", "мирная": "civilian",
     "мирный игрок": "civilian", "красный": "red", "красная": "red", "doc": "doctor", "cop": "sheriff",
-    "мирняк": "civilian", "мирная жительница": "civilian", "красный игрок": "red",
+    "мирняк": "civilian", "civvie": "civilian", "civ": "civilian", "мирная жительница": "civilian",
+    "красный игрок": "red",
 }  # fmt: skip
 _RU_ROLE_GENITIVE = {"шерифа": "sheriff", "комиссара": "sheriff", "доктора": "doctor", "врача": "doctor",
                      "дона": "don", "мафии": "mafia", "мафиози": "mafia", "маньяка": "maniac", "любовницы": "lover",
@@ -198,9 +199,17 @@ _ROLE_PATTERNS = (
         + _EN_ROLE
         + r")\b(?![\'’]|\s+(?:seat|player|claim))"
     ),
-    re.compile(r"\b(" + _EN_ROLE + r")\s+here\b|(?<![а-я])(" + _RU_ROLE + r")\s+(?:здесь|тут)(?![а-я])"),
+    re.compile(  # "sheriff here" introduces the speaker only at the head of a sentence ("7 is the mafia here" does not)
+        r"^\s*(?:(?:a|an|the|just|simple|plain|honest)\s+)*("
+        + _EN_ROLE
+        + r")\s+here\b|^\s*("
+        + _RU_ROLE
+        + r")\s+(?:здесь|тут)(?![а-я])"
+    ),
     re.compile(
-        r"^\s*(sheriff|commissar|detective|doctor|don|maniac|lover|шериф|комиссар|доктор|дон|маньяк|любовница)"
+        r"^\s*(?:(?:honest|simple|plain|just|a|an|the|real|честн[а-я]+|прост[а-я]+|обычн[а-я]+|настоящ[а-я]+)\s+)*"
+        r"(sheriff|commissar|detective|doctor|don|maniac|lover|civilian|шериф|комиссар|доктор|дон|маньяк|"
+        r"любовница|мирный житель|мирный|мирная)"
         r"\s*(?:[.!]+\s*$|,\s*(?=checked|проверил|проверял))"
     ),  # "Sheriff." alone, "шериф, проверил пятого"
     re.compile(
@@ -237,6 +246,17 @@ _ROLE_PATTERNS = (
     ),
     re.compile(r"(?<![а-я])(шериф|комиссар|дон)\s*—\s*я(?![а-я])"),
 )
+_RU_ROLE_INSTRUMENTAL = {"шерифом": "sheriff", "комиссаром": "sheriff", "доктором": "doctor", "доном": "don",
+                         "мафией": "mafia", "мирным": "civilian", "мирным жителем": "civilian", "красным": "red",
+                         "маньяком": "maniac", "любовницей": "lover"}  # fmt: skip
+_SPEAKING = re.compile(  # "sheriff speaking:", «говорит шериф:» at a sentence's head
+    r"^\s*(sheriff|doctor|don|civilian)\s+(?:speaking|talking)\b|^\s*говорит\s+(шериф|доктор|дон|мирный)(?![а-я])"
+)
+_DECLARE = re.compile(  # «заявляюсь шерифом», "sheriff claim"
+    r"(?<![а-я])(?:заявляюсь|вскрываюсь|объявляюсь|играю)\s+("
+    + "|".join(sorted(_RU_ROLE_INSTRUMENTAL, key=len, reverse=True))
+    + r")(?![а-я])|^\s*(sheriff|doctor|civilian|don)\s+claim\b(?!\s+(?:of|by|from)\b)"
+)
 _CARD = re.compile(
     r"(?<![а-я])(?:у меня|моя|мне (?:пришла|досталась))\s+(?:[а-я]+\s+)?карта\s+("
     + "|".join(sorted(_RU_ROLE_GENITIVE, key=len, reverse=True))
@@ -254,15 +274,17 @@ _TEAM_CLAIMS = (  # the speaker owns the black side: "we, the mafia", "seat 6 an
     re.compile(r"(?<![а-я])я\s+и\s+" + S + r"\s*(?:—|,)?\s*(?:мафия|черные)"),
 )
 _CONDITIONAL = re.compile(  # a conditional: not the speaker's statement ("если что", "just in case", is none)
-    r"\b(?:if|would)\b|(?<![а-я])(?:бы|будь|если(?!\s+что(?![а-я])))(?![а-я])"
+    r"\b(?:if|would)\b|(?<![а-я])(?:бы|будь|если(?!\s+что(?![а-я])))(?![а-я])|"
+    r"\b(?:was|were)\s+(?:going to|gonna|about to)\b|\bwanted to\b|(?<![а-я])(?:собирал(?:ся|ась)|хотел[а]?)(?![а-я])"
 )
 _REPORTED = re.compile(  # another seat's words reported (the game's or the host's words are the record)
-    r"\b(?:(?<!game )(?<!host )(?<!judge )(?<!check )(?<!investigation )(?<!result )says|claims|claimed|tells|thinks|"
+    r"\b(?:(?<!game )(?<!host )(?<!judge )(?<!check )(?<!investigation )(?<!result )(?<!gut )(?<!instinct )says|claims|"
+    r"claimed|(?<!gut )(?<!instinct )tells|thinks|"
     r"believes)\b|"
     r"\b(?:said|say)\s+(?:that\s+)?i\b|(?<!\bi )(?<!\bas i )(?<!\bi've )(?<!\bi have )\bsaid\b(?!,)|\bi thought\b|"
     r"(?<!я )(?<!как )(?<!я уже )сказал[а]?(?![а-я])|"
     r"(?:¤\d{1,2}|\bhe|\bshe|\bthey)\s+(?:is\s+|are\s+|was\s+)?claiming\b|"
-    r"(?<![а-я])(?:говорит|утверждает|заявляет|заявляется|заявился|называет|считает|думает)(?![а-я])|"
+    r"(?<![а-я])(?:говорит|утверждает|заявляет|заявляется|заявился|называет|считает|думает|думал[а]?|считал[а]?)(?![а-я])|"
     r"(?<![а-я])(?:говорил|сказал)[а-я]*,?\s+что(?![а-я])"
 )
 _NOT_BELIEVED = re.compile(
@@ -283,16 +305,19 @@ _RED = r"(?:red|clean|a civilian|civilian|a citizen|citizen|peaceful|town|not bl
 _COLOUR = re.compile(r"(" + _RED + r"|" + _BLACK + r")(?![a-zа-я])")
 _CHECK_CUE = re.compile(
     r"\b(?:i checked|i've checked|i have checked|my (?:\w+ )?checks?|check on|according to my check|i cleared|"
+    r"i looked at|i investigated|"
     r"i've cleared|my (?:investigation|result)s?|"
     r"checks? i (?:made|did|have made))\b|"
     r"(?:^|[.!?,;:—]\s*)checked\s+¤|(?:^|[.!?]\s*)(?:check|checks|проверка|проверки)\s*[:—]|"
     r"(?<![а-я])я\s+(?:[а-я]+\s+){0,3}провер[а-я]*|^\s*провер[а-я]*|проверен[а-я]*\s+мною|(?<![а-я])мо[яий][а-я]*\s+"
     r"(?:[а-я]+\s+)?провер(?:к|ок)|(?<![а-я])проверк[аи]\s+на|\bi found\s+¤|(?<![а-я])я\s+(?:[а-я]+\s+)?нашел\s+¤|"
     r"по моей проверке|(?<![а-я])проверил[а]?\s+¤|¤\d{1,2}ᵃ\s+провер(?:ил|ял)|"
+    r"(?<![а-я])(?:по)?смотрел[а]?\s+(?:ночью\s+)?¤\d{1,2}ᵃ|"
     r"(?<![а-я])(?:перв|втор|трет|последн|ночн)[а-я]*\s+проверк"
 )
 _CHECK_NOT_MINE = re.compile(
-    r"\b(?:he|she|sheriff|¤\d+)\s+checked\b|\bchecked by\b|\ba checked\b|\bchecked (?:him|her|it)\b(?<!i checked him)"
+    r"\b(?:he|she|sheriff|¤\d+),?\s+(?:checked|found)\b|\bchecked by\b|\ba checked\b|"
+    r"\bchecked (?:him|her|it)\b(?<!i checked him)"
     r"|\b(?:our|your|the|their)\s+sheriff\b(?:(?!\bi\b)[^.]){0,24}\bchecked\b"
     r"|(?<![а-я])(?:он|она|шериф)\s+(?:[а-я]+\s+){0,2}проверил|(?<![а-я])(?:наш|ваш|этот)\s+шериф[^.]{0,24}проверил"
 )
@@ -347,10 +372,18 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"(?<![а-я])(?:кидаю|отдаю|ставлю|отдам)\s+(?:свой\s+|мой\s+)?голос\s+(?:в|за|на|против)\s+" + S),
         re.compile(r"(?<![а-я])за\s+" + S + r"\s+(?:[а-я]+\s+)?(?:про|за)?голос(?:ую|уем|уйте|уют|овать)(?![а-я])"),
         re.compile(r"(?<![а-я])я\s+(?:тоже\s+|только\s+)?за\s+" + S + r"\s*(?:[.!]|$)"),
-        re.compile(r"(?<![а-я])(?:выставля[юе]м?|выставлю|выдвигаю|выдвину)\s+(?:на голосование\s+)?" + S),
+        re.compile(
+            r"(?<![а-я])(?:выставля[юе]м?|выставлю|выставим|выставляйте|выдвигаю|выдвину)\s+(?:на голосование\s+)?" + S
+        ),
+        re.compile(
+            r"(?<![а-я])(?:выгоняем|выгоним|выгоните)\s+" + S + r"|(?<![а-я])(?:присоединяюсь|поддерживаю)\s+(?:к\s+)?"
+            r"(?:голосовани[а-я]*|выставлени[а-я]*)\s+(?:за|против)?\s*" + S
+        ),
         re.compile(r"(?:^|[.!?,;]\s*)(?:lynch|eliminate)\s+(?:the\s+)?" + S),
         re.compile(r"\bvot(?:e|ing)\s+with\s+[^.¤]{0,24}?,?\s+(?:for|against)\s+" + S),
         re.compile(r"(?<![а-я])(?:сажаем|сажаю|посадим|посажу)\s+" + S),
+        re.compile(r"\bmy nomination\s*(?:is|:|—)\s*" + S + r"|(?<![а-я])моя кандидатура\s*(?:—|:|это)?\s*" + S),
+        re.compile(S + r"\s*(?:—|is)\s*(?:my)\s+(?:pick|choice)\b|" + S + r"\s*—\s*мой выбор"),
         re.compile(S + r"\s+gets my vote|\bi'?m going with\s+" + S + r"|\bmy (?:pick|choice) (?:is|:|—)\s*" + S),
         re.compile(r"\bvote to (?:eliminate|kick|remove|lynch|execute|get rid of)\s+" + S + r"|\blet'?s lynch\s+" + S),
         re.compile(r"(?<![а-я])я\s+(?:тоже\s+)?против\s+" + S + r"\s*(?:[.!]|$)|(?<![а-я])мой выбор\s*(?:—|:)?\s*" + S),
@@ -362,7 +395,14 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
     DEAD: (
         re.compile(r"\b(?:killed|shot|lynched|executed)\s+" + L + r"(?!\s+(?:tonight|at night))"),
         re.compile(L + r"\s+(?:got\s+|was\s+)?(?:night-?killed|nk'?d|flipped\s+(?:red|black|town|scum|mafia))"),
-        re.compile(r"\bwe\s+(?:have\s+)?lost\s+" + L + r"|(?<![а-я])мы\s+потеряли\s+" + L),
+        re.compile(
+            r"\b(?:took out|taken out)\s+" + L + r"(?!\s+tonight)|(?<![а-я])(?:мафия|они)\s+(?:[а-я]+\s+)?"
+            r"(?:убрала|убрали|убила|убили)\s+" + L
+        ),
+        re.compile(L + r"\s+(?:is|are)\s+no longer with us|" + L + r"\s+(?:с нами\s+)?больше нет(?![а-я])"),
+        re.compile(
+            r"\bwe(?:'ve|\s+have)?\s+(?:already\s+)?lost\s+" + L + r"|(?<![а-я])мы\s+(?:уже\s+)?потеряли\s+" + L
+        ),
         re.compile(
             r"¤(\d{1,2})ᵃ\s+(?:[а-я]+\s+){0,2}(?:убил|убила|застрелил|застрелила|отстрелил|отстрелила|отстрелял|"
             r"отстреляла)(?![а-я])"
@@ -426,14 +466,16 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
     ALIVE: (
         re.compile(
             r"(?:^|[.!?;,—]\s*)(?:(?:hey|ok|okay|so|well|now|эй|так|ну|итак)\s*,?\s*)?"
-            r"((?:¤\d{1,2}(?:\s+(?:and|и)\s+¤\d{1,2})*\s*[,—:;]\s*)+)"
+            r"((?:¤\d{1,2}(?:\s+(?:and|и)\s+¤\d{1,2})*\s*(?:[,—:;]|(?=\s+(?:please|пожалуйста)\b))\s*)+)"
+            r"(?!\s*(?:это\s+|the\s+)?(?:черн|красн|мафи|дон|шериф|доктор|мирн|маньяк|black|red|mafia))"
             r"(?!\s*(?:you're|you are|ты|вы)\s+(?:\w+\s+)?(?:black|mafia|the don|a liar|lying|черн|мафи|дон|лжец|вр))"
+            r"(?![^.!]*\btrust you\b)(?![^.!]*(?<![а-я])(?:вам|тебе)\s+(?:[а-я]+\s+)?доверяю)"
             r"(?=[^.!]*(?:\?|\byou\b|\byour\b|explain|speak|tell|answer|convince|say\b|defend|justify|care to|stop\b|"
-            r"хватит|перестань|"
-            r"(?<![а-я])(?:ты|тебе|тебя|твой|твою|твои|твое|твоя|твоего|вы|ваш[а-я]*)(?![а-я])|объясни|скажи|ответь|"
-            r"расскажи|убеди|говори|поясни|оправдай|защищай|выскажи))"
+            r"\btalk\b|хватит|перестань|поговори|"
+            r"(?<![а-я])(?:ты|тебе|тебя|твой|твою|твои|твое|твоя|твоего|вы|ваш[а-я]*|объясни|скажи|ответь|расскажи|убеди|"
+            r"говори|поясни|оправдайся|защищайся|выскажись|объясните|скажите|ответьте)(?![а-я])))"
         ),
-        re.compile(r"\b(?:hear from|listen to|hear what)\s+" + S),
+        re.compile(r"\b(?:hear from|listen to|hear what|hear)\s+" + L),
         re.compile(
             r"\bquestions?\s+(?:for|to)\s+"
             + S
@@ -443,6 +485,14 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
             + S
         ),
         re.compile(
+            r"\b(?:can|could|would|will)\s+" + L + r"\s+(?:tell|explain|answer|say|share|walk)\b|"
+            r"(?<![а-я])(?:может|могут)\s+ли\s+" + L + r"\s+(?:объясн|сказать|ответ|рассказ)"
+        ),
+        re.compile(
+            r"\b(?:know|hear|understand)\s+what\s+" + S + r"\s+(?:thinks|says|has to say|makes of)|(?<![а-я])"
+            r"(?:знать|услышать|понять|спросить),?\s+что\s+(?:думает|скажет|считает)\s+" + S
+        ),
+        re.compile(
             r"\b(?:i want|i'd like|i ask|i need|i'd ask)\s+" + S + r"\s+to\s+(?:explain|speak|answer|tell|talk|"
             r"defend|justify|comment|say)"
         ),
@@ -450,8 +500,9 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
             S + r"\s+(?:прошу|попрошу|хочу попросить)\s+(?:объясн|высказ|ответ|рассказ|оправда|поясни|"
             r"прокомментир)|(?<![а-я])(?:прошу|попрошу)\s+" + S + r"\s+(?:объясн|высказ|ответ|рассказ|оправда)"
         ),
+        re.compile(r",\s*" + S + r"\s*\?\s*$"),  # "do you really think I'm mafia, seat 3?"
         re.compile(r"(?<![а-я])слово\s+" + S + r"|\bfloor to\s+" + S + r"|\b" + S + r",?\s+you're up\b"),
-        re.compile(r"(?<![а-я])(?:послушать|послушаем|выслушать|услышать)\s+" + S),
+        re.compile(r"(?<![а-я])(?:послушать|послушаем|выслушать|услышать)\s+" + L),
         re.compile(
             r"\b(?:i want to hear|i'd like to hear|i ask|let's hear|i'd like to ask)\s+(?:what\s+|from\s+)?" + S
         ),
@@ -463,7 +514,7 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
         # a seat (or list) called black, with hedges between: "3 smells black", "9 seems like the most obvious mafia"
         re.compile(
             L + r"\s*(?:(?:both|also|all|really|clearly|definitely)\s+)?(?:is|are|'s|=|—|:|was|looks?|seems?|smells?|"
-            r"feels?|reads?)?\s+(?:(?:definitely|def|clearly|"
+            r"feels?|reads?|remains?|stays?)?\s+(?:(?:definitely|def|clearly|"
             r"probably|surely|obviously|totally|certainly|really|very|pretty|so|both|also|too|just|likely|most likely|"
             r"like|a|an|the|most|obvious|most obvious|100%|for sure|to me|kinda|almost certainly|a black pair|"
             r"the most obvious)\s+){0,4}(?:black|mafia|mafioso|the don|don|scum|suspicious|sus|a liar|lying|fake|"
@@ -555,6 +606,7 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
             r"(?:черн[а-я]*|подозрительн[а-я]*|мафией|мафиози|доном)"
         ),
         re.compile(S + r"\s+(?:я\s+)?доверяю меньше"),
+        re.compile(L + r"\s*(?:—|это)\s*(?:мой|мои|наш)\s+(?:главн[а-я]+\s+|основн[а-я]+\s+)?подозреваем[а-я]*"),
         re.compile(S + r"\s+похож\s+на\s+(?:мафию|черного|дона)"),
         re.compile(
             r"(?<!мы с )"
@@ -567,6 +619,10 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"(?<![а-я])не верьте\s+" + S),
     ),
     TEAMMATE: (
+        re.compile(
+            r"\bour\s+(?:guy|man|boy|girl|person)\s*(?:is|:|—)\s*" + S + r"|(?<![а-я])наш[а-я]*\s+(?:человек|парень|"
+            r"девушка)\s*(?:—|:|это)?\s*" + S
+        ),
         re.compile(
             r"\b(?:me and\s+" + S + r"|" + S + r"\s+and me)\s+are\s+(?:the\s+|both\s+)?(?:mafia|black|a team)\b"
         ),
@@ -629,7 +685,13 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"(?<![а-я])(?:сегодня\s+)?(?:убираем|уберем)\s+" + S + r"(?=[^.]*напарни)"),
         re.compile(r"(?<![а-я])давай(?:те)?\s+(?:сегодня\s+)?ночью\s+(?:[а-я]+\s+)?" + S),
         re.compile(r"\bwe(?:'ll| will)?\s+(?:shoot|kill|take out)\s+" + S + r"\s+tonight"),
-        re.compile(r"\btonight\b[^.¤]{0,12}" + S + r"\s+(?:is going down|goes|dies|will die|is dead|leaves)"),
+        re.compile(
+            r"\btonight\b[^.¤]{0,12}" + S + r"\s+(?:is going down|goes|dies|will die|is dead|leaves|"
+            r"(?:must|should|has to|needs to|will) (?:die|go))"
+        ),
+        re.compile(
+            r"(?<![а-я])(?:сегодня\s+|этой\s+)?ночью\s+" + S + r"\s+(?:должен|должна|обязан)\s+(?:умереть|уйти)"
+        ),
         re.compile(r"(?<![а-я])(?:этой|сегодня)\s+ночью[^.¤]{0,12}" + S + r"\s+(?:уходит|уйдет|умрет|погибнет)"),
         re.compile(r"(?<![а-я])(?:этой|сегодня)\s+ночью\s+(?:мы\s+)?(?:убираем|уберем|стреляем|убьем|убиваем)\s+" + S),
         re.compile(r"\btonight\s+(?:we|they|the mafia)(?:'ll| will)?\s+(?:shoot|kill|take out|go after)\s+" + S),
@@ -689,7 +751,10 @@ _THAT = re.compile(r"^(?:that|this|это)\s+(?:is\s+|очень\s+|very\s+)*(?:
 _PRONOUN = re.compile(r"\b(?:him|he|she|her)\b|(?<![а-я])(?:он|она|него|нему|ним|его|ему|ей|ее)(?![а-я])")
 
 
-_OBJECT_PRONOUN = re.compile(r"(?<!\bwas )(?<!\bis )\b(?:him|her)\b")  # not "seat 4 was him"
+_OBJECT_PRONOUN = re.compile(  # the object of the speaker's vote or trust ("I'm voting her", "I don't trust him")
+    r"\b((?:voting|vote|vote for|vote against|trust|believe|suspect|nominate|nominating|like|kill|shoot|hear)\s+)"
+    r"(?:him|her)\b"
+)
 
 
 def _sentences(text: str) -> list[str]:
@@ -705,7 +770,7 @@ def _sentences(text: str) -> list[str]:
         elif len(seats) == 1:  # "the lady in seat 4 — I'm voting her": a pronoun after the one seat named
             seat = next(iter(seats))
             at = sentence.index(seat) + len(seat)
-            sentence = sentence[:at] + _OBJECT_PRONOUN.sub(seat, sentence[at:])
+            sentence = sentence[:at] + _OBJECT_PRONOUN.sub(r"\g<1>" + seat, sentence[at:])
         out.append(sentence)
         previous = seats or previous
     return out
@@ -826,9 +891,108 @@ def _roles(sentences: list[str]) -> list[str]:
                     out.append(_ROLE_WORDS[next(g for g in m.groups() if g)])
         if any(p.search(sentence) for p in _TEAM_CLAIMS):
             out.append("mafia")
+        out += [_ROLE_WORDS[m.group(1) or m.group(2)] for m in _SPEAKING.finditer(sentence)]
+        for m in _DECLARE.finditer(sentence):
+            if not _guarded(sentence, m.start(), m.end()):
+                out.append(_RU_ROLE_INSTRUMENTAL.get(m.group(1) or "") or _ROLE_WORDS[m.group(2)])
         for m in _CARD.finditer(sentence):  # «у меня карта шерифа»
             if not _guarded(sentence, m.start(), m.end()):
                 out.append(_RU_ROLE_GENITIVE[m.group(1)])
+    return out
+
+
+# ----- the fallback: a seat and a kind's key word in one clause ------------------------------------------------------
+# The patterns above know constructions; people find new ones. A clause (a sentence cut at ";", "but", "and", «а»,
+# «но», «и», "because") that names seats and holds a kind's key word, with none of the words that turn a statement into
+# something else (a negation, a question, a condition, another's words, the past of a vote, a future of a death),
+# states that kind of those seats.
+_CHUNKS = re.compile(
+    r"[;,](?!\s*(?:and|и)?\s*¤)|\s+(?:but|so|because|while|whereas|than)\s+|\s+and\s+(?!¤)|"
+    r"\s*(?<![а-я])(?:а|но|потому что|так что|чем)\s+|\s+и\s+(?!¤)"
+)
+_NEGATION = re.compile(r"\b(?:not|no|never|n't|nobody|none)\b|n't\b|(?<![а-я])(?:не|нет|ни|никогда|никто)(?![а-я])")
+_OTHERS_WORDS = re.compile(
+    r"\b(?:accused|accuses|called|calls|named|names|says|said|claims|claimed|thinks|according|wants|asked|checked|found|"
+    r"if|would|could|might|whether|unless)\b|(?<![а-я])(?:обвинил[а-я]*|назвал[а-я]*|говорит|сказал[а-я]*|"
+    r"считает|думает|думал[а-я]*|хочет|проверил[а-я]*|нашел|если|бы|может быть|вдруг|ли)(?![а-я])"
+)
+_FALLBACK: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
+    # kind: (the key word, words that must not be in the clause besides the common ones)
+    ACCUSE: (
+        re.compile(
+            r"\b(?:black|mafia|mafioso|don|scum|scummy|liar|lying|lies|suspicious|suspect|rat|shady|fishy|fake|wolf|evil|"
+            r"guilty)\b|(?<![а-я])(?:черн[а-я]*|мафи[а-я]*|дон|доном|лжец|врет|лжет|врун[а-я]*|подозр[а-я]*|нечист[а-я]*|"
+            r"мутн[а-я]*|мути[а-я]*|фейк)(?![а-я])"
+        ),
+        re.compile(
+            r"\b(?:our|my|i am|i'm|we|we're|killed|shot|kill|shoot|tonight|dead|red|town|trust|clean|checks?|"
+            r"sheriff|team|partner|checking|checked|about|took|overnight)\b|(?<![а-я])(?:наш[а-я]*|мой|моя|мы|я|убил[а-я]*|"
+            r"убит[а-я]*|убрал[а-я]*|"
+            r"стреля[а-я]*|ночью|"
+            r"мертв[а-я]*|красн[а-я]*|мирн[а-я]*|доверя[а-я]*|провер[а-я]*|шериф[а-я]*|напарни[а-я]*)(?![а-я])"
+        ),
+    ),
+    VOTE: (
+        re.compile(
+            r"\b(?:vote|voting|nominate|nominating|lynch)\b|(?<![а-я])(?:голос|голосую|голосуем|голосуйте|"
+            r"проголосую|проголосуем|выставляю|выставляем)(?![а-я])"
+        ),
+        re.compile(
+            r"\b(?:voted|your|his|her|their|he|she|they|yesterday|tomorrow|who|with|explain|before|after|"
+            r"please)\b|¤\d+'s|(?<![а-я])(?:голосовал[а-я]*|твой|ваш|его|ее|их|он|она|они|вчера|кто|свой|свою|"
+            r"прошу|поясни|объясн[а-я]*|перед|после|вместе|пожалуйста)(?![а-я])|голос[а-я]*\s+¤\d+ᵃ"
+        ),
+    ),
+    DEAD: (
+        re.compile(
+            r"\b(?:dead|died|killed|shot|eliminated|lynched|rip|gone|passed)\b|(?<![а-я])(?:мертв[а-я]*|умер[а-я]*|"
+            r"убит[а-я]*|убили|застрелили|отстреляли|отстрелили|заголосовали|выбыл[а-я]*|погиб[а-я]*|помянем|"
+            r"покойн[а-я]*)(?![а-я])"
+        ),
+        re.compile(
+            r"\b(?:tonight|will|gonna|going|want|wants|try|tries|survived|saved|healed|almost|nearly|who)\b|"
+            r"(?<![а-я])(?:сегодня|буд[а-я]*|хоч[а-я]*|хотят|попроб[а-я]*|выжил[а-я]*|спас[а-я]*|вылечил[а-я]*|"
+            r"чуть|кто)(?![а-я])"
+        ),
+    ),
+    TARGET: (
+        re.compile(
+            r"\b(?:target|shoot|kill|hit|take out|go for)\b.*\b(?:tonight|at night)\b|\b(?:tonight|at night)\b.*"
+            r"\b(?:target|shoot|kill|hit|take out|go for)\b|(?<![а-я])(?:цель|стреляем|убираем|валим|убьем)"
+            r"(?![а-я]).*ноч|ноч.*(?<![а-я])(?:цель|стреляем|убираем|валим|убьем)(?![а-я])"
+        ),
+        re.compile(r"\b(?:they|mafia|doctor|save|protect|heal)\b|(?<![а-я])(?:они|мафия|доктор|лечи[а-я]*)(?![а-я])"),
+    ),
+}
+
+
+_HEDGE_ASIDE = re.compile(
+    r",\s*(?:похоже|кажется|скорее всего|наверное|возможно|по-моему|по ощущениям|i think|probably|maybe|perhaps|"
+    r"i guess|i believe|i feel|most likely|clearly|obviously)\s*,"
+)
+
+
+def _fallback(sentence: str) -> list[tuple[str, int]]:
+    """(kind, seat) read from the clauses of one sentence by the fallback (see above)."""
+    sentence = _HEDGE_ASIDE.sub(" ", sentence)  # "восьмой, похоже, лжец": an aside, not a clause
+    if _QUESTION.match(sentence) or sentence.rstrip().endswith("?") or _CONDITIONAL.search(sentence):
+        return []
+    if _ACCORDING.search(sentence):
+        return []
+    out: list[tuple[str, int]] = []
+    cues = [m.start() for p in (_OTHERS_WORDS, _REPORTED, _NOT_BELIEVED) for m in p.finditer(sentence)]
+    start = 0
+    for chunk in _CHUNKS.split(sentence):
+        start = sentence.find(chunk, start)
+        end = start + len(chunk)
+        seats = [int(n) for n in re.findall(r"¤(\d{1,2})", chunk)]
+        if not seats or _NEGATION.search(chunk) or any(c < end for c in cues):
+            continue  # "the sheriff said 5 is black", «не думаю, что первый — мафия»: all that follows is not his
+        for kind, (key, veto) in _FALLBACK.items():
+            if key.search(chunk) and not (veto and veto.search(chunk)):
+                if len(set(seats)) > 1 and (kind in (VOTE, TARGET) or not re.fullmatch(r"[^¤]*" + L + r"[^¤]*", chunk)):
+                    continue  # one vote, one target; seats apart in one clause play different parts
+                out += [(kind, seat) for seat in seats]
     return out
 
 
@@ -861,6 +1025,11 @@ def _read(text: str) -> tuple[Statement, ...]:
                         if kind == ACCUSE and seat in checked:
                             continue  # "seat 4 is black, I checked him": a check, not a bare accusation
                         found.append(Statement(kind, seat))
+    for sentence, reports in zip(sentences, reported, strict=True):
+        for kind, seat in _fallback(sentence):
+            if kind == ACCUSE and (seat in reports or seat in checked):
+                continue
+            found.append(Statement(kind, seat))
     mates = {s.seat for s in found if s.kind == TEAMMATE}
     found = [s for s in found if not (s.kind == ACCUSE and s.seat in mates)]  # "6 is our don": a teammate
     return tuple(dict.fromkeys(found))
