@@ -4,6 +4,10 @@ engine, the bots, their lines or the transcript format shows up as a diff.
     python -m arena.golden --write    # regenerate every golden file after an intended change
     python -m arena.golden            # check: regenerate in memory and diff against the committed files
 
+Each case has two files: the transcript (`NAME.jsonl`, checked byte for byte) and its playthrough (`NAME.txt`,
+`arena/render/playthrough.py`: the god view, every request and its answer, one line each and no hash chain), so a
+change shows first as the few playthrough lines it changes, then as the transcript's changed lines.
+
 The varying header fields (game id, start time, package version) and the wall times in the end record are fixed,
 so a golden file depends only on the code.
 """
@@ -24,8 +28,9 @@ from arena.engine import PRESETS, Game, load_rules
 from arena.orchestrator import run_game
 from arena.players.base import Player
 from arena.players.factory import build_player
+from arena.render.playthrough import playthrough
 from arena.safe_write import write_file
-from arena.transcript import TranscriptWriter, make_header
+from arena.transcript import TranscriptWriter, make_header, parse
 
 GOLDEN_DIR = Path(__file__).resolve().parents[1] / "tests" / "golden"
 FIXED_TIME = "2000-01-01T00:00:00Z"
@@ -68,16 +73,43 @@ def render(case: Case) -> str:
     return stream.getvalue()
 
 
-def path_of(case: Case, folder: Path = GOLDEN_DIR) -> Path:
-    return folder / f"{case.name}.jsonl"
+def path_of(case: Case, folder: Path = GOLDEN_DIR, suffix: str = ".jsonl") -> Path:
+    """The case's transcript (`.jsonl`) or playthrough (`.txt`)."""
+    return folder / f"{case.name}{suffix}"
+
+
+def files(case: Case) -> dict[str, str]:
+    """Play `case` in memory: its playthrough and its transcript, by suffix (the playthrough first)."""
+    transcript = render(case)
+    return {".txt": playthrough(parse(transcript, f"golden {case.name}")), ".jsonl": transcript}
 
 
 def diff(case: Case, folder: Path = GOLDEN_DIR, context: int = 2) -> list[str]:
-    """The unified diff between the committed golden file and a fresh run (empty when they agree)."""
-    path = path_of(case, folder)
-    old = path.read_text(encoding="utf-8").splitlines(keepends=True) if path.exists() else []
-    new = render(case).splitlines(keepends=True)
-    return list(difflib.unified_diff(old, new, str(path), f"{path} (regenerated)", n=context))
+    """The unified diffs between the committed golden files and a fresh run, the playthrough's first (empty when
+    they agree)."""
+    lines: list[str] = []
+    for suffix, new in files(case).items():
+        path = path_of(case, folder, suffix)
+        old = path.read_text(encoding="utf-8").splitlines(keepends=True) if path.exists() else []
+        lines += difflib.unified_diff(old, new.splitlines(keepends=True), str(path), f"{path} (regenerated)", n=context)
+    return lines
+
+
+def _report(case: Case, lines: list[str]) -> None:
+    """The playthrough's diff in full (up to 400 lines), then what changed in the transcript."""
+    split = next(
+        (i for i, line in enumerate(lines) if line.startswith("--- ") and line.rstrip().endswith(".jsonl")), len(lines)
+    )
+    readable, records = lines[:split], lines[split:]
+    sys.stdout.writelines(readable[:400])
+    if len(readable) > 400:
+        print(f"... ({len(readable) - 400} more lines of the playthrough's diff)")
+    changed = [line for line in records if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    body = sum(1 for line in changed if not line[1:].startswith('{"format"'))
+    what = f"{body} changed record lines" if body else "the header only (rules or seat specs)"
+    if not changed:
+        what = "unchanged"
+    print(f"\n{case.name}: differs from the golden files; transcript: {what}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,21 +121,18 @@ def main(argv: list[str] | None = None) -> int:
     for case in CASES:
         if args.write:
             args.dir.mkdir(parents=True, exist_ok=True)
-            write_file(path_of(case, args.dir), render(case))
-            print(f"wrote {path_of(case, args.dir)}")
+            for suffix, text in files(case).items():
+                write_file(path_of(case, args.dir, suffix), text)
+                print(f"wrote {path_of(case, args.dir, suffix)}")
             continue
         lines = diff(case, args.dir)
         if lines:
             failed += 1
-            sys.stdout.writelines(lines[:80])
-            changed = [line for line in lines if line[:1] in "+-" and not line.startswith(("+++", "---"))]
-            body = sum(1 for line in changed if not line[1:].startswith('{"format"'))
-            what = f"{body} changed record lines" if body else "the header only (rules or seat specs)"
-            print(f"\n{case.name}: differs from the golden file: {what}")
+            _report(case, lines)
         else:
             print(f"{case.name}: ok")
     if failed:
-        print(f"{failed} golden file(s) differ; if the change is intended: python -m arena.golden --write")
+        print(f"{failed} golden case(s) differ; if the change is intended: python -m arena.golden --write")
     return 1 if failed else 0
 
 

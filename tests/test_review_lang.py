@@ -248,3 +248,30 @@ def test_the_live_feed_of_a_russian_game_is_russian() -> None:
         assert expected in text
         if lang == "ru":
             assert "голоса  #" in text and not _english(text, {game.rules.name}), _english(text, {game.rules.name})
+
+
+def test_reasoning_and_model_calls_are_labelled_in_russian(tmp_path: Path) -> None:
+    """`arena show --reasoning --calls --lang ru`: a note says whose reasoning or call it is and for which decision
+    in Russian (the decision kinds are the web pages' words, `labels.REQUEST_KINDS`); English keeps the codes."""
+    from review_games import play
+
+    path = tmp_path / "club.jsonl"
+    play("club", 4, path=path)
+    ru = runner.invoke(app, ["show", str(path), "--reasoning", "--calls", "--lang", "ru"], env={"COLUMNS": "200"})
+    en = runner.invoke(app, ["show", str(path), "--reasoning", "--calls"], env={"COLUMNS": "200"})
+    assert ru.exit_code == en.exit_code == 0
+    assert "✎ рассуждение #1 (речь): " in ru.stdout and "⚙ вызов модели #1 (речь): " in ru.stdout
+    assert "новых сообщений: " in ru.stdout and "✎ reasoning of #" not in ru.stdout
+    assert "✎ reasoning of #1 (speech): " in en.stdout and "new messages; reply: " in en.stdout
+    assert "вызовы модели" in ru.stdout and "кэш запросов по местам" in ru.stdout and "prompt cache" in en.stdout
+
+
+def test_arena_play_in_russian_prints_no_english(tmp_path: Path) -> None:
+    """`arena play --lang ru`: its first line, the live feed, the deal, the failures and the result are Russian
+    (the bots speak Russian); only the preset's and the agents' names, and the transcript's path line, are not."""
+    result = runner.invoke(app, ["play", "--seed", "3", "--lang", "ru", "--out", str(tmp_path)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if not line.startswith("transcript: ")]
+    text = "\n".join(lines)
+    assert "сид 3" in text and "Роли: #1" in text and "Ночь 0" in text
+    assert not _english(text, {"fiim", "bot", "heuristic"}), _english(text, {"fiim", "bot", "heuristic"})[:10]

@@ -186,8 +186,12 @@ def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def failure_line(seat: int, refused: int, timeouts: int, errors: int, defaults: int) -> str | None:
+def failure_line(seat: int, refused: int, timeouts: int, errors: int, defaults: int, lang: str = "en") -> str | None:
     """`seat 3: 1 refused answer, 1 error, 1 default applied`: what went wrong for one seat (None if nothing)."""
+    if lang == "ru":  # a count after its noun: no plural forms to choose
+        counts = (("отклонённых ответов", refused), ("тайм-аутов", timeouts), ("ошибок", errors))
+        said = [f"{what}: {n}" for what, n in (*counts, ("ответов по умолчанию", defaults)) if n]
+        return f"место {seat}: {', '.join(said)}" if said else None
     parts = [
         _count(refused, "refused answer", "refused answers") if refused else "",
         _count(timeouts, "timeout", "timeouts") if timeouts else "",
@@ -207,7 +211,7 @@ def report(game: Game, stats: RunStats, path: Path | None, console: Console, qui
         head = f"Роли: {roles}  (сид {game.seed})" if ru else f"Roles: {roles}  (seed {game.seed})"
         console.print(Text(head, style="dim"))
         for seat, c in sorted(stats.counters.items()):
-            line = failure_line(seat, c.invalid, c.timeouts, c.errors, c.defaults)
+            line = failure_line(seat, c.invalid, c.timeouts, c.errors, c.defaults, lang)
             if line:
                 console.print(Text(line, style="yellow"))
         result, why = labels.result(game.winner, lang), phrasebook.end_reason(game.end_reason, lang)
@@ -216,7 +220,7 @@ def report(game: Game, stats: RunStats, path: Path | None, console: Console, qui
         if path is not None:
             from arena.render.totals import totals_table
 
-            table = totals_table(*_totals(path))  # None for a game without model calls
+            table = totals_table(*_totals(path), lang=lang)  # None for a game without model calls
             if table is not None:
                 console.print(table)
     typer.echo(f"transcript: {path}")

@@ -120,8 +120,14 @@ def register(app: typer.Typer) -> None:
         seats = preflight_seats(seats, lambda found: check_window(found, Game(rules, seed), lang.value))
         sign_key = read_sign_key(sign_key_env)
         console = Console(highlight=False)
-        remote = remote_table(seats, rules, lang=lang.value, host=remote_host, port=remote_port,
-                              timeout=timeout if timeout is not None else BOT_TIMEOUT)
+        remote = remote_table(
+            seats,
+            rules,
+            lang=lang.value,
+            host=remote_host,
+            port=remote_port,
+            timeout=timeout if timeout is not None else BOT_TIMEOUT,
+        )
         players = build_players(seats, seed=seed, rules=rules, lang=lang.value, delay=delay, remote=remote)
         header = make_header(rules, seed, seats, lang=lang.value, prompt_set_hash=prompt_hash(seats, lang.value))
         try:
@@ -132,7 +138,9 @@ def register(app: typer.Typer) -> None:
             remote.record = writer.exchange
         if not quiet:
             # the seed gives every card away: a person at this terminal sees it only at the end
-            shown = "seed at the end" if any(s.kind == "human" for s in seats.values()) else f"seed {seed}"
+            ru = lang.value == "ru"
+            hidden = "сид в конце игры" if ru else "seed at the end"
+            shown = hidden if any(s.kind == "human" for s in seats.values()) else f"{'сид' if ru else 'seed'} {seed}"
             console.print(Text(f"{rules.name} · {shown} · {seats_summary(seats)}", style="bold"))
         _play_out(
             Game(rules, seed), players, writer, seats, RunStats(), console, quiet, timeout, max_reasks, human_timeout,
@@ -182,8 +190,14 @@ def register(app: typer.Typer) -> None:
         seats = _trusted_seats(transcript, agents_dir, seat or [], agents_from_header, prompt_folder or [])
         check_human_seats(seats, allow_piped_human)
         seats = preflight_seats(seats, lambda found: check_window(found, game, header.lang))
-        remote = remote_table(seats, game.rules, lang=header.lang, host=remote_host, port=remote_port,
-                              timeout=timeout if timeout is not None else BOT_TIMEOUT)
+        remote = remote_table(
+            seats,
+            game.rules,
+            lang=header.lang,
+            host=remote_host,
+            port=remote_port,
+            timeout=timeout if timeout is not None else BOT_TIMEOUT,
+        )
         players = build_players(seats, seed=header.seed, rules=game.rules, lang=header.lang, delay=delay, remote=remote)
         console = Console(highlight=False)
         if not quiet:

@@ -1,7 +1,8 @@
 """The phase machine: Night 0, then Day k and Night k until a win or a draw (docs/rules.md §1).
 
 Written as one generator so that the order of the rules reads top to bottom: every `yield` hands a batch of requests
-to the driver in `game.py` and receives the answers. Voting lives in `voting.py`, the night in `night.py`.
+to the driver in `game.py` and receives the answers. Voting lives in `voting.py`, the night in `night.py`, the speech
+rules in `speech.py`.
 """
 
 from __future__ import annotations
@@ -9,22 +10,23 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import TYPE_CHECKING
 
-from arena.engine.decisions import Decision, Kind, SpeechKind, request_record
+from arena.engine.decisions import Kind, SpeechKind, request_record
 from arena.engine.events import EventType, Phase, Vis
 from arena.engine.night import night, night0
 from arena.engine.probes import daily_probes
 from arena.engine.roles import Role
-from arena.engine.text import accept_text, cut_words
+from arena.engine.speech import one_speech, say
 from arena.engine.voting import day_vote
 
 if TYPE_CHECKING:
-    from arena.engine.state import Answers, Flow
-    from arena.engine.state import GameState as Game  # the Protocol the phase machine needs, not game.Game
+    from arena.engine.state import Flow, GameState
 
 
-def run(g: Game) -> Flow:
+def run(g: GameState) -> Flow:
+    """§1.1–§1.2: the deal (R1.2), each seat's card, the black team (R2.2) and Night 0; then Day k and Night k, until
+    a win or a draw ends the game (R10)."""
     g.emit(EventType.GAME_STARTED, value=g.rules.name, count=g.n)
-    g.emit(EventType.ROLES_DEALT, Vis.MODERATOR, roles=tuple(r.value for r in g.roles[1:]), value=g._deal_source)
+    g.emit(EventType.ROLES_DEALT, Vis.MODERATOR, roles=tuple(r.value for r in g.roles[1:]), value=g.deal_source)
     for s in g.seats():
         g.emit(EventType.ROLE_ASSIGNED, Vis.SEATS, (s,), seat=s, value=g.roles[s].value)
     don = g.seat_of(Role.DON) if g.rules.count(Role.DON) else 0
@@ -37,54 +39,7 @@ def run(g: Game) -> Flow:
         day += 1
 
 
-def say(g: Game, seat: int, decision: Decision, kind: SpeechKind, max_words: int, max_chars: int) -> None:
-    """Record a speech: cut it at the budget (R3.4) and give a foul for forbidden words (R9.7)."""
-    text = decision.text
-    if kind is SpeechKind.NOMINATE_ONLY:  # R4.6: a few words to nominate, not a speech: cut without a word
-        text = cut_words(text, max_words)
-    text, cut = accept_text(g, seat, text, max_words, max_chars)
-    if cut and g.rules.speech.overlong == "truncate_and_foul" and g.alive[seat]:
-        g._foul(seat, "overlong_speech")
-    claim = decision.claim
-    if claim is None:
-        g.emit(EventType.SPEECH, seat=seat, text=text, value=kind.value)
-    else:  # a structured claim rides on the public speech event: roles=(role,), seats=checks, counts=1 black / 0 red
-        checks = (*((s, 1) for s in claim.black), *((s, 0) for s in claim.red))
-        seats, counts = tuple(s for s, _ in checks), tuple(c for _, c in checks)
-        g.emit(
-            EventType.SPEECH, seat=seat, text=text, value=kind.value, roles=(claim.role,), seats=seats, counts=counts
-        )
-    if text and g.alive[seat] and _forbidden(g, text):
-        _forbidden_content(g, seat)
-
-
-def _forbidden(g: Game, text: str) -> bool:
-    """R9.4, P33: the text holds a forbidden phrase (any language's; an all-ASCII text can only hold an ASCII one)."""
-    low = text.lower()
-    return any(phrase in low for phrase in (g.ascii_phrases if low.isascii() else g.forbidden_phrases))
-
-
-def _forbidden_content(g: Game, seat: int) -> None:
-    """R9.7: a forbidden phrase was said: a foul, a removal or nothing, as the rules say."""
-    mode = g.rules.fouls.forbidden_content
-    if mode == "removal":
-        g._remove(seat, "forbidden_content")
-    elif mode != "off":
-        g._foul(seat, "forbidden_content")
-
-
-def one_speech(g: Game, seat: int, kind: SpeechKind, seconds: int) -> Flow:
-    """A speech with no nomination right: last words, popil, justification, intro, extra."""
-    if seconds <= 0:
-        return
-    words, chars = g.budget(seconds)
-    request = request_record(seat, Kind.SPEECH, max_words=words, max_chars=chars, speech=kind)
-    answers: Answers = yield {seat: request}
-    if seat in answers:  # R7.3: a seat removed while his turn was pending has left and says nothing
-        say(g, seat, answers[seat], kind, words, chars)
-
-
-def regular_speech(g: Game, seat: int, extras: list[int]) -> Flow:
+def regular_speech(g: GameState, seat: int, extras: list[int]) -> Flow:
     """A day speech (R3.4) with the right to nominate (R4.*) and, where the rules have it, to raise a hand for the
     extra word (P09); after a third foul a short turn to nominate, or a short speech with 3–4 alive (R9.2, R4.6)."""
     rules = g.rules
@@ -124,7 +79,7 @@ def regular_speech(g: Game, seat: int, extras: list[int]) -> Flow:
         extras.append(seat)
 
 
-def _nominate(g: Game, seat: int, target: int) -> None:
+def _nominate(g: GameState, seat: int, target: int) -> None:
     """R4.1–R4.4: one accepted nomination per player per day; an already-nominated name is not accepted."""
     if seat in g.nominators:
         g.emit(EventType.NOMINATION_IGNORED, seat=seat, target=target, value="one_per_day")
@@ -141,7 +96,7 @@ def _nominate(g: Game, seat: int, target: int) -> None:
         g.emit(EventType.NOMINATED, seat=seat, target=target)
 
 
-def _morning(g: Game) -> Flow:
+def _morning(g: GameState) -> Flow:
     """R3.1–R3.2, R8.8, P30: the announcement, cards, then the night victims' last words; then a decided win."""
     style = g.rules.night.morning
     deaths = g.morning_deaths
@@ -169,7 +124,8 @@ def _morning(g: Game) -> Flow:
         g.finish(g.pending_winner, "night kill")
 
 
-def _next_opener(g: Game, day: int) -> int:
+def _next_opener(g: GameState, day: int) -> int:
+    """R3.3, P08: the rules' opener on Day 1; then the first living seat after the one who opened the day before."""
     if day == 1 or g.opener == 0:
         return g.rules.opener.day1
     seats = g.alive_seats  # ascending: the first living seat clockwise after the previous opener
@@ -177,7 +133,9 @@ def _next_opener(g: Game, day: int) -> int:
     return seats[i] if i < len(seats) else seats[0]
 
 
-def day_flow(g: Game, day: int) -> Flow:
+def day_flow(g: GameState, day: int) -> Flow:
+    """§1.3: the morning (R3.1), every living player's speech clockwise from the opener (R3.3; Day 1 an intro round
+    where the rules say so, P06), the extra words (P09), the vote (§1.5), then the day's probes."""
     g.day = day
     g.phase = Phase.DAY
     g.nominees = []

@@ -18,9 +18,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from arena.engine.decisions import Decision, IllegalDecision, Kind, Request, SpeechKind
+from arena.engine.decisions import Decision, IllegalDecision, Kind, Request
 from arena.engine.events import EVERY_SEAT, Event, EventType, Phase, Vis, audience_mask
-from arena.engine.flow import one_speech, run
+from arena.engine.flow import run
 from arena.engine.night import doomed
 from arena.engine.roles import BLACK_ROLES, Role, Team, base_team
 from arena.engine.ruleset import RuleSet
@@ -73,12 +73,11 @@ class Game:
     # the rest takes the slow lookup, and the flow reads them at every step (5 % of the engine bench,
     # bench/README.md). A new attribute is listed here too.
     __slots__ = (
-        "_answers", "_at_once", "_awards", "_batch", "_budgets", "_deal_source", "_default_fouls", "_first_seat",
-        "_flow", "_in_flow", "_inputs", "_notes", "_seconds", "alive", "alive_seats", "ascii_phrases", "black",
-        "cancelled_days", "day", "day1_vote_left", "doctor_last_heal", "doctor_saved", "doctor_self_heals",
-        "end_reason", "events",
-        "forbidden_phrases", "forfeit_pending", "foul_counts", "fouls", "idle_nights", "justified", "kill_order",
-        "last_hidden", "leaving_today", "lost_vote", "lover_last_visit", "maniac_ally", "morning_deaths",
+        "_answers", "_at_once", "_awards", "_batch", "_budgets", "_default_fouls", "_first_seat", "_flow", "_in_flow",
+        "_inputs", "_notes", "_seconds", "alive", "alive_seats", "ascii_phrases", "black", "cancelled_days", "day",
+        "day1_vote_left", "deal_source", "doctor_last_heal", "doctor_saved", "doctor_self_heals", "end_reason",
+        "events", "forbidden_phrases", "forfeit_pending", "foul_counts", "fouls", "idle_nights", "justified",
+        "kill_order", "last_hidden", "leaving_today", "lost_vote", "lover_last_visit", "maniac_ally", "morning_deaths",
         "morning_lover_miss", "n", "night_heal", "night_last_words", "night_mafia_target", "night_maniac_target",
         "night_sheriff_target", "nominators", "nominee_tuple", "nominees", "opener", "paused", "pending_winner",
         "phase", "roles", "rules", "seat_roles", "seed", "sheriff_shots", "speaking_night_last_word", "view_counts",
@@ -103,12 +102,12 @@ class Game:
         self.phase = Phase.SETUP
         self.winner: Winner | None = None
         self.end_reason = ""
-        self._deal_source = "fixed" if roles is not None else "seed"
+        self.deal_source = "fixed" if roles is not None else "seed"
         self.roles: list[Role] = [Role.CIVILIAN, *self._deal(roles)]  # roles[0]: no seat
         self.alive = [False] + [True] * self.n
         self.alive_seats: tuple[int, ...] = tuple(self.seats())
         self.fouls = [0] * (self.n + 1)
-        self.foul_counts: tuple[int, ...] = (0,) * self.n  # fouls[1:] as a tuple, kept by _foul (read by every view)
+        self.foul_counts: tuple[int, ...] = (0,) * self.n  # fouls[1:] as a tuple (every view reads it)
         self.black: tuple[int, ...] = tuple(s for s in self.seats() if self.is_black(s))
         self._first_seat = {role: s for s, role in reversed(list(enumerate(self.roles))) if s}  # seat_of's table
         self.maniac_ally = rules.maniac_side == "mafia_ally"
@@ -289,10 +288,6 @@ class Game:
         self.events.append(event)
         return event
 
-    def speech(self, seat: int, kind: SpeechKind, seconds: int) -> Flow:
-        """One speech turn with no nomination right, for the phase machine's sub-procedures (voting's popil)."""
-        return one_speech(self, seat, kind, seconds)
-
     # ----- inputs -------------------------------------------------------------------------------------------
     def submit(self, seat: int, decision: Decision) -> None:
         """Answer `seat`'s pending request. Raises IllegalDecision, leaving the state unchanged, if not legal."""
@@ -328,13 +323,13 @@ class Game:
         """The judge gives `seat` a foul (or warning). May forfeit a speech, cost the vote, or remove him."""
         self._require_living(seat)
         self._inputs.append(("foul", seat, None, reason))
-        self._outside_flow(lambda: self._foul(seat, reason))
+        self._outside_flow(lambda: self.give_foul(seat, reason))
 
     def remove(self, seat: int, reason: str = "disqualified") -> None:
         """The judge removes `seat` at once, with no last word (R9.3, R9.4)."""
         self._require_living(seat)
         self._inputs.append(("remove", seat, None, reason))
-        self._outside_flow(lambda: self._remove(seat, reason))
+        self._outside_flow(lambda: self.remove_seat(seat, reason))
 
     def pause(self, reason: str = "") -> None:
         """The judge stops the live table's clocks (a dispute, a break): announced to every seat. The engine has no
@@ -459,14 +454,16 @@ class Game:
             raise IllegalDecision("not_alive", f"seat {seat} is not a living player")
 
     # ----- discipline (called from the flow and from the judge) ----------------------------------------------
-    def _foul(self, seat: int, reason: str) -> None:
+    def give_foul(self, seat: int, reason: str) -> None:
+        """A foul for `seat` (R9.1–R9.3, P31), the judge's or the rules' own (R9.7): the third forfeits his next
+        speech, the fourth removes him, and aurora's second costs his vote."""
         f = self.rules.fouls
         self.fouls[seat] += 1
         count = self.fouls[seat]
         self.foul_counts = tuple(self.fouls[1:])
         self.emit(EventType.FOUL, seat=seat, count=count, value=reason)
         if count >= f.removal_at:
-            self._remove(seat, "fouls")
+            self.remove_seat(seat, "fouls")
             return
         if f.lose_vote_at != "never" and count == f.lose_vote_at:
             self.lost_vote.add(seat)
@@ -474,7 +471,9 @@ class Game:
         if f.lose_speech_at != "never" and count == f.lose_speech_at:
             self.forfeit_pending.add(seat)
 
-    def _remove(self, seat: int, reason: str) -> None:
+    def remove_seat(self, seat: int, reason: str) -> None:
+        """`seat` leaves at once with no last word (R7.3, R9.3, R9.4): the vote it cancels (R9.5), the win check
+        (R9.6), and a decided vote's leaving first (R9.5a)."""
         self.emit(EventType.REMOVED, seat=seat, value=reason)
         self._cancel_vote_for_removal(seat)
         decided = self._decided_other(seat)
@@ -636,7 +635,7 @@ class Game:
             self.emit(type_, Vis.SEATS, (seat,), seat=seat, value=reason)
         for seat in fouls:
             if self.alive[seat]:
-                self._foul(seat, "illegal_action")
+                self.give_foul(seat, "illegal_action")
 
     def _outside_flow(self, action: Callable[[], None]) -> None:
         """Run a judge action; if it ends the game, stop the flow; if it completed the batch, move on."""

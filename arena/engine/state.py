@@ -1,7 +1,8 @@
 """What the phase machine needs of a game: a Protocol of the state and the shared actions, and the flow's types.
 
-`flow.py`, `night.py`, `voting.py` and `validate.py` are written against `GameState`, not against `game.py`, so the
-engine's imports run one way: `game` → `flow` → `night`, `voting` → `state`. `Game` satisfies the Protocol (mypy
+`flow.py`, `night.py`, `voting.py`, `speech.py`, `probes.py`, `text.py` and `validate.py` are written against
+`GameState`, not against `game.py`, so the engine's imports run one way: `game` → `flow` → `night`, `voting` →
+`speech` → `state`. `Game` satisfies the Protocol (mypy
 checks it where `game.py` starts the flow). A new piece of state the flow reads goes here as well as on `Game`.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import Literal, Protocol
 
-from arena.engine.decisions import Decision, Request, SpeechKind
+from arena.engine.decisions import Decision, Request
 from arena.engine.events import Event, EventType, Phase, Vis
 from arena.engine.roles import Role
 from arena.engine.ruleset import RuleSet
@@ -36,7 +37,7 @@ class GameState(Protocol):
     ascii_phrases: tuple[str, ...]  # those of forbidden_phrases that are all ASCII
     black: tuple[int, ...]
     maniac_ally: bool
-    _deal_source: str
+    deal_source: str  # "seed" or "fixed" (scenarios): recorded with the deal
     # day state
     opener: int
     nominees: list[int]
@@ -102,12 +103,8 @@ class GameState(Protocol):
     def announce_departure(self, seat: int, how: str) -> None: ...
     def check_win(self, gone: int = 0) -> Winner | None: ...
     def finish(self, winner: Winner, reason: str) -> None: ...
-    def _foul(self, seat: int, reason: str) -> None: ...
-    def _remove(self, seat: int, reason: str) -> None: ...
+    def give_foul(self, seat: int, reason: str) -> None: ...
+    def remove_seat(self, seat: int, reason: str) -> None: ...
     def at_once(self, seat: int, take: Callable[[Decision], None]) -> None:
         """Have the pending batch's answer of `seat` taken the moment it is given (R8.1: the don's check)."""
-        ...
-
-    def speech(self, seat: int, kind: SpeechKind, seconds: int) -> Flow:
-        """One speech turn with no nomination right (last words, popil, justification): `flow.one_speech`."""
         ...

@@ -20,7 +20,7 @@ from arena.engine.events import EventType, Vis
 if TYPE_CHECKING:
     from arena.engine.decisions import Decision
     from arena.engine.ruleset import Speech
-    from arena.engine.state import GameState as Game  # the Protocol the phase machine needs, not game.Game
+    from arena.engine.state import GameState
 
 _WORD = re.compile(r"\S+")
 # a code point of the UTF-16 surrogate range: a Python string holds one only from an escape (`\ud800` in JSON, an
@@ -71,7 +71,7 @@ def cap(text: str, max_words: int, max_chars: int) -> Capped:
 
 
 def accept_text(
-    g: Game, seat: int, text: str, max_words: int, max_chars: int, vis: Vis = Vis.PUBLIC
+    g: GameState, seat: int, text: str, max_words: int, max_chars: int, vis: Vis = Vis.PUBLIC
 ) -> tuple[str, bool]:
     """The one place a seat's speech or black message is cut to its budget in words and characters (R3.4;
     `max_chars` is the request's, `speech.chars(max_words)`). A cut is logged as `speech_truncated`, seen by exactly

@@ -14,12 +14,12 @@ from arena.engine.roles import Role
 from arena.engine.text import lone_surrogate, with_reasoning_capped
 
 if TYPE_CHECKING:
-    from arena.engine.state import GameState as Game  # the Protocol the phase machine needs, not game.Game
+    from arena.engine.state import GameState
 
 _ROLE_NAMES = frozenset(r.value for r in Role)
 
 
-def validate(game: Game, request: Request, decision: Decision) -> Decision:
+def validate(game: GameState, request: Request, decision: Decision) -> Decision:
     """Return the decision if it is legal for `request` (its reasoning cut to the cap); raise IllegalDecision
     otherwise."""
     for name, text in (("text", decision.text), ("reasoning", decision.reasoning), ("action", decision.action)):
@@ -32,7 +32,7 @@ def validate(game: Game, request: Request, decision: Decision) -> Decision:
     return decision
 
 
-def _why_not(game: Game, request: Request, target: int) -> IllegalDecision:
+def _why_not(game: GameState, request: Request, target: int) -> IllegalDecision:
     seat = request.seat
     if not 1 <= target <= game.n:
         return IllegalDecision("no_such_seat", f"there is no seat {target}; seats are 1 to {game.n}")
@@ -57,7 +57,7 @@ def _why_not(game: Game, request: Request, target: int) -> IllegalDecision:
     )
 
 
-def _check_target(game: Game, request: Request, decision: Decision) -> None:
+def _check_target(game: GameState, request: Request, decision: Decision) -> None:
     """A shot, a check, a kill, a heal, a visit or a ballot: one of the request's living options, or nobody where
     the rule allows it."""
     target = decision.target
@@ -71,7 +71,7 @@ def _check_target(game: Game, request: Request, decision: Decision) -> None:
         raise _why_not(game, request, target)
 
 
-def _check_sheriff(game: Game, request: Request, decision: Decision) -> None:
+def _check_sheriff(game: GameState, request: Request, decision: Decision) -> None:
     """The sheriff checks (or, where the rules let him, shoots) one other living player (R8.4, P26)."""
     action = decision.action or "check"
     if action not in request.actions:
@@ -79,7 +79,7 @@ def _check_sheriff(game: Game, request: Request, decision: Decision) -> None:
     _check_target(game, request, decision)
 
 
-def _check_speech(game: Game, request: Request, decision: Decision) -> None:
+def _check_speech(game: GameState, request: Request, decision: Decision) -> None:
     """A speech: nominations only in a turn that carries the right (R4.1–R4.5), the extra word only where offered,
     and a well-formed claim."""
     if decision.nominate and not request.may_nominate:
@@ -102,12 +102,12 @@ def _check_speech(game: Game, request: Request, decision: Decision) -> None:
             raise IllegalDecision("bad_claim", f"claimed checks name each seat from 1 to {game.n} at most once")
 
 
-def _check_vote(game: Game, request: Request, decision: Decision) -> None:
+def _check_vote(game: GameState, request: Request, decision: Decision) -> None:
     if decision.vote is None:
         raise IllegalDecision("vote_required", f"answer yes or no on seat {request.candidate}")
 
 
-def _check_seats(game: Game, request: Request, decision: Decision) -> None:
+def _check_seats(game: GameState, request: Request, decision: Decision) -> None:
     """A best move (R8.7) or the don's kill order (R2.2): at most `max_targets` living options, each once."""
     targets = decision.targets
     if targets and request.kind is Kind.BLACK_MESSAGE and not request.may_set_order:
@@ -121,7 +121,7 @@ def _check_seats(game: Game, request: Request, decision: Decision) -> None:
             raise _why_not(game, request, target)
 
 
-def _check_probe(game: Game, request: Request, decision: Decision) -> None:
+def _check_probe(game: GameState, request: Request, decision: Decision) -> None:
     beliefs = decision.beliefs
     if len(beliefs) != len(request.options):
         raise IllegalDecision(
@@ -131,13 +131,13 @@ def _check_probe(game: Game, request: Request, decision: Decision) -> None:
         raise IllegalDecision("probe_range", "every probability must be a number from 0 to 1")
 
 
-def _check_side(game: Game, request: Request, decision: Decision) -> None:
+def _check_side(game: GameState, request: Request, decision: Decision) -> None:
     if decision.action not in request.choices:
         raise IllegalDecision("illegal_choice", f"choose one of {list(request.choices)}")
 
 
 # what each kind of request checks (validate's one lookup per decision)
-_CHECKS: dict[Kind, Callable[[Game, Request, Decision], None]] = {
+_CHECKS: dict[Kind, Callable[[GameState, Request, Decision], None]] = {
     Kind.SPEECH: _check_speech,
     Kind.VOTE: _check_vote,
     Kind.BALLOT: _check_target,

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 from arena.engine.decisions import Decision, Kind, Request, SpeechKind, request_record
 from arena.engine.events import EventType
+from arena.engine.speech import one_speech
 
 if TYPE_CHECKING:
-    from arena.engine.state import Answers, Batch, Flow
-    from arena.engine.state import GameState as Game  # the Protocol the phase machine needs, not game.Game
+    from arena.engine.state import Answers, Batch, Flow, GameState
 
 Tally = dict[int, list[int]]
 TallyFlow = Generator["Batch", "Answers", Tally | None]
@@ -23,26 +23,32 @@ YesFlow = Generator["Batch", "Answers", list[int] | None]
 _NO = Decision(vote=False)
 
 
-def _voters(g: Game) -> list[int]:
+def _voters(g: GameState) -> list[int]:
     """Every living player votes, except one who lost the right (aurora's warnings, P31)."""
     return [s for s in g.alive_seats if s not in g.lost_vote]
 
 
-def _cancelled(g: Game) -> bool:
+def _cancelled(g: GameState) -> bool:
+    """R9.5: a removal has cancelled today's vote."""
     return g.day in g.cancelled_days
 
 
-def _abort(g: Game) -> None:
+def _abort(g: GameState) -> None:
+    """R9.5: today's vote is cancelled: nobody leaves by it, and night falls."""
     g.emit(EventType.VOTE_CANCELLED, count=g.day)
 
 
-def _settle(g: Game, reason: str | None = None) -> None:
+def _settle(g: GameState, reason: str | None = None) -> None:
+    """R9.5a: today's vote is over with nobody leaving (R5.2, R5.3, R6.5, ...: `reason` says which)."""
     g.vote_settled = True
     if reason is not None:
         g.emit(EventType.NO_VOTE, value=reason)
 
 
-def _ballot_request(g: Game, seat: int, candidates: tuple[int, ...]) -> Request:
+def _ballot_request(g: GameState, seat: int, candidates: tuple[int, ...]) -> Request:
+    """§5.2: one secret ballot; the voter himself is an option only where self-votes are allowed, a missing ballot
+    goes to the last candidate where the rules count it so (R5.7), and abstaining is allowed where voting is not
+    mandatory (P11) or nobody is left to vote for."""
     v = g.rules.voting
     options = candidates if v.self_vote_allowed else tuple(c for c in candidates if c != seat)
     default = Decision(target=options[-1]) if v.default == "last_candidate" and options else Decision()
@@ -67,30 +73,43 @@ def _counts(tally: Tally, candidates: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(len(tally[c]) for c in candidates)
 
 
-def vote_round(g: Game, candidates: list[int], round_kind: str) -> TallyFlow:
-    """One vote over `candidates` (R5.5–R5.10): per nominee with running counts, or one secret ballot each."""
-    v = g.rules.voting
+def vote_round(g: GameState, candidates: list[int], round_kind: str) -> TallyFlow:
+    """One vote over `candidates` (R5.5–R5.10): one secret ballot each, or hands raised nominee by nominee."""
     cands = tuple(candidates)
     g.emit(EventType.VOTING_STARTED, seats=cands, value=round_kind)
+    if g.rules.voting.protocol == "ballot":
+        return (yield from ballot_round(g, cands))
+    return (yield from hands_round(g, cands, round_kind))
+
+
+def ballot_round(g: GameState, cands: tuple[int, ...]) -> TallyFlow:
+    """R5.10, §5.12 (`voting.protocol = "ballot"`): every voter names one candidate at once, in secret; the ballots are
+    opened together, in seat order."""
     tally: Tally = {c: [] for c in cands}
-    remaining = _voters(g)
-    if v.protocol == "ballot":
-        answers = yield {s: _ballot_request(g, s, cands) for s in remaining}
-        if _cancelled(g):
-            return None
-        for s in sorted(answers):
-            target = answers[s].target
-            if target is not None and g.alive[s]:
-                tally[target].append(s)
-                g.emit(EventType.VOTE_CAST, seat=s, target=target, value="yes")
-            elif g.alive[s]:
-                g.emit(EventType.VOTE_CAST, seat=s, target=None, value="abstain")
-        g.emit(EventType.VOTES_COUNTED, seats=cands, counts=_counts(tally, cands))
-        return tally
+    answers = yield {s: _ballot_request(g, s, cands) for s in _voters(g)}
+    if _cancelled(g):
+        return None
+    for s in sorted(answers):
+        target = answers[s].target
+        if target is not None and g.alive[s]:
+            tally[target].append(s)
+            g.emit(EventType.VOTE_CAST, seat=s, target=target, value="yes")
+        elif g.alive[s]:
+            g.emit(EventType.VOTE_CAST, seat=s, target=None, value="abstain")
+    g.emit(EventType.VOTES_COUNTED, seats=cands, counts=_counts(tally, cands))
+    return tally
+
+
+def hands_round(g: GameState, cands: tuple[int, ...], round_kind: str) -> TallyFlow:
+    """R5.5–R5.7, R5.10: the nominees are called in order and each voter raises a hand once, seeing the running
+    counts; whoever has not voted when the last nominee is called votes for him."""
+    v = g.rules.voting
     auto_last = v.mandatory and v.default == "last_candidate"
-    # R9.5: whether this round's clear leader leaves (not the club's, who justifies first), so its hands can decide
+    # R9.5a: whether this round's clear leader leaves (not the club's, who justifies first), so its hands can decide
     decides = round_kind == "revote" or not g.rules.ties.leader_justification
     alive = g.alive
+    tally: Tally = {c: [] for c in cands}
+    remaining = _voters(g)
     called: list[int] = []
     for i, c in enumerate(cands):
         if not remaining:
@@ -99,37 +118,62 @@ def vote_round(g: Game, candidates: list[int], round_kind: str) -> TallyFlow:
             continue
         if auto_last and not any(alive[x] for x in cands[i + 1 :]):
             break  # R5.7: the last nominee is not called: the rest go to him (below)
-        # §5.2: where self-votes are off, nobody is asked about (or defaulted to) himself; he may abstain
-        askable = [s for s in remaining if v.self_vote_allowed or s != c]
-        if not askable:
-            continue
-        answers = yield {s: _vote_request(s, "nominee", c, cands) for s in askable}
-        if _cancelled(g):
+        still = yield from _call(g, tally, c, cands, remaining, called)
+        if still is None:
             return None
-        if alive[c]:  # R7.3: a nominee removed during his own call gets no hands
-            called.append(c)
-            for s in sorted(answers):
-                if answers[s].vote and alive[s]:
-                    tally[c].append(s)
-                    g.emit(EventType.VOTE_CAST, seat=s, target=c, value="yes")
-        remaining = [s for s in remaining if alive[s] and s not in tally[c]]
+        remaining = still
         if decides and called and not g.vote_decided:
             g.vote_decided = _decided(g, tally, called, len(remaining))
-    living = [c for c in cands if alive[c]]
-    if auto_last and remaining and living:  # R5.7: whoever has not voted goes to the last nominee (left)
-        last = living[-1]
-        for s in remaining:
-            if v.self_vote_allowed or s != last:
-                tally[last].append(s)
-                g.emit(EventType.VOTE_CAST, seat=s, target=last, value="default")
-        remaining = [s for s in remaining if s not in tally[last]]
+    if auto_last:
+        remaining = _rest_to_last(g, tally, cands, remaining)
     for s in remaining:
         g.emit(EventType.VOTE_CAST, seat=s, target=None, value="abstain")
     g.emit(EventType.VOTES_COUNTED, seats=cands, counts=_counts(tally, cands))
     return tally
 
 
-def _decided(g: Game, tally: Tally, called: list[int], still: int) -> int:
+def _call(
+    g: GameState, tally: Tally, nominee: int, cands: tuple[int, ...], remaining: list[int], called: list[int]
+) -> YesFlow:
+    """R5.5, R5.6: one nominee called: each voter who has not voted yet raises a hand for him or not. Returns the
+    voters still to vote, or None if a removal cancelled the vote meanwhile (R9.5)."""
+    # §5.2: where self-votes are off, nobody is asked about (or defaulted to) himself; he may abstain
+    askable = [s for s in remaining if g.rules.voting.self_vote_allowed or s != nominee]
+    if not askable:
+        return remaining
+    answers = yield {s: _vote_request(s, "nominee", nominee, cands) for s in askable}
+    if _cancelled(g):
+        return None
+    if g.alive[nominee]:  # R7.3: a nominee removed during his own call gets no hands
+        called.append(nominee)
+        _raise_hands(g, tally, nominee, answers)
+    return [s for s in remaining if g.alive[s] and s not in tally[nominee]]
+
+
+def _raise_hands(g: GameState, tally: Tally, nominee: int, answers: Answers) -> None:
+    """R5.6: the hands raised for the nominee being called, public, in seat order (a voter removed meanwhile has
+    left, R7.3)."""
+    for s in sorted(answers):
+        if answers[s].vote and g.alive[s]:
+            tally[nominee].append(s)
+            g.emit(EventType.VOTE_CAST, seat=s, target=nominee, value="yes")
+
+
+def _rest_to_last(g: GameState, tally: Tally, cands: tuple[int, ...], remaining: list[int]) -> list[int]:
+    """R5.7: whoever has not voted goes to the last nominee left (§5.2: never to himself where self-votes are off).
+    Returns the voters still without a vote."""
+    living = [c for c in cands if g.alive[c]]
+    if not remaining or not living:
+        return remaining
+    last = living[-1]
+    for s in remaining:
+        if g.rules.voting.self_vote_allowed or s != last:
+            tally[last].append(s)
+            g.emit(EventType.VOTE_CAST, seat=s, target=last, value="default")
+    return [s for s in remaining if s not in tally[last]]
+
+
+def _decided(g: GameState, tally: Tally, called: list[int], still: int) -> int:
     """R9.5: the nominee whom the hands already cast send out whatever the `still` voters yet to vote do, or 0. He
     has more hands than any other nominee called so far, and more than the voters yet to vote (under a majority of
     the votes cast: more than all the other hands, cast and to come)."""
@@ -141,7 +185,7 @@ def _decided(g: Game, tally: Tally, called: list[int], still: int) -> int:
     return leader if top > max(others, default=0) and top > still else 0
 
 
-def yes_no_round(g: Game, subject: str, candidate: int | None, candidates: tuple[int, ...]) -> YesFlow:
+def yes_no_round(g: GameState, subject: str, candidate: int | None, candidates: tuple[int, ...]) -> YesFlow:
     """Every voter answers yes or no at once: the lift vote, the acquittal re-vote, a lone nominee's threshold."""
     g.emit(EventType.VOTING_STARTED, seats=candidates, value=subject)
     answers = yield {s: _vote_request(s, subject, candidate, candidates) for s in _voters(g)}
@@ -154,7 +198,7 @@ def yes_no_round(g: Game, subject: str, candidate: int | None, candidates: tuple
     return yes
 
 
-def leave(g: Game, seats: list[int], how: str) -> Flow:
+def leave(g: GameState, seats: list[int], how: str) -> Flow:
     """R5.8, R6.7, R7.1, R7.4: they leave, the win is checked, last words in order, then a decided result."""
     g.vote_settled = True
     seats = [s for s in seats if g.alive[s]]  # R9.5: one the judge removed while his decided vote stood has left
@@ -170,17 +214,22 @@ def leave(g: Game, seats: list[int], how: str) -> Flow:
     g.pending_winner = winner
     if winner is None or g.rules.win.game_end_last_word:
         for s in seats:
-            yield from g.speech(s, SpeechKind.LAST_WORD, g.rules.speech.last_word_voted_s)
+            yield from one_speech(g, s, SpeechKind.LAST_WORD, g.rules.speech.last_word_voted_s)
     if winner is not None:
         g.finish(winner, "day vote")
 
 
 def _leaders(candidates: list[int], tally: Tally) -> tuple[list[int], int]:
+    """R5.8–R5.9: the candidates with the most votes, and that count."""
     top = max(len(tally[c]) for c in candidates)
     return [c for c in candidates if len(tally[c]) == top], top
 
 
-def day_vote(g: Game) -> Flow:
+def day_vote(g: GameState) -> Flow:
+    """§1.5: the day's vote, unless cancelled (R9.5) or nobody is nominated (R5.2); one nominee (R5.3, R5.4, P12);
+    otherwise a round (R5.5): a sole leader leaves (R5.8) under plurality or a majority of the votes cast (P13),
+    after the club's justification (P18); a tie goes to §1.6 (R5.9). With nominations off, every living player is
+    a candidate (P10)."""
     if _cancelled(g):
         _abort(g)
         return
@@ -211,7 +260,7 @@ def day_vote(g: Game) -> Flow:
     yield from _tie(g, leaders)
 
 
-def _single_nominee(g: Game, nominee: int) -> Flow:
+def _single_nominee(g: GameState, nominee: int) -> Flow:
     """R5.3, R5.4, P12: Day 1 no vote; later days he leaves; aurora needs more than half of the living."""
     v = g.rules.voting
     mode = v.single_nominee_day1 if g.day == 1 else v.single_nominee_later
@@ -233,13 +282,13 @@ def _single_nominee(g: Game, nominee: int) -> Flow:
         _settle(g, "below_threshold")
 
 
-def _justification(g: Game, leader: int, first_votes: int) -> Flow:
+def _justification(g: GameState, leader: int, first_votes: int) -> Flow:
     """P18 (club): a sole leader justifies, then a yes/no re-vote; fewer votes acquit him, once per game."""
     if g.rules.ties.one_justification_per_game and leader in g.justified:
         yield from leave(g, [leader], "voted")
         return
     g.justified.add(leader)
-    yield from g.speech(leader, SpeechKind.TIE, g.rules.speech.tie_s)
+    yield from one_speech(g, leader, SpeechKind.TIE, g.rules.speech.tie_s)
     if _cancelled(g):
         _abort(g)
         return
@@ -255,7 +304,7 @@ def _justification(g: Game, leader: int, first_votes: int) -> Flow:
         yield from leave(g, [leader], "voted")
 
 
-def _tie(g: Game, tied: list[int]) -> Flow:
+def _tie(g: GameState, tied: list[int]) -> Flow:
     """R6.1–R6.4, P14–P17: popil speeches, a re-vote among the tied, a new popil for a strict subset."""
     t = g.rules.ties
     g.emit(EventType.TIE, seats=tuple(tied))
@@ -271,7 +320,7 @@ def _tie(g: Game, tied: list[int]) -> Flow:
                 if s in g.justified:
                     continue
                 g.justified.add(s)
-            yield from g.speech(s, SpeechKind.TIE, g.rules.speech.tie_s)
+            yield from one_speech(g, s, SpeechKind.TIE, g.rules.speech.tie_s)
         if _cancelled(g):
             _abort(g)
             return
@@ -293,7 +342,7 @@ def _tie(g: Game, tied: list[int]) -> Flow:
         current = leaders
 
 
-def _repeated_tie(g: Game, tied: list[int]) -> Flow:
+def _repeated_tie(g: GameState, tied: list[int]) -> Flow:
     """R6.5–R6.6, P16: the lift vote (yes > living/2) unless the preset forbids it here."""
     t = g.rules.ties
     if t.repeat == "nobody":

@@ -20,7 +20,7 @@ from arena.agents import AgentError, AgentSpec
 from arena.llm.client import ClientSettings, LLMClient
 from arena.llm.modes import Mode
 from arena.llm.server_info import server_info
-from arena.players.llm import client_settings
+from arena.llm.settings import client_settings
 
 PROBE = [{"role": "user", "content": "Reply with the word OK."}]
 

@@ -1,1 +1,3 @@
-"""The local real model: llama.cpp's `llama-server` with a small GGUF model, on this machine (the `local` extra)."""
+"""The local real model: llama.cpp's `llama-server` with a small GGUF model, on this machine (the `local` extra).
+
+It imports nothing else of `arena`."""

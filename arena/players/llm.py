@@ -15,15 +15,15 @@ import asyncio
 import time
 from dataclasses import replace
 
-from arena.agents import AgentError, AgentSpec, api_key_for
+from arena.agents import AgentSpec
 from arena.engine import Observation, Request, RuleSet
 from arena.llm.budget import max_tokens_for
-from arena.llm.client import CallResult, ClientSettings, LLMClient
+from arena.llm.client import CallResult, LLMClient
 from arena.llm.compaction import Budget
 from arena.llm.conversation import Conversation, Message, Turn
 from arena.llm.modes import Mode
-from arena.llm.retry import RetryPolicy
 from arena.llm.seat import ConversationSeat, NoUsableAnswer, fix_for
+from arena.llm.settings import client_settings
 from arena.llm.usage import Prices, Usage
 from arena.players.base import Answer, Player
 from arena.prompts import load_prompt_set
@@ -119,30 +119,6 @@ class LLMPlayer(ConversationSeat):
             self.record_failure(messages, request, attempt, failure.error, failure.latency_ms, failure.usage,
                                 compaction)  # fmt: skip
         return result, attempt + 1
-
-
-def client_settings(spec: AgentSpec, seat: int | None = None) -> ClientSettings:
-    """The HTTP settings of an `llm` agent; the key is read from its variable now, never stored. With
-    `prompt_cache_key` on, each seat sends its own key, so the provider routes a seat's requests to its cache."""
-    if not spec.model:
-        raise AgentError(f"agent {spec.name}: kind 'llm' needs a model")
-    extra_body = dict(spec.extra_body)
-    if spec.prompt_cache_key and seat is not None:
-        extra_body.setdefault("prompt_cache_key", f"mafia-arena-seat-{seat}")
-    return ClientSettings(
-        model=spec.model,
-        base_url=spec.base_url,
-        api_key=api_key_for(spec),
-        timeout_s=spec.timeout_s,
-        temperature=spec.temperature,
-        max_tokens_param=spec.max_tokens_param,
-        extra_body=extra_body,
-        retry=RetryPolicy(attempts=spec.retries + 1),
-        max_concurrent=spec.max_concurrent_requests,
-        requests_per_minute=spec.requests_per_minute,
-        grammar=spec.grammar,
-        cache_control=spec.cache_control,
-    )
 
 
 def seat_language(spec: AgentSpec, lang: str) -> str:

@@ -11,10 +11,11 @@ self-contained HTML page (`html`). Both draw a `story.Story`, which is built onl
 | `notes.py` | a seat's reasoning and model calls, placed at the decision they served |
 | `console.py`, `html.py` | `arena show` (rich) and `arena export` (one page; its CSS and script in `page/`) |
 | `totals.py` | the table of model-call totals per seat |
+| `playthrough.py` | a game as plain text: the god view, every request and its answer (the goldens' `.txt`) |
 | `protocol.py` | the judge's score sheet in words (HTML, CSV, JSON; English and Russian), from `arena.scoring` |
 
 Imports run `console`, `html` -> `story` -> `notes`, `labels` -> `phrasebook` -> `phrases`, `phrases_ru`. It may
-import the engine, `arena.players.base` (call records), the transcript (`totals.py`, `protocol.py`) and
-`arena.scoring` (`protocol.py`); the live feed (`arena/live.py`) uses `phrases`, the web pages `phrasebook` and
-`protocol`.
+import the engine, `arena.players.base` (call records), the transcript (`totals.py`, `protocol.py`, `playthrough.py`),
+`arena.agents` (`totals.py`: prices) and `arena.scoring` (`protocol.py`); the live feed (`arena/live.py`) uses
+`phrases`, the web pages `phrasebook` and `protocol`.
 """

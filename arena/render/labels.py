@@ -187,6 +187,40 @@ RU: dict[str, str] = {
 
 TABLES = {"en": EN, "ru": RU}
 
+# a decision's kind (the engine's `Kind`), as a note names it; the web pages' words for it too (arena/web/i18n.py)
+REQUEST_KINDS: dict[str, dict[str, str]] = {
+    "en": {
+        "speech": "speech",
+        "vote": "vote",
+        "ballot": "ballot",
+        "shoot": "night shot",
+        "don_check": "don's check",
+        "probe": "probe",
+        "sheriff": "sheriff's check",
+        "maniac_kill": "maniac's kill",
+        "heal": "doctor's heal",
+        "visit": "lover's visit",
+        "best_move": "best move",
+        "black_message": "message to the team",
+        "choose_side": "choose a side",
+    },
+    "ru": {
+        "speech": "речь",
+        "vote": "голосование",
+        "ballot": "голосование",
+        "shoot": "ночной выстрел",
+        "don_check": "проверка дона",
+        "probe": "опрос",
+        "sheriff": "проверка шерифа",
+        "maniac_kill": "ход маньяка",
+        "heal": "лечение",
+        "visit": "визит",
+        "best_move": "лучший ход",
+        "black_message": "сообщение команде",
+        "choose_side": "выбор стороны",
+    },
+}
+
 # the timeline's one-word departures (the codes of `SHORT_HOW`), and a transcript's status
 _OUT_EN = {"voted": "voted", "killed": "killed", "lifted": "lifted", "removed": "removed", "nominee": "nominee"}
 _OUT_RU = {"voted": "заголосован", "killed": "убит", "lifted": "поднят", "removed": "удалён", "nominee": "кандидатура"}
@@ -212,6 +246,13 @@ def out_word(code: str, lang: str = "en") -> str:
     """A timeline departure code (`voted`, `killed`, ...) in words."""
     code = SHORT_HOW.get(code, code)
     return (_OUT_RU if pick(lang) == "ru" else _OUT_EN).get(code, clean(code))
+
+
+def request_kind(kind: str | None, lang: str = "en") -> str:
+    """A note's decision kind: the engine's code in English (as the review always showed it), words in Russian."""
+    if not kind:
+        return label("decision", lang)
+    return REQUEST_KINDS["ru"].get(kind, clean(kind)) if pick(lang) == "ru" else kind
 
 
 def status(value: str, lang: str = "en") -> str:
@@ -244,4 +285,5 @@ def page(lang: str) -> dict[str, object]:
         "winners": {w: result(w, lang) for w in phrases_ru.WINNERS},
         "out": {code: out_word(code, lang) for code in _OUT_EN},
         "statuses": {s: status(s, lang) for s in _STATUS_RU},
+        "kinds": {kind: request_kind(kind, lang) for kind in REQUEST_KINDS["en"]},
     }

@@ -24,9 +24,10 @@ and the `arena report` output. Reads transcripts only (never the engine's state)
 | `transfer.py` | does a skill transfer between two rule sets or languages: Kendall's τ, the side-term shift |
 | `points.py` | the points table of a scoring system (`arena report --scoring`), and its interval's coverage check |
 
-It may import the engine, the transcript, `arena.scoring`, `arena.players.base` and `arena.agents`; `selfplay.py`
-also the orchestrator and the player factory; `planted.py` also the orchestrator and the bots (it scripts them);
-`reask.py` model access (`arena.llm`, the LLM seat's client settings), as it asks a model seat again; `power.py` and
-`simulate.py` the tournament schedule (a schedule's design is what they judge); never the command line or the web
-app, and no other module model access.
+It may import the engine, the transcript, `arena.scoring`, `arena.players.base`, `arena.agents`, `arena.safe_read` (a
+corpus) and `arena.safe_write` (a report); `selfplay.py` also the orchestrator and the player factory; `planted.py`
+also the orchestrator and the bots (it scripts them); `reask.py` model access (`arena.llm`, the LLM seat's client
+settings), as it asks a model seat again; `power.py` and `simulate.py` the tournament schedule (a schedule's design is
+what they judge); never the command line or the web app, and no other module model access (but `persuasion.py` quotes
+player text as the seats see it, `arena.llm.injection`).
 """

@@ -20,9 +20,10 @@ from arena.llm.client import CallResult, LLMClient
 from arena.llm.modes import Mode
 from arena.llm.rebuild import seat_prompt
 from arena.llm.schema import STABLE_NAME, answer_schema, schema_name, stable_kinds, stable_schema
+from arena.llm.settings import client_settings
 from arena.llm.usage import Prices
 from arena.players.base import ModelCall
-from arena.players.llm import client_settings, seat_language
+from arena.players.llm import seat_language
 from arena.research.persuasion import COUNTERFACTUAL, Asked, Session, seat_number, substituted
 from arena.transcript import Transcript
 
@@ -130,4 +131,3 @@ class ModelAsker:
         except UnusableAnswer as exc:
             return Asked(None, [record], note=f"unusable: {exc}")
         return Asked(reading.decision, [record])
-

@@ -21,8 +21,8 @@ machine (a process pool) or a Dask cluster (mutual TLS only), resumable, with a 
 | `programmatic.py` | the Python API's `arena.tournament(file, ...)`: this package, called, runs a tournament file |
 
 It may import the engine, the orchestrator, the players, model access, the transcript, `arena.agents`, `arena.trust`,
-`arena.prompts`, `arena.safe_read` and the stand-in (the cost estimate's calibration); never the command line (which
-imports it) or the web app.
+`arena.prompts`, `arena.resources`, `arena.safe_read`, `arena.safe_write`, `arena.seeds` and the stand-in (the cost
+estimate's calibration); never the command line (which imports it) or the web app.
 """
 
 from __future__ import annotations

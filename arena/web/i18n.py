@@ -5,6 +5,8 @@ The page's own words are here; the game log's lines are the phrase tables' (`are
 
 from __future__ import annotations
 
+from arena.render.labels import REQUEST_KINDS
+
 LANGS = ("en", "ru")
 
 _EN: dict[str, str] = {
@@ -69,19 +71,7 @@ _EN: dict[str, str] = {
     "probe": "Private probe: how likely is each seat to be black (in %)? Nobody else sees it; it changes nothing.",
     "speech_prompt": "Your speech",
     "reasoning": "Reasoning",
-    "kind_speech": "speech",
-    "kind_vote": "vote",
-    "kind_ballot": "ballot",
-    "kind_shoot": "night shot",
-    "kind_don_check": "don's check",
-    "kind_probe": "probe",
-    "kind_sheriff": "sheriff's check",
-    "kind_maniac_kill": "maniac's kill",
-    "kind_heal": "doctor's heal",
-    "kind_visit": "lover's visit",
-    "kind_best_move": "best move",
-    "kind_black_message": "message to the team",
-    "kind_choose_side": "choose a side",
+    **{f"kind_{kind}": words for kind, words in REQUEST_KINDS["en"].items()},
     "sound": "Sounds",
     "sound_hint": "a tone on your turn and at nightfall",
     "sec": "s",
@@ -224,6 +214,12 @@ _EN: dict[str, str] = {
     "judge_give": "Give",
     "award_extra": "extra points",
     "award_best_player": "best player",
+    "award_best_move": "best move",
+    "award_no_auto_bonus": "no auto-bonus",
+    "award_yellow_card": "yellow card",
+    "judge_close": "Close the score sheet",
+    "sheet_open": "The judge may still give awards; the sheet is final once the judge closes it.",
+    "sheet_full": "The whole score sheet",
     "blind_title": "Who was not human?",
     "blind_question": "This table was blinded. For each seat, how sure are you it was a bot or a model, not a "
     "person? (0 %: surely a person; 100 %: surely not.)",
@@ -308,19 +304,7 @@ _RU: dict[str, str] = {
     "Никто не увидит ответ, на игру он не влияет.",
     "speech_prompt": "Ваша речь",
     "reasoning": "Рассуждения",
-    "kind_speech": "речь",
-    "kind_vote": "голосование",
-    "kind_ballot": "голосование",
-    "kind_shoot": "ночной выстрел",
-    "kind_don_check": "проверка дона",
-    "kind_probe": "опрос",
-    "kind_sheriff": "проверка шерифа",
-    "kind_maniac_kill": "ход маньяка",
-    "kind_heal": "лечение",
-    "kind_visit": "визит",
-    "kind_best_move": "лучший ход",
-    "kind_black_message": "сообщение команде",
-    "kind_choose_side": "выбор стороны",
+    **{f"kind_{kind}": words for kind, words in REQUEST_KINDS["ru"].items()},
     "sound": "Звуки",
     "sound_hint": "сигнал в ваш ход и с наступлением ночи",
     "sec": "с",
@@ -463,6 +447,12 @@ _RU: dict[str, str] = {
     "judge_give": "Дать",
     "award_extra": "дополнительные баллы",
     "award_best_player": "лучший игрок",
+    "award_best_move": "лучший ход",
+    "award_no_auto_bonus": "снять автобонус",
+    "award_yellow_card": "жёлтая карточка",
+    "judge_close": "Закрыть протокол",
+    "sheet_open": "Судья ещё может дать награды; протокол окончателен, когда судья его закроет.",
+    "sheet_full": "Весь протокол игры",
     "blind_title": "Кто не был человеком?",
     "blind_question": "Стол был слепым. Насколько вы уверены, что за каждым местом сидел бот или модель, а не "
     "человек? (0 %: точно человек; 100 %: точно нет.)",

@@ -16,11 +16,11 @@ from arena.llm.client import CallResult, ClientSettings, TransportFailure
 from arena.llm.modes import Completion
 from arena.llm.preflight import preflight, probe_with
 from arena.llm.seat import TRANSPORT
+from arena.llm.settings import client_settings
 from arena.llm.usage import Usage
 from arena.orchestrator import TIMEOUT_PREFIX, run_game
 from arena.players.base import Player
 from arena.players.bots import RandomBot
-from arena.players.llm import client_settings
 from arena.standin import FakeServer, FaultPlan
 from arena.transcript import TranscriptWriter, load, make_header
 

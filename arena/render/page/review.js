@@ -195,7 +195,7 @@
     row.appendChild(el("div", "marker", item.kind === "reasoning" ? "✎" : "⚙"));
     var body = el("div", "body");
     var what = t(item.kind === "reasoning" ? "reasoning_of" : "call_of", { seat: "#" + item.seat });
-    what += " (" + (item.request || t("decision")) + "): ";
+    what += " (" + (L.kinds[item.request] || item.request || t("decision")) + "): ";
     if (item.kind === "reasoning") {
       body.appendChild(el("strong", null, what));
       body.appendChild(document.createTextNode(item.text));

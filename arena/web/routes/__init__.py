@@ -10,7 +10,8 @@
 | `lobby.py` | the join link (a free person's seat), Ready over HTTP, the host's tables page and Start |
 | `replays.py` | the admin link's replays: any finished transcript, as the god view or any seat, step by step |
 
-A route module may import `site.py`, `arena/web/guard.py`, the web modules below it (`server`, `table`, `state`,
-`i18n`), the engine, the transcript and `arena.agents`; never `app.py` or another route module. Every route that shows
-or takes anything secret is keyed by a token in the path; the seat comes from the token only, never from the request.
+A route module may import `site.py`, `arena/web/guard.py`, the web modules below it (`server`, `table`, `state`, `i18n`,
+`decide`), the engine, the transcript, `arena.agents` and the score sheet's words (`arena.render.protocol`); never
+`app.py` or another route module (`tests/test_import_graph.py`). Every route that shows or takes anything secret is
+keyed by a token in the path; the seat comes from the token only, never from the request.
 """

@@ -22,9 +22,9 @@ from typing import Any
 
 from fastapi import FastAPI, WebSocket
 
+from arena.web.decide import decide
 from arena.web.guard import MAX_MESSAGE, Buckets, client_of, origin_allowed, token_ok
 from arena.web.i18n import pick_lang
-from arena.web.routes.seats import decide_message
 from arena.web.routes.site import Site
 from arena.web.table import SPECTATOR, Table, state_key
 
@@ -156,7 +156,7 @@ def add_routes(app: FastAPI, site: Site) -> None:
                 elif kind == "draft" and seat != SPECTATOR and isinstance(message, dict):
                     table.keep_draft(seat, message.get("ask"), message.get("answer"))  # kept quietly, or dropped
                 elif kind == "decide" and seat != SPECTATOR:
-                    reason = decide_message(table, seat, text.encode("utf-8"))
+                    reason = decide(table, seat, message)  # the message as parsed above: once
                     await send({"type": "refused", "reason": reason} if reason else {"type": "accepted"})
                 else:
                     await send({"type": "error", "reason": "unknown message type"})

@@ -8,6 +8,7 @@ from importlib import resources
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
+from arena.web.decide import decide
 from arena.web.guard import TooLarge, loads, read_body
 from arena.web.routes.site import Site
 from arena.web.table import SPECTATOR, Table
@@ -68,20 +69,18 @@ def add_routes(app: FastAPI, site: Site) -> None:
             body = await read_body(request)
         except TooLarge:
             return JSONResponse({"type": "refused", "reason": "message too large"}, status_code=413)
-        reason = decide_message(table, seat, body)
+        reason = _decide_body(table, seat, body)
         if reason is not None:
             return JSONResponse({"type": "refused", "reason": reason}, status_code=400)
         return JSONResponse({"type": "accepted"})
 
 
-def decide_message(table: Table, seat: int, body: bytes) -> str | None:
-    """Read `{"type": "decide", "ask": ID, "answer": {...}}` and hand it to the table; the reason it is refused."""
+def _decide_body(table: Table, seat: int, body: bytes) -> str | None:
+    """Read a POSTed decision (`arena.web.decide` checks and hands it on); the reason it is refused."""
     if seat == SPECTATOR:
         return "spectators do not decide"
     try:
         message = loads(body)
     except ValueError as exc:
         return "nested too deeply" if str(exc) == "nested too deeply" else "not JSON"
-    if not isinstance(message, dict) or set(message) - {"type", "ask", "answer"}:
-        return "expected {type: decide, ask, answer}"
-    return table.answer(seat, message.get("ask"), message.get("answer"))
+    return decide(table, seat, message)
