@@ -22,6 +22,7 @@ SETS = (
     "fresh",
     "fourth",
     "blind_dev",
+    "blind_test",
     "probe1",
     "probe2",
     "probe3",
@@ -35,6 +36,8 @@ SETS = (
 FLOORS = {
     ("dev", "heldout", "fresh", "fourth"): (0.98, 0.95),
     ("blind_dev",): (0.97, 0.95),
+    # written blind and never tuned on: measured once at 0.900/0.684 (the reader's figure on unseen phrasings)
+    ("blind_test",): (0.88, 0.66),
     ("probe1", "probe2", "probe3", "probe4", "probe5", "probe6", "probe7"): (0.97, 0.95),
 }
 
