@@ -3,9 +3,8 @@
 - `Event.numbered_as` (a seat's numbering, shared by the seats that number an event alike) against a fresh copy per
   seat and view, as `Observation.renumbered` made before: the same fields, audience and order, at every view of
   every seat of random games of every preset; a template still cannot read the shared copies.
-- `injection._flags`, which searches the folded text only where folding changed it and reads a text whose every
-  character prints without a pass per character, against searching both always (and `fold`'s ASCII shortcut
-  against the character-by-character fold, `shown`'s against its filter), on attack texts and random mixes of
+- `injection._flags`, which searches the folded text only where folding changed it, against searching both always
+  (and `fold`'s ASCII shortcut against the character-by-character fold), on attack texts and random mixes of
   ASCII, look-alikes, combining marks, invisible characters and line breaks.
 """
 
@@ -76,7 +75,7 @@ def test_a_template_cannot_read_the_copies_kept_for_other_seats() -> None:
     assert kept  # some event holds copies numbered for several seats
     env = load_prompt_set().env
     template = env.from_string("{{ e._numbered }}")
-    with pytest.raises(Exception, match=r"unsafe|_numbered"):
+    with pytest.raises(Exception, match="unsafe|_numbered"):
         template.render(e=kept[0])
 
 
@@ -92,7 +91,6 @@ def _flags_slow(text: str) -> tuple[str, ...]:
     folded text, always."""
     plain = injection.normalise(text)
     seen = "".join(filter(injection._prints, plain))
-    assert injection.shown(text) == seen
     folded = _fold_slow(seen)
     found = [
         name
