@@ -291,6 +291,20 @@ def test_the_build_reports_its_stages(runs: list[Path], tmp_path: Path) -> None:
     assert replays[0] == (0, 12) and replays[-1] == (11, 12)
 
 
+def test_the_site_shows_the_points_table_with_scoring(runs: list[Path], tmp_path: Path) -> None:
+    """`arena site --scoring fiim`: each configuration's page has its rows of `arena report --scoring`'s points table
+    (ranked, and by role), and --check re-derives them (the site records the system by name)."""
+    folder = tmp_path / "scored"
+    _ok(["site", str(runs[1]), "--out", str(folder), "--boot", "0", "--no-progress", "--scoring", "fiim"])
+    page = (folder / "config" / "fiim" / "heuristic.html").read_text(encoding="utf-8")
+    assert "Points (fiim" in page and "Points by role (fiim" in page and "points per game" in page
+    points = page.split("Points (fiim", 1)[1]
+    assert ">heuristic<" in points and ">random<" not in points and ">filler<" not in points  # its own rows only
+    assert "all identical" in _ok(["site", "--check", str(folder), "--no-progress"])
+    bad = runner.invoke(app, ["site", str(runs[1]), "--out", str(tmp_path / "x"), "--scoring", "nope"])
+    assert bad.exit_code == 2 and "--scoring" in bad.output
+
+
 def test_a_site_never_counts_a_result_made_of_failures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The report's rule (arena/research/corpus.py): a finished game in which a model seat's decisions were mostly
     defaults after its model gave no answer is published and replayed, but counted nowhere. Today's arena stops such a

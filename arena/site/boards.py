@@ -132,7 +132,7 @@ def rules_board(root: Path, board: str, inputs: SiteInputs, lists: Lists, progre
     b = Board(board, f"{rules}: tournaments", "rules", rules, "centred: the configurations that played a side average "
               "0 on it (docs/ratings.md)")  # fmt: skip
     try:
-        r = build(root / "games" / board, boot=inputs.boot, progress=progress)
+        r = build(root / "games" / board, boot=inputs.boot, progress=progress, scoring=_scoring(inputs.scoring))
     except ReportError:  # every published game of the board was left out (each made of transport failures)
         from arena.research.corpus import load_folder
 
@@ -269,6 +269,15 @@ def _config_from_report(
     return page
 
 
+def _scoring(name: str) -> Any:
+    """The scoring system a site was built with (`arena site --scoring`), or None."""
+    if not name:
+        return None
+    from arena.scoring import load_system
+
+    return load_system(name)
+
+
 def _points_lines(points: Any, config: str, games: str | None) -> list[tuple[str, list[str], list[list[Cell]]]]:
     """The points table's rows of this configuration (`arena report --scoring`'s table), when scoring is on."""
     import importlib
@@ -277,9 +286,15 @@ def _points_lines(points: Any, config: str, games: str | None) -> list[tuple[str
         table = importlib.import_module(".".join(("arena", "research", "points")))
     except ImportError:
         return []
-    head = [str(h) for h in table.table_head(points.system)]
-    rows = [[Cell(str(c), games) for c in row] for row in table.table_cells(points) if row and str(row[0]) == config]
-    return [(f"Points ({points.system.name})", head, rows)] if rows else []
+    out = []
+    for by_role, title in ((False, "Points"), (True, "Points by role")):
+        head = [str(h) for h in table.table_head(points.system, by_role)]
+        at = head.index("configuration")  # the ranked table leads with its rank, the per-role one with the config
+        rows = [[Cell(str(c), games) for c in row] for row in table.table_cells(points, by_role)
+                if len(row) > at and str(row[at]) == config]  # fmt: skip
+        if rows:
+            out.append((f"{title} ({points.system.name}, docs/metrics.md)", head, rows))
+    return out
 
 
 def _n(value: float) -> str:
