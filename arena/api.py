@@ -17,16 +17,14 @@ This module is a room of its own beside the command line: it may import anything
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import random
-from collections.abc import Coroutine, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Literal
 
 from arena.agents import AgentSpec, resolve_agent
-from arena.tournament.programmatic import play_file
+from arena.tournament.programmatic import play_file, run_to_end
 
 if TYPE_CHECKING:  # pandas is the `research` extra's; imported when `load` runs
     import pandas as pd
@@ -34,18 +32,6 @@ if TYPE_CHECKING:  # pandas is the `research` extra's; imported when `load` runs
 __all__ = ["Games", "load", "play", "tournament"]
 
 tournament = play_file  # `arena.tournament(...)`: the same function (arena/tournament/programmatic.py)
-
-T = TypeVar("T")
-
-
-def _run(coroutine: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine to its end, also from a thread whose loop is already running (a notebook's cell)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coroutine)
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
 
 
 def _seats(seats: Mapping[int | str, str] | str | None, players: int, agents_dir: Path | None) -> dict[int, AgentSpec]:
@@ -95,7 +81,7 @@ def play(
     if any(spec.kind == "llm" for spec in specs.values()):
         from arena.llm.preflight import preflight
 
-        specs = _run(preflight(specs))
+        specs = run_to_end(preflight(specs))
     seed = seed if seed is not None else random.SystemRandom().randrange(1_000_000)
     hashed = None
     if any(spec.kind in ("llm", "langchain") for spec in specs.values()):
@@ -114,7 +100,7 @@ def play(
                 await player.close()
 
     try:
-        _run(game())
+        run_to_end(game())
     finally:
         writer.close()
     assert writer.path is not None  # a file writer (TranscriptWriter.create) has its path

@@ -1,83 +1,16 @@
 """Equivalence tests of the client's speed-ups (#39): each cheaper path gives what the plain one gave.
 
-- `Event.numbered_as` (a seat's numbering, shared by the seats that number an event alike) against a fresh copy per
-  seat and view, as `Observation.renumbered` made before: the same fields, audience and order, at every view of
-  every seat of random games of every preset; a template still cannot read the shared copies.
-- `injection._flags`, which searches the folded text only where folding changed it and reads a text whose every
-  character prints without a pass per character, against searching both always (and `fold`'s ASCII shortcut
-  against the character-by-character fold, `shown`'s against its filter), on attack texts and random mixes of
+- `injection._flags`, which searches the folded text only where folding changed it, against searching both always
+  (and `fold`'s ASCII shortcut against the character-by-character fold), on attack texts and random mixes of
   ASCII, look-alikes, combining marks, invisible characters and line breaks.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import unicodedata
 
-import pytest
-
-from arena.engine import PRESETS, Game, IllegalDecision, load_rules, view
-from arena.engine.events import Event
 from arena.llm import injection
-from arena.players.random_policy import random_decision
-from arena.prompts import load_prompt_set
-
-
-def _copies(events: tuple[Event, ...], since: int) -> list[Event]:
-    """What `renumbered` returned before: a fresh copy of every event with the viewer's number."""
-    return [dataclasses.replace(e, seq=n) for n, e in enumerate(events, since)]
-
-
-@pytest.mark.parametrize("preset", sorted(PRESETS))
-def test_renumbered_events_are_the_copies_they_replace(preset: str) -> None:
-    rules = load_rules(preset)
-    for seed in range(3):
-        game = Game(rules, seed)
-        rng = random.Random(seed)
-        since = dict.fromkeys(range(1, rules.players + 1), 0)
-        shared: dict[tuple[int, int], Event] = {}  # (moderator's seq, viewer's number) -> the object a seat got
-        renumbered = 0
-        while not game.over:
-            for seat in range(1, rules.players + 1):
-                obs = view(game, seat, since[seat])
-                got = obs.renumbered()
-                want = _copies(obs.events, obs.since)
-                assert got == want  # every field, in order
-                assert [e.mask for e in got] == [e.mask for e in want]  # the audience, which is no field
-                for original, number, event in zip(obs.events, range(obs.since, obs.next_number), got, strict=True):
-                    if number != original.seq:
-                        assert event is not original  # the game's own event never carries a seat's number
-                        renumbered += 1
-                    previous = shared.setdefault((original.seq, number), event)
-                    assert previous is event  # one copy per number, whichever seat asked
-                assert obs.as_seen().events == tuple(want)
-                since[seat] = obs.next_number
-            request = game.pending()[0]
-            try:
-                game.submit(request.seat, random_decision(rng, request))
-            except IllegalDecision as exc:
-                game.apply_default(request.seat, exc.reason)
-        assert renumbered > 0  # the games hid events from some seats: copies were made and checked
-
-
-def test_a_template_cannot_read_the_copies_kept_for_other_seats() -> None:
-    game = Game(load_rules("fiim"), 1)
-    rng = random.Random(1)
-    while game.day < 2 and not game.over:
-        request = game.pending()[0]
-        try:
-            game.submit(request.seat, random_decision(rng, request))
-        except IllegalDecision as exc:
-            game.apply_default(request.seat, exc.reason)
-    for seat in range(1, 11):
-        view(game, seat).renumbered()
-    kept = [e for e in game.events if getattr(e, "_numbered", None)]
-    assert kept  # some event holds copies numbered for several seats
-    env = load_prompt_set().env
-    template = env.from_string("{{ e._numbered }}")
-    with pytest.raises(Exception, match=r"unsafe|_numbered"):
-        template.render(e=kept[0])
 
 
 def _fold_slow(text: str) -> str:
@@ -92,7 +25,6 @@ def _flags_slow(text: str) -> tuple[str, ...]:
     folded text, always."""
     plain = injection.normalise(text)
     seen = "".join(filter(injection._prints, plain))
-    assert injection.shown(text) == seen
     folded = _fold_slow(seen)
     found = [
         name

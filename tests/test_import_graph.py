@@ -181,7 +181,8 @@ ROOMS: dict[str, Room] = {
     ),
     "arena.web": Room(
         _of("engine orchestrator players human transcript agents live pacing prompts trust seeds safe_read")
-        + _of("safe_write llm.preflight render.phrasebook render.phrases render.phrases_ru render.labels"),
+        + _of("safe_write llm.preflight render.phrasebook render.phrases render.phrases_ru render.labels")
+        + _of("render.protocol"),
         never=_of("tournament research"),
     ),
     "arena.web.routes": Room(

@@ -263,6 +263,7 @@ def test_reasoning_and_model_calls_are_labelled_in_russian(tmp_path: Path) -> No
     assert "✎ рассуждение #1 (речь): " in ru.stdout and "⚙ вызов модели #1 (речь): " in ru.stdout
     assert "новых сообщений: " in ru.stdout and "✎ reasoning of #" not in ru.stdout
     assert "✎ reasoning of #1 (speech): " in en.stdout and "new messages; reply: " in en.stdout
+    assert "вызовы модели" in ru.stdout and "кэш запросов по местам" in ru.stdout and "prompt cache" in en.stdout
 
 
 def test_arena_play_in_russian_prints_no_english(tmp_path: Path) -> None:

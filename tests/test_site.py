@@ -111,15 +111,6 @@ def test_a_configuration_page_shows_only_the_metrics_that_discriminate(site: Pat
     assert not {r.name for r in RATES if r.name not in HEADLINE} & set(shown)
 
 
-def test_a_configuration_page_has_the_points_table_of_its_rules(site: Path) -> None:
-    """#35's points table (`arena report --scoring fiim`) on the configuration's page, overall and by role, linked."""
-    config = (site / "config" / "fiim" / "heuristic.html").read_text(encoding="utf-8")
-    assert "<h2>Points (fiim)</h2>" in config and "<h2>Points by role (fiim)</h2>" in config
-    section = config.split("<h2>Points (fiim)</h2>", 1)[1].split("<h2>", 1)[0]
-    rows = re.findall(r"<tr>(.*?)</tr>", section.split("<tbody>", 1)[1], re.S)
-    assert len(rows) == 1 and ">heuristic<" in rows[0] and 'href="../../lists/' in rows[0], rows
-
-
 def test_every_number_links_to_its_games_and_every_game_has_a_replay(site: Path) -> None:
     board = (site / "board-fiim.html").read_text(encoding="utf-8")
     rows = re.findall(r"<tr><td>(?:<span>)?\d+(?:</span>)?</td>(.*?)</tr>", board, re.S)
@@ -321,6 +312,20 @@ def test_the_build_reports_its_stages(runs: list[Path], tmp_path: Path) -> None:
         assert stage in stages, stages
     replays = [(done, total) for stage, done, total in heard if stage == "writing replays"]
     assert replays[0] == (0, 12) and replays[-1] == (11, 12)
+
+
+def test_the_site_shows_the_points_table_with_scoring(runs: list[Path], tmp_path: Path) -> None:
+    """`arena site --scoring fiim`: each configuration's page has its rows of `arena report --scoring`'s points table
+    (ranked, and by role), and --check re-derives them (the site records the system by name)."""
+    folder = tmp_path / "scored"
+    _ok(["site", str(runs[1]), "--out", str(folder), "--boot", "0", "--no-progress", "--scoring", "fiim"])
+    page = (folder / "config" / "fiim" / "heuristic.html").read_text(encoding="utf-8")
+    assert "Points (fiim" in page and "Points by role (fiim" in page and "points per game" in page
+    points = page.split("Points (fiim", 1)[1]
+    assert ">heuristic<" in points and ">random<" not in points and ">filler<" not in points  # its own rows only
+    assert "all identical" in _ok(["site", "--check", str(folder), "--no-progress"])
+    bad = runner.invoke(app, ["site", str(runs[1]), "--out", str(tmp_path / "x"), "--scoring", "nope"])
+    assert bad.exit_code == 2 and "--scoring" in bad.output
 
 
 def test_a_site_never_counts_a_result_made_of_failures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

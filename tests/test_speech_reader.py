@@ -22,6 +22,7 @@ SETS = (
     "fresh",
     "fourth",
     "blind_dev",
+    "blind_test",
     "probe1",
     "probe2",
     "probe3",
@@ -35,6 +36,8 @@ SETS = (
 FLOORS = {
     ("dev", "heldout", "fresh", "fourth"): (0.98, 0.95),
     ("blind_dev",): (0.97, 0.95),
+    # written blind and never tuned on: measured once at 0.900/0.684 (the reader's figure on unseen phrasings)
+    ("blind_test",): (0.88, 0.66),
     ("probe1", "probe2", "probe3", "probe4", "probe5", "probe6", "probe7"): (0.97, 0.95),
 }
 
@@ -141,5 +144,6 @@ def test_reading_is_deterministic_and_total() -> None:
     assert read(text) == read(text)
     assert read("") == ()
     assert all(isinstance(s, Statement) for s in read(text))
-    for junk in ("¤¤¤ 99 ᵃᵃ", "\x00\u202e" * 50, "1 " * 500, "я " * 300):
+    # "seat 1, seat 2, " * 40: a list the old list pattern took exponential time to fail on (7 s at 10 pairs)
+    for junk in ("¤¤¤ 99 ᵃᵃ", "\x00\u202e" * 50, "1 " * 500, "я " * 300, "seat 1, seat 2, " * 40, "— 5 — 6 " * 200):
         read(junk)  # never raises

@@ -220,7 +220,7 @@ def report(game: Game, stats: RunStats, path: Path | None, console: Console, qui
         if path is not None:
             from arena.render.totals import totals_table
 
-            table = totals_table(*_totals(path))  # None for a game without model calls
+            table = totals_table(*_totals(path), lang=lang)  # None for a game without model calls
             if table is not None:
                 console.print(table)
     typer.echo(f"transcript: {path}")

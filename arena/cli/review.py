@@ -172,7 +172,8 @@ def show(
     )
     from arena.render.totals import totals_table, transcript_totals, unknown_cost_seats
 
-    table = totals_table(transcript_totals(review.transcript), viewer, unknown_cost_seats(review.transcript))
+    totals = transcript_totals(review.transcript)
+    table = totals_table(totals, viewer, unknown_cost_seats(review.transcript), check_lang(lang, review))
     if table is not None:
         console.print(table)
 

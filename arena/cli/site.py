@@ -30,6 +30,10 @@ def register(app: typer.Typer) -> None:
             Path | None, typer.Option("--check", help="Re-derive every number of this built site from its games.")
         ] = None,
         boot: Annotated[int, typer.Option("--boot", min=0, help="Bootstrap resamples for the intervals.")] = 200,
+        scoring: Annotated[
+            str | None,
+            typer.Option("--scoring", help="Add the points table (fiim or mwc) to each configuration."),
+        ] = None,
         no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
     ) -> None:
         """Build a static leaderboard site from runs (or --check one): replays, every number linked to its games."""
@@ -56,13 +60,15 @@ def register(app: typer.Typer) -> None:
             return
         if not runs:
             fail("give one or more RUN folders and --out SITE (or --check SITE)")
+        if scoring not in (None, "fiim", "mwc"):
+            fail(f"--scoring: fiim or mwc (a site's --check re-derives it by name), not {scoring!r}")
         if out is None:
             fail("--out: give the folder to build the site in")
         from arena.site.build import build_site
 
         try:
             with progress_bar(enabled=not no_progress) as progress:
-                built = build_site(list(runs), out, boot=boot, progress=progress)
+                built = build_site(list(runs), out, boot=boot, progress=progress, scoring=scoring or "")
         except SiteError as exc:
             fail(str(exc))
         typer.echo(f"{built.games} games, {len(built.boards)} leaderboard(s) -> {built.folder}")

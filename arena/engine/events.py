@@ -101,11 +101,10 @@ def audience_mask(vis: Vis, to: tuple[int, ...]) -> int:
 
 class _Audience(PlainRecord):
     """Holds an event's audience bitmask in a slot of its own, so it is no field: never dumped, compared or
-    validated; and the copies of the event as its viewers number it (`Event.numbered_as`), likewise no field."""
+    validated."""
 
-    __slots__ = ("_numbered", "mask")
+    __slots__ = ("mask",)
     mask: int
-    _numbered: dict[int, Event]  # number -> the copy so numbered; set on demand
 
 
 @dataclass(slots=True, kw_only=True)
@@ -140,27 +139,6 @@ class Event(_Audience):
 
     def __hash__(self) -> int:
         return hash((self.seq, self.type, self.vis, self.to, self.seat, self.target, self.value, self.text))
-
-    def numbered_as(self, number: int) -> Event:
-        """This event as a viewer that numbers it `number` sees it: a copy whose `seq` is that number (a seat's own
-        numbering, `view.Observation.renumbered`), or the event itself when the numbers agree. Every seat that
-        numbers it alike (the seats that saw the same events before it) gets the same copy, made once: a copy per
-        seat and turn was a fifth of the growth of a tournament client's CPU per call (docs/tournaments.md)."""
-        if number == self.seq:
-            return self
-        try:
-            copies = self._numbered
-        except AttributeError:  # the first renumbering of this event (the slot is set on demand, not per event)
-            copies = self._numbered = {}  # type: ignore[misc]  # the slot is _Audience's
-        copy = copies.get(number)
-        if copy is None:  # by its slots, as `Game.emit` builds an event (`dataclasses.replace` costs three times this)
-            copy = copies[number] = object.__new__(Event)
-            copy.seq = number
-            copy.day, copy.phase, copy.type, copy.vis, copy.to = self.day, self.phase, self.type, self.vis, self.to
-            copy.seat, copy.target, copy.seats, copy.counts = self.seat, self.target, self.seats, self.counts
-            copy.roles, copy.count, copy.value, copy.text = self.roles, self.count, self.value, self.text
-            copy.mask = self.mask  # type: ignore[misc]  # the slot is _Audience's
-        return copy
 
     def visible_to(self, seat: int) -> bool:
         """The one visibility rule: public to all, moderator to none, otherwise the listed seats."""

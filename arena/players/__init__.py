@@ -10,6 +10,7 @@
 | `remote.py` | a seat played by an external program over HTTP (docs/remote.md), through `arena.remote` |
 | `delayed.py` | a seat that waits before each answer (the hidden `--delay`) |
 | `factory.py` | an `AgentSpec` to a `Player` (the model seats imported lazily) |
+| `contract.py` | `check_seat`: the seat contract (every role; each answer accepted or refused by code, in time) |
 
 `base.py` imports only the engine, so the orchestrator, the transcript and model access can all depend on the
 contract; the seats above it may import the engine, `arena.agents`, `arena.prompts`, `arena.resources`, `arena.llm`

@@ -288,7 +288,7 @@ def header(story: Story) -> Panel:
     return Panel(body, title=Text(story.title, style="bold"), title_align="left")
 
 
-def cache_table(calls: Sequence[ModelCall], viewer: int) -> Table | None:
+def cache_table(calls: Sequence[ModelCall], viewer: int, lang: str = "en") -> Table | None:
     """Per seat: model calls, prompt tokens, and the share the servers reported as served from their prompt cache.
     A seat's view counts its own calls only."""
     totals: dict[int, list[int]] = {}
@@ -300,9 +300,20 @@ def cache_table(calls: Sequence[ModelCall], viewer: int) -> Table | None:
             row[2] += call.cached_tokens
     if not totals:
         return None
-    table = Table(title="prompt cache per seat (cached tokens as the servers reported them)", title_justify="left")
-    for name in ("seat", "calls", "prompt tokens", "cached", "cache hit"):
-        table.add_column(name, justify="left" if name == "seat" else "right")
+    ru = labels.pick(lang) == "ru"
+    title = (
+        "кэш запросов по местам (токены из кэша, как их сообщили серверы)"
+        if ru
+        else ("prompt cache per seat (cached tokens as the servers reported them)")
+    )
+    table = Table(title=title, title_justify="left")
+    names = (
+        ("место", "вызовы", "токены запроса", "из кэша", "доля кэша")
+        if ru
+        else ("seat", "calls", "prompt tokens", "cached", "cache hit")
+    )
+    for i, name in enumerate(names):
+        table.add_column(name, justify="left" if i == 0 else "right")
     for seat, (count, prompt, cached) in sorted(totals.items()):
         rate = f"{cached / prompt:.1%}" if prompt else "n/a"
         table.add_row(seat_label(seat), str(count), f"{prompt:,}", f"{cached:,}", rate)
@@ -351,7 +362,7 @@ def render(
     console = console or make_console()
     for item in renderables(story, reasoning=reasoning, show_calls=show_calls):
         console.print(item)
-    cache = cache_table(calls, viewer) if show_calls else None
+    cache = cache_table(calls, viewer, lang) if show_calls else None
     if cache is not None:
         console.print(cache)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 ROLE, CHECK, VOTE, DEAD, ALIVE, ACCUSE, TEAMMATE, TARGET = (
     "role", "check", "vote", "dead", "alive", "accuse", "teammate", "target",
@@ -171,10 +171,13 @@ def normalise(text: str) -> str:
 
 # ----- patterns ---------------------------------------------------------------------------------------------------
 S = r"¤(\d{1,2})ᵃ?"  # a seat token, captured
-_HEDGE = r"(?:,?\s*(?:possibly|maybe|probably|perhaps|likely|возможно|наверное|может быть|скорее всего)\s*,?\s*)?"
-L = (  # one seat or a list ("¤7 and ¤9", "¤10 и, возможно, ¤1"), captured
-    r"(¤\d{1,2}ᵃ?(?:\s*(?:,\s*(?:and|и)?|and|or|и|или)\s*" + _HEDGE + r"¤\d{1,2}ᵃ?)*)"
-)  # one seat or a list ("¤7 and ¤9"), captured
+# what may stand between the seats of a list: commas, "and"/"or", hedges ("¤10 и, возможно, ¤1"). One token at a time,
+# each starting with a different character, so a failed match backtracks in linear time (nested optional spaces did not)
+_SEP = (
+    r"(?:[\s,]|(?:and|or|possibly|maybe|probably|perhaps|likely)\b|"
+    r"(?<![а-я])(?:и|или|возможно|наверное|может быть|скорее всего)(?![а-я]))++"
+)
+L = r"(¤\d{1,2}ᵃ?(?:" + _SEP + r"¤\d{1,2}ᵃ?){0,11}+)"  # one seat or a list ("¤7 and ¤9"), captured
 _ROLE_WORDS = {
     "sheriff": "sheriff", "commissar": "sheriff", "detective": "sheriff", "doctor": "doctor", "medic": "doctor",
     "don": "don", "mafia": "mafia", "mafioso": "mafia", "black": "mafia", "maniac": "maniac", "lover": "lover",
@@ -466,11 +469,12 @@ _SIMPLE: dict[str, tuple[re.Pattern[str], ...]] = {
     ALIVE: (
         re.compile(
             r"(?:^|[.!?;,—]\s*)(?:(?:hey|ok|okay|so|well|now|эй|так|ну|итак)\s*,?\s*)?"
-            r"((?:¤\d{1,2}(?:\s+(?:and|и)\s+¤\d{1,2})*\s*(?:[,—:;]|(?=\s+(?:please|пожалуйста)\b))\s*)+)"
+            r"((?:¤\d{1,2}(?:\s+(?:and|и)\s+¤\d{1,2}){0,11}+\s*(?:[,—:;]|(?=\s+(?:please|пожалуйста)\b))\s*){1,12}+)"
             r"(?!\s*(?:это\s+|the\s+)?(?:черн|красн|мафи|дон|шериф|доктор|мирн|маньяк|black|red|mafia))"
             r"(?!\s*(?:you're|you are|ты|вы)\s+(?:\w+\s+)?(?:black|mafia|the don|a liar|lying|черн|мафи|дон|лжец|вр))"
-            r"(?![^.!]*\btrust you\b)(?![^.!]*(?<![а-я])(?:вам|тебе)\s+(?:[а-я]+\s+)?доверяю)"
-            r"(?=[^.!]*(?:\?|\byou\b|\byour\b|explain|speak|tell|answer|convince|say\b|defend|justify|care to|stop\b|"
+            r"(?![^.!]{0,200}\btrust you\b)(?![^.!]{0,200}(?<![а-я])(?:вам|тебе)\s+(?:[а-я]+\s+)?доверяю)"
+            r"(?=[^.!]{0,200}(?:\?|\byou\b|\byour\b|explain|speak|tell|answer|convince|say\b|defend|justify|care to|"
+            r"stop\b|"
             r"\btalk\b|хватит|перестань|поговори|"
             r"(?<![а-я])(?:ты|тебе|тебя|твой|твою|твои|твое|твоя|твоего|вы|ваш[а-я]*|объясни|скажи|ответь|расскажи|убеди|"
             r"говори|поясни|оправдайся|защищайся|выскажись|объясните|скажите|ответьте)(?![а-я])))"
@@ -781,20 +785,26 @@ def _guarded(sentence: str, start: int, end: int) -> bool:
     another's words before it ("seat 4 says he checked 6", "according to 5, ..."), or the clause after it makes it
     conditional ("I'll vote 6, if the sheriff confirms"; "unless" and "if ... not" keep it)."""
     low, high, following = 0, len(sentence), ""
-    for m in _CLAUSE.finditer(sentence):
-        if m.end() <= start:
-            low = m.end()
-        elif m.start() >= end:
-            high, following = m.start(), sentence[m.start() :]
+    for m_start, m_end in _starts(_CLAUSE, sentence):
+        if m_end <= start:
+            low = m_end
+        elif m_start >= end:
+            high, following = m_start, sentence[m_start:]
             break
     clause = sentence[low:high]
-    if _CONDITIONAL.search(clause) or _IF_AFTER.match(following):
+    if _starts(_CONDITIONAL, clause) or _IF_AFTER.match(following):
         return True
-    if any(r.start() < end - low for r in _REPORTED.finditer(clause)):
+    if any(r < end - low for r, _ in _starts(_REPORTED, clause)):
         return True
-    if any(n.start() < start - low for n in _NOT_BELIEVED.finditer(clause)):
+    if any(n < start - low for n, _ in _starts(_NOT_BELIEVED, clause)):
         return True  # "I don't think 1 is mafia"
-    return any(a.start() < start for a in _ACCORDING.finditer(sentence))
+    return any(a < start for a, _ in _starts(_ACCORDING, sentence))
+
+
+@lru_cache(maxsize=4096)
+def _starts(pattern: re.Pattern[str], text: str) -> tuple[tuple[int, int], ...]:
+    """The spans of `pattern` in `text`, kept: a sentence's many matches ask the same of it (linear, not quadratic)."""
+    return tuple(m.span() for m in pattern.finditer(text))
 
 
 def _reported_checks(sentence: str) -> set[int]:

@@ -132,7 +132,7 @@ def rules_board(root: Path, board: str, inputs: SiteInputs, lists: Lists, progre
     b = Board(board, f"{rules}: tournaments", "rules", rules, "centred: the configurations that played a side average "
               "0 on it (docs/ratings.md)")  # fmt: skip
     try:
-        r = build(root / "games" / board, boot=inputs.boot, progress=progress, scoring=_scoring(rules))
+        r = build(root / "games" / board, boot=inputs.boot, progress=progress, scoring=_scoring(inputs.scoring))
     except ReportError:  # every published game of the board was left out (each made of transport failures)
         from arena.research.corpus import load_folder
 
@@ -264,26 +264,37 @@ def _config_from_report(
             page.lines.append(("Decisions", ["decisions", "legal at once", "after a re-ask", "default", "transport"],
                                [[Cell(str(d.decisions), games), *(Cell(iv_text(iv, percent=True), games) for iv in
                                  (d.legal, d.reasked, d.invalid, d.transport))]]))  # fmt: skip
-    if r.points is not None:
-        page.lines += _points_lines(r.points, config, games)
+    points = getattr(r, "points", None)
+    if points is not None:
+        page.lines += _points_lines(points, config, games)
     return page
 
 
-def _scoring(rules: str) -> Any:
-    """The points system of a rules preset that has one (`arena report --scoring PRESET`), else none."""
-    from arena.scoring import SYSTEMS, load_system
+def _scoring(name: str) -> Any:
+    """The scoring system a site was built with (`arena site --scoring`), or None."""
+    if not name:
+        return None
+    from arena.scoring import load_system
 
-    return load_system(rules) if rules in SYSTEMS else None
+    return load_system(name)
 
 
 def _points_lines(points: Any, config: str, games: str | None) -> list[tuple[str, list[str], list[list[Cell]]]]:
-    """This configuration's rows of the report's points table (`arena report --scoring`), overall and by role."""
-    from arena.research.points import table_cells, table_head
+    """The points table's rows of this configuration (`arena report --scoring`'s table), when scoring is on."""
+    import importlib
 
+    try:  # the points table (`arena report --scoring`), where this install has it
+        table = importlib.import_module(".".join(("arena", "research", "points")))
+    except ImportError:
+        return []
     out = []
-    for by_role, title, at in ((False, "Points", 1), (True, "Points by role", 0)):
-        rows = [[Cell(c, games) for c in row] for row in table_cells(points, by_role) if row[at] == config]
-        out.append((f"{title} ({points.system.name})", table_head(points.system, by_role), rows))
+    for by_role, title in ((False, "Points"), (True, "Points by role")):
+        head = [str(h) for h in table.table_head(points.system, by_role)]
+        at = head.index("configuration")  # the ranked table leads with its rank, the per-role one with the config
+        rows = [[Cell(str(c), games) for c in row] for row in table.table_cells(points, by_role)
+                if len(row) > at and str(row[at]) == config]  # fmt: skip
+        if rows:
+            out.append((f"{title} ({points.system.name}, docs/metrics.md)", head, rows))
     return out
 
 

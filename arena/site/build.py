@@ -223,14 +223,18 @@ class Built:
     digest: str
 
 
-def build_site(folders: list[Path], out: Path, *, boot: int = 200, progress: Progress | None = None) -> Built:
-    """Build a site from run folders into `out` (a new or empty folder)."""
+def build_site(
+    folders: list[Path], out: Path, *, boot: int = 200, progress: Progress | None = None, scoring: str = ""
+) -> Built:
+    """Build a site from run folders into `out` (a new or empty folder); `scoring` (fiim, mwc) adds the points table
+    of `arena report --scoring` to each configuration's page."""
     from arena.safe_write import Folder, UnsafePath
 
     if out.exists() and (not out.is_dir() or out.is_symlink() or any(out.iterdir())):
         raise SiteError(f"{out}: not a new or empty folder; a site is built into one of its own")
     inputs = collect(folders, progress)
     inputs.boot = boot
+    inputs.scoring = scoring
     if not inputs.published():
         raise SiteError("no finished game that verifies in " + ", ".join(str(f) for f in folders))
     sources = {run.name: Path(run.source) for run in inputs.runs}

