@@ -171,8 +171,10 @@ class _Obj(dict[str, Any]):
 
 
 def _views(path: Path) -> str:
-    """Every view of a game (god view first, then each seat's) as the review page's JSON blocks."""
+    """The review page's words in the game's language, then every view of a game (god view first, then each
+    seat's), as the review page's JSON blocks."""
     from arena.engine import MODERATOR
+    from arena.render import labels
     from arena.render.html import embed_json, story_json
     from arena.render.notes import input_anchors
     from arena.render.story import build_story
@@ -183,10 +185,11 @@ def _views(path: Path) -> str:
     models = {e.seat: e.agent.reported_model or e.agent.model or "" for e in t.header.seats}
     positions = t.call_positions if len(t.call_positions) == len(t.calls) else None
     anchors = input_anchors(game, t.inputs) if t.inputs else None
-    blocks = []
+    lang = labels.pick(t.header.lang)  # the replay in the game's language, as `arena export` draws it
+    blocks = [f'<script type="application/json" id="labels">{embed_json(labels.page(lang))}</script>']
     for viewer in [MODERATOR, *range(1, game.n + 1)]:
         story = build_story(game, viewer, t.calls, t.inputs, names=names, status=t.status, anchors=anchors,
-                            call_positions=positions, models=models)  # fmt: skip
+                            call_positions=positions, models=models, lang=lang)  # fmt: skip
         blocks.append(f'<script type="application/json" class="view" data-viewer="{viewer}">'
                       f"{embed_json(story_json(story))}</script>")  # fmt: skip
     return "\n".join(blocks)
