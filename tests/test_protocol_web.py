@@ -97,13 +97,23 @@ def test_the_judge_gives_awards_after_the_end_then_closes_the_sheet(tmp_path: Pa
     are inputs of the sealed transcript (verify replays them) and the replays and the whole sheet open then."""
     from arena.transcript import load, verify
 
-    server = Server(ServeConfig(out_dir=tmp_path, bot_delay=0.0, judge=True, start="now"))
+    # a person at seat 1 keeps the table in its lobby until the host starts it (a bots' table starts, and may end,
+    # at once); the person then sends nothing and the rule's defaults play the seat
+    server = Server(ServeConfig(out_dir=tmp_path, bot_delay=0.0, judge=True, start="lobby", human_timeout=0.05))
+    seats = {**SEATS, 1: resolve_agent("human")}
+
+    async def add() -> Table:
+        table, players = server.build(RULES, seats, seed=6)
+        table.speech_grace_s = 0.0
+        return server.add(table, players)
+
     with TestClient(create_app(server)) as client:
         assert client.portal is not None
-        table: Table = client.portal.call(lambda: _add(server, seed=6))
+        table: Table = client.portal.call(add)
         judge, token = f"/api/judge/{table.judge_token}", table.spectator_token
         closing = client.post(judge, json={"action": "close"})
         assert closing.status_code == 400 and "has not ended" in closing.json()["error"]
+        assert client.post(f"/api/start/{server.config.admin_token}/{table.id}").status_code == 200
         wait_until(lambda: table.over, limit_s=60)
         state = client.get(f"/api/judge-state/{table.judge_token}?lang=en").json()
         assert state["judge"]["closable"] and state["judge"]["awards"]
