@@ -168,7 +168,3 @@ def test_a_table_without_a_judge_is_final_at_its_end_and_shows_the_points(tmp_pa
     assert sheet["head"][0] == "#" and sheet["head"][-1] == "Total" and len(sheet["head"]) == 2 + 5 + 1
     winners = [r for r in sheet["rows"] if r["groups"][0] == "1"]  # fiim: a win is 1 main point
     assert winners and sheet["result"].startswith(("The town (red) wins", "The mafia (black) wins"))
-
-
-async def _add(server: Server, seed: int) -> Table:
-    return server.add(*server.build(RULES, SEATS, seed=seed))
