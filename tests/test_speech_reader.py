@@ -1,4 +1,4 @@
-"""The free-text speech reader (arena/research/speech_reader.py) on its labelled corpus (tests/speech_corpus/).
+"""The free-text speech reader (arena/research/speech_reader/) on its labelled corpus (tests/speech_corpus/).
 
 Precision and recall are printed per set, per language and overall (`pytest -s` shows them). The sets were written
 one after another, each before the reader was revised on it; the first figures of each set, as written, are the
