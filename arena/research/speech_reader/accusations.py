@@ -117,6 +117,128 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(S + r"\s+(?:[а-я]+\s+){0,2}не (?:доверяю|верю)"),
         re.compile(r"(?<![а-я])не доверяю\s+" + S),
         re.compile(r"(?<![а-я])не верьте\s+" + S),
+        # generic constructions: a seat and what people call a black seat, in either order, hedges between
+        re.compile(
+            L + r"\s*(?:,\s*)?(?:is|are|'s|=|—|:|looks?|seems?|feels?|reads?|smells?|comes? (?:off|across))?\s+"
+            r"(?:(?:as|like|definitely|def|clearly|probably|surely|obviously|totally|certainly|really|very|pretty|so|"
+            r"super|kinda|kind of|a bit|quite|most likely|likely|for sure|100%|just|also|both|too|to me|imo|tbh|a|an|"
+            r"the)\s+){0,4}(?:sus|sussy|scummy|scum|shady|sketchy|fishy|dodgy|evil|dirty|guilty|a wolf|a werewolf|"
+            r"a killer|a snake|a rat|a traitor|a fake|faking|bluffing|one of them|one of the (?:blacks|mafia|bad guys|"
+            r"killers|wolves)|on the (?:black|mafia) (?:team|side)|in the mafia|black|mafia|mafioso)(?![a-z])"
+            r"(?!\s+(?:check|checks|claim|team\b|player\s+is\b))"
+        ),
+        re.compile(
+            L + r"\s+(?:is|are|has been|have been|was|were|keeps?|kept)?\s*(?:clearly\s+|obviously\s+|definitely\s+|"
+            r"just\s+|totally\s+)?(?:lying|lied|hiding something|faking|fake-?claiming|bussing|pushing lies|"
+            r"covering for (?:¤\d{1,2}|his|her|their|the)|giving (?:me\s+)?(?:mafia|scum|black|bad|evil) vibes|"
+            r"gives? (?:me\s+)?(?:off\s+)?(?:mafia|scum|black|bad|evil) vibes|pings? (?:me|my)|"
+            r"(?:plays?|acts?|acting|talks?|votes?) like (?:a\s+|the\s+)?(?:mafia|mafioso|don|black|scum|wolf))"
+        ),
+        re.compile(
+            r"\bi(?:'m| am)?\s+(?:really\s+|very\s+|quite\s+|pretty\s+|a bit\s+|kinda\s+)?(?:suspicious|wary|"
+            r"skeptical|sceptical) (?:of|about)\s+"
+            + L
+            + r"|\bi(?:'m| am)\s+(?:looking at|eyeing|watching)\s+"
+            + L
+            + r"(?!\s+(?:for|as)\b)"
+            + r"|\b(?:my|our) (?:eyes are|money(?:'s| is)|bet is|suspicion is|suspicions are|gut says|gut is)\s+"
+            r"(?:on\s+)?" + L
+        ),
+        re.compile(
+            r"\bi(?:'ve)?\s+(?:have|got|had|put|see|count)\s+" + L + r"\s+(?:as|down as|pegged as|in|on|among)\s+"
+            r"(?:my\s+)?(?:the\s+)?(?:black|mafia|scum|blacks|suspects?|bad guys)\b"
+            + r"|\bmy\s+(?:read|gut|feeling|vibe|take|guess|bet)\s+(?:on|about|for)\s+"
+            + L
+            + r"\s+(?:is|:|—)\s+(?:that he's\s+|that she's\s+)?(?:a\s+|the\s+)?"
+            r"(?:black|mafia|scum|scummy|bad|don|negative)\b"
+        ),
+        re.compile(
+            r"(?:^|[.!?,:;—]\s*)(?:and\s+|so\s+|i think\s+|i bet\s+|i'd say\s+)?the\s+(?:real\s+|other\s+)?"
+            r"(?:don|mafia|mafioso|black|liar|killer|fake(?: sheriff)?|wolf|scum)\s+"
+            r"(?:is|=|:|—|here is|has to be|must be)\s+"
+            r"(?:probably\s+|definitely\s+|clearly\s+|obviously\s+|surely\s+|likely\s+|either\s+)?"
+            + L
+            + r"(?!\s*(?:'s|is|are|and me|and i|will|would|checks?|checked|should|did|was)\b)"
+        ),
+        re.compile(
+            L
+            + r"\s+(?:is|are|'s)\s+(?:the one|who) i\s+(?:suspect|trust least|don't trust|distrust|doubt)\b|"
+            + L
+            + r"\s*(?:—|,)?\s*(?:you're|you are|are|—)\s+(?:all\s+)?(?:my|the|our)\s+(?:main\s+|top\s+|prime\s+)?"
+            r"suspects?\b"
+        ),
+        re.compile(r"\bi\s+(?:really\s+)?(?:distrust|doubt|don't buy|do not buy|can't trust|cannot trust)\s+" + L),
+        re.compile(L + r"\s+(?:can't|cannot|can not|shouldn't|should not)\s+be trusted\b"),
+        re.compile(
+            L + r"\s+(?:is|are|'s)\s+(?:definitely\s+|clearly\s+|obviously\s+|surely\s+)?not\s+(?:a\s+)?"
+            r"(?:red|town|townie|civilian|clean|innocent)\b(?!\s*,?\s*(?:i|we)\s+(?:checked|know))"
+        ),
+        # Russian: «седьмой явно из чёрной команды», «у меня второй в чёрных», «восьмой играет за мафию»
+        re.compile(
+            L + r"\s*(?:—\s*)?(?:(?:точно|явно|скорее всего|наверное|по-моему|похоже|однозначно|100%|для меня|тоже|оба|"
+            r"сто процентов|по любому|по-любому)\s+)*(?:из|среди|в)\s+(?:черн[а-я]*|мафи[а-я]*|команд[а-я]* мафии|"
+            r"черной команд[а-я]*|мафиозн[а-я]*)(?![а-я])"
+        ),
+        re.compile(
+            r"(?<![а-я])у меня\s+" + L + r"\s+(?:[а-я]+\s+)?(?:в|на)\s+(?:черн[а-я]*|мафи[а-я]*|подозрени[а-я]*|"
+            r"минусе|минусах)(?![а-я])"
+        ),
+        re.compile(
+            L + r"\s+(?:[а-я]+\s+){0,2}?(?:играет|играют|топит|топят|работает|работают|голосует|голосуют)\s+"
+            r"(?:[а-я]+\s+)?(?:за|на)\s+(?:черн[а-я]*|мафи[а-я]*)(?![а-я])"
+        ),
+        re.compile(
+            L + r"\s*(?:—\s*)?(?:(?:точно|явно|однозначно|уж точно|совсем|для меня|по-моему)\s+)*не\s+"
+            r"(?:мирн[а-я]*|красн[а-я]*|чист[а-я]*)(?![а-я])(?![^.]*(?<![а-я])(?:проверил|проверка|знаю)(?![а-я]))"
+        ),
+        re.compile(
+            L + r"\s+(?:[а-я]+\s+){0,2}?(?:врет|лжет|врут|лгут|врал|врала|наврал[а]?|соврал[а]?|юлит|виляет|темнит|"
+            r"крутит|выкручивается|палится|спалился|спалилась|прокололся|прокололась|сливает|мутит|гонит|"
+            r"выгораживает|покрывает|прикрывает|отмазывает)(?![а-я])"
+        ),
+        re.compile(
+            L + r"\s*(?:—\s*)?(?:(?:точно|явно|скорее всего|наверное|по-моему|просто|какой-то|какая-то|очень|"
+            r"слишком|подозрительно)\s+)*(?:мутн[а-я]*|скользк[а-я]*|стремн[а-я]*|гнил[а-я]*|лжив[а-я]*|фальшив[а-я]*|"
+            r"лжешериф[а-я]*|предатель|крыса|врун[а-я]*|обманщи[а-я]*|самозван[а-я]*)(?![а-я])"
+        ),
+        re.compile(
+            r"(?<![а-я])(?:подозрени[а-я]*|вопросы)\s+(?:[а-я]+\s+)?(?:вызывает|вызывают|у меня к)\s+"
+            + L
+            + r"|"
+            + L
+            + r"\s+(?:[а-я]+\s+)?(?:вызывает|вызывают)\s+(?:[а-я]+\s+)?(?:подозрени[а-я]*|сомнени[а-я]*)"
+            + r"|"
+            + L
+            + r"\s+(?:у меня\s+)?(?:под|на)\s+подозрении"
+            + r"|(?<![а-я])ставлю на\s+(?:то,?\s+что\s+)?"
+            + L
+            + r"\s+(?:[а-я]+\s+)?(?:черн|мафи|дон|из черн)"
+        ),
+        re.compile(
+            r"(?:^|[.!?,:;]\s*)(?:а\s+|и\s+|думаю,?\s+)?(?:настоящий\s+|второй\s+)?(?:дон|мафия|мафиози|черный|черная|"
+            r"черные|лжец|лжешериф|фейк)\s*(?:—|это|:|=)\s*(?:скорее всего\s+|наверное\s+|точно\s+|явно\s+|"
+            r"похоже\s+|это\s+)?" + L + r"(?!\s*(?:и я|и мы|—\s*я)(?![а-я]))"
+        ),
+        re.compile(
+            r"(?<![а-я])(?:не доверяю|не верю|сомневаюсь в|не нравится мне|настораживает|напрягает|смущает)\s+"
+            r"(?:[а-я]+\s+)?"
+            + L
+            + r"|"
+            + L
+            + r"\s+(?:[а-я]+\s+)?(?:меня\s+)?(?:настораживает|напрягает|смущает|бесит)(?![а-я])"
+        ),
+        # the seat named after the accusation it answers: "one of them is lying, and I think it's 5", «кто-то врёт,
+        # думаю — пятый», "whoever shot me, it's 6 or 9"
+        re.compile(
+            r"\b(?:lying|liar|lies|black|don|mafia|mafioso|scum|fake|shot me|killed me)\b[^.?]*?"
+            r"(?:\b(?:i think|i bet|i'd say|my bet is|my guess is|i guess|i'm sure|probably|surely)\s*,?\s*|,\s*)"
+            r"(?:it's|it is|that's|that is)\s+"
+            + L
+            + r"(?!\s*(?:'s|is|are|was|were|and me)\b)"
+            + r"|(?<![а-я])(?:врет|лжет|врут|черн[а-я]*|дон|мафи[а-я]*|фейк|стреляли в меня|убили меня)(?![а-я])[^.?]*?"
+            r"(?<![а-я])(?:думаю|наверное|скорее всего|по-моему|ставлю на|уверен)\s*(?:,|—|:)?\s*(?:что\s+|это\s+)?"
+            r"(¤\d{1,2}(?:(?:\s*,\s*|\s+(?:или|и)\s+)¤\d{1,2})*)(?!ᵃ)(?!\s*(?:—\s*)?(?:красн|мирн|шериф))"
+        ),
     ),
     TEAMMATE: (
         re.compile(

@@ -18,19 +18,38 @@ ROLE_WORDS = {
     "любовница": "lover", "мирный житель": "civilian", "мирный": "civilian", "мирная": "civilian",
     "мирный игрок": "civilian", "красный": "red", "красная": "red", "doc": "doctor", "cop": "sheriff",
     "мирняк": "civilian", "civvie": "civilian", "civ": "civilian", "мирная жительница": "civilian",
-    "красный игрок": "red",
+    "красный игрок": "red", "мирн": "civilian", "шереф": "sheriff", "красн": "red",
 }  # fmt: skip
 _RU_ROLE_GENITIVE = {"шерифа": "sheriff", "комиссара": "sheriff", "доктора": "doctor", "врача": "doctor",
                      "дона": "don", "мафии": "mafia", "мафиози": "mafia", "маньяка": "maniac", "любовницы": "lover",
                      "мирного": "civilian", "мирного жителя": "civilian", "мирных": "civilian"}  # fmt: skip
 _EN_ROLE = "|".join(sorted((w for w in ROLE_WORDS if w.isascii()), key=len, reverse=True))
 _RU_ROLE = "|".join(sorted((w for w in ROLE_WORDS if not w.isascii()), key=len, reverse=True))
+_BARE_ROLE = r"(sheriff|commissar|detective|doctor|civilian|citizen|red|townie|civ|шериф|комиссар|доктор|мирный|" \
+    r"мирная|мирн|красный|красная)"  # fmt: skip
 _ROLE_PATTERNS = (
+    re.compile(  # a role word alone as the speaker's answer: "Red.", «Коротко: красная, проверок нет», "Sheriff, btw."
+        r"(?:^|(?<!result)(?<!check)(?<!результат)(?<!проверка)(?<!¤\d)(?<!¤\d\d)(?<!ᵃ):)\s*"
+        + _BARE_ROLE
+        + r"\s*(?:,\s*(?:by the way|btw|obviously|of course|if anything|for the record|"
+        r"кстати|если что|конечно|разумеется)\s*)?(?:[.!]+\s*$|$|,(?=\s*(?:no|нет|без|проверок)\b))"
+    ),
+    re.compile(  # "that's what I found as sheriff", «я как шериф»
+        r"\bi(?:'m| am)?\s+(?:(?!him\b|her\b|them\b|it\b|¤)\S+\s+){0,4}?as (?:the\s+|a\s+|an\s+)?(sheriff|doctor|"
+        r"civilian|citizen|red|townie)\b|(?<![а-я])я\s+(?:[а-я]+\s+){0,2}?как\s+(шериф|доктор|мирный|мирная|красный|"
+        r"красная)(?![а-я])"
+    ),
+    re.compile(  # "now it's on us civilians", «на нас, мирных»
+        r"\b(?:us|we)\s*,?\s+(?:poor\s+|fellow\s+|simple\s+)?(civ)(?:ilian|vie)?s\b|\b(?:us|we)\s*,?\s+(red)s\b"
+        r"|(?<![а-я])(?:нас|мы|нам)\s*,?\s*(?:—\s*)?(мирн)(?:ых|ые|ым)(?![а-я])"
+        r"|(?<![а-я])(?:нас|мы|нам)\s*,?\s*(?:—\s*)?(красн)(?:ых|ые|ым)(?![а-я])"
+    ),
+    re.compile(r"\bthe\s+(" + _EN_ROLE + r")\s+(?:was|is)\s+me\b"),
     re.compile(
         r"\b(?:i am|i'm|im|i was)\s+(?:(?:the|a|an|just|only|simply|real|simple|true|really|actually|honest|plain|"
         r"ordinary|regular|indeed|definitely|obviously|totally|truly|genuinely|100%|vanilla)\s+)*("
         + _EN_ROLE
-        + r")\b(?![\'’]|\s+(?:seat|player|claim))"
+        + r")\b(?![\'’]|\s+(?:seat|claim)|\s+player\s+¤)"
     ),
     re.compile(  # "sheriff here" introduces the speaker only at the head of a sentence ("7 is the mafia here" does not)
         r"^\s*(?:(?:a|an|the|just|simple|plain|honest)\s+)*("
@@ -96,7 +115,7 @@ _CARD = re.compile(
     + r")(?![а-я])"
 )
 _SARCASM = re.compile(r"^\s*(?:sure|yeah,? right|yeah,? sure|oh,? sure|ну да|ага|конечно|да-да|ну конечно)\b")
-_RETRACTED = re.compile(r"^[\s,.!—-]*(?:just\s+)?(?:kidding|joking|шучу|шутка)")
+_RETRACTED = re.compile(r"^[\s,.!—-]*(?:just\s+|obviously\s+|конечно\s+)?(?:kidding|joking|jk|шучу|шутка)")
 ELLIPTIC = re.compile(r"\bnot the (sheriff)\.\s*i am\b|не (шериф)\.\s*(?:шериф\s*—\s*я|я\s*—?\s*шериф)")
 _TEAM_CLAIMS = (  # the speaker owns the black side: "we, the mafia", "seat 6 and I are mafia"
     re.compile(r"\bwe,?\s+(?:the\s+)?(?:black team|mafia)\b"),
@@ -107,7 +126,7 @@ _TEAM_CLAIMS = (  # the speaker owns the black side: "we, the mafia", "seat 6 an
     re.compile(r"(?<![а-я])я\s+и\s+" + S + r"\s*(?:—|,)?\s*(?:мафия|черные)"),
 )
 
-_BLACK = r"(?:black|mafia|mafioso|a mafioso|the don|don|guilty|scum|черн[а-я]*|мафи[а-я]*|дон)"
+_BLACK = r"(?:black|blk|mafia|mafioso|a mafioso|the don|don|guilty|scum|черн[а-я]*|мафи[а-я]*|дон)"
 _RED = r"(?:red|clean|a civilian|civilian|a citizen|citizen|peaceful|town|not black|innocent|not guilty|" \
        r"красн[а-я]*|чист[а-я]*|мирн[а-я]*|" \
        r"не черн[а-я]*)"  # fmt: skip
@@ -117,7 +136,7 @@ _CHECK_CUE = re.compile(
     r"i looked at|i investigated|"
     r"i've cleared|my (?:investigation|result)s?|"
     r"checks? i (?:made|did|have made))\b|"
-    r"(?:^|[.!?,;:—]\s*)checked\s+¤|(?:^|[.!?]\s*)(?:check|checks|проверка|проверки)\s*[:—]|"
+    r"(?:^|[.!?,;:—]\s*)checked\s*[:—]?\s*¤|(?:^|[.!?]\s*)(?:check|checks|проверка|проверки)\s*[:—]|"
     r"(?<![а-я])я\s+(?:[а-я]+\s+){0,3}провер[а-я]*|^\s*провер[а-я]*|проверен[а-я]*\s+мною|(?<![а-я])мо[яий][а-я]*\s+"
     r"(?:[а-я]+\s+)?провер(?:к|ок)|(?<![а-я])проверк[аи]\s+на|\bi found\s+¤|(?<![а-я])я\s+(?:[а-я]+\s+)?нашел\s+¤|"
     r"по моей проверке|(?<![а-я])проверил[а]?\s+¤|¤\d{1,2}ᵃ\s+провер(?:ил|ял)|"
@@ -128,6 +147,7 @@ _CHECK_NOT_MINE = re.compile(
     r"\b(?:he|she|sheriff|¤\d+),?\s+(?:checked|found)\b|\bchecked by\b|\ba checked\b|"
     r"\bchecked (?:him|her|it)\b(?<!i checked him)"
     r"|\b(?:our|your|the|their)\s+sheriff\b(?:(?!\bi\b)[^.]){0,24}\bchecked\b"
+    r"|¤\d{1,2}'s\s+check\b|¤\d{1,2}(?!ᵃ)\s+(?:[а-я]+\s+){0,2}?провер(?:ил|ял)[аи]?(?![а-я])"
     r"|(?<![а-я])(?:он|она|шериф)\s+(?:[а-я]+\s+){0,2}проверил|(?<![а-я])(?:наш|ваш|этот)\s+шериф[^.]{0,24}проверил"
 )
 
@@ -145,10 +165,16 @@ def reported_checks(sentence: str) -> set[int]:
 
 _COL = r"(red|black|красн[а-я]*|черн[а-я]*)"
 _CHECK_NOUN = r"(?:check|проверк[а-я]*)"
+_NEXT_CHECK = re.compile(r"\s+(?:check|проверк)|\s+(?:on|на)\s+¤")
+_INFERRED = re.compile(r"\b(?:means|meaning|therefore|hence)\b|(?<![а-я])(?:значит|поэтому|следовательно)(?![а-я])")
 _COLOURED_CHECKS = (  # a check named by its colour: "my red check", «красная проверка на девятого»
     re.compile(
-        S + r"\s*(?:—|:|is|was|был[а]?|-)?\s*(?:my|a|an|мо[а-я]+|от меня|у меня)?\s*" + _COL + r"\s+" + _CHECK_NOUN
+        S + r"(?:\s*,\s*(?:was|is)|\s*(?:—|:|is|was|был[а]?|-))?\s*(?:my|a|an|мо[а-я]+|от меня|у меня)?\s*"
+        r"(?:only\s+|first\s+|second\s+|"
+        r"last\s+|latest\s+|единственн[а-я]+\s+|перв[а-я]+\s+|последн[а-я]+\s+)?" + _COL + r"\s+" + _CHECK_NOUN
     ),
+    re.compile(S + r"\s*(?:—\s*)?от меня\s*(?:—\s*)?" + _COL + r"(?![а-я])"),  # «девятому от меня красная»
+    re.compile(r"(?:check|проверк[а-я]*)[^.]*?[,;]\s*" + _COL + r"\s+(?:on|на)\s+" + S),  # "…, black on 9"
     re.compile(r"(?<![а-я])у\s+" + S + r"\s+(?:от меня\s+)?" + _COL + r"\s+проверк"),
     re.compile(_COL + r"\s+" + _CHECK_NOUN + r"\s+(?:on|на|у|for)\s+" + S),
     re.compile(r"(?:\bmy|(?<![а-я])мо[а-я]+)\s+" + _COL + r"\s+" + _CHECK_NOUN + r"\s*(?:is|was|:|—|это)\s*" + S),
@@ -188,6 +214,10 @@ def read_checks(sentences: list[str], sheriff_claimed: bool) -> list[tuple[int, 
             colour = _COLOUR.search(between)
             if colour is None or len(between[: colour.start()].split()) > 8 or guarded(sentence, m.start(), m.end()):
                 continue
+            if _NEXT_CHECK.match(between[colour.end() :]) or (
+                i and _INFERRED.search(sentence[seats[i - 1].end() : m.start()])
+            ):
+                continue  # "red check on 3, black check on 9": the colour names the next check; "that means 9 is black"
             if NEGATED_BEFORE.search(between[: colour.start()]) and not colour.group(1).startswith("не"):
                 continue
             if not cue and not re.match(r"\s*[—:,-]?\s*(?:is\s+|у меня\s+|for me\s+)?$", between[: colour.start()]):
@@ -215,13 +245,17 @@ def read_checks(sentences: list[str], sheriff_claimed: bool) -> list[tuple[int, 
 
 def read_roles(sentences: list[str]) -> list[str]:
     out: list[str] = []
-    for sentence in sentences:
+    for before, sentence, after in zip(["", *sentences], sentences, [*sentences[1:], ""], strict=False):
+        if _RETRACTED.match(after):
+            continue  # "I'm the don. Kidding."
         if sentence.rstrip().endswith("?"):
             continue  # a question claims nothing ("do you really think I am mafia?")
         if _SARCASM.match(sentence):
             continue  # "sure, I'm totally the mafia", «ну да, конечно, я мафия»
         for pattern in _ROLE_PATTERNS:
             for m in pattern.finditer(sentence):
+                if pattern is _ROLE_PATTERNS[0] and _CHECK_CUE.search(before) and re.search(r"¤\d+ᵃ?\W*$", before):
+                    continue  # "I checked 4. Red.": the check's colour, not a claim
                 if not guarded(sentence, m.start(), m.end()) and not _RETRACTED.match(sentence[m.end() :]):
                     out.append(ROLE_WORDS[next(g for g in m.groups() if g)])
         if any(p.search(sentence) for p in _TEAM_CLAIMS):

@@ -80,6 +80,74 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(L + r"\s+(?:[а-я]+\s+){0,2}(?:убили|застрелили|заголосовали|выгнали|отстрелили)"),
         re.compile(r"(?<![а-я])(?:покойн[а-я]*|ушедш[а-я]*|погибш[а-я]*)\s+" + S),
         re.compile(r"¤(\d{1,2})ᵃ\s+(?:уже\s+|больше\s+)?нет(?![а-я])"),
+        # generic constructions: a seat and a verb of removal in the past, in either order, adverbs between
+        re.compile(
+            L + r"\s+(?:(?:was|were|got|has been|have been|had been|just|already|finally|also|then|first)\s+)*"
+            r"(?:shot|killed|voted out|eliminated|lynched|executed|removed|kicked(?: out)?|taken out|night-?killed|"
+            r"murdered|hanged|hung|booted(?: out)?|thrown out|disqualified|whacked|offed|mislynched)\b"
+            r"(?!\s+(?:tonight|at night|¤|the|our|my|a|an|him|her|them|me|us|you|his|their|everyone|anyone)\b)"
+        ),
+        re.compile(
+            r"\b(?:voted out|eliminated|removed|kicked out|threw out|mislynched|buried|mourn|lost)\s+(?:the\s+)?"
+            + L
+            + r"(?!\s+(?:tonight|at night)\b)"
+        ),
+        re.compile(
+            r"\b(?:rest in peace|may he rest|may she rest|farewell|goodbye|bye)\s*,?\s*(?:to\s+)?"
+            + L
+            + r"|"
+            + L
+            + r"\s*,?\s*(?:rest in peace|may (?:he|she) rest|rip)\b"
+        ),
+        re.compile(
+            L
+            + r"\s+(?:is|are)\s+no more\b|"
+            + L
+            + r"\s+(?:didn't|did not)\s+make it\b|"
+            + L
+            + r"\s+(?:is|are|was|were)\s+(?:already\s+)?(?:out|gone|dead)\b(?!\s+of\s+(?:line|mind|order))"
+        ),
+        re.compile(
+            r"\b(?:death|loss|elimination|lynch|lynching|killing|shooting|exit|departure)\s+of\s+"
+            + L
+            + r"|"
+            + S
+            + r"'s\s+(?:death|elimination|lynch|exit|departure)"
+            + r"|\b(?:with|without|since|after|now that)\s+"
+            + L
+            + r"\s+(?:out|gone|dead)\b(?!\s+of\s+(?:line|mind))"
+        ),
+        re.compile(r"\b(?:shooting|killing|lynching|voting out|eliminating)\s+" + L + r"\s+was\b"),
+        re.compile(
+            r"\bthe\s+(?:late|dead|deceased|departed|fallen|killed|murdered|eliminated|lynched)\s+(?:one\s*,?\s*)?" + S
+        ),
+        re.compile(  # «убит четвёртый», «заголосован седьмой»: a short passive participle, either side of the seat
+            r"(?<![а-я])(?:убит|убита|застрелен|застрелена|заголосован|заголосована|выгнан|выгнана|удален|удалена|"
+            r"снят|снята|отстрелен|отстрелена|казнен|казнена|повешен|повешена)\s+"
+            + L
+            + r"|"
+            + L
+            + r"\s+(?:[а-я]+\s+)?(?:убит|убита|застрелен|застрелена|заголосован|заголосована|выгнан|выгнана|"
+            r"удален|удалена|снят|снята|отстрелен|отстрелена|казнен|казнена|повешен|повешена)(?![а-я])"
+        ),
+        re.compile(  # «пятого снял ведущий», «сняли пятого», «слили девятого»
+            r"¤(\d{1,2})ᵃ\s+(?:[а-я]+\s+){0,2}(?:снял[аи]?|казнили|повесили|слили|похоронили|выбили)(?![а-я])"
+            r"|(?<![а-я])(?:сняли|снял[а]?|казнили|повесили|слили|похоронили|выбили|потеряли|убрали)\s+"
+            r"(?:[а-я]+\s+){0,2}?¤(\d{1,2})ᵃ"
+        ),
+        re.compile(  # «ночью ушёл девятый», «погиб седьмой»: the verb before its subject
+            r"(?<![а-я])(?:ушел|ушла|умер|умерла|погиб|погибла|выбыл|выбыла|вылетел|вылетела|помер)\s+"
+            r"(?:[а-я]+\s+){0,2}?¤(\d{1,2})(?!ᵃ)"
+        ),
+        re.compile(
+            r"(?<![а-я])(?:царство небесное|светлая память|вечная память|земля (?:ему |ей )?пухом|покойся с миром|"
+            r"помянем)[^.¤]{0,12}" + L + r"|" + L + r"[^.¤]{0,12}(?:царство небесное|светлая память|вечная память|"
+            r"земля (?:ему |ей )?пухом|покойся с миром)"
+        ),
+        re.compile(r"(?<![а-я])(?:с уходом|после ухода|после смерти|после гибели|смерть|гибель|уход)\s+¤(\d{1,2})ᵃ"),
+        re.compile(
+            r"¤(\d{1,2})ᵃ?\s*(?:—\s*)?(?:уже\s+)?труп(?![а-я])|(?<![а-я])минус\s+¤(\d{1,2})(?!ᵃ)\s*(?:[,.!—]|$)"
+        ),
     ),
     TARGET: (
         re.compile(
@@ -140,5 +208,71 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             r"(?<![а-я])(?:мафия|мы|они)\s+(?:[а-я]+\s+){0,3}(?:пойдет|пойдем|придет|придут|пойдут)\s+за\s+" + S
         ),
         re.compile(r"(?<![а-я])цель\s+(?:этой ночью|на ночь|сегодня|на эту ночь)?\s*—?\s*" + S),
+        # generic constructions: the speaker's side shoots a seat (a verb of the night's shot in the present, the
+        # future or the imperative, or the shot as a noun); a verb also said of the day's vote only with "tonight"
+        re.compile(
+            r"\b(?:let's|let us|we(?:'ll| will| should| must| gotta|'re gonna| are going to)?|i(?:'ll| will)?|"
+            r"i'm gonna|i'm going to)\s+(?:shoot|kill|whack|knock off|pop|off)\s+(?:the\s+)?"
+            + S
+            + r"|(?:^|[.!?,;:—]\s*)(?:shoot|kill|whack|shooting|killing|whacking)\s+(?:the\s+)?"
+            + S
+            + r"(?=[^.!?]*\b(?:tonight|at night|partner|don)\b)"
+        ),
+        re.compile(
+            r"\b(?:let's|we(?:'ll| will| should| must)?|i(?:'m| am)?\s+(?:going|gonna)?|i(?:'ll| will)?)\s*"
+            r"(?:hit|take out|go for|go after|going after|going for|take down|hitting|taking out)\s+(?:the\s+)?"
+            + S
+            + r"(?=[^.!?]*\b(?:tonight|at night)\b)"
+            + r"|\b(?:tonight|at night)\b[^.!?¤]{0,30}\b(?:hit|take out|go for|go after|going after|whack|take down)\s+"
+            r"(?:the\s+)?" + S
+        ),
+        re.compile(
+            r"\b(?:our|the|tonight's|night|my|the night's)\s+(?:shot|kill|hit|target|pick)\s+"
+            r"(?:tonight\s+|for tonight\s+)?"
+            r"(?:is|goes to|goes on|will be|:|—|=|on)\s+(?:the\s+)?" + S
+        ),
+        re.compile(
+            r"(?<!check )(?<!heal )(?<!save )\btonight\s*(?:[:—]|it's|it is|we take|we shoot)\s*"
+            + S
+            + r"(?!\s*(?:'s|is|will|checks?|heals?)\b)"
+            + r"|"
+            + S
+            + r"\s+it is,?\s+tonight\b|"
+            + S
+            + r"\s+(?:it is|it's)\s+tonight\b"
+        ),
+        re.compile(
+            r"(?:^|[.!?]\s*)(?:shoot|kill|whack|take out)\s+(?:the\s+)?(?:sheriff|doctor|commissar|cop|doc)\s*[—,:]\s*"
+            r"(?:he's|she's|that's|it's|he is|she is|that is)?\s*" + S
+        ),
+        re.compile(
+            r"(?<![а-я])(?:бьем|мочим|грохнем|выносим|стреляй|стрельни|пальнем|уберем|убираем|отстреливаем|кончаем)\s+"
+            r"(?:в\s+|по\s+)?(?:[а-я]+\s+)?"
+            + S
+            + r"(?=[^.!?]*(?:ноч|напарни|дон(?![а-я])))"
+            + r"|(?<![а-я])(?:бьем|мочим|грохнем|пальнем|стреляй|стрельни)\s+(?:в\s+|по\s+)"
+            + S
+        ),
+        re.compile(
+            r"(?<![а-я])(?:наш\s+|ночной\s+)?(?:выстрел|отстрел|цель)\s*"
+            r"(?:этой ночью|сегодня|на ночь|сегодня ночью)?\s*"
+            r"(?:—|:|это)\s*(?:в\s+|на\s+)?" + S
+        ),
+        re.compile(
+            r"(?<![а-я])(?:иду|идем|пойду|пойдем|идти)\s+(?:ночью\s+|сегодня\s+|этой ночью\s+)?(?:за|в|на)\s+"
+            + S
+            + r"(?=[^.!?]*ноч)|(?<![а-я])ночью\s+(?:[а-я]+\s+)?(?:иду|идем|пойду|пойдем)\s+(?:за|в|на)\s+"
+            + S
+        ),
+        re.compile(
+            r"(?<![а-я])(?:этой|сегодня)\s+ночью\s*(?:—\s*)?"
+            + S
+            + r"\s*(?:[.!]|$)"
+            + r"|(?<![а-я])(?:предлагаю|давай|давайте)\s+(?:[а-я]+\s+)?(?:ночью|этой ночью|сегодня ночью)\s+"
+            r"(?:[а-я]+\s+)?"
+            + S
+            + r"|(?<![а-я])давай(?:те)?\s+(?:[а-я]+\s+){0,2}?(?:стрельнем|грохнем|завалим|шлепнем|хлопнем)\s+"
+            + S
+        ),
     ),
 }

@@ -28,9 +28,11 @@ _FALLBACK: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
     # kind: (the key word, words that must not be in the clause besides the common ones)
     ACCUSE: (
         re.compile(
-            r"\b(?:black|mafia|mafioso|don|scum|scummy|liar|lying|lies|suspicious|suspect|rat|shady|fishy|fake|wolf|evil|"
-            r"guilty)\b|(?<![а-я])(?:черн[а-я]*|мафи[а-я]*|дон|доном|лжец|врет|лжет|врун[а-я]*|подозр[а-я]*|нечист[а-я]*|"
-            r"мутн[а-я]*|мути[а-я]*|фейк)(?![а-я])"
+            r"\b(?:black|mafia|mafioso|don|scum|scummy|liar|lying|lies|lied|suspicious|suspect|rat|shady|fishy|fake|faking|"
+            r"wolf|evil|guilty|sus|sussy|sketchy|dodgy|snake|traitor|killer)\b|(?<![а-я])(?:черн[а-я]*|мафи[а-я]*|дон|"
+            r"доном|лжец|врет|лжет|врал[а-я]*|соврал[а-я]*|наврал[а-я]*|врун[а-я]*|подозр[а-я]*|нечист[а-я]*|мутн[а-я]*|"
+            r"мути[а-я]*|фейк|юлит|темнит|палится|спалил[а-я]*|прокол[а-я]*|скользк[а-я]*|стремн[а-я]*|лжив[а-я]*|"
+            r"крыс[а-я]*|предател[а-я]*|самозван[а-я]*)(?![а-я])"
         ),
         re.compile(
             r"\b(?:our|my|i am|i'm|we|we're|killed|shot|kill|shoot|tonight|dead|red|town|trust|clean|checks?|"
@@ -53,27 +55,38 @@ _FALLBACK: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
     ),
     DEAD: (
         re.compile(
-            r"\b(?:dead|died|killed|shot|eliminated|lynched|rip|gone|passed)\b|(?<![а-я])(?:мертв[а-я]*|умер[а-я]*|"
-            r"убит[а-я]*|убили|застрелили|отстреляли|отстрелили|заголосовали|выбыл[а-я]*|погиб[а-я]*|помянем|"
-            r"покойн[а-я]*)(?![а-я])"
+            r"\b(?:dead|died|killed|shot|eliminated|lynched|rip|gone|passed|removed|voted out|no longer|buried|"
+            r"passed away|rest in peace)\b|(?<![а-я])(?:мертв[а-я]*|умер[а-я]*|убит[а-я]*|убили|застрелили|отстреляли|"
+            r"отстрелили|заголосовали|выбыл[а-я]*|погиб[а-я]*|помянем|покойн[а-я]*|сняли|ушел|ушла|ушли|уход(?:а|ом|е)?|"
+            r"смерт[а-я]*|гибел[а-я]*|труп|покинул[а-я]*|царство небесное|светлая память)(?![а-я])"
         ),
         re.compile(
-            r"\b(?:tonight|will|gonna|going|want|wants|try|tries|survived|saved|healed|almost|nearly|who)\b|"
+            r"\b(?:tonight|will|gonna|going|want|wants|try|tries|survived|saved|healed|almost|nearly|who|goes|"
+            r"our shot|the shot)\b|"
             r"(?<![а-я])(?:сегодня|буд[а-я]*|хоч[а-я]*|хотят|попроб[а-я]*|выжил[а-я]*|спас[а-я]*|вылечил[а-я]*|"
             r"чуть|кто)(?![а-я])"
         ),
     ),
     TARGET: (
         re.compile(
-            r"\b(?:target|shoot|kill|hit|take out|go for)\b.*\b(?:tonight|at night)\b|\b(?:tonight|at night)\b.*"
-            r"\b(?:target|shoot|kill|hit|take out|go for)\b|(?<![а-я])(?:цель|стреляем|убираем|валим|убьем)"
-            r"(?![а-я]).*ноч|ноч.*(?<![а-я])(?:цель|стреляем|убираем|валим|убьем)(?![а-я])"
+            r"\b(?:target|shoot|kill|hit|whack|take out|go for|go after|shot|killing|shooting)\b.*"
+            r"\b(?:tonight|at night)\b|"
+            r"\b(?:tonight|at night)\b.*\b(?:target|shoot|kill|hit|whack|take out|go for|go after|shot|killing|"
+            r"shooting)\b|(?<![а-я])(?:цель|стреляем|убираем|уберем|валим|убьем|бьем|выстрел|мочим|грохнем|"
+            r"стреляй|идем|иду)(?![а-я]).*ноч|ноч.*(?<![а-я])(?:цель|стреляем|убираем|уберем|валим|убьем|бьем|"
+            r"выстрел|мочим|грохнем|стреляй|идем|иду)(?![а-я])"
         ),
-        re.compile(r"\b(?:they|mafia|doctor|save|protect|heal)\b|(?<![а-я])(?:они|мафия|доктор|лечи[а-я]*)(?![а-я])"),
+        re.compile(
+            r"\b(?:they|mafia|doctor|save|protect|heal|was|were|got|died|last|yesterday|survived|checks?|checked)\b|"
+            r"(?<![а-я])(?:они|мафия|доктор|лечи[а-я]*|убили|убит[а-я]*|умер[а-я]*|ушел|ушла|погиб[а-я]*|провер[а-я]*|"
+            r"вчера|прошл[а-я]*|был[а-я]*|спас[а-я]*)(?![а-я])"
+        ),
     ),
 }
 
 
+# a clause that is a seat alone, set off by a comma or a dash: "number 7", «седьмой номер»
+_APPOSITION = re.compile(r"\s*(?:—\s*)?¤\d{1,2}ᵃ?(?:\s+номер)?\s*[.!]*\s*")
 _HEDGE_ASIDE = re.compile(
     r",\s*(?:похоже|кажется|скорее всего|наверное|возможно|по-моему|по ощущениям|i think|probably|maybe|perhaps|"
     r"i guess|i believe|i feel|most likely|clearly|obviously)\s*,"
@@ -90,15 +103,23 @@ def read_fallback(sentence: str) -> list[tuple[str, int]]:
     out: list[tuple[str, int]] = []
     cues = [m.start() for p in (_OTHERS_WORDS, REPORTED, NOT_BELIEVED) for m in p.finditer(sentence)]
     start = 0
+    before: list[str] = []  # the kinds the clause before stated of no seat ("the sheriff who died, number 7")
     for chunk in _CHUNKS.split(sentence):
         start = sentence.find(chunk, start)
         end = start + len(chunk)
         seats = [int(n) for n in re.findall(r"¤(\d{1,2})", chunk)]
-        if not seats or _NEGATION.search(chunk) or any(c < end for c in cues):
-            continue  # "the sheriff said 5 is black", «не думаю, что первый — мафия»: all that follows is not his
-        for kind, (key, veto) in _FALLBACK.items():
-            if key.search(chunk) and not (veto and veto.search(chunk)):
+        kinds = [] if _NEGATION.search(chunk) or any(c < end for c in cues) else _kinds(chunk)
+        if seats and _APPOSITION.fullmatch(chunk):
+            out += [(kind, seat) for kind in before for seat in seats]  # a seat alone names the clause before's
+        elif seats:
+            for kind in kinds:
                 if len(set(seats)) > 1 and (kind in (VOTE, TARGET) or not re.fullmatch(r"[^¤]*" + L + r"[^¤]*", chunk)):
                     continue  # one vote, one target; seats apart in one clause play different parts
                 out += [(kind, seat) for seat in seats]
+        before = kinds if not seats else []
     return out
+
+
+def _kinds(chunk: str) -> list[str]:
+    """The kinds whose key word the clause holds and none of whose vetoes."""
+    return [kind for kind, (key, veto) in _FALLBACK.items() if key.search(chunk) and not (veto and veto.search(chunk))]

@@ -7,8 +7,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from arena.research.speech_reader.seats import OBJECT
+
 CONDITIONAL = re.compile(  # a conditional: not the speaker's statement ("если что", "just in case", is none)
-    r"\b(?:if|would)\b|(?<![а-я])(?:бы|будь|если(?!\s+что(?![а-я])))(?![а-я])|"
+    r"\b(?:if|would)\b|(?<![а-я])(?:бы(?!\s+ни(?![а-я]))|будь|если(?!\s+что(?![а-я])))(?![а-я])|"
     r"\b(?:was|were)\s+(?:going to|gonna|about to)\b|\bwanted to\b|(?<![а-я])(?:собирал(?:ся|ась)|хотел[а]?)(?![а-я])"
 )
 REPORTED = re.compile(  # another seat's words reported (the game's or the host's words are the record)
@@ -18,15 +20,17 @@ REPORTED = re.compile(  # another seat's words reported (the game's or the host'
     r"\b(?:said|say)\s+(?:that\s+)?i\b|(?<!\bi )(?<!\bas i )(?<!\bi've )(?<!\bi have )\bsaid\b(?!,)|\bi thought\b|"
     r"(?<!я )(?<!как )(?<!я уже )сказал[а]?(?![а-я])|"
     r"(?:¤\d{1,2}|\bhe|\bshe|\bthey)\s+(?:is\s+|are\s+|was\s+)?claiming\b|"
-    r"(?<![а-я])(?:говорит|утверждает|заявляет|заявляется|заявился|называет|считает|думает|думал[а]?|считал[а]?)(?![а-я])|"
+    r"(?<![а-я])(?:говорит|говорят|утверждает|утверждают|заявляет|заявляется|заявился|называет|называют|считает|"
+    r"считают|думает|думают|думал[аи]?|считал[аи]?)(?![а-я])|\b(?:people|everyone|everybody|they|others)\s+(?:say|think)\b|"
     r"(?<![а-я])(?:говорил|сказал)[а-я]*,?\s+что(?![а-я])"
 )
 NOT_BELIEVED = re.compile(
+    r"\bneither\b|(?<![а-я])ни\s+¤|"
     r"\b(?:don't|do not|doesn't|does not|never|can't|cannot)\s+(?:really\s+)?(?:think|believe|suspect|feel|say)\b|"
     r"(?<![а-я])не\s+(?:думаю|считаю|верю,? что|кажется|скажу|могу сказать)(?![а-я])"
 )
 ACCORDING = re.compile(r"\baccording to\s+¤|(?<![а-я])по словам\s+¤")
-_IF_AFTER = re.compile(r"^,?\s*(?:if|если)\b(?![^.]*(?:\bnot\b|n't\b|(?<![а-я])не(?![а-я])))")
+_IF_AFTER = re.compile(r"^,?\s*(?:if|если(?!\s+что(?![а-я])))\b(?![^.]*(?:\bnot\b|n't\b|(?<![а-я])не(?![а-я])))")
 CLAUSE = re.compile(
     r",?\s+(?:but|although|though|while|whereas)\s+|;\s*|,\s*(?:но|а|хотя|однако)\s+|:\s+|"
     r",\s*(?=(?:if|unless|если)\b)"
@@ -72,11 +76,23 @@ _OBJECT_PRONOUN = re.compile(  # the object of the speaker's vote or trust ("I'm
 )
 
 
+_SUBJECT_PRONOUN = re.compile(  # a pronoun saying what the one seat named is ("seat four — I think he's mafia")
+    r"\b(?:he|she)(?=(?:'s|\s+is|\s+looks|\s+seems|\s+must|\s+has to|\s+reads|\s+feels)\b)|"
+    r"(?<![а-я])(?:он|она)(?=\s+(?:явно|точно|тоже|наверняка|однозначно|и есть|100%)\s)"
+)
+
+
+_GONE_PRONOUN = re.compile(r"(?<![а-я])(?:его|ее)(?=\s+(?:же\s+|уже\s+|больше\s+)*нет(?![а-я]))")
+# a question answered by the next sentence: "My vote? The fifth." reads "my vote: the fifth."
+_ASKED_AND_ANSWERED = re.compile(r"\b(my vote|my pick|my choice|мой голос|мой выбор)\s*\?\s+")
+
+
 def split_sentences(text: str) -> list[str]:
     """The sentences of a normalised text, a pronoun in a sentence that names no seat read as the one seat the
     sentence before named ("I checked 8. He is red.", "Seat 6 says he is the doctor. I don't believe him.")."""
     out: list[str] = []
     previous: set[str] = set()
+    text = _ASKED_AND_ANSWERED.sub(r"\1: ", text)
     for sentence in (s for s in _SENTENCES.split(text) if s.strip()):
         seats = set(re.findall(r"¤\d{1,2}", sentence))
         if not seats and len(previous) == 1:
@@ -85,7 +101,9 @@ def split_sentences(text: str) -> list[str]:
         elif len(seats) == 1:  # "the lady in seat 4 — I'm voting her": a pronoun after the one seat named
             seat = next(iter(seats))
             at = sentence.index(seat) + len(seat)
-            sentence = sentence[:at] + _OBJECT_PRONOUN.sub(r"\g<1>" + seat, sentence[at:])
+            rest = _OBJECT_PRONOUN.sub(r"\g<1>" + seat, sentence[at:])
+            rest = _GONE_PRONOUN.sub(seat + OBJECT, _SUBJECT_PRONOUN.sub(seat, rest))
+            sentence = sentence[:at] + rest  # "don't listen to 2, he's obviously black"
         out.append(sentence)
         previous = seats or previous
     return out

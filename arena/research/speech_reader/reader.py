@@ -24,6 +24,11 @@ from arena.research.speech_reader.statement import ACCUSE, ALIVE, CHECK, KINDS, 
 _SIMPLE = {kind: m.PATTERNS[kind] for kind in KINDS for m in (votes, deaths, accusations) if kind in m.PATTERNS}
 
 
+_ASKS = re.compile(r"\s*\?")  # the statement is asked ("vote for 5?")
+# a verb whose ending says the speaker votes («голосую», «голосуем»), whoever was named before it
+_FIRST = re.compile(r"(?<![а-я])(?:про|за)?голосу(?:ю|ем)(?![а-я])|(?<![а-я])(?:отдаю|отдам|выставляю|иду)(?![а-я])")
+
+
 @cache
 def _read(text: str) -> tuple[Statement, ...]:
     t = normalise(text)
@@ -45,7 +50,9 @@ def _read(text: str) -> tuple[Statement, ...]:
                         continue
                     if kind != ALIVE and QUESTION.match(sentence):
                         continue  # "is seat 5 mafia?" asks, it does not say
-                    if kind == VOTE and third_person(sentence, m.start(m.lastindex or 0)):
+                    if kind != ALIVE and _ASKS.match(sentence[m.end() :]):
+                        continue  # "vote for 5?": the clause asks
+                    if kind == VOTE and third_person(sentence, m.start(m.lastindex or 0)) and not _FIRST.search(m[0]):
                         continue  # "I think seat 3 will vote 5": another seat's vote
                     for seat in (int(n) for g in m.groups() if g is not None for n in re.findall(r"\d+", g)):
                         if kind == ACCUSE and seat in reports:

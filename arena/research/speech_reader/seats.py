@@ -53,7 +53,7 @@ _RU_CARDINALS = {"один": 1, "одного": 1, "два": 2, "двух": 2, "
                  "двенадцать": 12}  # fmt: skip
 _SEAT_WORD = re.compile(
     r"(?:\b(?:seats?|players?|speakers?|numbers?|no\.|num\.|игрок[а-я]*|номер[а-я]*|мест[а-я]*)|[#№])\s*"
-    r"(?:number\s+|номер\s+|no\.\s*|№\s*)?"
+    r"(?:number\s+|номер\s+|no\.\s*|№\s*|#\s*)?"
     r"(\d{1,2}|" + "|".join(_EN_NUMBERS) + "|" + "|".join(_RU_CARDINALS) + r")(?![\w])"
 )
 # an English ordinal names a seat after "the" ("vote the fifth") or before seat/player ("the 5th seat"), unless a
@@ -74,15 +74,22 @@ _EN_NOT_SEAT_BEFORE = re.compile(
 _EN_NOT_SEAT_AFTER = re.compile(
     r"^\s*(?:of\b|more\b|thing|days?\b|nights?\b|players?\b|people|blacks?\b|reds?\b|sheriffs?\b|votes?\b|"
     r"times?\b|rounds?\b|mafias?\b|others?\b|left\b|remaining|us\b|them\b|checks?\b|minutes?\b|seconds?\b|"
-    r"weeks?\b|hours?\b|guys\b|words?\b|ways?\b|claims?\b|another\b|%|percent|by\b|who\b|that\b|which\b)"
+    r"weeks?\b|hours?\b|guys\b|words?\b|ways?\b|claims?\b|another\b|%|percent|by\b|who\b|that\b|which\b|dons?\b|"
+    r"sheriffs?\b|doctors?\b|civilians?\b|maniacs?\b)"
 )
-_SEAT_AFTER_TOKEN = re.compile(r"(¤\d{1,2}ᵃ?)\s+(?:seat|player|номер|мест[а-я]*)(?![a-zа-я])")
+_SEAT_AFTER_TOKEN = re.compile(r"(¤\d{1,2}ᵃ?)\s+(?:seat|player|chair|man|woman|lady|номер|мест[а-я]*)(?![a-zа-я])")
+# a Russian ordinal written in digits: «4-й», «7-го» (an object case marked as the spelt ordinals are)
+_DIGIT_ORDINAL = re.compile(r"(?<![\d¤.,:])(\d{1,2})-(?:(го|ого|ую)|й|ый|ий|ой|му|ому|м|ым|ом)(?![а-я])")
 _NOT_SEAT_BEFORE = re.compile(
     r"(?:day|night|round|days|nights|день|ночь|дня|круг|раз|через|there are|there were|we have|only|около)\s*$"
 )
 _NOT_SEAT_AFTER = re.compile(
     r"^\s*(?:players?|of\b|days?|nights?|votes?|people|minutes?|seconds?|times?|%|percent|игрок|из\b|дн|ноч|"
     r"голос|человек|минут|секунд|раз|процент|утра|вечера|час|mafia\b|of us\b|\.\d|,\d)"
+)
+_ONE_PRONOUN = re.compile(r"\b(?:the|a|an|this|that|which|every|any|no|each)\s+[a-z'-]+\s*$")
+_RU_PLACE = re.compile(  # «второе место»: a seat named by its place
+    r"(?<![а-я])(" + "|".join(sorted(_RU_STEMS, key=len, reverse=True)) + r")(?:ое|ого|ому|ом)\s+мест[а-я]*(?![а-я])"
 )
 _BARE = re.compile(r"(?<![\d¤.,:])(\d{1,2})(?![\d])")
 # common misspellings of the words the patterns key on, corrected by closeness ("sherif", "cheked", "civillian")
@@ -120,6 +127,7 @@ def normalise(text: str) -> str:
             return m.group(0)  # "второй ночью": the night, not seat 2
         return _seat(_RU_STEMS[m.group(1)]) + (OBJECT if m.group(2) in _RU_OBJECT | {"ую", "ью"} else "")
 
+    t = _RU_PLACE.sub(lambda m: _seat(_RU_STEMS[m.group(1)]), t)
     t = _RU_ORDINAL.sub(ordinal, t)
     t = _RU_COLLOQ.sub(lambda m: _seat(_RU_COLLOQUIAL[m.group(1)]), t)
 
@@ -128,11 +136,14 @@ def normalise(text: str) -> str:
             return m.group(0)
         return _seat(int(m.group(1)))
 
+    t = _DIGIT_ORDINAL.sub(lambda m: m.group(1) + (OBJECT if m.group(2) else ""), t)
     t = _BARE.sub(bare, t)
 
     def word(m: re.Match[str]) -> str:
         if _EN_NOT_SEAT_BEFORE.search(t[: m.start()]) or _EN_NOT_SEAT_AFTER.match(t[m.end() :]):
             return m.group(0)
+        if m.group(1) == "one" and _ONE_PRONOUN.search(t[: m.start()]):
+            return m.group(0)  # "the killed one", "a quiet one": a pronoun
         return _seat(_EN_NUMBERS[m.group(1)])
 
     t = _EN_BARE.sub(word, t)
@@ -144,7 +155,7 @@ S = r"¤(\d{1,2})ᵃ?"  # a seat token, captured
 # what may stand between the seats of a list: commas, "and"/"or", hedges ("¤10 и, возможно, ¤1"). One token at a time,
 # each starting with a different character, so a failed match backtracks in linear time (nested optional spaces did not)
 _SEP = (
-    r"(?:[\s,]|(?:and|or|possibly|maybe|probably|perhaps|likely)\b|"
-    r"(?<![а-я])(?:и|или|возможно|наверное|может быть|скорее всего)(?![а-я]))++"
+    r"(?:[\s,]|(?:and|or|possibly|maybe|probably|perhaps|likely|then)\b|"
+    r"(?<![а-я])(?:и|или|возможно|наверное|может быть|скорее всего|потом|затем)(?![а-я]))++"
 )
 L = r"(¤\d{1,2}ᵃ?(?:" + _SEP + r"¤\d{1,2}ᵃ?){0,11}+)"  # one seat or a list ("¤7 and ¤9"), captured

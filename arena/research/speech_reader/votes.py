@@ -13,7 +13,7 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
     VOTE: (
         re.compile(
             r"\b(?:i|we)(?:'m|'ll|'d| am| will)?\b(?:\s+(?!not\b|never\b)\w+){0,4}?\s+vot(?:e|ing)\s+"
-            r"(?:(?!with\b)\w+\s+){0,2}?"
+            r"(?:(?!with\b|we\b|that\b|they\b|to\b)\w+\s+){0,2}?"
             r"(?:for\s+|against\s+|on\s+|out\s+)?(?:nobody but\s+)?" + S
         ),
         re.compile(
@@ -78,31 +78,48 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             r"(?<![а-я])(?:предлагаю|давайте|надо|нужно)\s+(?:[а-я]+\s+)?(?:выгнать|убрать|заголосовать|выставить|"
             r"голосовать за)\s+" + S
         ),
+        re.compile(
+            r"(?<![а-я])(?:голос\s+(?:свой\s+)?(?:отдаю|отдам)|(?:отдаю|отдам)\s+(?:свой\s+|мой\s+)?голос)\s+(?:за\s+)?"
+            + S
+            + r"|(?<![а-я])(?<!ночью )(?:иду|захожу|пойду)\s+(?:в|против)\s+"
+            + S
+            + r"(?![^.]*ноч)"
+            + r"|\b(?:so\s+)?i(?:'ll| will)?\s+go\s+(?:with\s+|for\s+|on\s+)?"
+            + S
+            + r"(?!\s+(?:tonight|at night))"
+        ),
     ),
     ALIVE: (
         re.compile(
-            r"(?:^|[.!?;,—]\s*)(?:(?:hey|ok|okay|so|well|now|эй|так|ну|итак)\s*,?\s*)?"
+            r"(?:^|[.!?;,—]\s*)(?:(?:hey|ok|okay|so|well|now|and|then|эй|так|ну|итак|теперь|а|и)\s*,?\s*)?"
             r"((?:¤\d{1,2}(?:\s+(?:and|и)\s+¤\d{1,2}){0,11}+\s*(?:[,—:;]|(?=\s+(?:please|пожалуйста)\b))\s*){1,12}+)"
             r"(?!\s*(?:это\s+|the\s+)?(?:черн|красн|мафи|дон|шериф|доктор|мирн|маньяк|black|red|mafia))"
-            r"(?!\s*(?:you're|you are|ты|вы)\s+(?:\w+\s+)?(?:black|mafia|the don|a liar|lying|черн|мафи|дон|лжец|вр))"
+            r"(?!\s*(?:you're|you are|ты|вы)\s+(?:\w+\s+)?(?:black|mafia|the don|a liar|lying|suspects|черн|мафи|"
+            r"дон|лжец|вр|подозреваем))"
             r"(?![^.!]{0,200}\btrust you\b)(?![^.!]{0,200}(?<![а-я])(?:вам|тебе)\s+(?:[а-я]+\s+)?доверяю)"
             r"(?=[^.!]{0,200}(?:\?|\byou\b|\byour\b|explain|speak|tell|answer|convince|say\b|defend|justify|care to|"
-            r"stop\b|"
+            r"stop\b|remind|clarify|elaborate|comment|confirm|go ahead|your turn|speak up|"
             r"\btalk\b|хватит|перестань|поговори|"
             r"(?<![а-я])(?:ты|тебе|тебя|твой|твою|твои|твое|твоя|твоего|вы|ваш[а-я]*|объясни|скажи|ответь|расскажи|убеди|"
-            r"говори|поясни|оправдайся|защищайся|выскажись|объясните|скажите|ответьте)(?![а-я])))"
+            r"говори|поясни|оправдайся|защищайся|выскажись|объясните|скажите|ответьте|расскажите|поясните|говорите|"
+            r"убедите|оправдайтесь|защищайтесь|выскажитесь|напомни|напомните|уточни|уточните|подтверди|подтвердите|"
+            r"прокомментируй|прокомментируйте|твоя очередь|ваша очередь)(?![а-я])))"
         ),
         re.compile(r"\b(?:hear from|listen to|hear what|hear)\s+" + L),
         re.compile(
             r"\bquestions?\s+(?:for|to)\s+"
             + S
-            + r"|(?<![а-я])вопрос[а-я]*\s+(?:к|для)\s+"
+            + r"|(?<![а-я])вопрос[а-я]*\s+(?:(?:к|для)\s+"
             + S
+            + r"|¤(\d{1,2})(?!ᵃ))"  # «вопрос восьмому»; «вопрос пятого» is seat 5's question
             + r"|\bi (?:want|would like|'d like) to ask\s+"
             + S
         ),
         re.compile(
-            r"\b(?:can|could|would|will)\s+" + L + r"\s+(?:tell|explain|answer|say|share|walk)\b|"
+            r"\b(?:can|could|would|will)\s+"
+            + L
+            + r"\s+(?:(?:both|all|please|maybe|also|now)\s+)?(?:tell|explain|answer|"
+            r"say|share|walk|speak|talk|comment|clarify|elaborate|respond|remind|confirm|give|describe|justify)\b|"
             r"(?<![а-я])(?:может|могут)\s+ли\s+" + L + r"\s+(?:объясн|сказать|ответ|рассказ)"
         ),
         re.compile(
