@@ -173,6 +173,14 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             L + r"\s+(?:is|are|'s)\s+(?:definitely\s+|clearly\s+|obviously\s+|surely\s+)?not\s+(?:a\s+)?"
             r"(?:red|town|townie|civilian|clean|innocent)\b(?!\s*,?\s*(?:i|we)\s+(?:checked|know))"
         ),
+        re.compile(
+            L + r"\s+(?:is|are|'s|'re)\s+(?:\w+\s+){0,2}?(?:working|playing|voting|pushing|fighting)\s+(?:\w+\s+)?"
+            r"(?:for|with|on)\s+(?:the\s+)?(?:blacks|mafia|black team|black side|scum|bad guys)\b"
+            + r"|(?:^|[.!?,:;]\s*)(?:my\s+)?(?:suspicion|suspect|suspects|scum|black)\s*(?:list|reads?)\s*[:—=]\s*"
+            + L
+            + r"|\blist of (?:suspects|blacks)\s*[:—=]\s*"
+            + L
+        ),
         # Russian: «седьмой явно из чёрной команды», «у меня второй в чёрных», «восьмой играет за мафию»
         re.compile(
             L + r"\s*(?:—\s*)?(?:(?:точно|явно|скорее всего|наверное|по-моему|похоже|однозначно|100%|для меня|тоже|оба|"
@@ -199,7 +207,7 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(
             L + r"\s*(?:—\s*)?(?:(?:точно|явно|скорее всего|наверное|по-моему|просто|какой-то|какая-то|очень|"
             r"слишком|подозрительно)\s+)*(?:мутн[а-я]*|скользк[а-я]*|стремн[а-я]*|гнил[а-я]*|лжив[а-я]*|фальшив[а-я]*|"
-            r"лжешериф[а-я]*|предатель|крыса|врун[а-я]*|обманщи[а-я]*|самозван[а-я]*)(?![а-я])"
+            r"лжешериф[а-я]*|предатель|крыса|врун[а-я]*|обманщи[а-я]*|самозван[а-я]*|волк|оборотень|змея|убийца)(?![а-я])"
         ),
         re.compile(
             r"(?<![а-я])(?:подозрени[а-я]*|вопросы)\s+(?:[а-я]+\s+)?(?:вызывает|вызывают|у меня к)\s+"
@@ -246,10 +254,18 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             r"девушка)\s*(?:—|:|это)?\s*" + S
         ),
         re.compile(
-            r"\b(?:me and\s+" + S + r"|" + S + r"\s+and me)\s+are\s+(?:the\s+|both\s+)?(?:mafia|black|a team)\b"
+            r"\b(?:me and\s+"
+            + S
+            + r"|"
+            + S
+            + r"\s+and me|"
+            + S
+            + r"\s+and i)\s+are\s+(?:the\s+|both\s+)?(?:mafia|black|"
+            r"a team|on the same (?:side|team)|together|partners|in this together|a pair)\b"
         ),
         re.compile(
-            r"(?<![а-я])мы\s+с\s+" + S + r"\s+(?:в\s+одной\s+команде|в\s+команде|заодно|вместе)|"
+            r"(?<![а-я])мы\s+с\s+" + S + r"\s+(?:в\s+одной\s+команде|в\s+команде|заодно|вместе|на\s+одной\s+стороне|"
+            r"одна\s+команда|в\s+паре|пара|напарники)|"
             r"(?<![а-я])я\s+и\s+" + S + r"\s*(?:—|,)?\s*(?:мафия|черные|команда)"
         ),
         re.compile(

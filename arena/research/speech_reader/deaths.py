@@ -148,6 +148,20 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(
             r"¤(\d{1,2})ᵃ?\s*(?:—\s*)?(?:уже\s+)?труп(?![а-я])|(?<![а-я])минус\s+¤(\d{1,2})(?!ᵃ)\s*(?:[,.!—]|$)"
         ),
+        re.compile(
+            r"(?<![а-я])(?:мафия|они|черные|дон)\s+(?:[а-я]+\s+)?(?:выбила|выбили|застрелила|застрелили|отстреляла|"
+            r"отстреляли|забрала|забрали|вынесла|вынесли|убрала|убила)\s+"
+            + L
+            + r"|\b(?:mafia|they|the blacks|the don)\s+(?:\w+\s+)?"
+            r"(?:hit|got|took out|whacked|shot|killed|offed|took)\s+"
+            r"(?:the\s+)?" + L + r"\s+(?:last night|yesterday|overnight|on night|in the night)"
+        ),
+        re.compile(  # "number 2 died on night one, number 9 on night two": the verb said once
+            r"(?:\b(?:died|killed|shot|lynched|voted out|eliminated)\b|(?<![а-я])(?:умер[а-я]*|убит[а-я]*|убили|"
+            r"заголосовали|погиб[а-я]*|застрелили|отстреляли)(?![а-я]))[^.;]*?,\s*(?:and\s+|then\s+|и\s+|а\s+|потом\s+)?"
+            r"" + S + r"\s*(?:—\s*)?(?:on|in|в|во)\s+(?:the\s+)?(?:night|day|first|second|third|next|перв|втор|трет|"
+            r"четв|след|ноч|ден|круг|¤\d)"
+        ),
     ),
     TARGET: (
         re.compile(
@@ -208,6 +222,21 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             r"(?<![а-я])(?:мафия|мы|они)\s+(?:[а-я]+\s+){0,3}(?:пойдет|пойдем|придет|придут|пойдут)\s+за\s+" + S
         ),
         re.compile(r"(?<![а-я])цель\s+(?:этой ночью|на ночь|сегодня|на эту ночь)?\s*—?\s*" + S),
+        re.compile(
+            r"\btake\s+"
+            + S
+            + r"\s+out\b(?=[^.!?]*\b(?:tonight|at night)\b)"
+            + r"|\b(?:tonight|at night)\b,?\s+(?:we|let's|i)(?:'ll| will)?\s+(?!check|heal|save|protect|vote|see|watch|"
+            r"look|wait|hear|listen|talk|decide|think)[a-z]+(?:\s+(?:off|out|down|up))?\s+(?:the\s+)?"
+            + S
+            + r"|(?<![а-я])(?:этой ночью|сегодня ночью|ночью)\s+(?:мы\s+)?"
+            r"(?!провер|лечи|спаса|смотр|голос|жд|дума|узна)"
+            r"[а-я]+(?:ем|им)\s+(?:в\s+|по\s+|на\s+)?"
+            + S
+            + r"|(?<![а-я])(?:убери|убей|вали|грохни|стрельни|пристрели|застрели|добей|добиваем|добьем|кончай|"
+            r"кончаем)\s+"
+            r"(?:[а-я]+\s+)?" + S + r"(?=[^.!?]*(?:ноч|напарни|дон(?![а-я])))"
+        ),
         # generic constructions: the speaker's side shoots a seat (a verb of the night's shot in the present, the
         # future or the imperative, or the shot as a noun); a verb also said of the day's vote only with "tonight"
         re.compile(

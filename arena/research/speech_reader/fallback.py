@@ -36,7 +36,8 @@ _FALLBACK: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
         ),
         re.compile(
             r"\b(?:our|my|i am|i'm|we|we're|killed|shot|kill|shoot|tonight|dead|red|town|trust|clean|checks?|"
-            r"sheriff|team|partner|checking|checked|about|took|overnight)\b|(?<![а-я])(?:наш[а-я]*|мой|моя|мы|я|убил[а-я]*|"
+            r"sheriff|team|partner|checking|checked|about|took|overnight|hit|last night|died|shooting|killing)\b|"
+            r"(?<![а-я])(?:наш[а-я]*|мой|моя|мы|я|убил[а-я]*|"
             r"убит[а-я]*|убрал[а-я]*|"
             r"стреля[а-я]*|ночью|"
             r"мертв[а-я]*|красн[а-я]*|мирн[а-я]*|доверя[а-я]*|провер[а-я]*|шериф[а-я]*|напарни[а-я]*)(?![а-я])"

@@ -30,7 +30,10 @@ NOT_BELIEVED = re.compile(
     r"(?<![а-я])не\s+(?:думаю|считаю|верю,? что|кажется|скажу|могу сказать)(?![а-я])"
 )
 ACCORDING = re.compile(r"\baccording to\s+¤|(?<![а-я])по словам\s+¤")
-_IF_AFTER = re.compile(r"^,?\s*(?:if|если(?!\s+что(?![а-я])))\b(?![^.]*(?:\bnot\b|n't\b|(?<![а-я])не(?![а-я])))")
+_IF_AFTER = re.compile(
+    r"^,?\s*(?!if you know what i mean|if you catch my drift|если (?:вы |ты )?понимаете|если понимаешь)"
+    r"(?:if|если(?!\s+что(?![а-я])))\b(?![^.]*(?:\bnot\b|n't\b|(?<![а-я])не(?![а-я])))"
+)
 CLAUSE = re.compile(
     r",?\s+(?:but|although|though|while|whereas)\s+|;\s*|,\s*(?:но|а|хотя|однако)\s+|:\s+|"
     r",\s*(?=(?:if|unless|если)\b)"
