@@ -9,6 +9,13 @@ import re
 from arena.research.speech_reader.seats import L, S
 from arena.research.speech_reader.statement import DEAD, TARGET
 
+# a death presupposed by a question about its author ("who shot 5?", «кто убил пятого?»): read even in a question
+PRESUPPOSED = re.compile(
+    r"\bwho\s+(?:shot|killed|lynched|voted out|eliminated)\s+(?:the\s+)?"
+    + S
+    + r"|(?<![а-я])кто\s+(?:убил|застрелил|отстрелил|выгнал|заголосовал|убрал)\s+"
+    + S
+)
 PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
     DEAD: (
         re.compile(r"\b(?:killed|shot|lynched|executed)\s+" + L + r"(?!\s+(?:tonight|at night))"),
@@ -79,7 +86,7 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"(?<![а-я])(?:убили|застрелили|заголосовали|выгнали|отстрелили)\s+(?:[а-я]+\s+){0,2}" + S),
         re.compile(L + r"\s+(?:[а-я]+\s+){0,2}(?:убили|застрелили|заголосовали|выгнали|отстрелили)"),
         re.compile(r"(?<![а-я])(?:покойн[а-я]*|ушедш[а-я]*|погибш[а-я]*)\s+" + S),
-        re.compile(r"¤(\d{1,2})ᵃ\s+(?:уже\s+|больше\s+)?нет(?![а-я])"),
+        re.compile(r"(?=¤\d{1,2}ᵃ)" + L + r"\s+(?:уже\s+|больше\s+)?нет(?![а-я])"),
         # generic constructions: a seat and a verb of removal in the past, in either order, adverbs between
         re.compile(
             L + r"\s+(?:(?:was|were|got|has been|have been|had been|just|already|finally|also|then|first)\s+)*"
@@ -202,9 +209,9 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"(?<![а-я])(?:этой|сегодня)\s+ночью\s+(?:мы\s+)?(?:убираем|уберем|стреляем|убьем|убиваем)\s+" + S),
         re.compile(r"\btonight\s+(?:we|they|the mafia)(?:'ll| will)?\s+(?:shoot|kill|take out|go after)\s+" + S),
         re.compile(
-            r"\b(?:mafia|they|we)\s+(?:will\s+|'ll\s+)?(?:probably\s+|likely\s+)?(?:go after|shoot|kill|come for)\s+"
-            + S
-            + r"\s+tonight"
+            r"\b(?:mafia|they|we)\s+(?:will\s+|'ll\s+)?(?:probably\s+|likely\s+)?"
+            r"(?:try to\s+|want to\s+|going to\s+|gonna\s+)?"
+            r"(?:go after|shoot|kill|come for)\s+" + S + r"\s+tonight"
         ),
         re.compile(r"\btonight\s+" + S + r"\s+(?:dies|will die|is dead)"),
         re.compile(S + r"\s+(?:dies|will die)\s+tonight"),
@@ -236,6 +243,10 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             + r"|(?<![а-я])(?:убери|убей|вали|грохни|стрельни|пристрели|застрели|добей|добиваем|добьем|кончай|"
             r"кончаем)\s+"
             r"(?:[а-я]+\s+)?" + S + r"(?=[^.!?]*(?:ноч|напарни|дон(?![а-я])))"
+        ),
+        re.compile(
+            r"(?<![а-я])(?:мафия|они|черные|дон)(?![а-я])[^.]{0,30}?(?:застрелить|убить|стрелять|отстрелить|убрать|пойдет|"
+            r"придет|придут|пойдут)\s+(?:в\s+|за\s+)?" + S + r"(?=[^.]*ноч)"
         ),
         # generic constructions: the speaker's side shoots a seat (a verb of the night's shot in the present, the
         # future or the imperative, or the shot as a noun); a verb also said of the day's vote only with "tonight"

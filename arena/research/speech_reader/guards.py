@@ -27,7 +27,9 @@ REPORTED = re.compile(  # another seat's words reported (the game's or the host'
 NOT_BELIEVED = re.compile(
     r"\bneither\b|(?<![а-я])ни\s+¤|"
     r"\b(?:don't|do not|doesn't|does not|never|can't|cannot)\s+(?:really\s+)?(?:think|believe|suspect|feel|say)\b|"
-    r"(?<![а-я])не\s+(?:думаю|считаю|верю,? что|кажется|скажу|могу сказать)(?![а-я])"
+    r"(?<![а-я])не\s+(?:думаю|считаю|верю,? что|кажется|скажу|могу сказать|говорю|утверждаю|обвиняю|"
+    r"уверен[а]?)(?![а-я])|"
+    r"\b(?:not|never)\s+(?:saying|claiming|accusing|sure)\b"
 )
 ACCORDING = re.compile(r"\baccording to\s+¤|(?<![а-я])по словам\s+¤")
 _IF_AFTER = re.compile(
@@ -80,7 +82,8 @@ _OBJECT_PRONOUN = re.compile(  # the object of the speaker's vote or trust ("I'm
 
 
 _SUBJECT_PRONOUN = re.compile(  # a pronoun saying what the one seat named is ("seat four — I think he's mafia")
-    r"\b(?:he|she)(?=(?:'s|\s+is|\s+looks|\s+seems|\s+must|\s+has to|\s+reads|\s+feels)\b)|"
+    r"\b(?:he|she)(?=(?:'s|\s+is|\s+looks|\s+seems|\s+must|\s+has to|\s+reads|\s+feels|\s+died|\s+was killed|"
+    r"\s+was shot|\s+got shot|\s+got killed|\s+was voted out|\s+was lynched)\b)|"
     r"(?<![а-я])(?:он|она)(?=\s+(?:явно|точно|тоже|наверняка|однозначно|и есть|100%)\s)"
 )
 

@@ -18,13 +18,17 @@ from arena.research.speech_reader.guards import (
     third_person,
 )
 from arena.research.speech_reader.seats import normalise
-from arena.research.speech_reader.statement import ACCUSE, ALIVE, CHECK, KINDS, ROLE, TEAMMATE, VOTE, Statement
+from arena.research.speech_reader.statement import ACCUSE, ALIVE, CHECK, DEAD, KINDS, ROLE, TEAMMATE, VOTE, Statement
 
 # the constructions, kind by kind, in the order the reader has always tried them
 _SIMPLE = {kind: m.PATTERNS[kind] for kind in KINDS for m in (votes, deaths, accusations) if kind in m.PATTERNS}
 
 
-_ASKS = re.compile(r"\s*\?")  # the statement is asked ("vote for 5?")
+_ASKS = re.compile(r"\s*(?:(?:or|или)\b[^,;:—.!?]*)?\?")  # the statement is asked ("vote for 5?", «врёт или нет?»)
+# a death or a vote denied inside the construction («пятого не убили»); "didn't survive" states a death
+_DENIED = re.compile(
+    r"(?<![а-я])(?:не|ни)(?![а-я])|\b(?:never|wasn't|weren't|isn't|aren't|hasn't|haven't)\b|\bnot\b(?!\s+(?:survive|make))"
+)
 # a verb whose ending says the speaker votes («голосую», «голосуем»), whoever was named before it
 _FIRST = re.compile(r"(?<![а-я])(?:про|за)?голосу(?:ю|ем)(?![а-я])|(?<![а-я])(?:отдаю|отдам|выставляю|иду)(?![а-я])")
 
@@ -50,6 +54,8 @@ def _read(text: str) -> tuple[Statement, ...]:
                         continue
                     if kind != ALIVE and QUESTION.match(sentence):
                         continue  # "is seat 5 mafia?" asks, it does not say
+                    if kind in (DEAD, VOTE) and _DENIED.search(m[0]):
+                        continue
                     if kind != ALIVE and _ASKS.match(sentence[m.end() :]):
                         continue  # "vote for 5?": the clause asks
                     if kind == VOTE and third_person(sentence, m.start(m.lastindex or 0)) and not _FIRST.search(m[0]):
@@ -60,6 +66,8 @@ def _read(text: str) -> tuple[Statement, ...]:
                         if kind == ACCUSE and seat in checked:
                             continue  # "seat 4 is black, I checked him": a check, not a bare accusation
                         found.append(Statement(kind, seat))
+    for sentence in sentences:
+        found += [Statement(DEAD, int(n)) for m in deaths.PRESUPPOSED.finditer(sentence) for n in m.groups() if n]
     for sentence, reports in zip(sentences, reported, strict=True):
         for kind, seat in read_fallback(sentence):
             if kind == ACCUSE and (seat in reports or seat in checked):

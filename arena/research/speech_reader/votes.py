@@ -88,6 +88,10 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             + S
             + r"(?!\s+(?:tonight|at night))"
         ),
+        re.compile(
+            r"\b(?:let's|let us|we should|we need to|we must|we have to|i want to)\s+"
+            r"(?:get|kick|throw|vote|push|send|boot)\s+" + S + r"\s+out\b"
+        ),
     ),
     ALIVE: (
         re.compile(
