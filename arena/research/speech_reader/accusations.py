@@ -191,6 +191,25 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             + r"|(?<![а-я])(?:плохие|черные|мафиозные|дурные|нехорошие)\s+(?:вибрации|вайбы|ощущения|флюиды)\s+"
             r"(?:от|насчет)\s+" + L
         ),
+        re.compile(
+            L
+            + r"\s+as\s+(?:my|our|the)\s+(?:main\s+|top\s+|prime\s+|only\s+)?suspects?\b"
+            + r"|"
+            + L
+            + r"\s+being\s+(?:the\s+|a\s+)?(?:mafia|black|don|scum|mafioso|a liar)\b"
+            + r"|"
+            + L
+            + r"\s+(?:is\s+)?(?:still\s+|just\s+)?(?:pretending|faking|posing)\s+(?:to be|as)\s+(?:a\s+)?"
+            r"(?:town|red|civilian|sheriff|doctor)\b"
+            + r"|"
+            + L
+            + r"\s+(?:все?\s+|еще\s+)?(?:притворяется|прикидывается|косит под)\s+(?:мирн|красн|шериф|доктор)"
+            + r"|"
+            + L
+            + r"\s*(?:is|—|,)?\s*(?:the only one\s*,?\s+|единственн[а-я]+\s*,?\s+)?(?:whose|чья|чей)\s+"
+            r"(?:story|claim|account|история|версия|рассказ)\s+(?:doesn't|does not|не)\s+"
+            r"(?:add up|make sense|check out|hold up|сходится|складывается|вяжется)"
+        ),
         # Russian: «седьмой явно из чёрной команды», «у меня второй в чёрных», «восьмой играет за мафию»
         re.compile(
             L + r"\s*(?:—\s*)?(?:(?:точно|явно|скорее всего|наверное|по-моему|похоже|однозначно|100%|для меня|тоже|оба|"
@@ -285,7 +304,10 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(
             L + r"\s+(?:is|was|are|were)\s+(?:my|our)\s+(?:team\s*mates?|partners?|ally|allies|accomplices?|don)\b"
         ),
-        re.compile(r"(?:^|[.!?,]\s*)(?:partner|напарник)\s+" + S),
+        re.compile(
+            r"(?:^|[.!?,]\s*)(?:partner|teammate|fellow mafioso|fellow mafia|comrade|напарник|тиммейт|партнер|"
+            r"союзник)\s+" + S
+        ),
         re.compile(
             r"(?<![а-я])(?:мо[йия]|наш[а-я]*)\s+(?:напарни[а-я]*|партнер[а-я]*|сообщни[а-я]*|тиммейт[а-я]*|"
             r"союзни[а-я]*|дон)\s*(?:—|:|,)?\s*(?:это\s+)?" + L

@@ -118,7 +118,9 @@ _SARCASM = re.compile(r"^\s*(?:sure|yeah,? right|yeah,? sure|oh,? sure|ну да
 _RETRACTED = re.compile(r"^[\s,.!—-]*(?:just\s+|obviously\s+|конечно\s+)?(?:kidding|joking|jk|шучу|шутка)")
 ELLIPTIC = re.compile(r"\bnot the (sheriff)\.\s*i am\b|не (шериф)\.\s*(?:шериф\s*—\s*я|я\s*—?\s*шериф)")
 _TEAM_CLAIMS = (  # the speaker owns the black side: "we, the mafia", "seat 6 and I are mafia"
-    re.compile(r"\bwe,?\s+(?:the\s+)?(?:black team|mafia)\b"),
+    re.compile(
+        r"\bwe,?\s+(?:the\s+)?(?:black team|mafia)\b|\bwe(?:'re| are)\s+(?:the\s+)?(?:mafia|black team|blacks)\b"
+    ),
     re.compile(S + r"\s+and\s+i\s+are\s+(?:the\s+)?(?:mafia|black)\b"),
     re.compile(r"(?<![а-я])мы,?\s+мафия"),
     re.compile(r"(?<![а-я])мы\s+с\s+" + S + r"\s*—?\s*(?:мафия|черные)"),
@@ -174,6 +176,7 @@ _COLOURED_CHECKS = (  # a check named by its colour: "my red check", «крас�
         r"last\s+|latest\s+|единственн[а-я]+\s+|перв[а-я]+\s+|последн[а-я]+\s+)?" + _COL + r"\s+" + _CHECK_NOUN
     ),
     re.compile(S + r"\s*(?:—\s*)?от меня\s*(?:—\s*)?" + _COL + r"(?![а-я])"),  # «девятому от меня красная»
+    re.compile(S + r"\s+(?:came back|comes back|checked out|checks out)\s+(?:as\s+)?" + _COL + r"\b"),
     re.compile(r"(?:check|проверк[а-я]*)[^.]*?[,;]\s*" + _COL + r"\s+(?:on|на)\s+" + S),  # "…, black on 9"
     re.compile(r"(?<![а-я])у\s+" + S + r"\s+(?:от меня\s+)?" + _COL + r"\s+проверк"),
     re.compile(_COL + r"\s+" + _CHECK_NOUN + r"\s+(?:on|на|у|for)\s+" + S),
@@ -220,7 +223,10 @@ def read_checks(sentences: list[str], sheriff_claimed: bool) -> list[tuple[int, 
                 continue  # "red check on 3, black check on 9": the colour names the next check; "that means 9 is black"
             if NEGATED_BEFORE.search(between[: colour.start()]) and not colour.group(1).startswith("не"):
                 continue
-            if not cue and not re.match(r"\s*[—:,-]?\s*(?:is\s+|у меня\s+|for me\s+)?$", between[: colour.start()]):
+            if not cue and not re.match(
+                r"\s*[—:,-]?\s*(?:is\s+|was\s+|came back\s+|comes back\s+|у меня\s+|for me\s+)?$",
+                between[: colour.start()],
+            ):
                 continue  # a sheriff's bare list reads "¤4 black", "¤4 — black"
             found.append((int(m.group(1)), _colour(colour.group(1))))
             paired = True

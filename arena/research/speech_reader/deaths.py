@@ -34,7 +34,8 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         ),  # «четвёртого убил маньяк»: the seat is the object
         re.compile(r"(?<![а-я])(?:убили|отстреляли|потеряли|заголосовали|застрелили)[^.:¤]{0,20}:\s*" + L),
         re.compile(r"(?<![а-я])(?:убил[аи]?|застрелил[аи]?|отстрелял[аи]?|отстрелил[аи]?)\s+" + L),
-        re.compile(r"\b(?:dead|gone|out|eliminated|killed)\b[^.:¤]{0,20}:\s*" + L),
+        re.compile(r"\b(?:dead|gone|out|eliminated|killed|lost|died|shot)\b[^.:¤]{0,40}:\s*" + L),
+        re.compile(r"\b(?:sad|sorry|a shame|a pity|hated|hate)\s+to\s+(?:see|lose)\s+" + S + r"(?:\s+(?:go|leave))?\b"),
         re.compile(
             L + r"\s+(?:was|were|got|has been|have been)\s+(?:lynched|executed|kicked(?: out)?|found dead)"
             r"|" + L + r"\s+(?:didn't|did not)\s+survive"
@@ -247,6 +248,18 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(
             r"(?<![а-я])(?:мафия|они|черные|дон)(?![а-я])[^.]{0,30}?(?:застрелить|убить|стрелять|отстрелить|убрать|пойдет|"
             r"придет|придут|пойдут)\s+(?:в\s+|за\s+)?" + S + r"(?=[^.]*ноч)"
+        ),
+        re.compile(  # "Tonight, partner, it's seat 3.", «Этой ночью, напарник, третий.»
+            r"(?<!check )(?<!heal )(?<!save )(?<!protect )\btonight\s*,?\s*(?:(?:partner|don)\s*,\s*)?"
+            r"(?:[:—]\s*|it's\s+|it is\s+)?"
+            + S
+            + r"\s*(?:[.!]|$)"
+            + r"|(?<![а-я])(?:этой|сегодня)\s+ночью\s*,?\s*(?:(?:напарник|дон)\s*,\s*)?(?:—\s*)?"
+            + S
+            + r"\s*(?:[.!]|$)"
+            + r"|(?<![а-я])(?:идем|стреляем|убираем|валим|бьем)\s+(?:в\s+|по\s+)?"
+            r"(?:шериф[а-я]*|доктор[а-я]*|комиссар[а-я]*)"
+            r"\s*,?\s*(?:—\s*)?(?:это\s+|он\s+)?" + S
         ),
         # generic constructions: the speaker's side shoots a seat (a verb of the night's shot in the present, the
         # future or the imperative, or the shot as a noun); a verb also said of the day's vote only with "tonight"

@@ -92,6 +92,16 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             r"\b(?:let's|let us|we should|we need to|we must|we have to|i want to)\s+"
             r"(?:get|kick|throw|vote|push|send|boot)\s+" + S + r"\s+out\b"
         ),
+        re.compile(  # the vote given to the seat just accused: "…4 is the don, and that's where my vote goes"
+            S + r"[^.¤]*?(?:that's where my vote goes|my vote goes there|hence my vote|so that's my vote|"
+            r"туда и (?:мой\s+)?голос|туда (?:мой\s+)?голос|за него и голос[а-я]*)"
+            + r"|\bi\s+want\s+(?:the\s+)?"
+            + S
+            + r"\s+(?:out|gone|eliminated)\b"
+            + r"|(?<![а-я])хочу,?\s+чтобы\s+"
+            + S
+            + r"\s+(?:[а-я]+\s+)?(?:покинул[а]?|ушел|ушла|вылетел[а]?)(?![а-я])"
+        ),
     ),
     ALIVE: (
         re.compile(
