@@ -3,14 +3,23 @@
 - `injection._flags`, which searches the folded text only where folding changed it, against searching both always
   (and `fold`'s ASCII shortcut against the character-by-character fold), on attack texts and random mixes of
   ASCII, look-alikes, combining marks, invisible characters and line breaks.
+- `Event.with_number` (a viewer's numbering of an event, field by field) against `dataclasses.replace`, which
+  `Observation.renumbered` used before: the same fields, audience and order, at every view of every seat of random
+  games of every preset, and never the game's own event.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import unicodedata
 
+import pytest
+
+from arena.engine import PRESETS, Game, IllegalDecision, load_rules, view
+from arena.engine.events import Event
 from arena.llm import injection
+from arena.players.random_policy import random_decision
 
 
 def _fold_slow(text: str) -> str:
@@ -89,3 +98,31 @@ def test_flags_search_the_folded_text_only_where_it_differs() -> None:
     assert flagged > 100  # the corpus exercises the patterns, not only clean text
     for code in range(128):  # every ASCII character folds to itself
         assert injection.fold(chr(code)) == _fold_slow(chr(code)) == chr(code)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_a_viewers_numbered_events_are_the_copies_replace_made(preset: str) -> None:
+    rules = load_rules(preset)
+    for seed in range(3):
+        game = Game(rules, seed)
+        rng = random.Random(seed)
+        since = dict.fromkeys(range(1, rules.players + 1), 0)
+        renumbered = 0
+        while not game.over:
+            for seat in range(1, rules.players + 1):
+                obs = view(game, seat, since[seat])
+                got = obs.renumbered()
+                want = [dataclasses.replace(e, seq=n) for n, e in enumerate(obs.events, obs.since)]
+                assert got == want  # every field, in order
+                assert [e.mask for e in got] == [e.mask for e in want]  # the audience, which is no field
+                assert all(type(e) is Event for e in got)
+                assert not any(g is e for g, e in zip(got, obs.events, strict=True))  # never the game's own
+                renumbered += sum(g.seq != e.seq for g, e in zip(got, obs.events, strict=True))
+                assert obs.as_seen().events == tuple(want)
+                since[seat] = obs.next_number
+            request = game.pending()[0]
+            try:
+                game.submit(request.seat, random_decision(rng, request))
+            except IllegalDecision as exc:
+                game.apply_default(request.seat, exc.reason)
+        assert renumbered > 0  # the games hid events from some seats: numbers other than the moderator's were given
