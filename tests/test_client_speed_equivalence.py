@@ -6,6 +6,7 @@
 - `Event.with_number` (a viewer's numbering of an event, field by field) against `dataclasses.replace`, which
   `Observation.renumbered` used before: the same fields, audience and order, at every view of every seat of random
   games of every preset, and never the game's own event.
+- A tournament worker's warm-up loads the prompt set its seats load (one compile per worker, not two).
 """
 
 from __future__ import annotations
@@ -126,3 +127,20 @@ def test_a_viewers_numbered_events_are_the_copies_replace_made(preset: str) -> N
             except IllegalDecision as exc:
                 game.apply_default(request.seat, exc.reason)
         assert renumbered > 0  # the games hid events from some seats: numbers other than the moderator's were given
+
+
+def test_a_workers_warm_up_compiles_the_prompt_set_its_seats_load() -> None:
+    """The warm-up loads the set with the arguments a seat loads it with, so no game compiles it again: before, the
+    warm-up's `load_prompt_set()` and the seats' `load_prompt_set("default", "en")` were two entries of its cache."""
+    from arena.agents import AgentSpec
+    from arena.players.llm import build_llm_player
+    from arena.prompts import load_prompt_set
+    from arena.tournament.executors import warm_up
+
+    load_prompt_set.cache_clear()
+    warm_up()
+    warmed = load_prompt_set.cache_info()
+    spec = AgentSpec(name="bench", kind="llm", model="fake-model", base_url="http://127.0.0.1:9/v1")
+    seat = build_llm_player(spec, 3, rules=load_rules("fiim"))
+    assert load_prompt_set.cache_info().misses == warmed.misses == 1  # no second load, so no second compile
+    assert seat.conversation.prompts is load_prompt_set("default", "en")  # type: ignore[attr-defined]
