@@ -7,11 +7,13 @@ engine, and every renderer and prompt goes through `view`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, ClassVar
 
 from arena.engine.record import PlainRecord
+
+_new = object.__new__
 
 
 class Vis(StrEnum):
@@ -139,6 +141,21 @@ class Event(_Audience):
 
     def __hash__(self) -> int:
         return hash((self.seq, self.type, self.vis, self.to, self.seat, self.target, self.value, self.text))
+
+    def with_number(self, seq: int) -> Event:
+        """A copy whose `seq` is `seq` (a viewer's own number for it, `view.Observation.renumbered`): every field and
+        the audience as `dataclasses.replace(self, seq=seq)` gives them, set one by one instead of through
+        `replace`'s walk over the fields and `__init__` (a view copies every event it shows: about nine copies per
+        model call). A field added to Event is added here too (an equivalence test compares the two)."""
+        if type(self) is not Event:  # a subclass: its own fields too
+            return replace(self, seq=seq)
+        copy = _new(Event)
+        copy.seq = seq
+        copy.day, copy.phase, copy.type, copy.vis, copy.to = self.day, self.phase, self.type, self.vis, self.to
+        copy.seat, copy.target, copy.seats, copy.counts = self.seat, self.target, self.seats, self.counts
+        copy.roles, copy.count, copy.value, copy.text = self.roles, self.count, self.value, self.text
+        copy.mask = self.mask  # type: ignore[misc]  # the slot is _Audience's
+        return copy
 
     def visible_to(self, seat: int) -> bool:
         """The one visibility rule: public to all, moderator to none, otherwise the listed seats."""
