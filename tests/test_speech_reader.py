@@ -35,6 +35,7 @@ SETS = (
     "probe10",
     "probe11",
     "probe12",
+    "probe13",
 )
 # each set's floor: its measured level less a margin (the old four sets: 1.000/0.985, blind_dev: 1.000/0.991, the
 # probes: 1.000/0.982 when these floors were set)
@@ -45,8 +46,8 @@ FLOORS = {
     ("blind_test",): (0.95, 0.89),
     ("probe1", "probe2", "probe3", "probe4", "probe5", "probe6", "probe7"): (0.97, 0.95),
     ("probe8",): (0.97, 0.90),  # held out from the sixth revision: 1.000/0.692 as written, 1.000/0.923 after it
-    # written during the sixth revision, each revised on: 1.000/0.984, 1.000/0.941, 0.983/1.000, 1.000/1.000
-    ("probe9", "probe10", "probe11", "probe12"): (0.97, 0.93),
+    # written during the sixth revision, each revised on: 1.000/0.984, 1.000/0.941, 0.983/1.000, 1.000/1.000, 1.000/0.895
+    ("probe9", "probe10", "probe11", "probe12", "probe13"): (0.97, 0.93),
 }
 
 

@@ -300,6 +300,13 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
     ),
     TEAMMATE: (
         re.compile(
+            L
+            + r"\s+(?:is|are)\s+(?:one of (?:ours|us)|with us|on our side)\b"
+            + r"|"
+            + L
+            + r"\s*(?:—\s*)?(?:свой|своя|свои|из наших)\s*(?:[.,!;]|$)"
+        ),
+        re.compile(
             r"\bour\s+(?:guy|man|boy|girl|person)\s*(?:is|:|—)\s*" + S + r"|(?<![а-я])наш[а-я]*\s+(?:человек|парень|"
             r"девушка)\s*(?:—|:|это)?\s*" + S
         ),

@@ -18,7 +18,7 @@ ROLE_WORDS = {
     "любовница": "lover", "мирный житель": "civilian", "мирный": "civilian", "мирная": "civilian",
     "мирный игрок": "civilian", "красный": "red", "красная": "red", "doc": "doctor", "cop": "sheriff",
     "мирняк": "civilian", "civvie": "civilian", "civ": "civilian", "мирная жительница": "civilian",
-    "красный игрок": "red", "мирн": "civilian", "шереф": "sheriff", "красн": "red",
+    "красный игрок": "red", "мирн": "civilian", "шереф": "sheriff", "красн": "red", "житель": "civilian",
 }  # fmt: skip
 _RU_ROLE_GENITIVE = {"шерифа": "sheriff", "комиссара": "sheriff", "доктора": "doctor", "врача": "doctor",
                      "дона": "don", "мафии": "mafia", "мафиози": "mafia", "маньяка": "maniac", "любовницы": "lover",

@@ -83,7 +83,10 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         ),
         re.compile(r"\b(?:rip|r\.i\.p\.?)\s+" + S),
         re.compile(r"\b(?:since|now that)\s+" + S + r"\s+is\s+(?:gone|dead|out)"),
-        re.compile(L + r"\s+(?:уже\s+|теперь\s+)?(?:убит[а-я]*|мертв[а-я]*|умер|покинул[а-я]*|ушел|выбыл|застрелен)"),
+        re.compile(
+            L + r"\s+(?:уже\s+|теперь\s+)?(?:убит[а-я]*|мертв[а-я]*|умер|скончал[а-я]*|покинул[а-я]*|ушел|выбыл|"
+            r"застрелен)"
+        ),
         re.compile(r"(?<![а-я])(?:убили|застрелили|заголосовали|выгнали|отстрелили)\s+(?:[а-я]+\s+){0,2}" + S),
         re.compile(L + r"\s+(?:[а-я]+\s+){0,2}(?:убили|застрелили|заголосовали|выгнали|отстрелили)"),
         re.compile(r"(?<![а-я])(?:покойн[а-я]*|ушедш[а-я]*|погибш[а-я]*)\s+" + S),
@@ -166,9 +169,13 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         ),
         re.compile(  # "number 2 died on night one, number 9 on night two": the verb said once
             r"(?:\b(?:died|killed|shot|lynched|voted out|eliminated)\b|(?<![а-я])(?:умер[а-я]*|убит[а-я]*|убили|"
-            r"заголосовали|погиб[а-я]*|застрелили|отстреляли)(?![а-я]))[^.;]*?,\s*(?:and\s+|then\s+|и\s+|а\s+|потом\s+)?"
-            r"" + S + r"\s*(?:—\s*)?(?:on|in|в|во)\s+(?:the\s+)?(?:night|day|first|second|third|next|перв|втор|трет|"
-            r"четв|след|ноч|ден|круг|¤\d)"
+            r"заголосовали|погиб[а-я]*|застрелили|отстреляли|выгнали)(?![а-я]))[^.;]*?,\s*"
+            r"(?:and\s+|then\s+|и\s+|а\s+|потом\s+)?"
+            + S
+            + r"\s*(?:—\s*)?(?:(?:on|in|в|во)\s+(?:the\s+)?(?:night|day|first|"
+            r"second|third|next|перв|втор|трет|четв|след|ноч|ден|круг|¤\d)|"
+            r"(?:overnight|yesterday|last night|this morning|"
+            r"ночью|вчера|утром|днем)\s*(?:[.,;!]|$))"
         ),
         re.compile(
             r"\b(?:woke up|wake up|are|we're|left)\s+without\s+"
@@ -267,7 +274,10 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             + r"\s*(?:[.!]|$)"
             + r"|(?<![а-я])(?:идем|стреляем|убираем|валим|бьем)\s+(?:в\s+|по\s+)?"
             r"(?:шериф[а-я]*|доктор[а-я]*|комиссар[а-я]*)"
-            r"\s*,?\s*(?:—\s*)?(?:это\s+|он\s+)?" + S
+            r"\s*(?:сегодня\s+|ночью\s+)?,?\s*(?:—\s*)?(?:это\s+|он\s+|она\s+)?"
+            + S
+            + r"|\b(?:shoot|kill|hit|take|whack|go for)\s+the\s+(?:sheriff|doctor|commissar|cop|doc)\s+(?:out\s+)?"
+            r"(?:tonight\s*)?[,—]\s*(?:he's|she's|it's|that's|he is|she is)\s+" + S
         ),
         re.compile(  # «ночью бей его»: an imperative to a partner, the night or the partner named before it
             r"(?<![а-я])(?:ноч[а-я]*|напарни[а-я]*)[^.!?]*?(?<![а-я])(?:бей|убей|вали|грохни|стреляй|стрельни|мочи|убери)\s+"

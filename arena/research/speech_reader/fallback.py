@@ -58,7 +58,7 @@ _FALLBACK: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
         re.compile(
             r"\b(?:dead|died|killed|shot|eliminated|lynched|rip|gone|passed|removed|voted out|no longer|buried|"
             r"passed away|rest in peace)\b|(?<![а-я])(?:мертв[а-я]*|умер[а-я]*|убит[а-я]*|убили|застрелили|отстреляли|"
-            r"отстрелили|заголосовали|выбыл[а-я]*|погиб[а-я]*|помянем|покойн[а-я]*|сняли|ушел|ушла|ушли|уход(?:а|ом|е)?|"
+            r"отстрелили|заголосовали|выбыл[а-я]*|погиб[а-я]*|помянем|покойн[а-я]*|скончал[а-я]*|сняли|ушел|ушла|ушли|уход(?:а|ом|е)?|"
             r"смерт[а-я]*|гибел[а-я]*|труп|покинул[а-я]*|царство небесное|светлая память)(?![а-я])"
         ),
         re.compile(
@@ -91,7 +91,7 @@ _FALLBACK: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
 _APPOSITION = re.compile(r"\s*(?:—\s*)?¤\d{1,2}ᵃ?(?:\s+номер)?\s*[.!]*\s*")
 _HEDGE_ASIDE = re.compile(
     r",\s*(?:похоже|кажется|скорее всего|наверное|возможно|по-моему|по ощущениям|i think|probably|maybe|perhaps|"
-    r"i guess|i believe|i feel|most likely|clearly|obviously)\s*,"
+    r"i guess|i believe|i feel|most likely|clearly|obviously|sadly|unfortunately|к сожалению|увы)\s*,"
 )
 
 

@@ -10,7 +10,8 @@ from functools import lru_cache
 from arena.research.speech_reader.seats import OBJECT
 
 CONDITIONAL = re.compile(  # a conditional: not the speaker's statement ("если что", "just in case", is none)
-    r"\b(?:if|would)\b|(?<![а-я])(?:бы(?!\s+ни(?![а-я]))|будь|если(?!\s+что(?![а-я])))(?![а-я])|"
+    r"\b(?:if(?! you ask me| you want my opinion| i'm honest| i am honest)|would)\b|"
+    r"(?<![а-я])(?:бы(?!\s+ни(?![а-я]))|будь|если(?!\s+что(?![а-я])|\s+хотите знать|\s+честно|\s+коротко))(?![а-я])|"
     r"\b(?:was|were)\s+(?:going to|gonna|about to)\b|\bwanted to\b|(?<![а-я])(?:собирал(?:ся|ась)|хотел[а]?)(?![а-я])"
 )
 REPORTED = re.compile(  # another seat's words reported (the game's or the host's words are the record)
