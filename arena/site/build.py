@@ -140,7 +140,7 @@ def _run_summary(kind: str, manifest: dict[str, Any], games: list[GameFile]) -> 
     if kind == "tournament":
         text += f"; tournament {manifest.get('name', '?')!s}, rules {manifest.get('rules', '?')!s}"
     if kind == "placement":
-        text += (f"; {manifest['entrant']['label']} placed on {manifest['field']['name']}: {manifest.get('rule', '')}")
+        text += f"; {manifest['entrant']['label']} placed on {manifest['field']['name']}: {manifest.get('rule', '')}"
     return text
 
 
@@ -175,7 +175,7 @@ def _views(path: Path) -> str:
     from arena.engine import MODERATOR
     from arena.render.html import embed_json, story_json
     from arena.render.notes import input_anchors
-    from arena.render.story import build_story
+    from arena.render.story import StoryOptions, build_story
 
     _, t = read_transcript(path)
     game = t.rebuild()
@@ -183,10 +183,10 @@ def _views(path: Path) -> str:
     models = {e.seat: e.agent.reported_model or e.agent.model or "" for e in t.header.seats}
     positions = t.call_positions if len(t.call_positions) == len(t.calls) else None
     anchors = input_anchors(game, t.inputs) if t.inputs else None
+    options = StoryOptions(names=names, status=t.status, call_positions=positions, models=models)
     blocks = []
     for viewer in [MODERATOR, *range(1, game.n + 1)]:
-        story = build_story(game, viewer, t.calls, t.inputs, names=names, status=t.status, anchors=anchors,
-                            call_positions=positions, models=models)  # fmt: skip
+        story = build_story(game, viewer, t.calls, t.inputs, options, anchors=anchors)
         blocks.append(f'<script type="application/json" class="view" data-viewer="{viewer}">'
                       f"{embed_json(story_json(story))}</script>")  # fmt: skip
     return "\n".join(blocks)
