@@ -170,3 +170,19 @@ def test_awards_are_judge_inputs_not_the_seats() -> None:
 def test_an_award_input_without_its_kind_is_refused_on_replay() -> None:
     with pytest.raises(IllegalDecision, match="names no award"):
         Game(RULES, 1).replay([Input(op="award", seat=3)])
+
+
+def test_the_awards_log_lines_in_russian_keep_the_abbreviation_and_quote_the_judge() -> None:
+    """The web log's Russian line: the decimal comma only in the number ("доп. балла", not "доп, балла"), and the
+    judge's reason quoted as data, as a foul's is (the club test found both)."""
+    from arena.engine import Event, Phase
+    from arena.render.phrases_ru import judge_phrase
+
+    def line(value: str, count: int | None, text: str) -> str:
+        event = Event(seq=0, day=5, phase=Phase.END, type=EventType.AWARD, vis=Vis.PUBLIC, seat=8, value=value,
+                      count=count, text=text)
+        return "".join(span.text for span in judge_phrase(event))
+
+    assert line("extra", 50, "a phone at the table") == "судья: #8 — +0,50 доп. балла («a phone at the table»)"
+    assert line("extra", -125, "") == "судья: #8 — -1,25 доп. балла"
+    assert line("best_player", None, "") == "судья: #8 — лучший игрок"

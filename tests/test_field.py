@@ -259,3 +259,22 @@ def test_the_simulations_truth_is_the_world_when_the_model_is_the_world() -> Non
     assert abs(town - 0.6) < 1e-6 and abs(mafia + 0.4) < 1e-6 and abs(combined - 0.1) < 1e-6
     ranked = sim.entrants(frozen, members)
     assert ranked["below"] == (-2.0, -1.8) and ranked["above"] == (2.1, 1.9)
+
+
+def test_without_the_research_extra_each_fitting_command_says_so_and_plays_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bare install (`pip install -e .`, no numpy or scipy) played a whole placement and then stopped on a
+    ModuleNotFoundError traceback at its fit (measured on a clean clone); `arena site` did the same."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "scipy", None)  # an import of scipy now fails as it does where it is missing
+    (tmp_path / "draft.toml").write_text(DRAFT, encoding="utf-8")
+    for args in (["tournament", "--field", "reference-v1", "--entrant", "bot:heuristic", "--out", str(tmp_path / "p")],
+                 ["field", "freeze", str(tmp_path / "draft.toml"), "--out", str(tmp_path / "cal")],
+                 ["site", str(tmp_path), "--out", str(tmp_path / "site")]):  # fmt: skip
+        result = runner.invoke(app, [*args, "--no-progress"])
+        assert result.exit_code == 2, (args, result.output)
+        assert "needs the research extra: pip install 'mafia-arena[research]'" in result.output, result.output
+        assert "Traceback" not in result.output
+    assert not any((tmp_path / name).exists() for name in ("p", "cal", "site"))

@@ -174,6 +174,7 @@ ROOMS: dict[str, Room] = {
             "simulate": _of("tournament.schedule"),
         },
     ),
+    "arena.research.speech_reader": Room(()),  # the free-text reader reads a string: nothing of arena
     "arena.inspect_task": Room(_of("engine transcript players agents orchestrator llm prompts research")),
     "arena.tournament": Room(
         _of("engine orchestrator players llm transcript agents trust prompts resources safe_read safe_write seeds")
@@ -181,7 +182,8 @@ ROOMS: dict[str, Room] = {
     ),
     "arena.web": Room(
         _of("engine orchestrator players human transcript agents live pacing prompts trust seeds safe_read")
-        + _of("safe_write llm.preflight render.phrasebook render.phrases render.phrases_ru render.labels"),
+        + _of("safe_write llm.preflight render.phrasebook render.phrases render.phrases_ru render.labels")
+        + _of("render.protocol"),
         never=_of("tournament research"),
     ),
     "arena.web.routes": Room(
@@ -194,7 +196,7 @@ ROOMS: dict[str, Room] = {
         never=_of("cli web site render llm"),
     ),
     "arena.site": Room(
-        _of("engine transcript render research field safe_read safe_write sandbox"),
+        _of("engine transcript render research field scoring safe_read safe_write sandbox"),
         never=_of("cli web tournament orchestrator llm"),
     ),
     "arena.api": Room(None, never=_of("render web cli")),

@@ -89,3 +89,82 @@ def test_a_tables_pages_link_to_its_sheet_once_the_game_has_ended(tmp_path: Path
 
 async def _start(table: Table) -> None:
     table.start({s: RandomBot(s, 4) for s in SEATS})
+
+
+def test_the_judge_gives_awards_after_the_end_then_closes_the_sheet(tmp_path: Path) -> None:
+    """A judged table (`arena serve --judge`): at the end every page shows the score sheet's points, the judge names
+    the best player and gives extra points after the end, and closing the sheet writes the end record: the awards
+    are inputs of the sealed transcript (verify replays them) and the replays and the whole sheet open then."""
+    from arena.transcript import load, verify
+
+    # a person at seat 1 keeps the table in its lobby until the host starts it (a bots' table starts, and may end,
+    # at once); the person then sends nothing and the rule's defaults play the seat
+    server = Server(ServeConfig(out_dir=tmp_path, bot_delay=0.0, judge=True, start="lobby", human_timeout=0.05))
+    seats = {**SEATS, 1: resolve_agent("human")}
+
+    async def add() -> Table:
+        table, players = server.build(RULES, seats, seed=6)
+        table.speech_grace_s = 0.0
+        return server.add(table, players)
+
+    with TestClient(create_app(server)) as client:
+        assert client.portal is not None
+        table: Table = client.portal.call(add)
+        judge, token = f"/api/judge/{table.judge_token}", table.spectator_token
+        closing = client.post(judge, json={"action": "close"})
+        assert closing.status_code == 400 and "has not ended" in closing.json()["error"]
+        assert client.post(f"/api/start/{server.config.admin_token}/{table.id}").status_code == 200
+        wait_until(lambda: table.over, limit_s=60)
+        state = client.get(f"/api/judge-state/{table.judge_token}?lang=en").json()
+        assert state["judge"]["closable"] and state["judge"]["awards"]
+        assert state["sheet"]["open"] and state["review"] is None  # not final yet: no replay, no whole sheet
+        assert table.writer is not None and not table.writer.closed and not table.sealed
+        before = {r["seat"]: r for r in state["sheet"]["rows"]}
+        seat = 5
+        best = client.post(judge, json={"action": "award", "seat": 4, "award": "best_player", "reason": "led the day"})
+        assert best.status_code == 200
+        extra = client.post(judge, json={"action": "award", "seat": seat, "award": "extra", "points": 0.4})
+        assert extra.status_code == 200
+        bad = client.post(judge, json={"action": "award", "seat": 4, "award": "best_player"})
+        assert bad.status_code == 400  # a title is given once a game
+        assert client.post(judge, json={"action": "award", "seat": 4, "award": "trophy"}).status_code == 400
+        seen = client.get(f"/api/state/{token}?lang=ru").json()["sheet"]  # the spectators see it at once
+        assert seen["title"] == "Протокол игры" and len(seen["rows"]) == 10 and seen["open"]
+        assert any("лучший игрок" in a for a in seen["awards"])
+        row = {r["seat"]: r for r in client.get(f"/api/state/{token}?lang=en").json()["sheet"]["rows"]}[seat]
+        assert round(float(row["points"]) - float(before[seat]["points"]), 2) == 0.4
+        assert client.post(judge, json={"action": "close"}).status_code == 200
+        wait_until(lambda: table.writer is not None and table.writer.closed, limit_s=30)
+        assert table.sealed
+        late = client.post(judge, json={"action": "award", "seat": 5, "award": "best_move"})
+        assert late.json()["error"] == "the score sheet is closed"
+        final = client.get(f"/api/state/{token}?lang=en").json()
+        assert not final["sheet"]["open"] and final["review"]["protocol"] == f"/protocol/{token}"
+        page = client.get(f"/protocol/{token}?lang=en").text
+        assert "the best player (led the day)" in page
+        path = table.writer.path
+    transcript = load(path or "")
+    assert transcript.status == "complete" and verify(transcript).ok
+    awards = [(i.op, i.seat) for i in transcript.inputs if i.op == "award"]
+    assert awards == [("award", 4), ("award", seat)]
+
+
+def test_a_table_without_a_judge_is_final_at_its_end_and_shows_the_points(tmp_path: Path) -> None:
+    server = Server(ServeConfig(out_dir=tmp_path, bot_delay=0.0, start="now"))
+
+    async def run() -> Table:
+        table, players = server.build(RULES, SEATS, seed=7, lang="en")
+        table.start(players)
+        assert table.task is not None
+        await table.task
+        return table
+
+    table = asyncio.run(run())
+    assert table.sealed and table.writer is not None and table.writer.closed  # sealed at once: nobody to wait for
+    state = table.state(SPECTATOR, "en")
+    sheet = state["sheet"]
+    assert sheet is not None and not sheet["open"] and len(sheet["rows"]) == 10
+    assert state["review"] is not None and state["review"]["protocol"].startswith("/protocol/")
+    assert sheet["head"][0] == "#" and sheet["head"][-1] == "Total" and len(sheet["head"]) == 2 + 5 + 1
+    winners = [r for r in sheet["rows"] if r["groups"][0] == "1"]  # fiim: a win is 1 main point
+    assert winners and sheet["result"].startswith(("The town (red) wins", "The mafia (black) wins"))

@@ -29,6 +29,8 @@ from typer.testing import CliRunner
 from arena.cli import app
 from arena.engine import PRESETS, Event, EventType, Game, Role, Vis
 from arena.players.base import ModelCall
+from arena.render import labels
+from arena.render.html import embed_json
 
 SEEDS = (4, 5)  # together they hold every private event type (edge 4: the lover blocks; fiim 5: a removal)
 WIDTH = "400"  # wide enough that no fact wraps across lines
@@ -284,6 +286,9 @@ def test_html_single_seat_page_holds_only_that_seat(cases: list[Case], tmp_path:
     assert list(views) == [2]
     patterns, words = forbidden(game, 2, calls)
     assert not leaks(view_text(views[2]), patterns, words)
-    data_only = re.sub(r"<script>.*?</script>", "", page, flags=re.S)  # the page without its (fixed) code
+    # the page's words (labels.page): one fixed block per language, the same for every game and seat, so no data
+    fixed = f'<script type="application/json" id="labels">{embed_json(labels.page("en"))}</script>'
+    assert page.count(fixed) == 1
+    data_only = re.sub(r"<script>.*?</script>", "", page.replace(fixed, ""), flags=re.S)  # without its fixed code
     assert not leaks(data_only, [], words)
     assert prompt_of(1, 0).rsplit(" step", 1)[0] not in page

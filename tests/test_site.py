@@ -81,13 +81,34 @@ def test_the_site_has_a_board_per_rules_preset_and_per_field(site: Path) -> None
     field = (site / "board-tiny-v1.html").read_text(encoding="utf-8")
     for name in ("heuristic", "random", "filler"):
         assert f">{name}</a>" in board
-    assert "simultaneous" in board and "critical value" in board  # the report's simultaneous control
+    from arena.research.summary import build
+
+    fit = build(site / "games" / "fiim", boot=0).rating  # the report's own comparisons of the board's games
+    assert fit is not None and fit.comparisons
+    for cmp in fit.comparisons:  # each with the report's verdict (at these few games #32's support rule judges none)
+        verdict = f"{cmp.better} better" if cmp.better else "sparse: not compared" if cmp.sparse else "no difference"
+        assert f"{cmp.a} − {cmp.b}" in board and verdict in board, (cmp, verdict)
+    judged = any(not cmp.sparse for cmp in fit.comparisons)
+    assert ("critical value" in board) == judged
+    assert "simultaneous" in field and "critical value" in field and "better" in field  # the placements' family
     assert "bot-heuristic" in field and "(frozen)" in field and "placed" in field
     assert "never moves the field" in field  # what a placement identifies
     assert (site / "config" / "fiim" / "heuristic.html").is_file() and (site / "field-tiny-v1.html").is_file()
     config = (site / "config" / "fiim" / "heuristic.html").read_text(encoding="utf-8")
     for section in ("Win rate by side", "Win rate by role", "deception", "detection", "Cost and tokens"):
         assert section in config, section
+
+
+def test_a_configuration_page_shows_only_the_metrics_that_discriminate(site: Path) -> None:
+    """#37: a metric that does not discriminate leaves the headline of the report and the site (docs/metrics.md)."""
+    from arena.research.metrics import HEADLINE, RATES
+
+    config = (site / "config" / "fiim" / "heuristic.html").read_text(encoding="utf-8")
+    section = config.split("the metrics that discriminate", 1)[1].split("<h2>", 1)[0]
+    shown = re.findall(r"<tr><td>(?:<span>)?([a-z_]+)(?:</span>)?</td>", section)
+    assert "vote_accuracy" in shown and set(shown) <= set(HEADLINE), shown
+    assert {r.name for r in RATES} - set(HEADLINE), "every metric discriminates: nothing left to leave out"
+    assert not {r.name for r in RATES if r.name not in HEADLINE} & set(shown)
 
 
 def test_every_number_links_to_its_games_and_every_game_has_a_replay(site: Path) -> None:
@@ -128,7 +149,9 @@ def test_leaderboard_json_and_csv_load_in_pandas_as_they_are(site: Path) -> None
     assert placed.low < placed.rating < placed.high and placed.games == 12 and placed.rules == "fiim"
     assert list(table.configuration) == list(frame.configuration)
     rated = table[(table.board == "fiim") & (table.quantity == "combined")]
-    assert set(rated.configuration) == {"heuristic", "random", "filler"} and (rated.low < rated.high).all()
+    assert set(rated.configuration) == {"heuristic", "random", "filler"}
+    # an interval, or none where the estimate rests on too few games (#32's sparse rule: no interval is printed)
+    assert ((rated.low < rated.high) | (rated.low.isna() & rated.high.isna())).all()
 
 
 def test_check_passes_on_a_fresh_site(site: Path) -> None:
@@ -289,6 +312,20 @@ def test_the_build_reports_its_stages(runs: list[Path], tmp_path: Path) -> None:
         assert stage in stages, stages
     replays = [(done, total) for stage, done, total in heard if stage == "writing replays"]
     assert replays[0] == (0, 12) and replays[-1] == (11, 12)
+
+
+def test_the_site_shows_the_points_table_with_scoring(runs: list[Path], tmp_path: Path) -> None:
+    """`arena site --scoring fiim`: each configuration's page has its rows of `arena report --scoring`'s points table
+    (ranked, and by role), and --check re-derives them (the site records the system by name)."""
+    folder = tmp_path / "scored"
+    _ok(["site", str(runs[1]), "--out", str(folder), "--boot", "0", "--no-progress", "--scoring", "fiim"])
+    page = (folder / "config" / "fiim" / "heuristic.html").read_text(encoding="utf-8")
+    assert "Points (fiim" in page and "Points by role (fiim" in page and "points per game" in page
+    points = page.split("Points (fiim", 1)[1]
+    assert ">heuristic<" in points and ">random<" not in points and ">filler<" not in points  # its own rows only
+    assert "all identical" in _ok(["site", "--check", str(folder), "--no-progress"])
+    bad = runner.invoke(app, ["site", str(runs[1]), "--out", str(tmp_path / "x"), "--scoring", "nope"])
+    assert bad.exit_code == 2 and "--scoring" in bad.output
 
 
 def test_a_site_never_counts_a_result_made_of_failures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

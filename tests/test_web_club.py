@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from test_web_e2e import ARGS, CHROMIUM, _need_browser
+from waiting import wait_until
 from web_live import Gate, Live
 
 from arena.agents import resolve_agent
@@ -380,6 +381,12 @@ def test_the_judges_foul_removal_pause_and_extra_time_are_recorded_verified_and_
                 )
             time.sleep(0.005)
         assert table.over
+        # after the end: the judge's score sheet (extra points, the best player), then the sheet is closed
+        extra = {"action": "award", "seat": 2, "award": "extra", "points": 0.3}
+        assert client.post(judge, json=extra).status_code == 200
+        assert client.post(judge, json={"action": "award", "seat": 7, "award": "best_player"}).status_code == 200
+        assert client.post(judge, json={"action": "close"}).status_code == 200
+        wait_until(lambda: table.writer is not None and table.writer.closed)
         path = table.writer.path if table.writer is not None else None
     transcript = load(path or "")
     assert transcript.status == "complete" and verify(transcript).ok
@@ -392,6 +399,8 @@ def test_the_judges_foul_removal_pause_and_extra_time_are_recorded_verified_and_
         ("foul", living[0], "talking at night", 0),
         ("resume", 0, "", 0),
         ("remove", living[1], "a phone", 0),
+        ("award", 2, "", 0),
+        ("award", 7, "", 0),
     ]
     replayed = Game(transcript.rules, transcript.header.seed)
     replayed.replay(list(transcript.inputs))

@@ -4,9 +4,10 @@
 contexts: a person on a 1280×800 desktop in English who takes seat 3 through the lobby link, a person on a 390×844
 phone in Russian who opens seat 8's own link, and the judge on a desktop. Both people press Ready (no decision is
 asked before), play every decision through their page, and the judge gives extra time to seat 3 during its speech,
-pauses and resumes the table, and gives a bot a foul with a reason. At the end both pages show the reveal (the
-score sheet comes with the scoring issue), and the transcript verifies with the judge's inputs in it. Screenshots
-go to `docs/img/club-*.png` with `ARENA_SCREENSHOTS=docs/img`.
+pauses and resumes the table, and gives a bot a foul with a reason. At the end both pages show the reveal and the
+score sheet's points; the judge names the best player and gives extra points after the end, then closes the sheet,
+and both pages link to the whole sheet. The transcript verifies with the judge's inputs in it. Screenshots go to
+`docs/img/club-*.png` with `ARENA_SCREENSHOTS=docs/img`.
 """
 
 from __future__ import annotations
@@ -128,6 +129,29 @@ def test_two_people_and_a_judge_from_the_lobby_to_the_end(tmp_path: Path) -> Non
             for page in (one, two):
                 page.wait_for_selector("#end-title", timeout=30_000)
                 assert page.locator("#reveal li").count() == 10
+            # the score sheet: the judge names the best player and gives extra points after the end, then closes it
+            expect(judge.locator("#judge-close")).to_be_visible(timeout=20_000)
+            expect(one.locator("#sheet-open")).to_be_visible()  # the people see the sheet is not final yet
+            judge.select_option("#judge-seat", "3")
+            judge.select_option("#judge-award", "best_player")
+            judge.click("#judge-give")
+            expect(judge.locator("#reply")).to_have_class("good")
+            judge.select_option("#judge-seat", "8")
+            judge.select_option("#judge-award", "extra")
+            judge.fill("#judge-points", "0.5")
+            judge.click("#judge-give")
+            expect(judge.locator("#sheet-awards li")).to_have_count(2, timeout=10_000)
+            judge.click("#judge-close")
+            expect(judge.locator("#judge-close")).to_be_hidden(timeout=10_000)
+            for page, best in ((one, "the best player"), (two, "лучший игрок")):
+                expect(page.locator("#sheet-open")).to_have_count(0, timeout=10_000)  # final: the links are there
+                expect(page.locator("#review-protocol")).to_be_visible()
+                assert page.locator("#sheet-points tbody tr").count() == 10
+                expect(page.locator("#sheet-awards")).to_contain_text(best)
+            expect(judge.locator("#sheet-points tbody tr")).to_have_count(10)
+            _shot(judge, folder, "desktop-en-judge-sheet", 1280)
+            two.locator("#score-sheet").scroll_into_view_if_needed()
+            _shot(two, folder, "phone-ru-sheet", 390)
             two.locator("#end-card").scroll_into_view_if_needed()
             _shot(two, folder, "phone-ru-end", 390)
             _shot(one, folder, "desktop-en-end", 1280)
@@ -143,4 +167,6 @@ def test_two_people_and_a_judge_from_the_lobby_to_the_end(tmp_path: Path) -> Non
     transcript = load(path)
     assert transcript.status == "complete" and verify(transcript).ok
     ops = [i.op for i in transcript.inputs if i.op not in ("decide", "reject", "default")]
-    assert ops == ["extra_time", "pause", "resume", "foul"], ops
+    assert ops == ["extra_time", "pause", "resume", "foul", "award", "award"], ops
+    awards = [(i.seat, i.award, i.points) for i in transcript.inputs if i.op == "award"]
+    assert awards == [(3, "best_player", 0.0), (8, "extra", 0.5)], awards

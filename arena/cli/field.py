@@ -25,6 +25,18 @@ field_app = typer.Typer(
 )
 
 
+def need_research(command: str) -> None:
+    """The fits need the research extra (numpy, scipy, matplotlib): one `error:` line before anything is played,
+    where a bare install (`pip install -e .`) would otherwise play a whole placement or calibration and fail at its
+    fit with a traceback."""
+    try:
+        import matplotlib  # noqa: F401
+        import numpy  # noqa: F401
+        import scipy  # noqa: F401
+    except ImportError as exc:
+        fail(f"{command} needs the research extra: pip install 'mafia-arena[research]' ({exc})")
+
+
 def _load(name: str, *, behaviour: bool) -> FieldVersion:
     from arena.field.definition import FieldError, load_field
     from arena.field.fingerprint import check_behaviour
@@ -85,6 +97,7 @@ def freeze(
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No live progress.")] = False,
 ) -> None:
     """Play a draft's calibration tournament (resumable), fit it once and write the frozen field file into --out."""
+    need_research("arena field freeze")
     import tomllib
 
     from pydantic import ValidationError
@@ -223,6 +236,7 @@ def place_entrant(
         fail(f"--until-width: {until_width} must be a positive width in logits, e.g. --until-width 1.0")
     if max_games is not None and (max_games < 4 or max_games % 2):
         fail(f"--max-games: {max_games} must be even and at least 4")
+    need_research("arena tournament --field")
     from arena.field.definition import FieldError
     from arena.field.run import cap_deals, resolve_entrant, run_placement, tournament
 

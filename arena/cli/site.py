@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 
+from arena.cli.field import need_research
 from arena.cli.options import fail
 from arena.cli.report import progress_bar
 
@@ -29,13 +30,16 @@ def register(app: typer.Typer) -> None:
             Path | None, typer.Option("--check", help="Re-derive every number of this built site from its games.")
         ] = None,
         boot: Annotated[int, typer.Option("--boot", min=0, help="Bootstrap resamples for the intervals.")] = 200,
+        scoring: Annotated[
+            str | None,
+            typer.Option("--scoring", help="Add the points table (fiim or mwc) to each configuration."),
+        ] = None,
         no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bar.")] = False,
     ) -> None:
         """Build a static leaderboard site from runs (or --check one): replays, every number linked to its games."""
-        try:
-            from arena.site.inputs import SiteError
-        except ImportError as exc:
-            fail(f"arena site needs the research extra: pip install 'mafia-arena[research]' ({exc})")
+        need_research("arena site")
+        from arena.site.inputs import SiteError
+
         if check is not None:
             if runs or out is not None:
                 fail("--check takes the site alone (no RUN folders, no --out)")
@@ -56,13 +60,15 @@ def register(app: typer.Typer) -> None:
             return
         if not runs:
             fail("give one or more RUN folders and --out SITE (or --check SITE)")
+        if scoring not in (None, "fiim", "mwc"):
+            fail(f"--scoring: fiim or mwc (a site's --check re-derives it by name), not {scoring!r}")
         if out is None:
             fail("--out: give the folder to build the site in")
         from arena.site.build import build_site
 
         try:
             with progress_bar(enabled=not no_progress) as progress:
-                built = build_site(list(runs), out, boot=boot, progress=progress)
+                built = build_site(list(runs), out, boot=boot, progress=progress, scoring=scoring or "")
         except SiteError as exc:
             fail(str(exc))
         typer.echo(f"{built.games} games, {len(built.boards)} leaderboard(s) -> {built.folder}")

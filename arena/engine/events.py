@@ -7,11 +7,13 @@ engine, and every renderer and prompt goes through `view`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, ClassVar
 
 from arena.engine.record import PlainRecord
+
+_new = object.__new__
 
 
 class Vis(StrEnum):
@@ -102,11 +104,10 @@ def audience_mask(vis: Vis, to: tuple[int, ...]) -> int:
 
 class _Audience(PlainRecord):
     """Holds an event's audience bitmask in a slot of its own, so it is no field: never dumped, compared or
-    validated; and the copies of the event as its viewers number it (`Event.numbered_as`), likewise no field."""
+    validated."""
 
-    __slots__ = ("_numbered", "mask")
+    __slots__ = ("mask",)
     mask: int
-    _numbered: dict[int, Event]  # number -> the copy so numbered; set on demand
 
 
 @dataclass(slots=True, kw_only=True)
@@ -143,26 +144,20 @@ class Event(_Audience):
     def __hash__(self) -> int:
         return hash((self.seq, self.type, self.vis, self.to, self.seat, self.target, self.value, self.text, self.code))
 
-    def numbered_as(self, number: int) -> Event:
-        """This event as a viewer that numbers it `number` sees it: a copy whose `seq` is that number (a seat's own
-        numbering, `view.Observation.renumbered`), or the event itself when the numbers agree. Every seat that
-        numbers it alike (the seats that saw the same events before it) gets the same copy, made once: a copy per
-        seat and turn was a fifth of the growth of a tournament client's CPU per call (docs/tournaments.md)."""
-        if number == self.seq:
-            return self
-        try:
-            copies = self._numbered
-        except AttributeError:  # the first renumbering of this event (the slot is set on demand, not per event)
-            copies = self._numbered = {}  # type: ignore[misc]  # the slot is _Audience's
-        copy = copies.get(number)
-        if copy is None:  # by its slots, as `Game.emit` builds an event (`dataclasses.replace` costs three times this)
-            copy = copies[number] = object.__new__(Event)
-            copy.seq = number
-            copy.day, copy.phase, copy.type, copy.vis, copy.to = self.day, self.phase, self.type, self.vis, self.to
-            copy.seat, copy.target, copy.seats, copy.counts = self.seat, self.target, self.seats, self.counts
-            copy.roles, copy.count, copy.value, copy.text = self.roles, self.count, self.value, self.text
-            copy.code = self.code
-            copy.mask = self.mask  # type: ignore[misc]  # the slot is _Audience's
+    def with_number(self, seq: int) -> Event:
+        """A copy whose `seq` is `seq` (a viewer's own number for it, `view.Observation.renumbered`): every field and
+        the audience as `dataclasses.replace(self, seq=seq)` gives them, set one by one instead of through
+        `replace`'s walk over the fields and `__init__` (a view copies every event it shows: about nine copies per
+        model call). A field added to Event is added here too (an equivalence test compares the two)."""
+        if type(self) is not Event:  # a subclass: its own fields too
+            return replace(self, seq=seq)
+        copy = _new(Event)
+        copy.seq = seq
+        copy.day, copy.phase, copy.type, copy.vis, copy.to = self.day, self.phase, self.type, self.vis, self.to
+        copy.seat, copy.target, copy.seats, copy.counts = self.seat, self.target, self.seats, self.counts
+        copy.roles, copy.count, copy.value, copy.text = self.roles, self.count, self.value, self.text
+        copy.code = self.code
+        copy.mask = self.mask  # type: ignore[misc]  # the slot is _Audience's
         return copy
 
     def visible_to(self, seat: int) -> bool:

@@ -52,14 +52,13 @@ class Observation:
         return enumerate(self.events, self.since)
 
     def renumbered(self, start: int = 0) -> list[Event]:
-        """The events numbered `start` and after, each with `seq` this viewer's number (`Event.numbered_as`: a copy
-        shared by the viewers that number it alike, or the event itself where the numbers agree): for code that
-        prints or keys on `seq` (a prompt template, which may be anyone's, or a page), so the moderator's number
-        never reaches a seat. The moderator's events are numbered so already."""
+        """The events numbered `start` and after, as copies whose `seq` is this viewer's number: for code that prints
+        or keys on `seq` (a prompt template, which may be anyone's, or a page), so the moderator's number never
+        reaches a seat. The moderator's events are numbered so already."""
         skip = max(start - self.since, 0)
         if self.seat == MODERATOR:
             return list(self.events[skip:])
-        return [e.numbered_as(n) for n, e in enumerate(self.events[skip:], self.since + skip)]
+        return [e.with_number(n) for n, e in enumerate(self.events[skip:], self.since + skip)]
 
     def as_seen(self) -> Observation:
         """A copy whose events are `renumbered()`: the observation to hand to code that may be anyone's (a prompt

@@ -150,8 +150,7 @@ def shown(text: str) -> str:
     """The text as a seat is shown it (before control tokens are swapped): `normalise`, then every character that
     prints as nothing dropped: C0 controls but tab and newline, DEL, C1, format characters (the tag characters,
     U+FFF9..FFFB), unassigned and private-use code points."""
-    plain = normalise(text)
-    return plain if plain.isprintable() else "".join(filter(_prints, plain))  # the same: every character prints
+    return "".join(filter(_prints, normalise(text)))
 
 
 def defang(text: str) -> str:
@@ -232,8 +231,7 @@ def flags(text: str | None) -> list[str]:
 @lru_cache(maxsize=8192)  # a pure function of the text, asked by every seat that is shown it
 def _flags(text: str) -> tuple[str, ...]:
     plain = normalise(text)
-    printable = plain.isprintable()  # most text: every character prints, nothing is dropped (no pass per character)
-    seen = plain if printable else "".join(filter(_prints, plain))
+    seen = "".join(filter(_prints, plain))
     folded = fold(seen)
     # the folded text is searched only where it differs from the text searched first (most text is plain ASCII,
     # which folds to itself, the same object): the same verdicts, half the searches of the large moderator pattern
@@ -242,7 +240,7 @@ def _flags(text: str) -> tuple[str, ...]:
         first = plain if name == "breaks_lines" else seen
         if pattern.search(first) or (folded != first and pattern.search(folded)):
             found.append(name)
-    removed = not printable and any(not _prints(ch) and ch not in _BREAKS for ch in plain)
+    removed = any(not _prints(ch) and ch not in _BREAKS for ch in plain)
     if removed or _INVISIBLE.search(text.replace(_ZWJ, "")):
         found.append("hidden_characters")
     return tuple(found)

@@ -340,8 +340,9 @@ def judge_phrase(event: Event) -> list[Span]:
     if event.type is EventType.AWARD:
         what = _AWARD.get(event.value or "", clean(event.value or ""))
         if event.value == "extra":
-            what = f"{(event.count or 0) / 100:+.2f} доп. балла".replace(".", ",")
-        why = f" ({clean(event.text)})" if event.text else ""
+            points = f"{(event.count or 0) / 100:+.2f}".replace(".", ",")  # a decimal comma
+            what = f"{points} доп. балла"
+        why = f" ({reason(event.text)})" if event.text else ""  # the judge's own words, quoted as data
         return [_p("судья: "), _s(event.seat), _p(f" — {what}{why}", "label")]
     if event.type is not EventType.JUDGE:
         return [_p(clean(event.type.value))]

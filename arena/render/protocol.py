@@ -20,7 +20,7 @@ from arena.engine import MODERATOR, Game, view
 from arena.render.phrases import clean
 from arena.scoring import ScoringSystem, Sheet, build_sheet, load_system
 from arena.scoring.facts import Departure
-from arena.scoring.sheet import Award, Day, Night, Outcome, Result, VoteRound
+from arena.scoring.sheet import Award, Day, Night, Outcome, Result, SeatLine, VoteRound
 from arena.transcript import Transcript
 
 Lang = Literal["en", "ru"]
@@ -365,6 +365,36 @@ def protocol_data(sheet: Sheet, lang: str = "en") -> dict[str, Any]:
         if seat["left"] is not None:
             seat["left"]["text"] = departure_text(line.left, lang)
     return data
+
+
+def end_table(sheet: Sheet, lang: str = "en") -> dict[str, Any]:
+    """The sheet's points in brief, with their words, for the end of a web game (the seats' and the judge's pages
+    draw it as a table; the whole sheet is a link away): `title`, `result`, `head` (the column labels: seat, fouls,
+    each group, total), `legend`, `rows` (`seat`, `team`, `name`, `fouls`, `groups` in the head's order, `points`),
+    and `awards` in words."""
+    lang = _lang(lang)
+    w = words(lang)
+    result = result_text(sheet.result, lang)
+    return {
+        "title": w["title"],
+        "scoring": sheet.scoring,
+        "result": f"{winner_text(sheet.result, lang)}: {result}" if sheet.finished else result,
+        "head": [w["seat"], w["fouls"], *(_GROUPS[lang].get(g, g) for g in sheet.groups), w["total"]],
+        "legend": f"{w['legend']}: " + " · ".join(_GROUPS_LONG[lang].get(g, g) for g in sheet.groups),
+        "rows": [_end_row(s, sheet.groups, lang) for s in sheet.seats],
+        "awards": [_award_text(a, lang) for a in sheet.awards],
+    }
+
+
+def _end_row(s: SeatLine, groups: Sequence[str], lang: Lang) -> dict[str, Any]:
+    return {
+        "seat": s.seat,
+        "team": s.team,
+        "name": s.name,
+        "fouls": s.fouls,
+        "groups": [_num(s.groups[g], lang) if s.groups.get(g) else "" for g in groups],
+        "points": "–" if s.points is None else _num(s.points, lang),
+    }
 
 
 def protocol_json(sheet: Sheet, lang: str = "en") -> str:

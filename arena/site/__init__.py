@@ -10,6 +10,6 @@
 | `check.py` | `--check`: each game present, unchanged and verifying, then the whole site re-rendered and compared |
 
 It may import the engine, the transcript, `arena.render` (the replay's views), the research package (the report's
-reader, fits and plots), the field package (placements), `arena.safe_read`, `arena.safe_write` and `arena.sandbox`;
-never the command line or the web app.
+reader, fits and plots), the field package (placements), `arena.scoring` (the points table's system, `--scoring`),
+`arena.safe_read`, `arena.safe_write` and `arena.sandbox`; never the command line or the web app.
 """

@@ -132,7 +132,7 @@ def rules_board(root: Path, board: str, inputs: SiteInputs, lists: Lists, progre
     b = Board(board, f"{rules}: tournaments", "rules", rules, "centred: the configurations that played a side average "
               "0 on it (docs/ratings.md)")  # fmt: skip
     try:
-        r = build(root / "games" / board, boot=inputs.boot, progress=progress)
+        r = build(root / "games" / board, boot=inputs.boot, progress=progress, scoring=_scoring(inputs.scoring))
     except ReportError:  # every published game of the board was left out (each made of transport failures)
         from arena.research.corpus import load_folder
 
@@ -215,7 +215,7 @@ def _config_from_report(
 ) -> ConfigPage:
     """A configuration's page: its win rates by side and role, its metrics (deception and detection among them),
     what it cost, each number linked to its games."""
-    from arena.research.metrics import Counts
+    from arena.research.metrics import HEADLINE, Counts
 
     page = ConfigPage(config, board, _config_page(board, config))
     games = hrefs.get(config)
@@ -238,10 +238,11 @@ def _config_from_report(
               Cell(iv_text(x.rate, percent=True), role_games(x.role))]
              for x in r.roles.rates if x.config == config]  # fmt: skip
     page.lines.append(("Win rate by role", ["role", "side", "games", "side won (95 %)"], roles))
+    ours = {m.metric: m for m in r.by_config if m.group == config}
     metrics = [[Cell(m.metric), Cell(iv_text(m.interval, signed=False, digits=3), games),
                 Cell(_n(m.interval.n), games), Cell(str(m.interval.clusters), games)]
-               for m in r.by_config if m.group == config]  # fmt: skip
-    page.lines.append(("Play, deception and detection (docs/metrics.md)",
+               for m in (ours[name] for name in HEADLINE if name in ours)]  # fmt: skip
+    page.lines.append(("Play, deception and detection: the metrics that discriminate (docs/metrics.md)",
                        ["metric", "value (95 %)", "n", "games"], metrics))  # fmt: skip
     total = Counts()
     played = 0
@@ -269,6 +270,15 @@ def _config_from_report(
     return page
 
 
+def _scoring(name: str) -> Any:
+    """The scoring system a site was built with (`arena site --scoring`), or None."""
+    if not name:
+        return None
+    from arena.scoring import load_system
+
+    return load_system(name)
+
+
 def _points_lines(points: Any, config: str, games: str | None) -> list[tuple[str, list[str], list[list[Cell]]]]:
     """The points table's rows of this configuration (`arena report --scoring`'s table), when scoring is on."""
     import importlib
@@ -277,9 +287,15 @@ def _points_lines(points: Any, config: str, games: str | None) -> list[tuple[str
         table = importlib.import_module(".".join(("arena", "research", "points")))
     except ImportError:
         return []
-    head = [str(h) for h in table.table_head(points.system)]
-    rows = [[Cell(str(c), games) for c in row] for row in table.table_cells(points) if row and str(row[0]) == config]
-    return [(f"Points ({points.system.name})", head, rows)] if rows else []
+    out = []
+    for by_role, title in ((False, "Points"), (True, "Points by role")):
+        head = [str(h) for h in table.table_head(points.system, by_role)]
+        at = head.index("configuration")  # the ranked table leads with its rank, the per-role one with the config
+        rows = [[Cell(str(c), games) for c in row] for row in table.table_cells(points, by_role)
+                if len(row) > at and str(row[at]) == config]  # fmt: skip
+        if rows:
+            out.append((f"{title} ({points.system.name}, docs/metrics.md)", head, rows))
+    return out
 
 
 def _n(value: float) -> str:

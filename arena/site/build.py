@@ -171,8 +171,10 @@ class _Obj(dict[str, Any]):
 
 
 def _views(path: Path) -> str:
-    """Every view of a game (god view first, then each seat's) as the review page's JSON blocks."""
+    """The review page's words in the game's language, then every view of a game (god view first, then each
+    seat's), as the review page's JSON blocks."""
     from arena.engine import MODERATOR
+    from arena.render import labels
     from arena.render.html import embed_json, story_json
     from arena.render.notes import input_anchors
     from arena.render.story import StoryOptions, build_story
@@ -183,8 +185,9 @@ def _views(path: Path) -> str:
     models = {e.seat: e.agent.reported_model or e.agent.model or "" for e in t.header.seats}
     positions = t.call_positions if len(t.call_positions) == len(t.calls) else None
     anchors = input_anchors(game, t.inputs) if t.inputs else None
-    options = StoryOptions(names=names, status=t.status, call_positions=positions, models=models)
-    blocks = []
+    lang = labels.pick(t.header.lang)  # the replay in the game's language, as `arena export` draws it
+    options = StoryOptions(names=names, status=t.status, call_positions=positions, models=models, lang=lang)
+    blocks = [f'<script type="application/json" id="labels">{embed_json(labels.page(lang))}</script>']
     for viewer in [MODERATOR, *range(1, game.n + 1)]:
         story = build_story(game, viewer, t.calls, t.inputs, options, anchors=anchors)
         blocks.append(f'<script type="application/json" class="view" data-viewer="{viewer}">'
@@ -223,14 +226,18 @@ class Built:
     digest: str
 
 
-def build_site(folders: list[Path], out: Path, *, boot: int = 200, progress: Progress | None = None) -> Built:
-    """Build a site from run folders into `out` (a new or empty folder)."""
+def build_site(
+    folders: list[Path], out: Path, *, boot: int = 200, progress: Progress | None = None, scoring: str = ""
+) -> Built:
+    """Build a site from run folders into `out` (a new or empty folder); `scoring` (fiim, mwc) adds the points table
+    of `arena report --scoring` to each configuration's page."""
     from arena.safe_write import Folder, UnsafePath
 
     if out.exists() and (not out.is_dir() or out.is_symlink() or any(out.iterdir())):
         raise SiteError(f"{out}: not a new or empty folder; a site is built into one of its own")
     inputs = collect(folders, progress)
     inputs.boot = boot
+    inputs.scoring = scoring
     if not inputs.published():
         raise SiteError("no finished game that verifies in " + ", ".join(str(f) for f in folders))
     sources = {run.name: Path(run.source) for run in inputs.runs}

@@ -82,6 +82,7 @@ class SiteInputs:
     runs: list[Run]
     games: list[GameFile]
     boot: int = 200
+    scoring: str = ""  # a built-in scoring system (fiim, mwc): the boards' points table; "" for none
 
     def published(self, board: str | None = None) -> list[GameFile]:
         return [g for g in self.games if g.published and (board is None or g.board == board)]
@@ -90,7 +91,8 @@ class SiteInputs:
         return sorted({g.board for g in self.games if g.published})
 
     def data(self) -> dict[str, Any]:
-        return {"format": FORMAT, "version": 1, "boot": self.boot, "runs": [asdict(r) for r in self.runs],
+        scoring = {"scoring": self.scoring} if self.scoring else {}  # a site built without it reads as before
+        return {"format": FORMAT, "version": 1, "boot": self.boot, **scoring, "runs": [asdict(r) for r in self.runs],
                 "games": [asdict(g) for g in self.games]}  # fmt: skip
 
 
@@ -225,6 +227,9 @@ def load_inputs(site: Path) -> SiteInputs:
     try:
         runs = [Run(**r) for r in data["runs"]]
         games = [GameFile(**g) for g in data["games"]]
-        return SiteInputs(runs, games, int(data.get("boot", 200)))
+        scoring = data.get("scoring", "")
+        if scoring not in ("", "fiim", "mwc"):
+            raise ValueError(f"unknown scoring system {str(scoring)[:40]!r}")
+        return SiteInputs(runs, games, int(data.get("boot", 200)), scoring)
     except (KeyError, TypeError, ValueError) as exc:
         raise SiteError(f"{site / SITE_JSON}: malformed ({exc})") from None

@@ -26,10 +26,10 @@ def balance_table(t: Tournament, plans: Sequence[GamePlan]) -> Table:
         show_edge=False,  # without its two edges nine columns fit 80 (a label was cut "heurist…")
     )
     table.add_column("config", no_wrap=True)
-    table.add_column("seat-games", justify="right")  # whole sides: seven or three seats a game
+    table.add_column("seat\ngames", justify="right")  # whole sides: seven or three seats a game; two lines fit 80
     for key in [*sides, *roles]:
         table.add_column(key.split(":")[1], justify="right")
-    table.add_column("per seat", justify="right")
+    table.add_column("per\nseat", justify="right")
     for label in labels:
         counts = table_data[label]
         per_seat = [counts[k] for k in seats]

@@ -16,8 +16,8 @@ other seats through the same orchestrator and transcript as `arena play`.
 
 Imports run one way: `app` -> `routes` -> `server` -> `table` -> `state`, with `guard` and `i18n` beside
 them. The package may import the engine, the orchestrator, the players and the human form, the transcript,
-`arena.agents`, `arena.live`, `arena.pacing` (the night pacer), the renderer's phrase tables, labels and `clean`, the
-preflight of `arena.llm`, `arena.prompts` and `arena.trust` (agents and their prompt folders), `arena.seeds`,
-`arena.safe_read` and `arena.safe_write`; nothing in `arena` imports it but
+`arena.agents`, `arena.live`, `arena.pacing` (the night pacer), the renderer's phrase tables, labels and `clean`, its
+score sheet (`arena.render.protocol`), the preflight of `arena.llm`, `arena.prompts` and `arena.trust` (agents and
+their prompt folders), `arena.seeds`, `arena.safe_read` and `arena.safe_write`; nothing in `arena` imports it but
 `arena/cli/serve.py`, so the web extra stays optional.
 """

@@ -23,6 +23,7 @@ from typing import Any
 
 from arena.agents import AgentSpec
 from arena.engine import (
+    AWARDS,
     PUBLIC,
     Decision,
     Event,
@@ -201,6 +202,9 @@ class Table:
     guesses: dict[int, dict[int, float]] = field(default_factory=dict)  # blinded: seat -> {seat: P(not human)}
     join_token: str = field(default_factory=new_token)
     judge_token: str | None = None
+    # the end record: written at the end, or, at a table with a judge, once the judge closes the score sheet (the
+    # awards given after the end, the best player and extra points, are inputs before it)
+    sealed: bool = False
     # per page (seat, language): the last state's key and its number. A page never draws a state numbered below one
     # it has drawn; the number moves only when that page's own state changes, so it tells nothing of other seats
     seen_states: dict[tuple[int, str], tuple[str, int]] = field(default_factory=dict)
@@ -218,6 +222,7 @@ class Table:
         self._running = asyncio.Event()
         self._running.set()
         self.opened = asyncio.Event()
+        self.sheet_closed = asyncio.Event()  # the judge's "close the score sheet"
         if not self.lobby or not self.tokens:  # a table of bots and models has nobody to wait for
             self.opened.set()
 
@@ -540,8 +545,9 @@ class Table:
         self, action: str, seat: int = 0, reason: str = "", seconds: int = 0, award: str = "", points: float = 0.0
     ) -> str | None:
         """A judge's action, taken by the engine at once and written to the transcript as its input (verify replays
-        it): `foul`, `remove`, `pause`, `resume`, `extra_time`, and `award` (extra points, the best player) where
-        the engine has the score sheet's inputs. The reason it is refused, or None."""
+        it): `foul`, `remove`, `pause`, `resume`, `extra_time`, `award` (the score sheet's: extra points, the best
+        player, the best move, no auto-bonus, a yellow card; during the game or after its end), and `close` (the
+        score sheet is final: the end record is written). The reason it is refused, or None."""
         game = self.game
         reason = reason.strip()[:300]
         try:
@@ -563,10 +569,20 @@ class Table:
                 game.extra_time(seat, seconds, reason)
                 self.extra[seat] = self.extra.get(seat, 0.0) + seconds
             elif action == "award":
-                give = getattr(game, "award", None)  # the score sheet's inputs, where the engine has them
-                if give is None:
-                    return "awards come with the score sheet; this engine has none"
-                give(seat, award, points, reason)
+                if self.sealed:
+                    return "the score sheet is closed"
+                kind = next((k for k in AWARDS if k == award), None)
+                if kind is None:
+                    return f"unknown award {award[:40]!r}; allowed: {', '.join(AWARDS)}"
+                game.award(seat, kind, points, reason)
+            elif action == "close":
+                if not game.over:
+                    return "the game has not ended: the score sheet closes after the end"
+                if self.sealed or self.sheet_closed.is_set():
+                    return "the score sheet is closed"
+                self.sheet_closed.set()
+                self.changed()
+                return None
             else:
                 return f"unknown action {action[:40]!r}"
         except IllegalDecision as exc:
@@ -598,6 +614,7 @@ class Table:
                 data = observation_json(view(self.game, seat), self.game.n, log)
                 data["forbidden"] = list(forbidden_phrases(self.rules, self.lang))
             data["end"] = end_json(self.game, log)  # None until the game has ended
+            data["sheet"] = self.sheet_json(log.lang)
             data["review"] = self.review_links(seat)
             self._built[(seat, log.lang)] = (self.version, dict(data))
         ask = self.asks.get(seat)
@@ -651,13 +668,33 @@ class Table:
     def review_links(self, seat: int) -> dict[str, str] | None:
         """Once the game has ended: the replay of it from this page's own seat and as the god view, and its score
         sheet (the routes in `routes/replays.py` check the link and the end again)."""
-        if not self.game.over or not self.revealed or self.writer is None or self.writer.path is None:
+        if not self.sealed or not self.revealed or self.writer is None or self.writer.path is None:
             return None
         token = self.spectator_token if seat == SPECTATOR else self.tokens[seat]
         links = {"god": f"/review/{token}?as=god", "protocol": f"/protocol/{token}"}
         if seat != SPECTATOR:
             links["seat"] = f"/review/{token}"
         return links
+
+    def sheet_json(self, lang: str) -> dict[str, Any] | None:
+        """Once the game has ended (and, at a blinded table, who sat where is revealed): the score sheet's points
+        (`arena.render.protocol.end_table`), and whether the judge may still give awards (`open`)."""
+        if not self.game.over or not self.revealed:
+            return None
+        from arena.render.protocol import end_table, sheet_of
+
+        names = {seat: spec.name for seat, spec in self.seats.items()}
+        data = end_table(sheet_of(self.game, names=names), lang)
+        data["open"] = not self.sealed and self.judge_token is not None and self.error is None
+        return data
+
+    def seal(self) -> None:
+        """Write the end record (once): the game's result is final, and its replays and score sheet open."""
+        if self.sealed or self.writer is None or not self.game.over:
+            return
+        self.writer.end(self.game, self.stats.counters)
+        self.sealed = True
+        self.changed()
 
     # ----- running ----------------------------------------------------------------------------------------------
     def seat_players(self, others: Mapping[int, Player]) -> dict[int, Player]:
@@ -690,8 +727,15 @@ class Table:
                 timeouts=timeouts,
                 stats=self.stats,
                 pacer=self.pacer,
+                end_record=False,
             )
-        except asyncio.CancelledError:  # the server stops: the transcript stays resumable
+            if self.judge_token is not None and self.writer is not None:
+                self.changed()  # the judge's page offers the awards after the end, then "close the score sheet"
+                await self.sheet_closed.wait()
+            self.seal()
+        except asyncio.CancelledError:  # the server stops: an ended game is sealed as it is, else stays resumable
+            with contextlib.suppress(Exception):
+                self.seal()
             raise
         except GameStopped as exc:  # a model seat's server gave no answer: stopped, resumable, never a result
             self.error = f"the game stopped: {exc}"

@@ -49,33 +49,13 @@ def _keys_in_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         yield
 
 
-@pytest.fixture(scope="session")
-def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
+def _serve(factory: pytest.TempPathFactory, folder: str, ctx: int, parallel: int) -> Iterator[LocalServer]:
+    """A llama-server with Gemma 3 270M on a free port, ready; stopped after its last test."""
     try:
         binary, model = find_server(), default_model()
     except LocalModelError as exc:
         _unavailable(str(exc))
-    log = Path(tmp_path_factory.mktemp("llama")) / "server.log"
-    server = LocalServer(model, port=_free_port(), ctx=CTX, parallel=PARALLEL, binary=binary, alias="gemma-3-270m",
-                         log=log, threads=_threads())  # fmt: skip
-    server.start()
-    try:
-        server.wait_ready(600)
-    except LocalModelError as exc:
-        pytest.fail(str(exc))
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def small_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
-    """A second server with a small window per slot, `(ctx, parallel)` from the test module's `SMALL`."""
-    ctx, parallel = getattr(request.module, "SMALL", (512, 1))
-    try:
-        binary, model = find_server(), default_model()
-    except LocalModelError as exc:
-        _unavailable(str(exc))
-    log = Path(tmp_path_factory.mktemp("llama-small")) / "server.log"
+    log = Path(factory.mktemp(folder)) / "server.log"
     server = LocalServer(model, port=_free_port(), ctx=ctx, parallel=parallel, binary=binary, alias="gemma-3-270m",
                          log=log, threads=_threads())  # fmt: skip
     server.start()
@@ -85,3 +65,15 @@ def small_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
         pytest.fail(str(exc))
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
+    yield from _serve(tmp_path_factory, "llama", CTX, PARALLEL)
+
+
+@pytest.fixture(scope="module")
+def small_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
+    """A second server with a small window per slot, `(ctx, parallel)` from the test module's `SMALL`."""
+    ctx, parallel = getattr(request.module, "SMALL", (512, 1))
+    yield from _serve(tmp_path_factory, "llama-small", ctx, parallel)

@@ -72,7 +72,11 @@ def audit(path: Path, local_seats: set[int]) -> dict[str, int]:
     assert t.end is not None and t.end.status == "complete"
     for item in t.inputs:  # no default comes from the arena itself: only the model's own illegal answers
         if item.op == "default":
-            assert not any(word in (item.reason or "") for word in ARENA_DEFAULTS), item.reason
+            reason = item.reason or ""
+            # the model's own: its private reasoning ran to the token limit before any public field (a small model
+            # rambles; the arena's budget held everything else), as an illegal answer is the model's own
+            rambled = "cut off before its first public field" in reason
+            assert rambled or not any(word in reason for word in ARENA_DEFAULTS), reason
     game = Game(t.rules, t.header.seed, roles=t.header.roles)
     game.replay(t.inputs)
     full = expand(t.calls)

@@ -140,7 +140,8 @@ def test_the_real_server_killed_mid_game_stops_it_and_resume_finishes_it(tmp_pat
     final = load(path)
     assert final.status == "complete" and len(final.stops) == 1 and len(final.resumes) == 1
     assert not [i for i in final.inputs if i.op == "default" and transport_failure(i.reason or "")]
-    assert not [c for c in final.calls[final.resume_calls[0] :] if (c.error or "").startswith("transport: ")]
+    # after the restart no call failed to reach the server (a context overflow, compacted and retried, may happen)
+    assert not [c for c in final.calls[final.resume_calls[0] :] if "connection error" in (c.error or "")]
     verified = subprocess.run([*ARENA, "verify", str(path)], capture_output=True, text=True, cwd=tmp_path)
     assert verified.returncode == 0 and verified.stdout.startswith("OK"), verified.stdout + verified.stderr
     defaults = [i for i in final.inputs if i.op == "default"]

@@ -37,7 +37,8 @@ def _setup(tmp_path: Path, base_url: str, games: int, extra: str = "") -> Path:
     )
     spec = tmp_path / "t.toml"
     spec.write_text(
-        f'name = "llm"\ngames = {games}\nseed = 5\nfiller = "bot:heuristic"\n'
+        # one seat per configuration, as these costs were measured (whole sides put seven model seats in a game)
+        f'name = "llm"\ngames = {games}\nseed = 5\nfiller = "bot:heuristic"\nschedule = "seats"\n'
         '[[pool]]\nlabel = "cold"\nagent = "fake"\ntemperature = 0.1\n'
         '[[pool]]\nlabel = "hot"\nagent = "fake"\ntemperature = 1.4\n'
         '[[pool]]\nlabel = "bot"\nagent = "bot:random"\n'

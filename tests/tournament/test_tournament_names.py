@@ -27,7 +27,8 @@ def test_no_label_agent_or_model_name_reaches_a_prompt(tmp_path: Path) -> None:
             (agents / f"{agent}.toml").write_text(f'kind = "llm"\nmodel = "{model}"\nbase_url = "{server.base_url}"\n')
         spec = tmp_path / "t.toml"
         spec.write_text(
-            f'name = "names"\ngames = 3\nseed = 11\nfiller = "{AGENTS[1]}"\n'
+            # one seat per configuration, so every label sits at every table (whole sides seat one or two)
+            f'name = "names"\ngames = 3\nseed = 11\nfiller = "{AGENTS[1]}"\nschedule = "seats"\n'
             f'[[pool]]\nlabel = "{LABELS[0]}"\nagent = "{AGENTS[0]}"\ntemperature = 0.3\npersona = "{PERSONA}"\n'
             f'[[pool]]\nlabel = "{LABELS[1]}"\nagent = "{AGENTS[1]}"\n'
             f'[[pool]]\nlabel = "{LABELS[2]}"\nagent = "bot:heuristic"\n'

@@ -3,7 +3,9 @@
 The judge sees what the spectators see (the public view; the judge rules on what is said and done at the table, not
 on the hidden deal) and acts: a foul with its reason, a removal, pause and resume, extra time for a seat. Each
 action is an input the engine takes at once and the transcript records (`Table.judge`), so `arena verify` replays
-it; each is a public event, so every seat sees it as the rules say.
+it; each is a public event, so every seat sees it as the rules say. The score sheet's awards (extra points, the best
+player, the best move, no auto-bonus, a yellow card) are the moderator's while the game runs and public after it;
+after the end the judge gives the last of them and closes the sheet, which writes the end record.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from arena.web.guard import TooLarge, loads, read_body, token_ok
 from arena.web.routes.site import Site
 from arena.web.table import SPECTATOR, Table
 
-ACTIONS = ("foul", "remove", "pause", "resume", "extra_time", "award")
+ACTIONS = ("foul", "remove", "pause", "resume", "extra_time", "award", "close")
 
 
 def add_routes(app: FastAPI, site: Site) -> None:
@@ -42,7 +44,8 @@ def add_routes(app: FastAPI, site: Site) -> None:
             "living": list(table.game.living()),
             "paused": table.paused_since is not None,
             "actions": list(ACTIONS),
-            "awards": hasattr(table.game, "award"),  # the score sheet's awards, once the engine has them
+            "awards": not table.sealed,  # the score sheet's awards: during the game and after it, until it closes
+            "closable": table.over and not table.sealed and not table.sheet_closed.is_set(),
         }
         return JSONResponse(data)
 

@@ -677,6 +677,7 @@
     if (state.review && state.review.god) links.appendChild(el("a", { href: withLang(state.review.god), id: "review-god" }, t("replay_god")));
     if (state.review && state.review.protocol) links.appendChild(el("a", { href: withLang(state.review.protocol), id: "review-protocol" }, t("score_sheet")));
     if (links.childNodes.length) box.appendChild(links);
+    if (state.sheet) drawSheet(state.sheet, box, state);
     box.appendChild(el("h3", null, t("every_card")));
     const cards = el("ul", { className: "cards", id: "reveal" });
     for (const r of end.seats) {
@@ -688,6 +689,38 @@
     }
     box.appendChild(cards);
     drawSummary(end.summary, box, end);
+  }
+
+  // the score sheet's points (the server's words: arena/render/protocol.py end_table); the whole sheet is linked
+  function drawSheet(sheet, box, state) {
+    const sec = el("section", { className: "sheet", id: "score-sheet", aria: { labelledby: "sheet-title" } });
+    sec.appendChild(el("h3", { id: "sheet-title" }, sheet.title + " · " + sheet.scoring));
+    sec.appendChild(el("p", { className: "dim", id: "sheet-result" }, sheet.result));
+    const wrap = el("div", { className: "sheet-wrap" });
+    const table = el("table", { className: "sheet-table", id: "sheet-points" });
+    const head = el("tr");
+    sheet.head.forEach((h, i) => head.appendChild(el("th", { className: i === 0 ? "" : "n" }, h)));
+    table.appendChild(el("thead")).appendChild(head);
+    const body = el("tbody");
+    for (const r of sheet.rows) {
+      const tr = el("tr", { className: r.team + (r.seat === state.seat ? " me" : ""), dataset: { seat: String(r.seat) } });
+      tr.appendChild(el("td", null, seatName(r.seat)));
+      tr.appendChild(el("td", { className: "n" }, r.fouls ? String(r.fouls) : ""));
+      for (const g of r.groups) tr.appendChild(el("td", { className: "n" }, g));
+      tr.appendChild(el("td", { className: "n total" })).appendChild(el("b", null, r.points));
+      body.appendChild(tr);
+    }
+    table.appendChild(body);
+    wrap.appendChild(table);
+    sec.appendChild(wrap);
+    sec.appendChild(el("p", { className: "dim small" }, sheet.legend));
+    if (sheet.awards.length) {
+      const ul = el("ul", { className: "awards", id: "sheet-awards" });
+      for (const a of sheet.awards) ul.appendChild(el("li", null, a));
+      sec.appendChild(ul);
+    }
+    if (sheet.open) sec.appendChild(el("p", { className: "dim", id: "sheet-open" }, t("sheet_open")));
+    box.appendChild(sec);
   }
 
   function drawSummary(summary, box, end) {
@@ -1094,6 +1127,7 @@
       fresh(state);
       paused = state.judge.paused;
       show($("judge-awards"), !!state.judge.awards);
+      show($("judge-close"), !!state.judge.closable);
       $("judge-pause").textContent = paused ? t("judge_resume") : t("judge_pause");
     }).catch(() => {});
     const act = (action) => {
@@ -1108,6 +1142,7 @@
     $("judge-extra").addEventListener("click", () => act("extra_time"));
     $("judge-pause").addEventListener("click", () => act(paused ? "resume" : "pause"));
     $("judge-give").addEventListener("click", () => act("award"));
+    $("judge-close").addEventListener("click", () => act("close"));
     load();
     setInterval(load, 1000);
   }
