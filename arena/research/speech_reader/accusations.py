@@ -63,7 +63,7 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"\bi\s+(?:strongly\s+|really\s+)?suspect\s+" + L),
         re.compile(r"\bmost suspicious\b[^.¤]{0,12}" + L),
         re.compile(
-            L + r"\s+(?:is|are|looks?|seems?|'s)\s+(?:(?!not\b|never\b|no\b)\w+\s+){0,3}?"
+            L + r"\s+(?:is|are|looks?|seems?|'s)\s+(?:(?!not\b|never\b|no\b|than\b|red\b)\w+\s+){0,3}?"
             r"(?:black|mafia|mafioso|don|suspicious|a liar|"
             r"lying|fake)\b"
         ),
@@ -91,7 +91,16 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         ),
         re.compile(S + r"\s+(?:is not|isn't) the (?:real\s+)?sheriff"),
         re.compile(
-            S + r"\s+is the one to watch|\bkeep (?:your |our )?eyes on\s+" + S + r"|\blook at\s+" + S + r"\s+instead"
+            S
+            + r"\s+is the one to watch|\bkeep (?:your |our )?eyes on\s+"
+            + S
+            + r"|\blook at\s+"
+            + S
+            + r"\s+instead"
+            + r"|\b(?:keep an eye on|watch out for|be careful with|beware of)\s+"
+            + S
+            + r"|(?<![а-я])(?:присматривайте за|присмотритесь к|следите за|осторожнее с|бойтесь)\s+"
+            + S
         ),
         re.compile(S + r"\s*—?\s*не шериф|(?<![а-я])(?:смотреть\s+(?:надо|нужно)|смотрите)\s+на\s+" + S),
         re.compile(r"\bi think\s+" + S + r"\s+is\s+(?:black|mafia|the don|a mafioso)\b"),
@@ -210,6 +219,18 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             r"(?:story|claim|account|история|версия|рассказ)\s+(?:doesn't|does not|не)\s+"
             r"(?:add up|make sense|check out|hold up|сходится|складывается|вяжется)"
         ),
+        re.compile(
+            L + r"\s+(?:is|'s|are|looks|seems)\s+(?:even\s+|much\s+|way\s+)?(?:shadier|sketchier|scummier|fishier|"
+            r"more suspicious|worse|darker)\b"
+            + r"|"
+            + L
+            + r"\s+(?:[а-я]+\s+)?(?:еще\s+|гораздо\s+|намного\s+)?(?:мутнее|подозрительнее|чернее|хуже)(?![а-я])"
+            + r"|"
+            + L
+            + r"\s+(?:really\s+)?(?:worries|bothers|concerns|troubles|scares)\s+me\b"
+            + r"|(?<![а-я])(?:беспокоит|тревожит|пугает)\s+(?:меня\s+)?(?:[а-я]+\s+)?"
+            + L
+        ),
         # Russian: «седьмой явно из чёрной команды», «у меня второй в чёрных», «восьмой играет за мафию»
         re.compile(
             L + r"\s*(?:—\s*)?(?:(?:точно|явно|скорее всего|наверное|по-моему|похоже|однозначно|100%|для меня|тоже|оба|"
@@ -283,7 +304,7 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             r"девушка)\s*(?:—|:|это)?\s*" + S
         ),
         re.compile(
-            r"\b(?:me and\s+"
+            r"(?:\bme and\s+"
             + S
             + r"|"
             + S

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from arena.research.speech_reader.guards import CLAUSE, NEGATED_BEFORE, guarded
-from arena.research.speech_reader.seats import S
+from arena.research.speech_reader.seats import L, S
 
 ROLE_WORDS = {
     "sheriff": "sheriff", "commissar": "sheriff", "detective": "sheriff", "doctor": "doctor", "medic": "doctor",
@@ -30,9 +30,11 @@ _BARE_ROLE = r"(sheriff|commissar|detective|doctor|civilian|citizen|red|townie|c
 _ROLE_PATTERNS = (
     re.compile(  # a role word alone as the speaker's answer: "Red.", «Коротко: красная, проверок нет», "Sheriff, btw."
         r"(?:^|(?<!result)(?<!check)(?<!результат)(?<!проверка)(?<!¤\d)(?<!¤\d\d)(?<!ᵃ):)\s*"
+        r"(?:(?:a|an|just|simple|plain|honest|ordinary|regular|прост[а-я]+|обычн[а-я]+|честн[а-я]+)\s+)*"
         + _BARE_ROLE
-        + r"\s*(?:,\s*(?:by the way|btw|obviously|of course|if anything|for the record|"
-        r"кстати|если что|конечно|разумеется)\s*)?(?:[.!]+\s*$|$|,(?=\s*(?:no|нет|без|проверок)\b))"
+        + r"\s*(?:,\s*(?:by the way|btw|obviously|of course|if anything|for the record|nothing more|that's all|"
+        r"кстати|если что|конечно|разумеется|не более|и всё|и все|всего лишь)\s*)?"
+        r"(?:[.!]+\s*$|$|,(?=\s*(?:no|нет|без|проверок)\b))"
     ),
     re.compile(  # "that's what I found as sheriff", «я как шериф»
         r"\bi(?:'m| am)?\s+(?:(?!him\b|her\b|them\b|it\b|¤)\S+\s+){0,4}?as (?:the\s+|a\s+|an\s+)?(sheriff|doctor|"
@@ -102,7 +104,8 @@ _RU_ROLE_INSTRUMENTAL = {"шерифом": "sheriff", "комиссаром": "s
                          "мафией": "mafia", "мирным": "civilian", "мирным жителем": "civilian", "красным": "red",
                          "маньяком": "maniac", "любовницей": "lover"}  # fmt: skip
 _SPEAKING = re.compile(  # "sheriff speaking:", «говорит шериф:» at a sentence's head
-    r"^\s*(sheriff|doctor|don|civilian)\s+(?:speaking|talking)\b|^\s*говорит\s+(шериф|доктор|дон|мирный)(?![а-я])"
+    r"^\s*(sheriff|doctor|don|civilian)\s+(?:speaking|talking|reporting|checking in|on the line)\b"
+    r"|^\s*(?:говорит\s+(шериф|доктор|дон|мирный)|(шериф|доктор|дон|мирный)\s+(?:на связи|докладывает))(?![а-я])"
 )
 _DECLARE = re.compile(  # «заявляюсь шерифом», "sheriff claim"
     r"(?<![а-я])(?:заявляюсь|вскрываюсь|объявляюсь|играю)\s+("
@@ -177,11 +180,22 @@ _COLOURED_CHECKS = (  # a check named by its colour: "my red check", «крас�
     ),
     re.compile(S + r"\s*(?:—\s*)?от меня\s*(?:—\s*)?" + _COL + r"(?![а-я])"),  # «девятому от меня красная»
     re.compile(S + r"\s+(?:came back|comes back|checked out|checks out)\s+(?:as\s+)?" + _COL + r"\b"),
+    re.compile(
+        r"\b(?:i\s+)?found\s+(?:a\s+|one\s+)?"
+        + _COL
+        + r"(?:\s+one)?\s*[:—]\s*(?:it's\s+|that's\s+)?"
+        + S
+        + r"|(?<![а-я])(?:я\s+)?нашел\s+"
+        + _COL
+        + r"\s*[:—]\s*(?:это\s+)?"
+        + S
+    ),
     re.compile(r"(?:check|проверк[а-я]*)[^.]*?[,;]\s*" + _COL + r"\s+(?:on|на)\s+" + S),  # "…, black on 9"
     re.compile(r"(?<![а-я])у\s+" + S + r"\s+(?:от меня\s+)?" + _COL + r"\s+проверк"),
     re.compile(_COL + r"\s+" + _CHECK_NOUN + r"\s+(?:on|на|у|for)\s+" + S),
     re.compile(r"(?:\bmy|(?<![а-я])мо[а-я]+)\s+" + _COL + r"\s+" + _CHECK_NOUN + r"\s*(?:is|was|:|—|это)\s*" + S),
 )
+_LIST_COLOURED = re.compile(L + r"\s*[:—,]?\s*(?:both|all|оба|обе|все)\s+" + _COL)
 _PRONOUN_CHECK = re.compile(r"\b(?:he|she)\s+(?:was|is)\s+my\s+" + _COL + r"\s+check|(?<![а-я])(?:он|она)\s+"
                             r"(?:был[а]?\s+)?мо[а-я]+\s+" + _COL + r"\s+проверк")  # fmt: skip
 
@@ -237,11 +251,16 @@ def read_checks(sentences: list[str], sheriff_claimed: bool) -> list[tuple[int, 
             continue
         for pattern in _COLOURED_CHECKS:
             for m in pattern.finditer(sentence):
-                seat, word = (m.group(1), m.group(2)) if m.group(1).isdigit() else (m.group(2), m.group(1))
+                first, second = (g for g in m.groups() if g)  # a seat and a colour, in either order
+                seat, word = (first, second) if first.isdigit() else (second, first)
                 if not guarded(sentence, m.start(), m.end()) and not re.match(
                     r"[а-я]*\s*(?:от|from|by)\s+¤", sentence[m.end() :]
                 ):
                     found.append((int(seat), _colour(word)))  # not «красная проверка от третьего»
+        if _CHECK_CUE.search(sentence) or sheriff_claimed:
+            for m in _LIST_COLOURED.finditer(sentence):  # "4, 5: both red by my checks"
+                listed = re.findall(r"¤(\d{1,2})", m.group(1))
+                found += [(int(seat), _colour(m.group(2))) for seat in listed]
         for m in _PRONOUN_CHECK.finditer(sentence):
             before = re.findall(r"¤(\d{1,2})", sentence[: m.start()])
             if before and not guarded(sentence, m.start(), m.end()):
@@ -266,7 +285,7 @@ def read_roles(sentences: list[str]) -> list[str]:
                     out.append(ROLE_WORDS[next(g for g in m.groups() if g)])
         if any(p.search(sentence) for p in _TEAM_CLAIMS):
             out.append("mafia")
-        out += [ROLE_WORDS[m.group(1) or m.group(2)] for m in _SPEAKING.finditer(sentence)]
+        out += [ROLE_WORDS[next(g for g in m.groups() if g)] for m in _SPEAKING.finditer(sentence)]
         for m in _DECLARE.finditer(sentence):
             if not guarded(sentence, m.start(), m.end()):
                 out.append(_RU_ROLE_INSTRUMENTAL.get(m.group(1) or "") or ROLE_WORDS[m.group(2)])

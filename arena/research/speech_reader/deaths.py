@@ -170,6 +170,14 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             r"" + S + r"\s*(?:—\s*)?(?:on|in|в|во)\s+(?:the\s+)?(?:night|day|first|second|third|next|перв|втор|трет|"
             r"четв|след|ноч|ден|круг|¤\d)"
         ),
+        re.compile(
+            r"\b(?:woke up|wake up|are|we're|left)\s+without\s+"
+            + L
+            + r"|(?<![а-я])(?:проснулись|остались|просыпаемся)\s+(?:[а-я]+\s+)?без\s+"
+            + L
+            + r"|(?<![а-я])(?:ведущий|судья)\s+(?:[а-я]+\s+)?(?:удалил|снял|дисквалифицировал|выгнал)\s+"
+            + L
+        ),
     ),
     TARGET: (
         re.compile(
@@ -261,13 +269,17 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             r"(?:шериф[а-я]*|доктор[а-я]*|комиссар[а-я]*)"
             r"\s*,?\s*(?:—\s*)?(?:это\s+|он\s+)?" + S
         ),
+        re.compile(  # «ночью бей его»: an imperative to a partner, the night or the partner named before it
+            r"(?<![а-я])(?:ноч[а-я]*|напарни[а-я]*)[^.!?]*?(?<![а-я])(?:бей|убей|вали|грохни|стреляй|стрельни|мочи|убери)\s+"
+            r"(?:в\s+)?" + S
+        ),
         # generic constructions: the speaker's side shoots a seat (a verb of the night's shot in the present, the
         # future or the imperative, or the shot as a noun); a verb also said of the day's vote only with "tonight"
         re.compile(
             r"\b(?:let's|let us|we(?:'ll| will| should| must| gotta|'re gonna| are going to)?|i(?:'ll| will)?|"
             r"i'm gonna|i'm going to)\s+(?:shoot|kill|whack|knock off|pop|off)\s+(?:the\s+)?"
             + S
-            + r"|(?:^|[.!?,;:—]\s*)(?:shoot|kill|whack|shooting|killing|whacking)\s+(?:the\s+)?"
+            + r"|(?:^|[.!?,;:—]\s*)(?:shoot|kill|whack|hit|take out|go for|shooting|killing|whacking)\s+(?:the\s+)?"
             + S
             + r"(?=[^.!?]*\b(?:tonight|at night|partner|don)\b)"
         ),

@@ -76,7 +76,8 @@ _PRONOUN = re.compile(r"\b(?:him|he|she|her)\b|(?<![а-я])(?:он|она|нег
 
 
 _OBJECT_PRONOUN = re.compile(  # the object of the speaker's vote or trust ("I'm voting her", "I don't trust him")
-    r"\b((?:voting|vote|vote for|vote against|trust|believe|suspect|nominate|nominating|like|kill|shoot|hear)\s+)"
+    r"\b((?:voting|vote|vote for|vote against|trust|believe|suspect|nominate|nominating|like|kill|shoot|hit|whack|"
+    r"hear)\s+)"
     r"(?:him|her)\b"
 )
 
@@ -88,6 +89,10 @@ _SUBJECT_PRONOUN = re.compile(  # a pronoun saying what the one seat named is ("
 )
 
 
+_RU_OBJECT_PRONOUN = re.compile(  # «ночью бей его», «голосую за него»
+    r"(?<![а-я])((?:бей|убей|вали|грохни|стреляй в|стреляй|убери|голосую за|голосуем за|голосую против)\s+)"
+    r"(?:его|ее|него|нее)(?![а-я])"
+)
 _GONE_PRONOUN = re.compile(r"(?<![а-я])(?:его|ее)(?=\s+(?:же\s+|уже\s+|больше\s+)*нет(?![а-я]))")
 # a question answered by the next sentence: "My vote? The fifth." reads "my vote: the fifth."
 _ASKED_AND_ANSWERED = re.compile(r"\b(my vote|my pick|my choice|мой голос|мой выбор)\s*\?\s+")
@@ -108,6 +113,7 @@ def split_sentences(text: str) -> list[str]:
             seat = next(iter(seats))
             at = sentence.index(seat) + len(seat)
             rest = _OBJECT_PRONOUN.sub(r"\g<1>" + seat, sentence[at:])
+            rest = _RU_OBJECT_PRONOUN.sub(r"\g<1>" + seat + OBJECT, rest)
             rest = _GONE_PRONOUN.sub(seat + OBJECT, _SUBJECT_PRONOUN.sub(seat, rest))
             sentence = sentence[:at] + rest  # "don't listen to 2, he's obviously black"
         out.append(sentence)
