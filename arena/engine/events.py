@@ -79,7 +79,8 @@ class EventType(StrEnum):
     DEFAULT_APPLIED = "default_applied"  # seats{seat}: value=reason
     PROBE = "probe"  # seats{seat}: seat, seats=the others, counts=P(black) in thousandths (belief probe)
     PROBES_TAKEN = "probes_taken"  # public: count=probe events just emitted (so bots can key on the rest of the stream)
-    GAME_ENDED = "game_ended"  # public: value=winner (town|mafia|maniac|draw), text=reason
+    GAME_ENDED = "game_ended"  # public: value=winner (town|mafia|maniac|draw), code=termination (outcome.py),
+    # target=the removed seat (removal), count=the idle nights (idle_rounds)
     JUDGE = "judge"  # public: value=pause|resume|extra_time, seat and count=seconds (extra time), text=reason
     AWARD = "award"  # moderator while the game runs, public after it: seat, value=kind, count=points in hundredths,
     # text=the judge's reason (Game.award; scoring only)
@@ -135,12 +136,13 @@ class Event(_Audience):
     count: int | None = None
     value: str | None = None
     text: str | None = None
+    code: str | None = None  # a stable code that renderers word (game_ended: its `Termination`), never a sentence
 
     def __post_init__(self) -> None:
         self.mask = audience_mask(self.vis, self.to)  # type: ignore[misc]  # the slot is _Audience's
 
     def __hash__(self) -> int:
-        return hash((self.seq, self.type, self.vis, self.to, self.seat, self.target, self.value, self.text))
+        return hash((self.seq, self.type, self.vis, self.to, self.seat, self.target, self.value, self.text, self.code))
 
     def with_number(self, seq: int) -> Event:
         """A copy whose `seq` is `seq` (a viewer's own number for it, `view.Observation.renumbered`): every field and
@@ -154,6 +156,7 @@ class Event(_Audience):
         copy.day, copy.phase, copy.type, copy.vis, copy.to = self.day, self.phase, self.type, self.vis, self.to
         copy.seat, copy.target, copy.seats, copy.counts = self.seat, self.target, self.seats, self.counts
         copy.roles, copy.count, copy.value, copy.text = self.roles, self.count, self.value, self.text
+        copy.code = self.code
         copy.mask = self.mask  # type: ignore[misc]  # the slot is _Audience's
         return copy
 
