@@ -154,6 +154,8 @@ def test_precision_and_recall_on_the_labelled_corpus() -> None:
         ("Neither 1 nor 2 is black.", []),
         ("I checked 4. Red.", ["check 4 red"]),
         ("Two mafia, one don, one sheriff.", []),
+        # the bots' own lines (tests/golden): a vote for a seat's departure is no death
+        ("Игрок 8 указывает на меня. Я голосую за его уход.", ["vote 8"]),
     ],
 )
 def test_the_acceptance_phrasings(text: str, expected: list[str]) -> None:

@@ -58,14 +58,15 @@ _FALLBACK: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
         re.compile(
             r"\b(?:dead|died|killed|shot|eliminated|lynched|rip|gone|passed|removed|voted out|no longer|buried|"
             r"passed away|rest in peace)\b|(?<![а-я])(?:мертв[а-я]*|умер[а-я]*|убит[а-я]*|убили|застрелили|отстреляли|"
-            r"отстрелили|заголосовали|выбыл[а-я]*|погиб[а-я]*|помянем|покойн[а-я]*|скончал[а-я]*|сняли|ушел|ушла|ушли|уход(?:а|ом|е)?|"
+            r"отстрелили|заголосовали|выбыл[а-я]*|погиб[а-я]*|помянем|покойн[а-я]*|скончал[а-я]*|сняли|ушел|ушла|ушли|"
             r"смерт[а-я]*|гибел[а-я]*|труп|покинул[а-я]*|царство небесное|светлая память)(?![а-я])"
         ),
         re.compile(
-            r"\b(?:tonight|will|gonna|going|want|wants|try|tries|survived|saved|healed|almost|nearly|who|goes|still|"
+            r"\b(?:tonight|will|gonna|going|want|wants|try|tries|survived|saved|healed|almost|nearly|who|goes|still|vote|"
+            r"voting|"
             r"pretending|alive|"
             r"our shot|the shot)\b|"
-            r"(?<![а-я])(?:сегодня|буд[а-я]*|хоч[а-я]*|хотят|попроб[а-я]*|выжил[а-я]*|спас[а-я]*|вылечил[а-я]*|"
+            r"(?<![а-я])(?:сегодня|голосую|голосуем|голос|буд[а-я]*|хоч[а-я]*|хотят|попроб[а-я]*|выжил[а-я]*|спас[а-я]*|вылечил[а-я]*|"
             r"чуть|кто)(?![а-я])"
         ),
     ),
