@@ -89,7 +89,7 @@ _FALLBACK: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
 
 
 # a clause that is a seat alone, set off by a comma or a dash: "number 7", «седьмой номер»
-_APPOSITION = re.compile(r"\s*(?:—\s*)?¤\d{1,2}ᵃ?(?:\s+номер)?\s*[.!]*\s*")
+_APPOSITION = re.compile(r"\s*(?:—\s*)?¤\d{1,2}+ᵃ?(?:\s+номер)?\s*[.!]*\s*")
 _HEDGE_ASIDE = re.compile(
     r",\s*(?:похоже|кажется|скорее всего|наверное|возможно|по-моему|по ощущениям|i think|probably|maybe|perhaps|"
     r"i guess|i believe|i feel|most likely|clearly|obviously|sadly|unfortunately|к сожалению|увы)\s*,"
@@ -110,7 +110,7 @@ def read_fallback(sentence: str) -> list[tuple[str, int]]:
     for chunk in _CHUNKS.split(sentence):
         start = sentence.find(chunk, start)
         end = start + len(chunk)
-        seats = [int(n) for n in re.findall(r"¤(\d{1,2})", chunk)]
+        seats = [int(n) for n in re.findall(r"¤(\d{1,2}+)", chunk)]
         kinds = [] if _NEGATION.search(chunk) or any(c < end for c in cues) else _kinds(chunk)
         if seats and _APPOSITION.fullmatch(chunk):
             out += [(kind, seat) for kind in before for seat in seats]  # a seat alone names the clause before's
