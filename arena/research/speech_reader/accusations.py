@@ -23,7 +23,8 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"(?:^|[.!?:,]\s*)" + L + r"\s*[—=:]?\s*(?:black|mafia|scum)(?![a-z])"),  # "my read: 5 black"
         re.compile(
             L + r"\s*(?:—|это|,)?\s*(?:(?:точно|явно|скорее|скорее всего|по-любому|стопроцентн[а-я]*|сам[а-я]+|"
-            r"очевидн[а-я]*|оба|обе|тоже|для меня|мне|по-моему|наверняка|100%|возможно|безусловно|,|—|это)\s*){0,4}"
+            r"очевидн[а-я]*|оба|обе|тоже|для меня|мне|по-моему|наверняка|100%|возможно|безусловно|наиболее|"
+            r"самые|самый|вероятн[а-я]*|,|—|это)\s*){0,4}"
             r"(?:черн[а-я]*|мафи[а-я]*|дон|доном|подозрительн[а-я]*|фейк|лжец|врет|лжет|пахнет черн[а-я]*)(?![а-я])"
         ),
         re.compile(
@@ -63,7 +64,7 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"\bi\s+(?:strongly\s+|really\s+)?suspect\s+" + L),
         re.compile(r"\bmost suspicious\b[^.¤]{0,12}" + L),
         re.compile(
-            L + r"\s+(?:is|are|looks?|seems?|'s)\s+(?:(?!not\b|never\b|no\b)\w+\s+){0,3}?"
+            L + r"\s+(?:is|are|looks?|seems?|'s)\s+(?:(?!not\b|never\b|no\b|than\b|red\b)\w+\s+){0,3}?"
             r"(?:black|mafia|mafioso|don|suspicious|a liar|"
             r"lying|fake)\b"
         ),
@@ -91,7 +92,16 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         ),
         re.compile(S + r"\s+(?:is not|isn't) the (?:real\s+)?sheriff"),
         re.compile(
-            S + r"\s+is the one to watch|\bkeep (?:your |our )?eyes on\s+" + S + r"|\blook at\s+" + S + r"\s+instead"
+            S
+            + r"\s+is the one to watch|\bkeep (?:your |our )?eyes on\s+"
+            + S
+            + r"|\blook at\s+"
+            + S
+            + r"\s+instead"
+            + r"|\b(?:keep an eye on|watch out for|be careful with|beware of)\s+"
+            + S
+            + r"|(?<![а-я])(?:присматривайте за|присмотритесь к|следите за|осторожнее с|бойтесь)\s+"
+            + S
         ),
         re.compile(S + r"\s*—?\s*не шериф|(?<![а-я])(?:смотреть\s+(?:надо|нужно)|смотрите)\s+на\s+" + S),
         re.compile(r"\bi think\s+" + S + r"\s+is\s+(?:black|mafia|the don|a mafioso)\b"),
@@ -124,13 +134,14 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             r"super|kinda|kind of|a bit|quite|most likely|likely|for sure|100%|just|also|both|too|to me|imo|tbh|a|an|"
             r"the)\s+){0,4}(?:sus|sussy|scummy|scum|shady|sketchy|fishy|dodgy|evil|dirty|guilty|a wolf|a werewolf|"
             r"a killer|a snake|a rat|a traitor|a fake|faking|bluffing|one of them|one of the (?:blacks|mafia|bad guys|"
-            r"killers|wolves)|on the (?:black|mafia) (?:team|side)|in the mafia|black|mafia|mafioso)(?![a-z])"
+            r"killers|wolves)|on the (?:black|mafia) (?:team|side)|in the mafia|part of the (?:mafia|black)(?: team)?|"
+            r"(?:a\s+)?members? of the mafia|black|mafia|mafioso)(?![a-z])"
             r"(?!\s+(?:check|checks|claim|team\b|player\s+is\b))"
         ),
         re.compile(
             L + r"\s+(?:is|are|has been|have been|was|were|keeps?|kept)?\s*(?:clearly\s+|obviously\s+|definitely\s+|"
             r"just\s+|totally\s+)?(?:lying|lied|hiding something|faking|fake-?claiming|bussing|pushing lies|"
-            r"covering for (?:¤\d{1,2}|his|her|their|the)|giving (?:me\s+)?(?:mafia|scum|black|bad|evil) vibes|"
+            r"covering for (?:¤\d{1,2}+|his|her|their|the)|giving (?:me\s+)?(?:mafia|scum|black|bad|evil) vibes|"
             r"gives? (?:me\s+)?(?:off\s+)?(?:mafia|scum|black|bad|evil) vibes|pings? (?:me|my)|"
             r"(?:plays?|acts?|acting|talks?|votes?) like (?:a\s+|the\s+)?(?:mafia|mafioso|don|black|scum|wolf))"
         ),
@@ -190,6 +201,44 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             r"(?:вибрации|вайбы|ощущения|флюиды)"
             + r"|(?<![а-я])(?:плохие|черные|мафиозные|дурные|нехорошие)\s+(?:вибрации|вайбы|ощущения|флюиды)\s+"
             r"(?:от|насчет)\s+" + L
+        ),
+        re.compile(
+            L
+            + r"\s+as\s+(?:my|our|the)\s+(?:main\s+|top\s+|prime\s+|only\s+)?suspects?\b"
+            + r"|"
+            + L
+            + r"\s+being\s+(?:the\s+|a\s+)?(?:mafia|black|don|scum|mafioso|a liar)\b"
+            + r"|"
+            + L
+            + r"\s+(?:is\s+)?(?:still\s+|just\s+)?(?:pretending|faking|posing)\s+(?:to be|as)\s+(?:a\s+)?"
+            r"(?:town|red|civilian|sheriff|doctor)\b"
+            + r"|"
+            + L
+            + r"\s+(?:все?\s+|еще\s+)?(?:притворяется|прикидывается|косит под)\s+(?:мирн|красн|шериф|доктор)"
+            + r"|"
+            + L
+            + r"\s*(?:is|—|,)?\s*(?:the only one\s*,?\s+|единственн[а-я]+\s*,?\s+)?(?:whose|чья|чей)\s+"
+            r"(?:story|claim|account|история|версия|рассказ)\s+(?:doesn't|does not|не)\s+"
+            r"(?:add up|make sense|check out|hold up|сходится|складывается|вяжется)"
+        ),
+        re.compile(
+            L + r"\s+(?:is|'s|are|looks|seems)\s+(?:even\s+|much\s+|way\s+)?(?:shadier|sketchier|scummier|fishier|"
+            r"more suspicious|worse|darker)\b"
+            + r"|"
+            + L
+            + r"\s+(?:[а-я]+\s+)?(?:еще\s+|гораздо\s+|намного\s+)?(?:мутнее|подозрительнее|чернее|хуже)(?![а-я])"
+            + r"|"
+            + L
+            + r"\s+(?:really\s+)?(?:worries|bothers|concerns|troubles|scares)\s+me\b"
+            + r"|(?<![а-я])(?:беспокоит|тревожит|пугает)\s+(?:меня\s+)?(?:[а-я]+\s+)?"
+            + L
+        ),
+        re.compile(  # what a seat says or does called suspicious: "player 11's arguments … suspicious"
+            S + r"'s\s+(?:arguments?|story|behaviou?r|logic|claim|defen[cs]e|vote|votes|play|reasoning|words)\s+"
+            r"(?:(?!not\b|never\b)\w+\s+){0,5}?(?:suspicious|fishy|shady|scummy|fake|unconvincing|off)\b"
+            + r"|(?<![а-я])(?:аргументы|поведение|логика|версия|история|слова|речь|игра|голосование)\s+"
+            + S
+            + r"\s+(?:(?!не(?![а-я]))[а-я]+\s+){0,5}?(?:подозрительн[а-я]*|мутн[а-я]*|фальшив[а-я]*|неубедительн[а-я]*)"
         ),
         # Russian: «седьмой явно из чёрной команды», «у меня второй в чёрных», «восьмой играет за мафию»
         re.compile(
@@ -255,16 +304,23 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             + r"(?!\s*(?:'s|is|are|was|were|and me)\b)"
             + r"|(?<![а-я])(?:врет|лжет|врут|черн[а-я]*|дон|мафи[а-я]*|фейк|стреляли в меня|убили меня)(?![а-я])[^.?]*?"
             r"(?<![а-я])(?:думаю|наверное|скорее всего|по-моему|ставлю на|уверен)\s*(?:,|—|:)?\s*(?:что\s+|это\s+)?"
-            r"(¤\d{1,2}(?:(?:\s*,\s*|\s+(?:или|и)\s+)¤\d{1,2})*)(?!ᵃ)(?!\s*(?:—\s*)?(?:красн|мирн|шериф))"
+            r"(¤\d{1,2}+(?:(?:\s*,\s*|\s+(?:или|и)\s+)¤\d{1,2}+)*)(?!ᵃ)(?!\s*(?:—\s*)?(?:красн|мирн|шериф))"
         ),
     ),
     TEAMMATE: (
+        re.compile(
+            L
+            + r"\s+(?:is|are)\s+(?:one of (?:ours|us)|with us|on our side)\b"
+            + r"|"
+            + L
+            + r"\s*(?:—\s*)?(?:свой|своя|свои|из наших)\s*(?:[.,!;]|$)"
+        ),
         re.compile(
             r"\bour\s+(?:guy|man|boy|girl|person)\s*(?:is|:|—)\s*" + S + r"|(?<![а-я])наш[а-я]*\s+(?:человек|парень|"
             r"девушка)\s*(?:—|:|это)?\s*" + S
         ),
         re.compile(
-            r"\b(?:me and\s+"
+            r"(?:\bme and\s+"
             + S
             + r"|"
             + S
@@ -285,7 +341,10 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(
             L + r"\s+(?:is|was|are|were)\s+(?:my|our)\s+(?:team\s*mates?|partners?|ally|allies|accomplices?|don)\b"
         ),
-        re.compile(r"(?:^|[.!?,]\s*)(?:partner|напарник)\s+" + S),
+        re.compile(
+            r"(?:^|[.!?,]\s*)(?:partner|teammate|fellow mafioso|fellow mafia|comrade|напарник|тиммейт|партнер|"
+            r"союзник)\s+" + S
+        ),
         re.compile(
             r"(?<![а-я])(?:мо[йия]|наш[а-я]*)\s+(?:напарни[а-я]*|партнер[а-я]*|сообщни[а-я]*|тиммейт[а-я]*|"
             r"союзни[а-я]*|дон)\s*(?:—|:|,)?\s*(?:это\s+)?" + L

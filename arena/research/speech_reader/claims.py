@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from arena.research.speech_reader.guards import CLAUSE, NEGATED_BEFORE, guarded
-from arena.research.speech_reader.seats import S
+from arena.research.speech_reader.seats import L, S
 
 ROLE_WORDS = {
     "sheriff": "sheriff", "commissar": "sheriff", "detective": "sheriff", "doctor": "doctor", "medic": "doctor",
@@ -18,7 +18,7 @@ ROLE_WORDS = {
     "любовница": "lover", "мирный житель": "civilian", "мирный": "civilian", "мирная": "civilian",
     "мирный игрок": "civilian", "красный": "red", "красная": "red", "doc": "doctor", "cop": "sheriff",
     "мирняк": "civilian", "civvie": "civilian", "civ": "civilian", "мирная жительница": "civilian",
-    "красный игрок": "red", "мирн": "civilian", "шереф": "sheriff", "красн": "red",
+    "красный игрок": "red", "мирн": "civilian", "шереф": "sheriff", "красн": "red", "житель": "civilian",
 }  # fmt: skip
 _RU_ROLE_GENITIVE = {"шерифа": "sheriff", "комиссара": "sheriff", "доктора": "doctor", "врача": "doctor",
                      "дона": "don", "мафии": "mafia", "мафиози": "mafia", "маньяка": "maniac", "любовницы": "lover",
@@ -30,9 +30,11 @@ _BARE_ROLE = r"(sheriff|commissar|detective|doctor|civilian|citizen|red|townie|c
 _ROLE_PATTERNS = (
     re.compile(  # a role word alone as the speaker's answer: "Red.", «Коротко: красная, проверок нет», "Sheriff, btw."
         r"(?:^|(?<!result)(?<!check)(?<!результат)(?<!проверка)(?<!¤\d)(?<!¤\d\d)(?<!ᵃ):)\s*"
+        r"(?:(?:a|an|just|simple|plain|honest|ordinary|regular|прост[а-я]+|обычн[а-я]+|честн[а-я]+)\s+)*"
         + _BARE_ROLE
-        + r"\s*(?:,\s*(?:by the way|btw|obviously|of course|if anything|for the record|"
-        r"кстати|если что|конечно|разумеется)\s*)?(?:[.!]+\s*$|$|,(?=\s*(?:no|нет|без|проверок)\b))"
+        + r"\s*(?:,\s*(?:by the way|btw|obviously|of course|if anything|for the record|nothing more|that's all|"
+        r"кстати|если что|конечно|разумеется|не более|и всё|и все|всего лишь)\s*)?"
+        r"(?:[.!]+\s*$|$|,(?=\s*(?:no|нет|без|проверок)\b))"
     ),
     re.compile(  # "that's what I found as sheriff", «я как шериф»
         r"\bi(?:'m| am)?\s+(?:(?!him\b|her\b|them\b|it\b|¤)\S+\s+){0,4}?as (?:the\s+|a\s+|an\s+)?(sheriff|doctor|"
@@ -71,7 +73,7 @@ _ROLE_PATTERNS = (
     re.compile(r"\bmy\s+(sheriff)\s+checks?\b"),
     re.compile(r"(?:^|[.!?]\s*|\bi(?:'m| am)?\s+)claim(?:ing)?\s+(?:the\s+|to be\s+(?:the\s+)?)?(" + _EN_ROLE + r")\b"),
     re.compile(
-        r"(?:\bi am|\bi'm|(?<![а-я])я)\s+¤\d{1,2}\s*(?:,|—|and i'm|and i am|и я)\s*(?:(?:a|an|the|just|simple|"
+        r"(?:\bi am|\bi'm|(?<![а-я])я)\s+¤\d{1,2}+\s*(?:,|—|and i'm|and i am|и я)\s*(?:(?:a|an|the|just|simple|"
         r"regular|просто|обычн[а-я]+)\s+)*(" + _EN_ROLE + "|" + _RU_ROLE + r")(?![a-zа-я])"
     ),  # «я игрок 4, мирный»
     re.compile(
@@ -102,7 +104,8 @@ _RU_ROLE_INSTRUMENTAL = {"шерифом": "sheriff", "комиссаром": "s
                          "мафией": "mafia", "мирным": "civilian", "мирным жителем": "civilian", "красным": "red",
                          "маньяком": "maniac", "любовницей": "lover"}  # fmt: skip
 _SPEAKING = re.compile(  # "sheriff speaking:", «говорит шериф:» at a sentence's head
-    r"^\s*(sheriff|doctor|don|civilian)\s+(?:speaking|talking)\b|^\s*говорит\s+(шериф|доктор|дон|мирный)(?![а-я])"
+    r"^\s*(sheriff|doctor|don|civilian)\s+(?:speaking|talking|reporting|checking in|on the line)\b"
+    r"|^\s*(?:говорит\s+(шериф|доктор|дон|мирный)|(шериф|доктор|дон|мирный)\s+(?:на связи|докладывает))(?![а-я])"
 )
 _DECLARE = re.compile(  # «заявляюсь шерифом», "sheriff claim"
     r"(?<![а-я])(?:заявляюсь|вскрываюсь|объявляюсь|играю)\s+("
@@ -118,7 +121,9 @@ _SARCASM = re.compile(r"^\s*(?:sure|yeah,? right|yeah,? sure|oh,? sure|ну да
 _RETRACTED = re.compile(r"^[\s,.!—-]*(?:just\s+|obviously\s+|конечно\s+)?(?:kidding|joking|jk|шучу|шутка)")
 ELLIPTIC = re.compile(r"\bnot the (sheriff)\.\s*i am\b|не (шериф)\.\s*(?:шериф\s*—\s*я|я\s*—?\s*шериф)")
 _TEAM_CLAIMS = (  # the speaker owns the black side: "we, the mafia", "seat 6 and I are mafia"
-    re.compile(r"\bwe,?\s+(?:the\s+)?(?:black team|mafia)\b"),
+    re.compile(
+        r"\bwe,?\s+(?:the\s+)?(?:black team|mafia)\b|\bwe(?:'re| are)\s+(?:the\s+)?(?:mafia|black team|blacks)\b"
+    ),
     re.compile(S + r"\s+and\s+i\s+are\s+(?:the\s+)?(?:mafia|black)\b"),
     re.compile(r"(?<![а-я])мы,?\s+мафия"),
     re.compile(r"(?<![а-я])мы\s+с\s+" + S + r"\s*—?\s*(?:мафия|черные)"),
@@ -139,15 +144,15 @@ _CHECK_CUE = re.compile(
     r"(?:^|[.!?,;:—]\s*)checked\s*[:—]?\s*¤|(?:^|[.!?]\s*)(?:check|checks|проверка|проверки)\s*[:—]|"
     r"(?<![а-я])я\s+(?:[а-я]+\s+){0,3}провер[а-я]*|^\s*провер[а-я]*|проверен[а-я]*\s+мною|(?<![а-я])мо[яий][а-я]*\s+"
     r"(?:[а-я]+\s+)?провер(?:к|ок)|(?<![а-я])проверк[аи]\s+на|\bi found\s+¤|(?<![а-я])я\s+(?:[а-я]+\s+)?нашел\s+¤|"
-    r"по моей проверке|(?<![а-я])мо[йи]\s+результат[а-я]*|(?<![а-я])проверил[а]?\s+¤|¤\d{1,2}ᵃ\s+провер(?:ил|ял)|"
-    r"(?<![а-я])(?:по)?смотрел[а]?\s+(?:ночью\s+)?¤\d{1,2}ᵃ|"
+    r"по моей проверке|(?<![а-я])мо[йи]\s+результат[а-я]*|(?<![а-я])проверил[а]?\s+¤|¤\d{1,2}+ᵃ\s+провер(?:ил|ял)|"
+    r"(?<![а-я])(?:по)?смотрел[а]?\s+(?:ночью\s+)?¤\d{1,2}+ᵃ|"
     r"(?<![а-я])(?:перв|втор|трет|последн|ночн)[а-я]*\s+проверк"
 )
 _CHECK_NOT_MINE = re.compile(
     r"\b(?:he|she|sheriff|¤\d+),?\s+(?:checked|found)\b|\bchecked by\b|\ba checked\b|"
     r"\bchecked (?:him|her|it)\b(?<!i checked him)"
     r"|\b(?:our|your|the|their)\s+sheriff\b(?:(?!\bi\b)[^.]){0,24}\bchecked\b"
-    r"|¤\d{1,2}'s\s+check\b|¤\d{1,2}(?!ᵃ)\s+(?:[а-я]+\s+){0,2}?провер(?:ил|ял)[аи]?(?![а-я])"
+    r"|¤\d{1,2}+'s\s+check\b|¤\d{1,2}+(?!ᵃ)\s+(?:[а-я]+\s+){0,2}?провер(?:ил|ял)[аи]?(?![а-я])"
     r"|(?<![а-я])(?:он|она|шериф)\s+(?:[а-я]+\s+){0,2}проверил|(?<![а-я])(?:наш|ваш|этот)\s+шериф[^.]{0,24}проверил"
 )
 
@@ -159,7 +164,7 @@ def reported_checks(sentence: str) -> set[int]:
     for m in _CHECK_NOT_MINE.finditer(sentence):
         end = next((c.start() for c in CLAUSE.finditer(sentence) if c.start() >= m.end()), len(sentence))
         start = sentence.rfind(",", 0, m.start()) if m.group(0).startswith("a checked") else m.start()
-        seats |= {int(n) for n in re.findall(r"¤(\d{1,2})", sentence[max(start, 0) : end])}
+        seats |= {int(n) for n in re.findall(r"¤(\d{1,2}+)", sentence[max(start, 0) : end])}
     return seats
 
 
@@ -174,11 +179,23 @@ _COLOURED_CHECKS = (  # a check named by its colour: "my red check", «крас�
         r"last\s+|latest\s+|единственн[а-я]+\s+|перв[а-я]+\s+|последн[а-я]+\s+)?" + _COL + r"\s+" + _CHECK_NOUN
     ),
     re.compile(S + r"\s*(?:—\s*)?от меня\s*(?:—\s*)?" + _COL + r"(?![а-я])"),  # «девятому от меня красная»
+    re.compile(S + r"\s+(?:came back|comes back|checked out|checks out)\s+(?:as\s+)?" + _COL + r"\b"),
+    re.compile(
+        r"\b(?:i\s+)?found\s+(?:a\s+|one\s+)?"
+        + _COL
+        + r"(?:\s+one)?\s*[:—]\s*(?:it's\s+|that's\s+)?"
+        + S
+        + r"|(?<![а-я])(?:я\s+)?нашел\s+"
+        + _COL
+        + r"\s*[:—]\s*(?:это\s+)?"
+        + S
+    ),
     re.compile(r"(?:check|проверк[а-я]*)[^.]*?[,;]\s*" + _COL + r"\s+(?:on|на)\s+" + S),  # "…, black on 9"
     re.compile(r"(?<![а-я])у\s+" + S + r"\s+(?:от меня\s+)?" + _COL + r"\s+проверк"),
     re.compile(_COL + r"\s+" + _CHECK_NOUN + r"\s+(?:on|на|у|for)\s+" + S),
     re.compile(r"(?:\bmy|(?<![а-я])мо[а-я]+)\s+" + _COL + r"\s+" + _CHECK_NOUN + r"\s*(?:is|was|:|—|это)\s*" + S),
 )
+_LIST_COLOURED = re.compile(L + r"\s*[:—,]?\s*(?:both|all|оба|обе|все)\s+" + _COL)
 _PRONOUN_CHECK = re.compile(r"\b(?:he|she)\s+(?:was|is)\s+my\s+" + _COL + r"\s+check|(?<![а-я])(?:он|она)\s+"
                             r"(?:был[а]?\s+)?мо[а-я]+\s+" + _COL + r"\s+проверк")  # fmt: skip
 
@@ -220,7 +237,10 @@ def read_checks(sentences: list[str], sheriff_claimed: bool) -> list[tuple[int, 
                 continue  # "red check on 3, black check on 9": the colour names the next check; "that means 9 is black"
             if NEGATED_BEFORE.search(between[: colour.start()]) and not colour.group(1).startswith("не"):
                 continue
-            if not cue and not re.match(r"\s*[—:,-]?\s*(?:is\s+|у меня\s+|for me\s+)?$", between[: colour.start()]):
+            if not cue and not re.match(
+                r"\s*[—:,-]?\s*(?:is\s+|was\s+|came back\s+|comes back\s+|у меня\s+|for me\s+)?$",
+                between[: colour.start()],
+            ):
                 continue  # a sheriff's bare list reads "¤4 black", "¤4 — black"
             found.append((int(m.group(1)), _colour(colour.group(1))))
             paired = True
@@ -231,13 +251,18 @@ def read_checks(sentences: list[str], sheriff_claimed: bool) -> list[tuple[int, 
             continue
         for pattern in _COLOURED_CHECKS:
             for m in pattern.finditer(sentence):
-                seat, word = (m.group(1), m.group(2)) if m.group(1).isdigit() else (m.group(2), m.group(1))
+                first, second = (g for g in m.groups() if g)  # a seat and a colour, in either order
+                seat, word = (first, second) if first.isdigit() else (second, first)
                 if not guarded(sentence, m.start(), m.end()) and not re.match(
                     r"[а-я]*\s*(?:от|from|by)\s+¤", sentence[m.end() :]
                 ):
                     found.append((int(seat), _colour(word)))  # not «красная проверка от третьего»
+        if _CHECK_CUE.search(sentence) or sheriff_claimed:
+            for m in _LIST_COLOURED.finditer(sentence):  # "4, 5: both red by my checks"
+                listed = re.findall(r"¤(\d{1,2}+)", m.group(1))
+                found += [(int(seat), _colour(m.group(2))) for seat in listed]
         for m in _PRONOUN_CHECK.finditer(sentence):
-            before = re.findall(r"¤(\d{1,2})", sentence[: m.start()])
+            before = re.findall(r"¤(\d{1,2}+)", sentence[: m.start()])
             if before and not guarded(sentence, m.start(), m.end()):
                 found.append((int(before[-1]), _colour(m.group(1) or m.group(2))))
     return list(dict.fromkeys(found))
@@ -260,7 +285,7 @@ def read_roles(sentences: list[str]) -> list[str]:
                     out.append(ROLE_WORDS[next(g for g in m.groups() if g)])
         if any(p.search(sentence) for p in _TEAM_CLAIMS):
             out.append("mafia")
-        out += [ROLE_WORDS[m.group(1) or m.group(2)] for m in _SPEAKING.finditer(sentence)]
+        out += [ROLE_WORDS[next(g for g in m.groups() if g)] for m in _SPEAKING.finditer(sentence)]
         for m in _DECLARE.finditer(sentence):
             if not guarded(sentence, m.start(), m.end()):
                 out.append(_RU_ROLE_INSTRUMENTAL.get(m.group(1) or "") or ROLE_WORDS[m.group(2)])

@@ -29,12 +29,13 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             r"\bwe(?:'ve|\s+have)?\s+(?:already\s+)?lost\s+" + L + r"|(?<![а-я])мы\s+(?:уже\s+)?потеряли\s+" + L
         ),
         re.compile(
-            r"¤(\d{1,2})ᵃ\s+(?:[а-я]+\s+){0,2}(?:убил|убила|застрелил|застрелила|отстрелил|отстрелила|отстрелял|"
+            r"¤(\d{1,2}+)ᵃ\s+(?:[а-я]+\s+){0,2}(?:убил|убила|застрелил|застрелила|отстрелил|отстрелила|отстрелял|"
             r"отстреляла)(?![а-я])"
         ),  # «четвёртого убил маньяк»: the seat is the object
         re.compile(r"(?<![а-я])(?:убили|отстреляли|потеряли|заголосовали|застрелили)[^.:¤]{0,20}:\s*" + L),
         re.compile(r"(?<![а-я])(?:убил[аи]?|застрелил[аи]?|отстрелял[аи]?|отстрелил[аи]?)\s+" + L),
-        re.compile(r"\b(?:dead|gone|out|eliminated|killed)\b[^.:¤]{0,20}:\s*" + L),
+        re.compile(r"\b(?:dead|gone|out|eliminated|killed|lost|died|shot)\b[^.:¤]{0,40}:\s*" + L),
+        re.compile(r"\b(?:sad|sorry|a shame|a pity|hated|hate)\s+to\s+(?:see|lose)\s+" + S + r"(?:\s+(?:go|leave))?\b"),
         re.compile(
             L + r"\s+(?:was|were|got|has been|have been)\s+(?:lynched|executed|kicked(?: out)?|found dead)"
             r"|" + L + r"\s+(?:didn't|did not)\s+survive"
@@ -76,17 +77,20 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         ),
         re.compile(S + r"\s+(?:died|left us|left the game)"),
         re.compile(
-            S + r",?\s+(?:who|которого|которую|кого)\s+(?:was\s+|got\s+|вчера\s+|ночью\s+)?"
-            r"(?:killed|shot|voted out|убили|"
+            S + r",?\s+(?:who|которого|которую|кого)\s+(?:was\s+|got\s+|вчера\s+|ночью\s+)?(?:\w+\s+)?"
+            r"(?:killed|shot|voted out|lynched|eliminated|executed|removed|убили|"
             r"застрелили|заголосовали|выгнали)"
         ),
         re.compile(r"\b(?:rip|r\.i\.p\.?)\s+" + S),
         re.compile(r"\b(?:since|now that)\s+" + S + r"\s+is\s+(?:gone|dead|out)"),
-        re.compile(L + r"\s+(?:уже\s+|теперь\s+)?(?:убит[а-я]*|мертв[а-я]*|умер|покинул[а-я]*|ушел|выбыл|застрелен)"),
+        re.compile(
+            L + r"\s+(?:уже\s+|теперь\s+)?(?:убит[а-я]*|мертв[а-я]*|умер|скончал[а-я]*|покинул[а-я]*|ушел|выбыл|"
+            r"застрелен)"
+        ),
         re.compile(r"(?<![а-я])(?:убили|застрелили|заголосовали|выгнали|отстрелили)\s+(?:[а-я]+\s+){0,2}" + S),
         re.compile(L + r"\s+(?:[а-я]+\s+){0,2}(?:убили|застрелили|заголосовали|выгнали|отстрелили)"),
         re.compile(r"(?<![а-я])(?:покойн[а-я]*|ушедш[а-я]*|погибш[а-я]*)\s+" + S),
-        re.compile(r"(?=¤\d{1,2}ᵃ)" + L + r"\s+(?:уже\s+|больше\s+)?нет(?![а-я])"),
+        re.compile(r"(?=¤\d{1,2}+ᵃ)" + L + r"\s+(?:уже\s+|больше\s+)?нет(?![а-я])"),
         # generic constructions: a seat and a verb of removal in the past, in either order, adverbs between
         re.compile(
             L + r"\s+(?:(?:was|were|got|has been|have been|had been|just|already|finally|also|then|first)\s+)*"
@@ -138,22 +142,22 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             r"удален|удалена|снят|снята|отстрелен|отстрелена|казнен|казнена|повешен|повешена)(?![а-я])"
         ),
         re.compile(  # «пятого снял ведущий», «сняли пятого», «слили девятого»
-            r"¤(\d{1,2})ᵃ\s+(?:[а-я]+\s+){0,2}(?:снял[аи]?|казнили|повесили|слили|похоронили|выбили)(?![а-я])"
+            r"¤(\d{1,2}+)ᵃ\s+(?:[а-я]+\s+){0,2}(?:снял[аи]?|казнили|повесили|слили|похоронили|выбили)(?![а-я])"
             r"|(?<![а-я])(?:сняли|снял[а]?|казнили|повесили|слили|похоронили|выбили|потеряли|убрали)\s+"
-            r"(?:[а-я]+\s+){0,2}?¤(\d{1,2})ᵃ"
+            r"(?:[а-я]+\s+){0,2}?¤(\d{1,2}+)ᵃ"
         ),
         re.compile(  # «ночью ушёл девятый», «погиб седьмой»: the verb before its subject
             r"(?<![а-я])(?:ушел|ушла|умер|умерла|погиб|погибла|выбыл|выбыла|вылетел|вылетела|помер)\s+"
-            r"(?:[а-я]+\s+){0,2}?¤(\d{1,2})(?!ᵃ)"
+            r"(?:[а-я]+\s+){0,2}?¤(\d{1,2}+)(?!ᵃ)"
         ),
         re.compile(
             r"(?<![а-я])(?:царство небесное|светлая память|вечная память|земля (?:ему |ей )?пухом|покойся с миром|"
             r"помянем)[^.¤]{0,12}" + L + r"|" + L + r"[^.¤]{0,12}(?:царство небесное|светлая память|вечная память|"
             r"земля (?:ему |ей )?пухом|покойся с миром)"
         ),
-        re.compile(r"(?<![а-я])(?:с уходом|после ухода|после смерти|после гибели|смерть|гибель|уход)\s+¤(\d{1,2})ᵃ"),
+        re.compile(r"(?<![а-я])(?:с уходом|после ухода|после смерти|после гибели|смерть|гибель|уход)\s+¤(\d{1,2}+)ᵃ"),
         re.compile(
-            r"¤(\d{1,2})ᵃ?\s*(?:—\s*)?(?:уже\s+)?труп(?![а-я])|(?<![а-я])минус\s+¤(\d{1,2})(?!ᵃ)\s*(?:[,.!—]|$)"
+            r"¤(\d{1,2}+)ᵃ?\s*(?:—\s*)?(?:уже\s+)?труп(?![а-я])|(?<![а-я])минус\s+¤(\d{1,2}+)(?!ᵃ)\s*(?:[,.!—]|$)"
         ),
         re.compile(
             r"(?<![а-я])(?:мафия|они|черные|дон)\s+(?:[а-я]+\s+)?(?:выбила|выбили|застрелила|застрелили|отстреляла|"
@@ -165,9 +169,21 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         ),
         re.compile(  # "number 2 died on night one, number 9 on night two": the verb said once
             r"(?:\b(?:died|killed|shot|lynched|voted out|eliminated)\b|(?<![а-я])(?:умер[а-я]*|убит[а-я]*|убили|"
-            r"заголосовали|погиб[а-я]*|застрелили|отстреляли)(?![а-я]))[^.;]*?,\s*(?:and\s+|then\s+|и\s+|а\s+|потом\s+)?"
-            r"" + S + r"\s*(?:—\s*)?(?:on|in|в|во)\s+(?:the\s+)?(?:night|day|first|second|third|next|перв|втор|трет|"
-            r"четв|след|ноч|ден|круг|¤\d)"
+            r"заголосовали|погиб[а-я]*|застрелили|отстреляли|выгнали)(?![а-я]))[^.;]*?,\s*"
+            r"(?:and\s+|then\s+|и\s+|а\s+|потом\s+)?"
+            + S
+            + r"\s*(?:—\s*)?(?:(?:on|in|в|во)\s+(?:the\s+)?(?:night|day|first|"
+            r"second|third|next|перв|втор|трет|четв|след|ноч|ден|круг|¤\d)|"
+            r"(?:overnight|yesterday|last night|this morning|"
+            r"ночью|вчера|утром|днем)\s*(?:[.,;!]|$))"
+        ),
+        re.compile(
+            r"\b(?:woke up|wake up|are|we're|left)\s+without\s+"
+            + L
+            + r"|(?<![а-я])(?:проснулись|остались|просыпаемся)\s+(?:[а-я]+\s+)?без\s+"
+            + L
+            + r"|(?<![а-я])(?:ведущий|судья)\s+(?:[а-я]+\s+)?(?:удалил|снял|дисквалифицировал|выгнал)\s+"
+            + L
         ),
     ),
     TARGET: (
@@ -184,9 +200,8 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             r"(?:the\s+)?" + S
         ),
         re.compile(
-            r"\b(?:let's|we(?:'ll| will)?)\s+(?:shoot|kill|take out|go for|go after|hit)\s+(?:the\s+)?"
-            + S
-            + r"\s+(?:tonight|at night)"
+            r"\b(?:let's|we(?:'ll| will)?)\s+(?:shoot|kill|take out|go for|go after|hit|eliminate|remove|get rid of|"
+            r"finish off)\s+(?:the\s+)?" + S + r"\s+(?:tonight|at night)"
         ),
         re.compile(r"\b(?:tonight's|night|our)?\s*target\s*(?:tonight|for tonight)?\s*(?:is|:|—)\s*" + S),
         re.compile(
@@ -248,13 +263,32 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             r"(?<![а-я])(?:мафия|они|черные|дон)(?![а-я])[^.]{0,30}?(?:застрелить|убить|стрелять|отстрелить|убрать|пойдет|"
             r"придет|придут|пойдут)\s+(?:в\s+|за\s+)?" + S + r"(?=[^.]*ноч)"
         ),
+        re.compile(  # "Tonight, partner, it's seat 3.", «Этой ночью, напарник, третий.»
+            r"(?<!check )(?<!heal )(?<!save )(?<!protect )\btonight\s*,?\s*(?:(?:partner|don)\s*,\s*)?"
+            r"(?:[:—]\s*|it's\s+|it is\s+)?"
+            + S
+            + r"\s*(?:[.!]|$)"
+            + r"|(?<![а-я])(?:этой|сегодня)\s+ночью\s*,?\s*(?:(?:напарник|дон)\s*,\s*)?(?:—\s*)?"
+            + S
+            + r"\s*(?:[.!]|$)"
+            + r"|(?<![а-я])(?:идем|стреляем|убираем|валим|бьем)\s+(?:в\s+|по\s+)?"
+            r"(?:шериф[а-я]*|доктор[а-я]*|комиссар[а-я]*)"
+            r"\s*(?:сегодня\s+|ночью\s+)?,?\s*(?:—\s*)?(?:это\s+|он\s+|она\s+)?"
+            + S
+            + r"|\b(?:shoot|kill|hit|take|whack|go for)\s+the\s+(?:sheriff|doctor|commissar|cop|doc)\s+(?:out\s+)?"
+            r"(?:tonight\s*)?[,—]\s*(?:he's|she's|it's|that's|he is|she is)\s+" + S
+        ),
+        re.compile(  # «ночью бей его»: an imperative to a partner, the night or the partner named before it
+            r"(?<![а-я])(?:ноч[а-я]*|напарни[а-я]*)[^.!?]*?(?<![а-я])(?:бей|убей|вали|грохни|стреляй|стрельни|мочи|убери)\s+"
+            r"(?:в\s+)?" + S
+        ),
         # generic constructions: the speaker's side shoots a seat (a verb of the night's shot in the present, the
         # future or the imperative, or the shot as a noun); a verb also said of the day's vote only with "tonight"
         re.compile(
             r"\b(?:let's|let us|we(?:'ll| will| should| must| gotta|'re gonna| are going to)?|i(?:'ll| will)?|"
             r"i'm gonna|i'm going to)\s+(?:shoot|kill|whack|knock off|pop|off)\s+(?:the\s+)?"
             + S
-            + r"|(?:^|[.!?,;:—]\s*)(?:shoot|kill|whack|shooting|killing|whacking)\s+(?:the\s+)?"
+            + r"|(?:^|[.!?,;:—]\s*)(?:shoot|kill|whack|hit|take out|go for|shooting|killing|whacking)\s+(?:the\s+)?"
             + S
             + r"(?=[^.!?]*\b(?:tonight|at night|partner|don)\b)"
         ),
