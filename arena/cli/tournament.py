@@ -266,8 +266,9 @@ def _run(
     processes: int | None,
     cluster: _Cluster,
 ) -> None:
+    from arena.tournament.display import standings_table
     from arena.tournament.executors import Executor, LocalExecutor
-    from arena.tournament.run import run_tournament, standings_table
+    from arena.tournament.run import run_tournament
     from arena.tournament.standings import standings
 
     count = min(os.cpu_count() or 1, options.jobs) if processes is None else processes
