@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import time
 from collections.abc import Sequence
 
@@ -118,7 +119,7 @@ class ProgramSeat(Player):
     game is over; `close` stops the table (a program still polling hears `stopped`) and waits for the program to
     exit (`returncode`), killing it after `EXIT_S`. `arena play` serves its remote seats on one table instead."""
 
-    def __init__(self, seat: int, table: RemoteTable, process: asyncio.subprocess.Process) -> None:
+    def __init__(self, seat: int, table: RemoteTable, process: subprocess.Popen[bytes]) -> None:
         self.seat = seat
         self.table = table
         self.remote = RemotePlayer(seat, table.lines[seat], table)
@@ -135,8 +136,8 @@ class ProgramSeat(Player):
                 for part in command]  # fmt: skip
         environment = {**os.environ, URL_ENV: table.url, TOKEN_ENV.format(seat=seat): token}
         await table.start()
-        try:
-            process = await asyncio.create_subprocess_exec(*argv, env=environment, stdin=asyncio.subprocess.DEVNULL)
+        try:  # a plain child waited for in a thread: with asyncio's (3.11) the check stalled now and then in tests
+            process = subprocess.Popen(argv, env=environment, stdin=subprocess.DEVNULL)
         except (OSError, IndexError) as exc:
             await table.stop()
             why = exc.strerror if isinstance(exc, OSError) else "no command"
@@ -158,7 +159,7 @@ class ProgramSeat(Player):
             await self.table.linger(LINGER_S)
         await self.table.stop()
         try:
-            self.returncode = await asyncio.wait_for(self.process.wait(), EXIT_S)
-        except TimeoutError:
+            self.returncode = await asyncio.to_thread(self.process.wait, EXIT_S)
+        except subprocess.TimeoutExpired:
             self.process.kill()
-            self.returncode = await self.process.wait()
+            self.returncode = await asyncio.to_thread(self.process.wait)
