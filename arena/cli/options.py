@@ -1,5 +1,5 @@
-"""What the game commands (`arena play`, `arena resume`, `arena serve`) share: the one `error:` exit, the options
-they declare alike, and the signing key read from the environment."""
+"""What the commands share: the one `error:` exit (and its research-command cases), the options `arena play`,
+`arena resume` and `arena serve` declare alike, and the signing key read from the environment."""
 
 from __future__ import annotations
 
@@ -20,6 +20,17 @@ class Lang(StrEnum):
 def fail(message: str, code: int = 2) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
+
+
+def need_transcripts(folder: Path) -> None:
+    """The folder a research command reads, or one `error:` line."""
+    if not folder.is_dir():
+        fail(f"{folder}: not a folder of transcripts")
+
+
+def no_research(command: str, exc: ImportError) -> NoReturn:
+    """A research command on a bare install: one `error:` line that says what to install, not a traceback."""
+    fail(f"{command} needs the research extra: pip install 'mafia-arena[research]' ({exc})")
 
 
 # Options that `play`, `resume` (and `serve`) share, declared once.

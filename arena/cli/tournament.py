@@ -216,7 +216,7 @@ def register(app: typer.Typer) -> None:
         options = RunOptions(out=folder, jobs=jobs, budget=cap, estimate=estimate, progress=not no_progress,
                              executor_name=executor, delay=delay)  # fmt: skip
         cluster = _Cluster(scheduler, tls, shared_out, games_per_task)
-        _run(t, plans, _preflight(t), options, console, processes=processes, cluster=cluster)
+        _run(t, plans, preflight_configs(t), options, console, processes=processes, cluster=cluster)
 
 
 def _statistics(t: Tournament, detect: float | None) -> None:
@@ -230,8 +230,9 @@ def _statistics(t: Tournament, detect: float | None) -> None:
                                          t.seed, t.file.schedule, detect)))  # fmt: skip
 
 
-def _preflight(t: Tournament) -> dict[str, AgentSpec]:
-    """Probe each LLM configuration once (server up, key accepted) and record the model it reports."""
+def preflight_configs(t: Tournament) -> dict[str, AgentSpec]:
+    """Probe each LLM configuration once (server up, key accepted) and record the model it reports (`arena field`
+    probes its entrant the same way)."""
     import asyncio
 
     from arena.agents import AgentError
