@@ -14,7 +14,7 @@ from rich.rule import Rule
 from rich.text import Text
 
 from arena.engine import Event, EventType, Game, RuleSet
-from arena.players.base import TIMEOUT_PREFIX
+from arena.players.base import Failure, failure
 from arena.render import labels, phrasebook
 from arena.render.console import STYLES
 from arena.render.phrases import Span, clean, phrase, result_text
@@ -22,9 +22,8 @@ from arena.render.phrases import Span, clean, phrase, result_text
 
 def timed_out(event: Event) -> bool:
     """A re-ask or a default whose reason is the seat's time limit, not a refused answer."""
-    return event.type in (EventType.ACTION_REJECTED, EventType.DEFAULT_APPLIED) and (event.value or "").startswith(
-        TIMEOUT_PREFIX
-    )
+    failed = event.type in (EventType.ACTION_REJECTED, EventType.DEFAULT_APPLIED)
+    return failed and failure(event.value).code is Failure.TIMEOUT
 
 
 def fold_timeouts(events: Sequence[Event]) -> list[Event]:
@@ -45,7 +44,9 @@ def fold_timeouts(events: Sequence[Event]) -> list[Event]:
 def timeout_text(event: Event) -> str:
     """`#3: no answer within 120 s; the rule's default applies` (or `...; asked again` for a re-ask)."""
     after = "the rule's default applies" if event.type is EventType.DEFAULT_APPLIED else "asked again"
-    return f"#{event.seat}: {clean(event.value or '')} (time is up); {after}"
+    seconds = failure(event.value).seconds
+    within = f" within {seconds:g} s" if seconds is not None else ""
+    return f"#{event.seat}: no answer{within} (time is up); {after}"
 
 
 def _seat(seat: int | None) -> Text:
@@ -138,7 +139,7 @@ class EventPrinter:
         if t is EventType.VOTES_COUNTED:
             return None  # the folded votes line says it
         if t is EventType.GAME_ENDED:
-            return Text(f"Game over: {result_text(event.value)} ({clean(event.text or '')})", style="bold")
+            return Text(f"Game over: {result_text(event.value)} ({phrasebook.end_reason(event)})", style="bold")
         if timed_out(event):
             return Text("◆ " + timeout_text(event), style=STYLES.get("warn", ""))
         spans = phrase(event, self.rules.night.sheriff_answer)

@@ -33,9 +33,11 @@ from arena.players.base import (
     TIMEOUT_PREFIX,
     TRANSPORT_PREFIX,
     Answer,
+    Failure,
     ModelCall,
     Player,
     PlayerError,
+    failure,
 )
 from arena.transcript import SeatCounters, TranscriptError, TranscriptWriter
 
@@ -377,12 +379,13 @@ def counters_from_inputs(inputs: list[Input], calls: Sequence[ModelCall] = ()) -
         if item.op == "decide":
             count.decisions += 1
             continue
-        if item.reason.startswith(TIMEOUT_PREFIX):
+        failed = failure(item.reason).code
+        if failed is Failure.TIMEOUT:
             count.timeouts += 1
-        elif item.reason.startswith(ERROR_PREFIX):
-            count.errors += 1
-        else:
+        elif failed is Failure.REFUSED:
             count.invalid += 1
+        else:
+            count.errors += 1
         if item.op == "default":
             count.decisions += 1
             count.defaults += 1

@@ -184,10 +184,15 @@ def main() -> None:
             specs = {c.label: c.spec for c in [*t.configs, t.filler]}
             (folder / "out").mkdir()
             tasks = [task_for(t, plan, specs, folder / "out") for plan in plans[: args.games]]
-            import arena.players.llm  # noqa: F401  (a worker imports these before its first game)
-            from arena.prompts import load_prompt_set
+            try:  # a worker's start-up before its first game (the LLM stack, the prompt set compiled)
+                from arena.tournament.executors import warm_up
+            except ImportError:  # an older tree: as its worker did it
+                import arena.players.llm  # noqa: F401
+                from arena.prompts import load_prompt_set
 
-            load_prompt_set()
+                load_prompt_set()
+            else:
+                warm_up()
             gc.collect()
             gc.freeze()
             gc.set_threshold(50_000, 20, 100)  # the worker's tuning (arena/tournament/executors.py)

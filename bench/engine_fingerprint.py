@@ -20,8 +20,10 @@ import hashlib
 import json
 import os
 import random
+import re
 import subprocess
 import sys
+from typing import Any
 
 from baseline import worktree  # the bench directory is not a package
 
@@ -29,6 +31,30 @@ from arena.engine import PRESETS, Decision, Game, IllegalDecision, RuleSet, load
 from arena.players.random_policy import random_decision
 
 P_DEFAULT, P_REJECT, P_FOUL, P_REMOVE = 0.03, 0.02, 0.02, 0.002  # per answer, as in tests/test_conformance.py
+
+
+# Engines before the end was data (transcript version 3) ended a game with a sentence in `game_ended`'s `text`; the
+# fingerprint hashes the outcome as data (`code`, and the removed seat or the idle nights), so an engine of either
+# kind gives the same digest for the same games (the same reading as arena/transcript/reader.py's).
+_SENTENCES = {"day vote": ("day_vote", None, None), "night kill": ("night_kill", None, None)}
+_REMOVED = re.compile(r"seat (\d+) removed")
+_IDLE = re.compile(r"(\d+) nights and the days between passed with nobody leaving")
+
+
+def _event(event: Any) -> str:
+    """An event as JSON, its game end as data whatever the engine's version."""
+    data = event.model_dump(mode="json")
+    if data.get("code", "") is None:
+        del data["code"]  # an event with no code: as an engine without the field wrote it
+    if data["type"] == "game_ended" and data.get("text"):
+        text = data["text"]
+        removed, idle = _REMOVED.fullmatch(text), _IDLE.fullmatch(text)
+        code, seat, count = (
+            ("removal", int(removed[1]), None) if removed else ("idle_rounds", None, int(idle[1])) if idle
+            else _SENTENCES.get(text, (text, None, None))
+        )  # fmt: skip
+        data.update(target=seat, count=count, text=None, code=code)
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 def _observation(game: Game, seat: int, since: int) -> tuple[str, int]:
@@ -39,7 +65,7 @@ def _observation(game: Game, seat: int, since: int) -> tuple[str, int]:
     for field in dataclasses.fields(obs):
         value = getattr(obs, field.name)
         if field.name == "events":
-            value = [e.model_dump_json() for e in value]
+            value = [_event(e) for e in value]
         elif field.name == "request":
             value = value.model_dump_json() if value is not None else None
         fields[field.name] = value
@@ -82,7 +108,7 @@ def play(rules: RuleSet, seed: int, digest: hashlib._Hash) -> int:
             digest.update(decision.model_dump_json().encode())
             decisions += 1
     for event in game.events:
-        digest.update(event.model_dump_json().encode())
+        digest.update(_event(event).encode())
     return decisions
 
 

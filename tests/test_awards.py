@@ -73,7 +73,7 @@ def test_awards_after_the_end_are_recorded_replayed_and_verified() -> None:
     assert transcript.end is not None and transcript.end.inputs == len(transcript.inputs)
     # the winner and the reason stand: an award changes nothing in the game
     rebuilt = transcript.rebuild()
-    assert (rebuilt.winner, rebuilt.end_reason) == (game.winner, game.end_reason)
+    assert (rebuilt.winner, rebuilt.outcome) == (game.winner, game.outcome)
 
 
 def test_an_edited_award_fails_verify() -> None:

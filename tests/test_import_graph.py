@@ -174,6 +174,7 @@ ROOMS: dict[str, Room] = {
             "simulate": _of("tournament.schedule"),
         },
     ),
+    "arena.research.speech_reader": Room(()),  # the free-text reader reads a string: nothing of arena
     "arena.inspect_task": Room(_of("engine transcript players agents orchestrator llm prompts research")),
     "arena.tournament": Room(
         _of("engine orchestrator players llm transcript agents trust prompts resources safe_read safe_write seeds")

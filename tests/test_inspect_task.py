@@ -40,7 +40,7 @@ from arena.inspect_task import (
 from arena.llm.conversation import Conversation
 from arena.llm.modes import Mode
 from arena.llm.seat import ConversationSeat
-from arena.players.base import ERROR_PREFIX
+from arena.players.base import ERROR_PREFIX, OWN_FAILURE
 from arena.prompts import load_prompt_set
 from arena.research import tables
 from arena.standin import FakeServer, valid_answer
@@ -175,8 +175,16 @@ def test_wins_per_side_and_errors_clustered_by_deal() -> None:
     assert by_name["town_win_rate_stderr"] == pytest.approx(math.sqrt(3 / 2 * sum(x * x for x in u)))
     rows = [((s.sample_metadata or {})["seed"], s.score.metadata["counts"]) for s in games]  # type: ignore[index]
     assert math.isnan(pooled(rows, "won", "nobody")[0])  # nothing counted: NaN, not 0
-    drawn = clustered_stderr()([SampleScore(score=Score(value=s.score.value["drawn"]),  # type: ignore[index]
-                                            sample_id=s.sample_id, sample_metadata=s.sample_metadata) for s in games])
+    drawn = clustered_stderr()(
+        [
+            SampleScore(
+                score=Score(value=s.score.value["drawn"]),  # type: ignore[index]
+                sample_id=s.sample_id,
+                sample_metadata=s.sample_metadata,
+            )
+            for s in games
+        ]
+    )
     per_deal = [1, 0, 1]  # draws per deal of 2 samples: Inspect's clustered error of the mean 1/3
     dev = [d - 2 / 3 for d in per_deal]
     assert drawn == pytest.approx(math.sqrt(sum(x * x for x in dev) * 3 / 2) / 6)
@@ -210,7 +218,7 @@ def test_the_failure_wording_the_report_parses_is_the_llm_seats() -> None:
     exc = seat.fail_transport([], Request(seat=1, kind=Kind.PROBE, options=(2, 3)), "ConnectionError: reset", 1.0, 1)
     assert tables.attempt_failure(f"{ERROR_PREFIX} {type(exc).__name__}: {exc}") == "error"
     assert tables.attempt_failure(f"{ERROR_PREFIX} NoUsableAnswer: no JSON object found") == "malformed"
-    assert ConversationSeat.clean_problem(tables.OWN_FAILURE + "x") == "x"
+    assert ConversationSeat.clean_problem(OWN_FAILURE + "x") == "x"
 
 
 def test_seat_choices() -> None:

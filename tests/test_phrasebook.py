@@ -62,7 +62,8 @@ def _sample(kind: EventType) -> Event:
         roles=("civilian", "sheriff"),
         count=2,
         value=SAMPLE_VALUES.get(kind, ""),
-        text="day vote" if kind is EventType.GAME_ENDED else "",
+        text="",
+        code="day_vote" if kind is EventType.GAME_ENDED else None,
     )
 
 

@@ -25,7 +25,7 @@ from arena.render.console import make_console, render, render_text, vote_table
 from arena.render.html import embed_json, export_html
 from arena.render.notes import Note, call_owners, input_anchors
 from arena.render.phrases import clean, phrase
-from arena.render.story import Line, VoteRound, build_story
+from arena.render.story import Line, StoryOptions, VoteRound, build_story
 from arena.transcript import load
 
 runner = CliRunner()
@@ -200,7 +200,7 @@ def test_calls_and_reasoning_sit_at_their_decisions(saved: dict[str, Path]) -> N
         assert transcript.inputs[owner].seat == call.seat and anchors[owner][1] == call.request_kind
     guessed = call_owners(transcript.inputs, transcript.calls, None, [kind for _, kind in anchors])
     assert guessed == exact, "without positions the best effort finds the same decisions here"
-    story = build_story(game, MODERATOR, transcript.calls, transcript.inputs, call_positions=positions)
+    story = build_story(game, MODERATOR, transcript.calls, transcript.inputs, StoryOptions(call_positions=positions))
     notes = [(c, i) for c in story.chapters for i in c.items if isinstance(i, Note)]
     assert {n.kind for _, n in notes} == {"call", "reasoning"}
     assert len([n for _, n in notes if n.kind == "call"]) == len(transcript.calls)

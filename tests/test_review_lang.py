@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +19,9 @@ from arena.cli import app
 from arena.engine import MODERATOR, Event, EventType, Phase, Vis
 from arena.golden import CASES, Case, path_of
 from arena.render import labels, phrasebook
-from arena.render.console import render_text
+from arena.render.console import PLAIN, render_text
 from arena.render.html import export_html
-from arena.render.story import VoteRound, build_story
+from arena.render.story import StoryOptions, VoteRound, build_story
 from arena.transcript import load
 
 LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
@@ -47,7 +48,8 @@ def test_every_label_is_in_every_language_with_the_same_placeholders() -> None:
 def _sample(kind: EventType, value: str = "") -> Event:
     return Event(
         seq=1, day=2, phase=Phase.DAY, type=kind, vis=Vis.PUBLIC, seat=3, target=5, seats=(1, 5), counts=(3, 4),
-        roles=("civilian", "sheriff"), count=2, value=value, text="day vote" if kind is EventType.GAME_ENDED else "",
+        roles=("civilian", "sheriff"), count=2, value=value, text="",
+        code="day_vote" if kind is EventType.GAME_ENDED else None,
     )  # fmt: skip
 
 
@@ -121,7 +123,9 @@ def test_no_english_on_a_russian_export_of_any_golden_game(case: Case) -> None:
     transcript = load(path_of(case))
     game = transcript.rebuild()
     names = {e.seat: e.agent.name for e in transcript.header.seats}
-    page = export_html(game, transcript.calls, transcript.inputs, names=names, status=transcript.status, lang="ru")
+    page = export_html(
+        game, transcript.calls, transcript.inputs, StoryOptions(names=names, status=transcript.status, lang="ru")
+    )
     assert '<html lang="ru">' in page
     page_labels, views, text = _blocks(page)
     allowed = {game.rules.name, "JavaScript"}
@@ -141,9 +145,9 @@ def test_the_russian_terminal_story_has_no_english() -> None:
     transcript = load(path_of(next(c for c in CASES if c.name == "club")))
     game = transcript.rebuild()
     for viewer in (MODERATOR, 3):
-        story = build_story(game, viewer, lang="ru")
+        story = build_story(game, viewer, options=StoryOptions(lang="ru"))
         quotes = [item.quote for c in story.chapters for item in c.items if getattr(item, "quote", None)]
-        text = render_text(game, viewer, status=transcript.status, width=400, lang="ru")
+        text = render_text(game, viewer, options=replace(PLAIN, status=transcript.status, lang="ru"), width=400)
         for quote in sorted(quotes, key=len, reverse=True):
             text = text.replace(quote, "")
         assert not _english(text, {game.rules.name}), [w for w in _english(text, {game.rules.name})][:10]

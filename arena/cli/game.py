@@ -214,7 +214,7 @@ def report(game: Game, stats: RunStats, path: Path | None, console: Console, qui
             line = failure_line(seat, c.invalid, c.timeouts, c.errors, c.defaults, lang)
             if line:
                 console.print(Text(line, style="yellow"))
-        result, why = labels.result(game.winner, lang), phrasebook.end_reason(game.end_reason, lang)
+        result, why = labels.result(game.winner, lang), phrasebook.end_reason(phrasebook.game_end(game.events), lang)
         ended = f"{result} ({why}), день {game.day}" if ru else f"{result} ({why}) on day {game.day}"
         console.print(Text(ended, style="bold"))
         if path is not None:

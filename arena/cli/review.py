@@ -21,6 +21,7 @@ from arena.engine import MODERATOR, Game
 from arena.render.console import make_console, render
 from arena.render.html import export_html
 from arena.render.labels import LANGS
+from arena.render.story import StoryOptions
 from arena.safe_write import PRIVATE, write_file
 from arena.transcript import Transcript, TranscriptError, load
 
@@ -40,6 +41,18 @@ class Review:
     call_positions: list[int] | None
     models: dict[int, str]  # each seat's model, to label calls that got no answer
     label: str | None = None  # set when the file failed its chain and --force showed it anyway
+
+    def options(self, lang: str, *, reasoning: bool = True, with_calls: bool = True) -> StoryOptions:
+        """The story options of this transcript's review: its names, status, call places and models."""
+        return StoryOptions(
+            reasoning=reasoning,
+            with_calls=with_calls,
+            names=self.names,
+            status=self.transcript.status,
+            call_positions=self.call_positions,
+            models=self.models,
+            lang=lang,
+        )
 
 
 def fail(message: str, code: int = BAD_INPUT) -> NoReturn:
@@ -156,20 +169,8 @@ def show(
     console = make_console()
     if review.label is not None:
         typer.echo(f"*** {review.label} ***")
-    render(
-        review.game,
-        viewer,
-        review.transcript.calls,
-        review.transcript.inputs,
-        reasoning=reasoning,
-        show_calls=calls,
-        names=review.names,
-        status=review.transcript.status,
-        call_positions=review.call_positions,
-        console=console,
-        models=review.models,
-        lang=check_lang(lang, review),
-    )
+    options = review.options(check_lang(lang, review), reasoning=reasoning, with_calls=calls)
+    render(review.game, viewer, review.transcript.calls, review.transcript.inputs, options, console=console)
     from arena.render.totals import totals_table, transcript_totals, unknown_cost_seats
 
     totals = transcript_totals(review.transcript)
@@ -226,12 +227,8 @@ def export(
         review.game,
         review.transcript.calls,
         review.transcript.inputs,
+        review.options(check_lang(lang, review)),
         seat=None if viewer == MODERATOR else viewer,
-        names=review.names,
-        status=review.transcript.status,
-        call_positions=review.call_positions,
-        models=review.models,
-        lang=check_lang(lang, review),
     )
     if review.label is not None:
         page = _html_label(page, review.label)

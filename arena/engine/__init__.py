@@ -18,7 +18,8 @@ draw
 
 from arena.engine.decisions import Claim, Decision, IllegalDecision, Kind, Request, SpeechKind
 from arena.engine.events import Event, EventType, Phase, Vis
-from arena.engine.game import AWARDS, JUDGE_OPS, AwardKind, Game, Input, Winner
+from arena.engine.game import AWARDS, JUDGE_OPS, AwardKind, Game, Input
+from arena.engine.outcome import Outcome, Termination, Winner
 from arena.engine.roles import Role, Team
 from arena.engine.ruleset import PRESETS, RulesError, RuleSet, load_rules
 from arena.engine.view import MODERATOR, PUBLIC, Observation, seat_log, view, visible_events
@@ -39,6 +40,7 @@ __all__ = [
     "Input",
     "Kind",
     "Observation",
+    "Outcome",
     "Phase",
     "Request",
     "Role",
@@ -46,6 +48,7 @@ __all__ = [
     "RulesError",
     "SpeechKind",
     "Team",
+    "Termination",
     "Vis",
     "Winner",
     "load_rules",

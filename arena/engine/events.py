@@ -7,11 +7,13 @@ engine, and every renderer and prompt goes through `view`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, ClassVar
 
 from arena.engine.record import PlainRecord
+
+_new = object.__new__
 
 
 class Vis(StrEnum):
@@ -77,7 +79,8 @@ class EventType(StrEnum):
     DEFAULT_APPLIED = "default_applied"  # seats{seat}: value=reason
     PROBE = "probe"  # seats{seat}: seat, seats=the others, counts=P(black) in thousandths (belief probe)
     PROBES_TAKEN = "probes_taken"  # public: count=probe events just emitted (so bots can key on the rest of the stream)
-    GAME_ENDED = "game_ended"  # public: value=winner (town|mafia|maniac|draw), text=reason
+    GAME_ENDED = "game_ended"  # public: value=winner (town|mafia|maniac|draw), code=termination (outcome.py),
+    # target=the removed seat (removal), count=the idle nights (idle_rounds)
     JUDGE = "judge"  # public: value=pause|resume|extra_time, seat and count=seconds (extra time), text=reason
     AWARD = "award"  # moderator while the game runs, public after it: seat, value=kind, count=points in hundredths,
     # text=the judge's reason (Game.award; scoring only)
@@ -133,12 +136,29 @@ class Event(_Audience):
     count: int | None = None
     value: str | None = None
     text: str | None = None
+    code: str | None = None  # a stable code that renderers word (game_ended: its `Termination`), never a sentence
 
     def __post_init__(self) -> None:
         self.mask = audience_mask(self.vis, self.to)  # type: ignore[misc]  # the slot is _Audience's
 
     def __hash__(self) -> int:
-        return hash((self.seq, self.type, self.vis, self.to, self.seat, self.target, self.value, self.text))
+        return hash((self.seq, self.type, self.vis, self.to, self.seat, self.target, self.value, self.text, self.code))
+
+    def with_number(self, seq: int) -> Event:
+        """A copy whose `seq` is `seq` (a viewer's own number for it, `view.Observation.renumbered`): every field and
+        the audience as `dataclasses.replace(self, seq=seq)` gives them, set one by one instead of through
+        `replace`'s walk over the fields and `__init__` (a view copies every event it shows: about nine copies per
+        model call). A field added to Event is added here too (an equivalence test compares the two)."""
+        if type(self) is not Event:  # a subclass: its own fields too
+            return replace(self, seq=seq)
+        copy = _new(Event)
+        copy.seq = seq
+        copy.day, copy.phase, copy.type, copy.vis, copy.to = self.day, self.phase, self.type, self.vis, self.to
+        copy.seat, copy.target, copy.seats, copy.counts = self.seat, self.target, self.seats, self.counts
+        copy.roles, copy.count, copy.value, copy.text = self.roles, self.count, self.value, self.text
+        copy.code = self.code
+        copy.mask = self.mask  # type: ignore[misc]  # the slot is _Audience's
+        return copy
 
     def visible_to(self, seat: int) -> bool:
         """The one visibility rule: public to all, moderator to none, otherwise the listed seats."""

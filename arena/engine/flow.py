@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from arena.engine.decisions import Kind, SpeechKind, request_record
 from arena.engine.events import EventType, Phase, Vis
 from arena.engine.night import night, night0
+from arena.engine.outcome import Outcome, Termination
 from arena.engine.probes import daily_probes
 from arena.engine.roles import Role
 from arena.engine.speech import one_speech, say
@@ -121,7 +122,7 @@ def _morning(g: GameState) -> Flow:
     g.morning_deaths = []
     g.morning_lover_miss = False
     if g.pending_winner is not None:
-        g.finish(g.pending_winner, "night kill")
+        g.finish(Outcome(g.pending_winner, Termination.NIGHT_KILL))
 
 
 def _next_opener(g: GameState, day: int) -> int:

@@ -22,9 +22,10 @@ from arena.engine.decisions import Decision, IllegalDecision, Kind, Request
 from arena.engine.events import EVERY_SEAT, Event, EventType, Phase, Vis, audience_mask
 from arena.engine.flow import run
 from arena.engine.night import doomed
+from arena.engine.outcome import Outcome, Termination, Winner
 from arena.engine.roles import BLACK_ROLES, Role, Team, base_team
 from arena.engine.ruleset import RuleSet
-from arena.engine.state import Answers, Batch, Flow, Winner
+from arena.engine.state import Answers, Batch, Flow
 from arena.engine.validate import validate
 
 __all__ = ["AWARDS", "JUDGE_OPS", "Answers", "AwardKind", "Batch", "Flow", "Game", "GameEnded", "Input", "Winner"]
@@ -75,13 +76,13 @@ class Game:
     __slots__ = (
         "_answers", "_at_once", "_awards", "_batch", "_budgets", "_default_fouls", "_first_seat", "_flow", "_in_flow",
         "_inputs", "_notes", "_seconds", "alive", "alive_seats", "ascii_phrases", "black", "cancelled_days", "day",
-        "day1_vote_left", "deal_source", "doctor_last_heal", "doctor_saved", "doctor_self_heals", "end_reason",
-        "events", "forbidden_phrases", "forfeit_pending", "foul_counts", "fouls", "idle_nights", "justified",
-        "kill_order", "last_hidden", "leaving_today", "lost_vote", "lover_last_visit", "maniac_ally", "morning_deaths",
+        "day1_vote_left", "deal_source", "doctor_last_heal", "doctor_saved", "doctor_self_heals", "events",
+        "forbidden_phrases", "forfeit_pending", "foul_counts", "fouls", "idle_nights", "justified", "kill_order",
+        "last_hidden", "leaving_today", "lost_vote", "lover_last_visit", "maniac_ally", "morning_deaths",
         "morning_lover_miss", "n", "night_heal", "night_last_words", "night_mafia_target", "night_maniac_target",
-        "night_sheriff_target", "nominators", "nominee_tuple", "nominees", "opener", "paused", "pending_winner",
-        "phase", "roles", "rules", "seat_roles", "seed", "sheriff_shots", "speaking_night_last_word", "view_counts",
-        "view_upto", "vote_decided", "vote_settled", "winner",
+        "night_sheriff_target", "nominators", "nominee_tuple", "nominees", "opener", "outcome", "paused",
+        "pending_winner", "phase", "roles", "rules", "seat_roles", "seed", "sheriff_shots", "speaking_night_last_word",
+        "view_counts", "view_upto", "vote_decided", "vote_settled", "winner",
     )  # fmt: skip
 
     def __init__(self, rules: RuleSet, seed: int = 0, roles: list[Role] | None = None) -> None:
@@ -101,7 +102,7 @@ class Game:
         self.day = 0
         self.phase = Phase.SETUP
         self.winner: Winner | None = None
-        self.end_reason = ""
+        self.outcome: Outcome | None = None  # set by `finish`: who won, by which rule
         self.deal_source = "fixed" if roles is not None else "seed"
         self.roles: list[Role] = [Role.CIVILIAN, *self._deal(roles)]  # roles[0]: no seat
         self.alive = [False] + [True] * self.n
@@ -256,6 +257,7 @@ class Game:
         count: int | None = None,
         value: str | None = None,
         text: str | None = None,
+        code: str | None = None,
     ) -> Event:
         """Record one state change as an event, with the audience it is for: everyone, the black team, the seats in
         `to`, or the moderator alone (its `mask`: bit s set when seat s sees it)."""
@@ -276,6 +278,7 @@ class Game:
         event.count = count
         event.value = value
         event.text = text
+        event.code = code
         if vis is _PUBLIC:
             event.to = to
             event.mask = EVERY_SEAT  # type: ignore[misc]  # the slot is _Audience's
@@ -497,7 +500,7 @@ class Game:
         if decided:  # R9.5a: the game ends at once, and the player the hands decided has left by the vote
             self.leaving_today.add(decided)
             self.eliminate(decided, "voted")
-        self.finish(winner, "day vote" if by_vote else f"seat {seat} removed")
+        self.finish(Outcome(winner, Termination.DAY_VOTE) if by_vote else Outcome(winner, Termination.REMOVAL, seat))
 
     def _decided_other(self, seat: int) -> int:
         """R9.5a: the living player today's hands already send out, if the judge is removing someone else (0: none)."""
@@ -575,11 +578,18 @@ class Game:
             return "mafia"
         return None
 
-    def finish(self, winner: Winner, reason: str) -> None:
-        self.winner = winner
-        self.end_reason = reason
+    def finish(self, outcome: Outcome) -> None:
+        """The game ends (R10): its outcome as data, `game_ended` carrying the termination's code and its number."""
+        self.winner = outcome.winner
+        self.outcome = outcome
         self.phase = Phase.END
-        self.emit(EventType.GAME_ENDED, value=winner, text=reason)
+        self.emit(
+            EventType.GAME_ENDED,
+            target=outcome.seat,
+            count=outcome.nights,
+            value=outcome.winner,
+            code=outcome.termination,
+        )
         self._batch = {}
         self._answers = {}
         self._at_once = {}

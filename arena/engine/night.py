@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from arena.engine.decisions import Decision, Kind, Request, request_record
 from arena.engine.events import EventType, Phase, Vis
+from arena.engine.outcome import Outcome, Termination
 from arena.engine.roles import Role
 from arena.engine.text import accept_text
 
@@ -409,7 +410,7 @@ def _dawn(g: GameState, deaths: list[int], living_at_dusk: int, void: bool) -> N
     if winner is not None:
         g.pending_winner = winner
     elif not left and g.idle_nights >= g.rules.win.draw_after_idle_rounds:
-        g.finish("draw", f"{g.idle_nights} nights and the days between passed with nobody leaving")
+        g.finish(Outcome("draw", Termination.IDLE_ROUNDS, nights=g.idle_nights))
 
 
 def _best_move(g: GameState, k: int, deaths: list[int]) -> Flow:

@@ -9,17 +9,17 @@ checks it where `game.py` starts the flow). A new piece of state the flow reads 
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from typing import Literal, Protocol
+from typing import Protocol
 
 from arena.engine.decisions import Decision, Request
 from arena.engine.events import Event, EventType, Phase, Vis
+from arena.engine.outcome import Outcome, Winner
 from arena.engine.roles import Role
 from arena.engine.ruleset import RuleSet
 
 Batch = dict[int, Request]
 Answers = dict[int, Decision]
 Flow = Generator[Batch, Answers, None]
-Winner = Literal["town", "mafia", "maniac", "draw"]
 
 
 class GameState(Protocol):
@@ -96,13 +96,14 @@ class GameState(Protocol):
         count: int | None = ...,
         value: str | None = ...,
         text: str | None = ...,
+        code: str | None = ...,
     ) -> Event: ...
     def set_dead(self, seat: int) -> None: ...
     def reset_night(self) -> None: ...
     def eliminate(self, seat: int, how: str) -> None: ...
     def announce_departure(self, seat: int, how: str) -> None: ...
     def check_win(self, gone: int = 0) -> Winner | None: ...
-    def finish(self, winner: Winner, reason: str) -> None: ...
+    def finish(self, outcome: Outcome) -> None: ...
     def give_foul(self, seat: int, reason: str) -> None: ...
     def remove_seat(self, seat: int, reason: str) -> None: ...
     def at_once(self, seat: int, take: Callable[[Decision], None]) -> None:

@@ -58,7 +58,7 @@ class Observation:
         skip = max(start - self.since, 0)
         if self.seat == MODERATOR:
             return list(self.events[skip:])
-        return [e.model_copy(update={"seq": n}) for n, e in enumerate(self.events[skip:], self.since + skip)]
+        return [e.with_number(n) for n, e in enumerate(self.events[skip:], self.since + skip)]
 
     def as_seen(self) -> Observation:
         """A copy whose events are `renumbered()`: the observation to hand to code that may be anyone's (a prompt

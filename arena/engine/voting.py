@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from arena.engine.decisions import Decision, Kind, Request, SpeechKind, request_record
 from arena.engine.events import EventType
+from arena.engine.outcome import Outcome, Termination
 from arena.engine.speech import one_speech
 
 if TYPE_CHECKING:
@@ -216,7 +217,7 @@ def leave(g: GameState, seats: list[int], how: str) -> Flow:
         for s in seats:
             yield from one_speech(g, s, SpeechKind.LAST_WORD, g.rules.speech.last_word_voted_s)
     if winner is not None:
-        g.finish(winner, "day vote")
+        g.finish(Outcome(winner, Termination.DAY_VOTE))
 
 
 def _leaders(candidates: list[int], tally: Tally) -> tuple[list[int], int]:

@@ -261,70 +261,92 @@ class LLMClient:
     ) -> CallResult:
         """Send one request (retrying transport failures) and return every attempt. `into` is filled as the
         attempts go, so a caller whose wait is cancelled (a decision's time limit) still knows what happened."""
-        s = self.settings
         body = self.body(messages, mode=mode, name=name, schema=schema, max_tokens=max_tokens)
-        result = into if into is not None else CallResult()
-        started = [time.perf_counter()]
-        result.attempt_started = started[0]
+        return await _Call(self, body, into if into is not None else CallResult()).run(mode)
 
-        def on_failure(exc: BaseException, attempt: int, wait: float) -> None:
-            text, status = describe_error(exc, s.api_key)
-            latency = (time.perf_counter() - started[0]) * 1000
-            usage = Usage.from_error(exc)
-            result.failures.append(TransportFailure(f"{text}; retrying in {wait:.2f}s", latency, status, usage))
 
-        client = self._client if self._client is not None else self._acquire()
+class _Call:
+    """One logical call of `LLMClient.complete`: its body, its attempts and what each left in `result`.
 
-        async def attempt() -> ChatCompletion | dict[str, Any]:
-            # `timeout_s` is a deadline per attempt, headers and body together: the transports' own timeouts are
-            # per read, so a server that drips a byte now and then would hold an attempt for as long as it likes
-            started[0] = result.attempt_started = time.perf_counter()
-            try:
-                async with asyncio.timeout(s.timeout_s):
-                    return await one_attempt()
-            except TimeoutError as exc:
-                raise openai.APITimeoutError(request=httpx2.Request("POST", str(client.base_url))) from exc
+    `run` makes the attempts through the one retry layer; each is `limited` (a slot of the provider's limits),
+    then an `attempt` (the per-attempt deadline) around one `post`; `failed` records an attempt that the retry
+    layer will try again. `started` is the start of the latest attempt, which every latency is measured from."""
 
-        async def one_attempt() -> ChatCompletion | dict[str, Any]:
-            if self._direct is not None:  # a tournament worker: the same body and headers, without the SDK's layers
-                return await self._direct.post(body, self._history)
-            # The SDK's documented low-level call for a prepared body: `chat.completions.create` would walk every
-            # message of the growing conversation through its TypedDict transform on each call (milliseconds per
-            # call late in a game); the body here is plain JSON already. Auth, errors and parsing are the SDK's.
-            # The body is left unread (`stream`, cast to the HTTP response) so that it is read with a bound (body.py).
-            stream: bool = True  # a plain bool: the SDK's overload that returns the cast type
-            response = await client.post("/chat/completions", body=body, cast_to=httpx2.Response, stream=stream)
-            try:
-                raw = await read_bounded(response.aiter_bytes())
-            except httpx2.TimeoutException as exc:
-                raise openai.APITimeoutError(request=response.request) from exc
-            except httpx2.TransportError as exc:
-                raise openai.APIConnectionError(request=response.request) from exc
-            finally:
-                await response.aclose()
-            return parse_body(raw)
+    __slots__ = ("body", "client", "direct", "history", "limiter", "result", "settings", "started")
 
-        limiter = limiter_for(s.base_url or "openai", s.max_concurrent, s.requests_per_minute)
+    def __init__(self, owner: LLMClient, body: dict[str, Any], result: CallResult) -> None:
+        self.settings = s = owner.settings
+        self.body = body
+        self.result = result
+        self.started = result.attempt_started = time.perf_counter()
+        self.client = owner._client if owner._client is not None else owner._acquire()
+        self.direct = owner._direct  # a tournament worker: plain JSON POSTs (direct.py); None: the SDK
+        self.history = owner._history
+        self.limiter = limiter_for(s.base_url or "openai", s.max_concurrent, s.requests_per_minute)
 
-        async def limited() -> ChatCompletion | dict[str, Any]:  # the provider's limits: a 429 pauses every game
-            async with limiter.slot():
-                return await attempt()
+    def latency_ms(self) -> float:
+        """Milliseconds since the latest attempt started."""
+        return (time.perf_counter() - self.started) * 1000
 
+    async def run(self, mode: Mode) -> CallResult:
+        """Every attempt, until one is answered or the retry layer gives up; the outcome goes into `result`."""
+        s, result = self.settings, self.result
         try:
-            response = await call_with_retries(limited, s.retry, on_failure)
+            response = await call_with_retries(self.limited, s.retry, self.failed)
         except AnswerTooLarge as exc:  # not a transport failure: an unusable answer, re-asked like one
-            latency = (time.perf_counter() - started[0]) * 1000
             head = exc.head.decode("utf-8", "ignore")
-            result.completion = Completion(head, None, None, "", Usage(), latency, oversize=exc.size)
+            result.completion = Completion(head, None, None, "", Usage(), self.latency_ms(), oversize=exc.size)
             return result
         except (openai.OpenAIError, json.JSONDecodeError) as exc:
             text, status = describe_error(exc, s.api_key)
-            latency = (time.perf_counter() - started[0]) * 1000
+            latency = self.latency_ms()
             result.final_error = TransportFailure(text, latency, status, Usage.from_error(exc), overflow_in(exc))
             return result
-        latency = (time.perf_counter() - started[0]) * 1000
-        result.completion = _completion(response, latency, mode)
+        result.completion = _completion(response, self.latency_ms(), mode)
         return result
+
+    def failed(self, exc: BaseException, attempt: int, wait: float) -> None:
+        """An attempt the retry layer tries again after `wait` seconds: kept as a failure of the call."""
+        text, status = describe_error(exc, self.settings.api_key)
+        latency = self.latency_ms()
+        usage = Usage.from_error(exc)
+        self.result.failures.append(TransportFailure(f"{text}; retrying in {wait:.2f}s", latency, status, usage))
+
+    async def limited(self) -> ChatCompletion | dict[str, Any]:
+        """One attempt inside a slot of the provider's limits: a 429 pauses every game."""
+        async with self.limiter.slot():
+            return await self.attempt()
+
+    async def attempt(self) -> ChatCompletion | dict[str, Any]:
+        """One attempt under its deadline. `timeout_s` is a deadline per attempt, headers and body together: the
+        transports' own timeouts are per read, so a server that drips a byte now and then would hold an attempt
+        for as long as it likes."""
+        self.started = self.result.attempt_started = time.perf_counter()
+        try:
+            async with asyncio.timeout(self.settings.timeout_s):
+                return await self.post()
+        except TimeoutError as exc:
+            raise openai.APITimeoutError(request=httpx2.Request("POST", str(self.client.base_url))) from exc
+
+    async def post(self) -> ChatCompletion | dict[str, Any]:
+        """Send the body once: the parsed answer, or the SDK's exception for what went wrong."""
+        if self.direct is not None:  # a tournament worker: the same body and headers, without the SDK's layers
+            return await self.direct.post(self.body, self.history)
+        # The SDK's documented low-level call for a prepared body: `chat.completions.create` would walk every
+        # message of the growing conversation through its TypedDict transform on each call (milliseconds per
+        # call late in a game); the body here is plain JSON already. Auth, errors and parsing are the SDK's.
+        # The body is left unread (`stream`, cast to the HTTP response) so that it is read with a bound (body.py).
+        stream: bool = True  # a plain bool: the SDK's overload that returns the cast type
+        response = await self.client.post("/chat/completions", body=self.body, cast_to=httpx2.Response, stream=stream)
+        try:
+            raw = await read_bounded(response.aiter_bytes())
+        except httpx2.TimeoutException as exc:
+            raise openai.APITimeoutError(request=response.request) from exc
+        except httpx2.TransportError as exc:
+            raise openai.APIConnectionError(request=response.request) from exc
+        finally:
+            await response.aclose()
+        return parse_body(raw)
 
 
 EPHEMERAL = {"type": "ephemeral"}

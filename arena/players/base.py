@@ -4,6 +4,8 @@ model calls that seats hand back with their decisions."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -17,6 +19,45 @@ ERROR_PREFIX = "the player failed:"
 # starts with one of these, after the orchestrator's `ERROR_PREFIX` and the exception's name
 NOT_REACHED = ("the model could not be reached", "the server refused the request")
 TRANSPORT_PREFIX = "transport: "  # a call record's `error` when the call got no answer at all (no raw text)
+
+
+# the LLM seat's own wording of an unreadable answer, after the orchestrator's prefix (arena/llm/seat.py)
+OWN_FAILURE = f"{ERROR_PREFIX} NoUsableAnswer: "
+
+
+class Failure(StrEnum):
+    """What an attempt that did not settle a decision failed on: the stable code of a recorded reason (an
+    `action_rejected` or `default_applied` event's `value`, a reject or default input's `reason`). `failure` is the
+    one reader of the orchestrator's wording above; a renderer words the code, never the sentence."""
+
+    TIMEOUT = "timeout"  # no answer within the seat's time
+    MALFORMED = "malformed"  # the seat's model answered, unreadably (the LLM seat's NoUsableAnswer)
+    ERROR = "error"  # the seat failed otherwise: its model could not be reached, or the player crashed
+    REFUSED = "refused"  # a readable answer the engine refused (its reason is the engine's own)
+
+
+@dataclass(frozen=True, slots=True)
+class FailedAttempt:
+    """A recorded reason as data: its `Failure` code and, for a time-out, the limit in seconds."""
+
+    code: Failure
+    seconds: float | None = None
+
+
+def failure(reason: str | None) -> FailedAttempt:
+    """A failed attempt's recorded reason, as the orchestrator worded it, read as its code (and time limit)."""
+    reason = reason or ""
+    if reason.startswith(TIMEOUT_PREFIX):  # "no answer within 120 s"
+        limit = reason[len(TIMEOUT_PREFIX) :].strip().removesuffix(" s").strip()
+        try:
+            return FailedAttempt(Failure.TIMEOUT, float(limit))
+        except ValueError:
+            return FailedAttempt(Failure.TIMEOUT)
+    if reason.startswith(OWN_FAILURE) and not reason[len(OWN_FAILURE) :].startswith(NOT_REACHED[0]):
+        return FailedAttempt(Failure.MALFORMED)
+    if reason.startswith(ERROR_PREFIX):
+        return FailedAttempt(Failure.ERROR)
+    return FailedAttempt(Failure.REFUSED)
 
 
 def transport_failure(reason: str) -> bool:

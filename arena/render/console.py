@@ -13,7 +13,7 @@ contains newlines stays indented behind a `┆` gutter (`Hanging`) and cannot pa
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import IO
 
 from rich.cells import cell_len
@@ -31,7 +31,7 @@ from arena.render import labels
 from arena.render.labels import label
 from arena.render.notes import Note
 from arena.render.phrases import Span, clean, seat_label
-from arena.render.story import Chapter, Line, Story, VoteRound, build_story
+from arena.render.story import Chapter, Line, Story, StoryOptions, VoteRound, build_story
 
 STYLES: dict[str, str] = {
     "plain": "",
@@ -329,40 +329,25 @@ def renderables(story: Story, *, reasoning: bool = False, show_calls: bool = Fal
     return out
 
 
+PLAIN = StoryOptions(reasoning=False, with_calls=False)  # the console's default: the game alone
+
+
 def render(
     game: Game,
     viewer: int,
     calls: Sequence[ModelCall] = (),
     inputs: Sequence[Input] = (),
+    options: StoryOptions = PLAIN,
     *,
-    reasoning: bool = False,
-    show_calls: bool = False,
-    names: Mapping[int, str] | None = None,
-    status: str | None = None,
-    call_positions: Sequence[int] | None = None,
     console: Console | None = None,
-    models: Mapping[int, str] | None = None,
-    lang: str = "en",
 ) -> None:
-    """Print the game as `viewer` (1..N, or MODERATOR) saw it, in `lang` (en, ru). Raises ValueError for a seat out
-    of range."""
-    story = build_story(
-        game,
-        viewer,
-        calls,
-        inputs,
-        reasoning=reasoning,
-        with_calls=show_calls,
-        names=names,
-        status=status,
-        call_positions=call_positions,
-        models=models,
-        lang=lang,
-    )
+    """Print the game as `viewer` (1..N, or MODERATOR) saw it, in `options.lang` (en, ru). Raises ValueError for a
+    seat out of range."""
+    story = build_story(game, viewer, calls, inputs, options)
     console = console or make_console()
-    for item in renderables(story, reasoning=reasoning, show_calls=show_calls):
+    for item in renderables(story, reasoning=options.reasoning, show_calls=options.with_calls):
         console.print(item)
-    cache = cache_table(calls, viewer, lang) if show_calls else None
+    cache = cache_table(calls, viewer, options.lang) if options.with_calls else None
     if cache is not None:
         console.print(cache)
 
@@ -385,30 +370,11 @@ def render_text(
     viewer: int,
     calls: Sequence[ModelCall] = (),
     inputs: Sequence[Input] = (),
+    options: StoryOptions = PLAIN,
     *,
-    reasoning: bool = False,
-    show_calls: bool = False,
-    names: Mapping[int, str] | None = None,
-    status: str | None = None,
-    call_positions: Sequence[int] | None = None,
     width: int = 160,
-    models: Mapping[int, str] | None = None,
-    lang: str = "en",
 ) -> str:
     """The same drawing as plain text (no colours), e.g. for tests and for piping."""
     buffer = io.StringIO()
-    render(
-        game,
-        viewer,
-        calls,
-        inputs,
-        reasoning=reasoning,
-        show_calls=show_calls,
-        names=names,
-        status=status,
-        call_positions=call_positions,
-        console=make_console(buffer, width, color=False),
-        models=models,
-        lang=lang,
-    )
+    render(game, viewer, calls, inputs, options, console=make_console(buffer, width, color=False))
     return buffer.getvalue()

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -25,7 +25,7 @@ from arena.players.base import ModelCall
 from arena.render import labels
 from arena.render.labels import label
 from arena.render.notes import Note, input_anchors
-from arena.render.story import Line, Story, VoteRound, build_story
+from arena.render.story import EVERYTHING, Line, Story, StoryOptions, VoteRound, build_story
 
 
 def _vote_json(round_: VoteRound) -> dict[str, Any]:
@@ -122,34 +122,19 @@ def export_html(
     game: Game,
     calls: Sequence[ModelCall] = (),
     inputs: Sequence[Input] = (),
+    options: StoryOptions = EVERYTHING,
     *,
     seat: int | None = None,
-    names: Mapping[int, str] | None = None,
-    status: str | None = None,
     title: str | None = None,
-    call_positions: Sequence[int] | None = None,
-    models: Mapping[int, str] | None = None,
-    lang: str = "en",
 ) -> str:
-    """The whole page, in `lang` (en, ru). With `seat`, only that seat's view; otherwise the god view and every
-    seat's view."""
-    lang = labels.pick(lang)
+    """The whole page, in `options.lang` (en, ru). With `seat`, only that seat's view; otherwise the god view and
+    every seat's view."""
+    lang = labels.pick(options.lang)
     viewers = [seat] if seat is not None else [MODERATOR, *range(1, game.n + 1)]
     anchors = input_anchors(game, inputs) if inputs else None
     blocks = []
     for viewer in viewers:
-        story = build_story(
-            game,
-            viewer,
-            calls,
-            inputs,
-            names=names,
-            status=status,
-            anchors=anchors,
-            call_positions=call_positions,
-            models=models,
-            lang=lang,
-        )
+        story = build_story(game, viewer, calls, inputs, options, anchors=anchors)
         blocks.append(
             f'<script type="application/json" class="view" data-viewer="{viewer}">'
             f"{embed_json(story_json(story))}</script>"

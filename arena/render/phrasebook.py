@@ -7,7 +7,7 @@ black messages, votes); `tests/test_phrasebook.py` fails when an event type lack
 
 from __future__ import annotations
 
-import re
+from collections.abc import Sequence
 
 from arena.engine import Event, EventType
 from arena.render import phrases, phrases_ru
@@ -144,21 +144,15 @@ def black_message_head(event: Event, lang: str = "en") -> tuple[Span, ...]:
     return (Span("чат чёрных ", "black"), seat, Span(" ▸", "dim"))
 
 
-_REMOVED = re.compile(r"seat (\d+) removed")
-_IDLE = re.compile(r"(\d+) nights and the days between passed with nobody leaving")
+def end_reason(event: Event | None, lang: str = "en") -> str:
+    """Why the game ended, in `lang`, from its `game_ended` event's data: the termination's code and its number
+    (`arena.engine.Outcome`). Empty without one."""
+    if event is None or not event.code:
+        return ""
+    words = phrases_ru.end_words if lang == "ru" else phrases.end_words
+    return words(event.code, event.target, event.count)
 
 
-def end_reason(text: str, lang: str = "en") -> str:
-    """A game's end reason (the engine's `game_ended` text, one of its fixed forms) in `lang`; a reason of another
-    form is data, quoted."""
-    text = clean(text)
-    if lang != "ru":
-        return text
-    fixed = phrases_ru.END_REASONS.get(text)
-    if fixed is not None:
-        return fixed
-    if match := _REMOVED.fullmatch(text):
-        return f"место {match[1]} удалено судьёй"
-    if match := _IDLE.fullmatch(text):
-        return f"без выбывших прошло ночей: {match[1]}"
-    return f"«{text}»" if text else ""
+def game_end(events: Sequence[Event]) -> Event | None:
+    """The `game_ended` event of a game's events (the last one: awards may follow it), if it has ended."""
+    return next((e for e in reversed(events) if e.type is EventType.GAME_ENDED), None)

@@ -79,6 +79,18 @@ def _reason(value: str | None) -> str:
     return clean((value or "").replace("_", " "))
 
 
+_ENDINGS = {"day_vote": "day vote", "night_kill": "night kill"}
+
+
+def end_words(code: str | None, seat: int | None = None, count: int | None = None) -> str:
+    """Why the game ended, from its termination's code (`arena.engine.Termination`) and number."""
+    if code == "removal":
+        return f"seat {seat} removed"
+    if code == "idle_rounds":
+        return f"{count} nights and the days between passed with nobody leaving"
+    return _ENDINGS.get(code or "", _reason(code))
+
+
 _SPEECH_KIND = {
     "regular": "speech",
     "short": "short speech",
@@ -256,7 +268,9 @@ def phrase(event: Event, sheriff_answer: str = "colour") -> list[Span] | None:
     if t is E.PROBES_TAKEN:
         return [_p(f"{event.count} belief probes taken", "moderator")]
     if t is E.GAME_ENDED:
-        return [_p(f"Game over: {result_text(event.value)} ({_reason(event.text)})", "label")]
+        return [
+            _p(f"Game over: {result_text(event.value)} ({end_words(event.code, event.target, event.count)})", "label")
+        ]
     if t is E.JUDGE:
         why = f" ({clean(event.text)})" if event.text else ""
         if event.value == "extra_time":

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arena.engine import Event, EventType
-from arena.players.base import ERROR_PREFIX, TIMEOUT_PREFIX
+from arena.players.base import Failure, failure
 from arena.render.phrases import Span, clean
 
 ROLES = {
@@ -23,7 +23,7 @@ ROLES = {
     "lover": "любовница",
 }
 WINNERS = {"town": "мирные", "mafia": "мафия", "maniac": "маньяк", "draw": "ничья"}
-END_REASONS = {"day vote": "дневное голосование", "night kill": "ночной выстрел"}  # the engine's fixed ones
+_ENDINGS = {"day_vote": "дневное голосование", "night_kill": "ночной выстрел"}
 HOW = {
     "voted": "заголосован",
     "lifted": "поднят",
@@ -94,6 +94,15 @@ def reason(code: str | None) -> str:
     """An engine reason code in Russian; a reason the table does not know (a judge's own words) is data, quoted."""
     code = code or ""
     return REASONS.get(code, f"«{clean(code)}»" if code else "")
+
+
+def end_words(code: str | None, seat: int | None = None, count: int | None = None) -> str:
+    """Why the game ended, from its termination's code (`arena.engine.Termination`) and number."""
+    if code == "removal":
+        return f"место {seat} удалено судьёй"
+    if code == "idle_rounds":
+        return f"без выбывших прошло ночей: {count}"
+    return _ENDINGS.get(code or "", reason(code))
 
 
 def _p(text: str, style: str = "plain") -> Span:
@@ -296,11 +305,11 @@ def phrase(event: Event, sheriff_answer: str = "colour") -> list[Span]:
         return [_p(f"Голосование дня {event.count} отменено", "warn")]
     if t in (E.ACTION_REJECTED, E.DEFAULT_APPLIED):
         after = "применяется ответ по умолчанию" if t is E.DEFAULT_APPLIED else "вопрос задан снова"
-        if value.startswith(TIMEOUT_PREFIX):  # the orchestrator's own record: the prefix, then "<seconds> s"
-            limit = value[len(TIMEOUT_PREFIX) :].strip().removesuffix(" s").strip()
-            within = f" за {limit} с" if limit.replace(".", "", 1).isdigit() else ""
+        failed = failure(value)
+        if failed.code is Failure.TIMEOUT:
+            within = f" за {failed.seconds:g} с" if failed.seconds is not None else ""
             return [_s(event.seat), _p(f": нет ответа{within} (время вышло); {after}", "warn")]
-        if value.startswith(ERROR_PREFIX):
+        if failed.code in (Failure.ERROR, Failure.MALFORMED):
             return [_s(event.seat), _p(f": игрок не смог ответить; {after}", "warn")]
         return [_p("ответ "), _s(event.seat), _p(f" не принят; {after}", "warn")]
     if t is E.PROBE:
@@ -312,7 +321,7 @@ def phrase(event: Event, sheriff_answer: str = "colour") -> list[Span]:
     if t is E.GAME_ENDED:
         winner = WINNERS.get(value, clean(value))
         head = "ничья" if value == "draw" else f"победа: {winner}"
-        ended = END_REASONS.get(text)  # the engine's fixed reasons; the others are said by the lines before
+        ended = end_words(event.code, event.target, event.count) if event.code else ""
         return [_p(f"Игра окончена: {head}" + (f" ({ended})" if ended else ""), "label")]
     return judge_phrase(event)
 

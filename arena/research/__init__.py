@@ -13,7 +13,7 @@ and the `arena report` output. Reads transcripts only (never the engine's state)
 | `power.py` | before a tournament: what its schedule identifies, the detectable difference, games needed |
 | `simulate.py` | a process the model does not assume, and the coverage check of every printed interval |
 | `metrics.py` | per game, seat and day: votes, nominations, checks, claims, probes, deception, detection, cost |
-| `speech_reader.py` | what a speech's free text states (roles, checks, votes, who is dead or alive, ...), en and ru |
+| `speech_reader/` | what a speech's free text states (roles, checks, votes, who is dead or alive, ...), en and ru |
 | `speech_action.py` | each speech's statements checked against the record and the speaker's acts: lies and errors |
 | `leaks.py` | black speeches that give away a teammate, the own card or the night's target |
 | `summary.py`, `plots.py`, `tables.py`, `report.py` | `arena report`: what it states, plots, CSV rows, Markdown/HTML |
@@ -29,5 +29,5 @@ corpus) and `arena.safe_write` (a report); `selfplay.py` also the orchestrator a
 also the orchestrator and the bots (it scripts them); `reask.py` model access (`arena.llm`, the LLM seat's client
 settings), as it asks a model seat again; `power.py` and `simulate.py` the tournament schedule (a schedule's design is
 what they judge); never the command line or the web app, and no other module model access (but `persuasion.py` quotes
-player text as the seats see it, `arena.llm.injection`).
+player text as the seats see it, `arena.llm.injection`). `speech_reader/` imports nothing of `arena`.
 """

@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields
 from typing import Any, TextIO
 
 from arena.engine import JUDGE_OPS, Game, Request
-from arena.players.base import ERROR_PREFIX, TIMEOUT_PREFIX
+from arena.players.base import failure
 from arena.research.corpus import MAFIA, TOWN, GameData
 from arena.research.metrics import Counts, GameMetrics, rates
 
@@ -121,23 +121,11 @@ def day_rows(m: GameMetrics) -> list[Row]:
     ]
 
 
-# The LLM seat's own wording (arena/llm/seat.py): an unreadable answer is the model's failure, an unreachable model is
-# not (tests/test_report.py pins both against the seat)
-OWN_FAILURE = f"{ERROR_PREFIX} NoUsableAnswer: "
-UNREACHABLE = f"{OWN_FAILURE}the model could not be reached"
-
-
 def attempt_failure(reason: str) -> str:
     """What an attempt that did not settle the decision failed on: `timeout`, `error` (the model could not be
     reached, or the player crashed: not the model's doing), `malformed` (the model answered, unreadably) or
-    `refused` (a readable answer the engine refused)."""
-    if reason.startswith(TIMEOUT_PREFIX):
-        return "timeout"
-    if reason.startswith(OWN_FAILURE) and not reason.startswith(UNREACHABLE):
-        return "malformed"
-    if reason.startswith(ERROR_PREFIX):
-        return "error"
-    return "refused"
+    `refused` (a readable answer the engine refused): the reason's code (`arena.players.base.failure`)."""
+    return failure(reason).code.value
 
 
 @dataclass
@@ -193,30 +181,32 @@ def settled(g: GameData) -> list[tuple[Row, Request | None]]:
             elif item.op == "reject":
                 p.reasks += 1
         if item.op != "reject":
-            out.append((
-                {
-                    "game_id": g.game_id,
-                    "index": len(out),
-                    "seat": item.seat,
-                    "config": g.configs.get(item.seat, ""),
-                    "role": g.roles.get(item.seat, ""),
-                    "day": game.day,
-                    "phase": game.phase.value,
-                    "kind": request.kind.value if request is not None else "",
-                    "options": len(request.options) if request is not None else 0,
-                    "outcome": item.op,
-                    "reasks": p.reasks,
-                    "malformed": p.malformed,
-                    "timeouts": p.timeouts,
-                    "errors": p.errors,
-                    "calls": p.calls,
-                    "prompt_tokens": p.prompt_tokens,
-                    "completion_tokens": p.completion_tokens,
-                    "cost_usd": round(p.cost_usd, 8),
-                    "latency_ms": round(p.latency_ms, 1),
-                },
-                request,
-            ))
+            out.append(
+                (
+                    {
+                        "game_id": g.game_id,
+                        "index": len(out),
+                        "seat": item.seat,
+                        "config": g.configs.get(item.seat, ""),
+                        "role": g.roles.get(item.seat, ""),
+                        "day": game.day,
+                        "phase": game.phase.value,
+                        "kind": request.kind.value if request is not None else "",
+                        "options": len(request.options) if request is not None else 0,
+                        "outcome": item.op,
+                        "reasks": p.reasks,
+                        "malformed": p.malformed,
+                        "timeouts": p.timeouts,
+                        "errors": p.errors,
+                        "calls": p.calls,
+                        "prompt_tokens": p.prompt_tokens,
+                        "completion_tokens": p.completion_tokens,
+                        "cost_usd": round(p.cost_usd, 8),
+                        "latency_ms": round(p.latency_ms, 1),
+                    },
+                    request,
+                )
+            )
             pending.pop(item.seat, None)
         game.replay([item])
     return out

@@ -88,6 +88,7 @@ class EventMatch(_Model):
     count: int | None = None
     value: str | None = None
     text: str | None = None  # a substring of the event's text
+    code: str | None = None  # game_ended: the termination (day_vote, night_kill, removal, idle_rounds)
     vis: Literal["public", "black", "seats", "moderator"] | None = None
     to: list[int] | None = None
 

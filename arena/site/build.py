@@ -140,7 +140,7 @@ def _run_summary(kind: str, manifest: dict[str, Any], games: list[GameFile]) -> 
     if kind == "tournament":
         text += f"; tournament {manifest.get('name', '?')!s}, rules {manifest.get('rules', '?')!s}"
     if kind == "placement":
-        text += (f"; {manifest['entrant']['label']} placed on {manifest['field']['name']}: {manifest.get('rule', '')}")
+        text += f"; {manifest['entrant']['label']} placed on {manifest['field']['name']}: {manifest.get('rule', '')}"
     return text
 
 
@@ -177,7 +177,7 @@ def _views(path: Path) -> str:
     from arena.render import labels
     from arena.render.html import embed_json, story_json
     from arena.render.notes import input_anchors
-    from arena.render.story import build_story
+    from arena.render.story import StoryOptions, build_story
 
     _, t = read_transcript(path)
     game = t.rebuild()
@@ -186,10 +186,10 @@ def _views(path: Path) -> str:
     positions = t.call_positions if len(t.call_positions) == len(t.calls) else None
     anchors = input_anchors(game, t.inputs) if t.inputs else None
     lang = labels.pick(t.header.lang)  # the replay in the game's language, as `arena export` draws it
+    options = StoryOptions(names=names, status=t.status, call_positions=positions, models=models, lang=lang)
     blocks = [f'<script type="application/json" id="labels">{embed_json(labels.page(lang))}</script>']
     for viewer in [MODERATOR, *range(1, game.n + 1)]:
-        story = build_story(game, viewer, t.calls, t.inputs, names=names, status=t.status, anchors=anchors,
-                            call_positions=positions, models=models, lang=lang)  # fmt: skip
+        story = build_story(game, viewer, t.calls, t.inputs, options, anchors=anchors)
         blocks.append(f'<script type="application/json" class="view" data-viewer="{viewer}">'
                       f"{embed_json(story_json(story))}</script>")  # fmt: skip
     return "\n".join(blocks)

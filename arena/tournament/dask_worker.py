@@ -20,7 +20,6 @@ the run (`teardown`) takes them out again.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 import traceback
 from collections.abc import Mapping
@@ -80,12 +79,9 @@ def _prepare() -> None:
 def warm() -> None:
     """Import the LLM stack and compile the default prompt set now (`Client.run` on every worker before the first
     batch): a worker's start-up then does not fall into its first games."""
-    with contextlib.suppress(ImportError):
-        import arena.players.llm  # noqa: F401
-    with contextlib.suppress(Exception):  # a custom prompt set compiles in its first game
-        from arena.prompts import load_prompt_set
+    from arena.tournament.executors import warm_up
 
-        load_prompt_set()
+    warm_up()
 
 
 async def play_batch(batch: Batch) -> list[dict[str, Any]]:

@@ -108,15 +108,24 @@ def tune_gc() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
+def warm_up() -> None:
+    """Before a worker's first game: the LLM stack's import (a second or so) and the default prompt set's templates
+    compiled (a custom set compiles in its first game), so neither falls into the games' time. The set is loaded
+    with the very arguments a seat loads it with (`build_llm_player`: the set's name and the language), since
+    `load_prompt_set` remembers each way of calling it apart: `load_prompt_set()` compiled a second copy that no
+    game used, and the games compiled theirs during the first game (about a quarter of a second of CPU)."""
+    with contextlib.suppress(ImportError):
+        import arena.players.llm  # noqa: F401
+    with contextlib.suppress(Exception):
+        from arena.prompts import load_prompt_set
+
+        load_prompt_set("default", "en")
+
+
 def _worker(tasks: _Queue, results: _Queue, slots: int, processes: int, stagger: float) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
     set_process_share(1 / processes)  # the providers' limits hold for the whole pool, not per process
-    with contextlib.suppress(ImportError):  # the LLM stack's import (a second or so) before the first game, not in it
-        import arena.players.llm  # noqa: F401
-    with contextlib.suppress(Exception):  # and the default prompt set's templates compiled (a custom set: in-game)
-        from arena.prompts import load_prompt_set
-
-        load_prompt_set()
+    warm_up()
     tune_gc()
     asyncio.run(serve(tasks, results, slots, watch_parent=True, stagger=stagger))
 

@@ -19,7 +19,9 @@ from arena.remote.protocol import Exchange
 from arena.transcript.counters import SeatCounters, SeatTotals
 
 FORMAT: Final = "mafia-arena-transcript"
-VERSION = 2  # 2: every line carries `hash` (the chain); version-1 files are still read, with no chain to check
+# 2: every line carries `hash` (the chain); version-1 files are still read, with no chain to check. 3: the game's end
+# as data (`game_ended`'s `code`, the end record's `reason` a code); older files' end sentences are read as codes
+VERSION = 3
 GENESIS: Final = "0" * 64  # the "previous hash" of line 1
 MIB: Final = 1024 * 1024
 MAX_LINE_BYTES = 16 * MIB  # one record; a longer line is an error, read no further
@@ -84,7 +86,7 @@ class End(BaseModel):
     kind: Literal["end"] = "end"
     status: Ended  # required, so the end record always spells it out
     winner: str | None = None
-    reason: str = ""
+    reason: str = ""  # the termination's code (arena.engine.Termination), empty when aborted
     days: int = 0
     events: int = 0
     inputs: int = 0

@@ -231,10 +231,11 @@ def verify(transcript: Transcript, *, key: bytes | None = None) -> Verdict:
             return bad(f"the replay goes on past the recorded end (event seq {seq})", seq)
         if not game.over or game.winner != end.winner:
             return bad(f"the end record says {end.winner!r}, the replay gives {game.winner!r}")
-        if (end.events, end.inputs, end.days, end.reason) != (len(recorded), n_in, game.day, game.end_reason):
+        how = game.outcome.termination.value if game.outcome is not None else ""
+        if (end.events, end.inputs, end.days, end.reason) != (len(recorded), n_in, game.day, how):
             return bad(
                 f"the end record says {end.events} events, {end.inputs} inputs, {end.days} days ({end.reason!r}); "
-                f"the replay gives {len(recorded)}, {n_in}, {game.day} ({game.end_reason!r})"
+                f"the replay gives {len(recorded)}, {n_in}, {game.day} ({how!r})"
             )
     if end is not None and end.status == "aborted":
         outcome: Outcome = "aborted"

@@ -297,7 +297,7 @@ class TranscriptWriter:
         record = End(
             status="complete",
             winner=game.winner,
-            reason=game.end_reason,
+            reason=game.outcome.termination.value if game.outcome is not None else "",
             days=game.day,
             events=len(game.events),
             inputs=self.inputs_written,

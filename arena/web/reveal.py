@@ -28,14 +28,14 @@ def reveal_json(god: Observation, label: Any) -> dict[str, Any]:
         raise NotOver("the reveal opens only when the game has ended")
     roles: list[str] = []
     side: dict[int, str] = {}
-    reason = ""
+    termination = ""
     for event in god.events:
         if event.type is E.ROLES_DEALT:
             roles = list(event.roles)
         elif event.type is E.SIDE_CHOSEN and event.seat is not None and event.value:
             side[event.seat] = event.value
         elif event.type is E.GAME_ENDED:
-            reason = event.text or ""
+            termination = event.code or ""  # worded in the page's language by the caller (`state.end_json`)
     gone = departures(god)
     seats = [
         {
@@ -48,7 +48,7 @@ def reveal_json(god: Observation, label: Any) -> dict[str, Any]:
         }
         for seat, role in enumerate(roles, start=1)
     ]
-    return {"winner": god.winner, "reason": reason, "seats": seats, "summary": summary_json(god)}
+    return {"winner": god.winner, "termination": termination, "seats": seats, "summary": summary_json(god)}
 
 
 def summary_json(god: Observation) -> dict[str, Any]:

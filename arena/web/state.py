@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from arena.engine import MODERATOR, Event, EventType, Game, Observation, RuleSet, view
 from arena.live import fold_timeouts, timed_out, timeout_text
-from arena.render import phrasebook, phrases_ru
+from arena.render import phrasebook
 from arena.render.phrases import clean
 from arena.web import seats
 from arena.web.reveal import reveal_json
@@ -170,16 +170,5 @@ def end_json(game: Game, log: LogWriter) -> dict[str, Any] | None:
 
 
 def end_reason(game: Game, lang: str) -> str:
-    """Why the game ended, in the page's language, from the game's data (never by reading the English reason)."""
-    reason = game.end_reason
-    if lang != "ru":
-        return clean(reason)
-    fixed = phrases_ru.END_REASONS.get(reason)
-    if fixed is not None:
-        return fixed
-    for event in reversed(game.events):  # a removal ends the game at once, within the phase it happened in
-        if event.type is EventType.PHASE_STARTED:
-            break
-        if event.type is EventType.REMOVED:
-            return f"место {event.seat} удалено судьёй"
-    return f"без выбывших прошло ночей: {game.idle_nights}" if game.winner == "draw" else ""
+    """Why the game ended, in the page's language, from the game's data (the termination's code and number)."""
+    return phrasebook.end_reason(phrasebook.game_end(game.events), lang)

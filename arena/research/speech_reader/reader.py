@@ -1,0 +1,83 @@
+"""The reader's API: `read(text)`, every statement a speech's free text makes, in the order role claims, checks,
+then the other kinds (votes, deaths, addresses, accusations, teammates, night targets)."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from arena.research.speech_reader import accusations, deaths, votes
+from arena.research.speech_reader.claims import ELLIPTIC, ROLE_WORDS, read_checks, read_roles, reported_checks
+from arena.research.speech_reader.fallback import read_fallback
+from arena.research.speech_reader.guards import (
+    NEGATED_AFTER,
+    NEGATED_BEFORE,
+    QUESTION,
+    guarded,
+    split_sentences,
+    third_person,
+)
+from arena.research.speech_reader.seats import normalise
+from arena.research.speech_reader.statement import ACCUSE, ALIVE, CHECK, DEAD, KINDS, ROLE, TEAMMATE, VOTE, Statement
+
+# the constructions, kind by kind, in the order the reader has always tried them
+_SIMPLE = {kind: m.PATTERNS[kind] for kind in KINDS for m in (votes, deaths, accusations) if kind in m.PATTERNS}
+
+
+_ASKS = re.compile(r"\s*(?:(?:or|или)\b[^,;:—.!?]*)?\?")  # the statement is asked ("vote for 5?", «врёт или нет?»)
+# a death or a vote denied inside the construction («пятого не убили»); "didn't survive" states a death
+_DENIED = re.compile(
+    r"(?<![а-я])(?:не|ни)(?![а-я])|\b(?:never|wasn't|weren't|isn't|aren't|hasn't|haven't)\b|\bnot\b(?!\s+(?:survive|make))"
+)
+# a verb whose ending says the speaker votes («голосую», «голосуем»), whoever was named before it
+_FIRST = re.compile(r"(?<![а-я])(?:про|за)?голосу(?:ю|ем)(?![а-я])|(?<![а-я])(?:отдаю|отдам|выставляю|иду)(?![а-я])")
+
+
+@cache
+def _read(text: str) -> tuple[Statement, ...]:
+    t = normalise(text)
+    sentences = split_sentences(t)
+    found: list[Statement] = []
+    roles = read_roles(sentences) + [ROLE_WORDS[m.group(1) or m.group(2)] for m in ELLIPTIC.finditer(t)]
+    found += [Statement(ROLE, 0, r) for r in roles]
+    checks = read_checks(sentences, "sheriff" in roles)
+    found += [Statement(CHECK, seat, colour) for seat, colour in checks]
+    checked = {seat for seat, _ in checks}
+    reported = [reported_checks(sentence) for sentence in sentences]
+    for kind, patterns in _SIMPLE.items():
+        for sentence, reports in zip(sentences, reported, strict=True):
+            for pattern in patterns:
+                for m in pattern.finditer(sentence):
+                    if NEGATED_BEFORE.search(sentence[: m.start()]) or NEGATED_AFTER.match(sentence[m.end() :]):
+                        continue
+                    if kind != ALIVE and guarded(sentence, m.start(), m.end()):
+                        continue
+                    if kind != ALIVE and QUESTION.match(sentence):
+                        continue  # "is seat 5 mafia?" asks, it does not say
+                    if kind in (DEAD, VOTE) and _DENIED.search(m[0]):
+                        continue
+                    if kind != ALIVE and _ASKS.match(sentence[m.end() :]):
+                        continue  # "vote for 5?": the clause asks
+                    if kind == VOTE and third_person(sentence, m.start(m.lastindex or 0)) and not _FIRST.search(m[0]):
+                        continue  # "I think seat 3 will vote 5": another seat's vote
+                    for seat in (int(n) for g in m.groups() if g is not None for n in re.findall(r"\d+", g)):
+                        if kind == ACCUSE and seat in reports:
+                            continue  # another seat's check told again ("our sheriff checked 6: black")
+                        if kind == ACCUSE and seat in checked:
+                            continue  # "seat 4 is black, I checked him": a check, not a bare accusation
+                        found.append(Statement(kind, seat))
+    for sentence in sentences:
+        found += [Statement(DEAD, int(n)) for m in deaths.PRESUPPOSED.finditer(sentence) for n in m.groups() if n]
+    for sentence, reports in zip(sentences, reported, strict=True):
+        for kind, seat in read_fallback(sentence):
+            if kind == ACCUSE and (seat in reports or seat in checked):
+                continue
+            found.append(Statement(kind, seat))
+    mates = {s.seat for s in found if s.kind == TEAMMATE}
+    found = [s for s in found if not (s.kind == ACCUSE and s.seat in mates)]  # "6 is our don": a teammate
+    return tuple(dict.fromkeys(found))
+
+
+def read(text: str) -> tuple[Statement, ...]:
+    """Every statement `text` makes, each once, in the order: role claims, checks, then the other kinds."""
+    return _read(text or "")
