@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from arena.cli.options import fail, no_research
+from arena.cli.options import fail, no_research, preflight_configs
 
 if TYPE_CHECKING:
     from arena.field.definition import FieldVersion
@@ -253,8 +253,6 @@ def place_entrant(
         for line in plan_lines(field, who.label, games, until_width, cap):
             typer.echo(line)
         return
-    from arena.cli.tournament import preflight_configs
-
     specs = preflight_configs(t)
     t = t.model_copy(update={"configs": [c.model_copy(update={"spec": specs[c.label]}) for c in t.configs]})
 

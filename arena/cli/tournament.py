@@ -211,6 +211,7 @@ def register(app: typer.Typer) -> None:
             _statistics(t, detect)
             return
         assert folder is not None
+        from arena.cli.options import preflight_configs
         from arena.tournament.run import RunOptions
 
         options = RunOptions(out=folder, jobs=jobs, budget=cap, estimate=estimate, progress=not no_progress,
@@ -228,26 +229,6 @@ def _statistics(t: Tournament, detect: float | None) -> None:
         return
     typer.echo("\n".join(schedule_lines([c.label for c in t.configs], t.filler.label, t.rules, t.file.games,
                                          t.seed, t.file.schedule, detect)))  # fmt: skip
-
-
-def preflight_configs(t: Tournament) -> dict[str, AgentSpec]:
-    """Probe each LLM configuration once (server up, key accepted) and record the model it reports (`arena field`
-    probes its entrant the same way)."""
-    import asyncio
-
-    from arena.agents import AgentError
-
-    specs = {c.label: c.spec for c in [*t.configs, t.filler]}
-    if not any(spec.kind == "llm" for spec in specs.values()):
-        return specs
-    from arena.llm.preflight import preflight
-
-    labels = list(specs)
-    try:
-        probed = asyncio.run(preflight(dict(enumerate(specs.values()))))
-    except AgentError as exc:
-        fail(str(exc))
-    return {labels[i]: spec for i, spec in probed.items()}
 
 
 class _Cluster(NamedTuple):
