@@ -35,6 +35,8 @@ SETS = (
     "probe10",
     "probe11",
     "probe12",
+    "probe13",
+    "probe14",
 )
 # each set's floor: its measured level less a margin (the old four sets: 1.000/0.985, blind_dev: 1.000/0.991, the
 # probes: 1.000/0.982 when these floors were set)
@@ -45,8 +47,9 @@ FLOORS = {
     ("blind_test",): (0.95, 0.89),
     ("probe1", "probe2", "probe3", "probe4", "probe5", "probe6", "probe7"): (0.97, 0.95),
     ("probe8",): (0.97, 0.90),  # held out from the sixth revision: 1.000/0.692 as written, 1.000/0.923 after it
-    # written during the sixth revision, each revised on: 1.000/0.984, 1.000/0.941, 0.983/1.000, 1.000/1.000
-    ("probe9", "probe10", "probe11", "probe12"): (0.97, 0.93),
+    # written during the sixth revision, each revised on: 1.000/0.984, 1.000/0.941, 0.983/1.000, 1.000/1.000,
+    # 1.000/0.895, 1.000/1.000
+    ("probe9", "probe10", "probe11", "probe12", "probe13", "probe14"): (0.97, 0.93),
 }
 
 
@@ -152,6 +155,11 @@ def test_precision_and_recall_on_the_labelled_corpus() -> None:
         ("Neither 1 nor 2 is black.", []),
         ("I checked 4. Red.", ["check 4 red"]),
         ("Two mafia, one don, one sheriff.", []),
+        # a seat's digits are whole: seat 12 is never read as seat 1 before "2"
+        ("Let's eliminate player 12 tonight.", ["target 12"]),
+        ("Вопрос двенадцатого: кто шериф? Один вопрос двенадцатому.", ["alive 12"]),
+        # the bots' own lines (tests/golden): a vote for a seat's departure is no death
+        ("Игрок 8 указывает на меня. Я голосую за его уход.", ["vote 8"]),
     ],
 )
 def test_the_acceptance_phrasings(text: str, expected: list[str]) -> None:

@@ -23,7 +23,8 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"(?:^|[.!?:,]\s*)" + L + r"\s*[—=:]?\s*(?:black|mafia|scum)(?![a-z])"),  # "my read: 5 black"
         re.compile(
             L + r"\s*(?:—|это|,)?\s*(?:(?:точно|явно|скорее|скорее всего|по-любому|стопроцентн[а-я]*|сам[а-я]+|"
-            r"очевидн[а-я]*|оба|обе|тоже|для меня|мне|по-моему|наверняка|100%|возможно|безусловно|,|—|это)\s*){0,4}"
+            r"очевидн[а-я]*|оба|обе|тоже|для меня|мне|по-моему|наверняка|100%|возможно|безусловно|наиболее|"
+            r"самые|самый|вероятн[а-я]*|,|—|это)\s*){0,4}"
             r"(?:черн[а-я]*|мафи[а-я]*|дон|доном|подозрительн[а-я]*|фейк|лжец|врет|лжет|пахнет черн[а-я]*)(?![а-я])"
         ),
         re.compile(
@@ -133,13 +134,14 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             r"super|kinda|kind of|a bit|quite|most likely|likely|for sure|100%|just|also|both|too|to me|imo|tbh|a|an|"
             r"the)\s+){0,4}(?:sus|sussy|scummy|scum|shady|sketchy|fishy|dodgy|evil|dirty|guilty|a wolf|a werewolf|"
             r"a killer|a snake|a rat|a traitor|a fake|faking|bluffing|one of them|one of the (?:blacks|mafia|bad guys|"
-            r"killers|wolves)|on the (?:black|mafia) (?:team|side)|in the mafia|black|mafia|mafioso)(?![a-z])"
+            r"killers|wolves)|on the (?:black|mafia) (?:team|side)|in the mafia|part of the (?:mafia|black)(?: team)?|"
+            r"(?:a\s+)?members? of the mafia|black|mafia|mafioso)(?![a-z])"
             r"(?!\s+(?:check|checks|claim|team\b|player\s+is\b))"
         ),
         re.compile(
             L + r"\s+(?:is|are|has been|have been|was|were|keeps?|kept)?\s*(?:clearly\s+|obviously\s+|definitely\s+|"
             r"just\s+|totally\s+)?(?:lying|lied|hiding something|faking|fake-?claiming|bussing|pushing lies|"
-            r"covering for (?:¤\d{1,2}|his|her|their|the)|giving (?:me\s+)?(?:mafia|scum|black|bad|evil) vibes|"
+            r"covering for (?:¤\d{1,2}+|his|her|their|the)|giving (?:me\s+)?(?:mafia|scum|black|bad|evil) vibes|"
             r"gives? (?:me\s+)?(?:off\s+)?(?:mafia|scum|black|bad|evil) vibes|pings? (?:me|my)|"
             r"(?:plays?|acts?|acting|talks?|votes?) like (?:a\s+|the\s+)?(?:mafia|mafioso|don|black|scum|wolf))"
         ),
@@ -231,6 +233,13 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             + r"|(?<![а-я])(?:беспокоит|тревожит|пугает)\s+(?:меня\s+)?(?:[а-я]+\s+)?"
             + L
         ),
+        re.compile(  # what a seat says or does called suspicious: "player 11's arguments … suspicious"
+            S + r"'s\s+(?:arguments?|story|behaviou?r|logic|claim|defen[cs]e|vote|votes|play|reasoning|words)\s+"
+            r"(?:(?!not\b|never\b)\w+\s+){0,5}?(?:suspicious|fishy|shady|scummy|fake|unconvincing|off)\b"
+            + r"|(?<![а-я])(?:аргументы|поведение|логика|версия|история|слова|речь|игра|голосование)\s+"
+            + S
+            + r"\s+(?:(?!не(?![а-я]))[а-я]+\s+){0,5}?(?:подозрительн[а-я]*|мутн[а-я]*|фальшив[а-я]*|неубедительн[а-я]*)"
+        ),
         # Russian: «седьмой явно из чёрной команды», «у меня второй в чёрных», «восьмой играет за мафию»
         re.compile(
             L + r"\s*(?:—\s*)?(?:(?:точно|явно|скорее всего|наверное|по-моему|похоже|однозначно|100%|для меня|тоже|оба|"
@@ -295,10 +304,17 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             + r"(?!\s*(?:'s|is|are|was|were|and me)\b)"
             + r"|(?<![а-я])(?:врет|лжет|врут|черн[а-я]*|дон|мафи[а-я]*|фейк|стреляли в меня|убили меня)(?![а-я])[^.?]*?"
             r"(?<![а-я])(?:думаю|наверное|скорее всего|по-моему|ставлю на|уверен)\s*(?:,|—|:)?\s*(?:что\s+|это\s+)?"
-            r"(¤\d{1,2}(?:(?:\s*,\s*|\s+(?:или|и)\s+)¤\d{1,2})*)(?!ᵃ)(?!\s*(?:—\s*)?(?:красн|мирн|шериф))"
+            r"(¤\d{1,2}+(?:(?:\s*,\s*|\s+(?:или|и)\s+)¤\d{1,2}+)*)(?!ᵃ)(?!\s*(?:—\s*)?(?:красн|мирн|шериф))"
         ),
     ),
     TEAMMATE: (
+        re.compile(
+            L
+            + r"\s+(?:is|are)\s+(?:one of (?:ours|us)|with us|on our side)\b"
+            + r"|"
+            + L
+            + r"\s*(?:—\s*)?(?:свой|своя|свои|из наших)\s*(?:[.,!;]|$)"
+        ),
         re.compile(
             r"\bour\s+(?:guy|man|boy|girl|person)\s*(?:is|:|—)\s*" + S + r"|(?<![а-я])наш[а-я]*\s+(?:человек|парень|"
             r"девушка)\s*(?:—|:|это)?\s*" + S

@@ -18,7 +18,7 @@ ROLE_WORDS = {
     "любовница": "lover", "мирный житель": "civilian", "мирный": "civilian", "мирная": "civilian",
     "мирный игрок": "civilian", "красный": "red", "красная": "red", "doc": "doctor", "cop": "sheriff",
     "мирняк": "civilian", "civvie": "civilian", "civ": "civilian", "мирная жительница": "civilian",
-    "красный игрок": "red", "мирн": "civilian", "шереф": "sheriff", "красн": "red",
+    "красный игрок": "red", "мирн": "civilian", "шереф": "sheriff", "красн": "red", "житель": "civilian",
 }  # fmt: skip
 _RU_ROLE_GENITIVE = {"шерифа": "sheriff", "комиссара": "sheriff", "доктора": "doctor", "врача": "doctor",
                      "дона": "don", "мафии": "mafia", "мафиози": "mafia", "маньяка": "maniac", "любовницы": "lover",
@@ -73,7 +73,7 @@ _ROLE_PATTERNS = (
     re.compile(r"\bmy\s+(sheriff)\s+checks?\b"),
     re.compile(r"(?:^|[.!?]\s*|\bi(?:'m| am)?\s+)claim(?:ing)?\s+(?:the\s+|to be\s+(?:the\s+)?)?(" + _EN_ROLE + r")\b"),
     re.compile(
-        r"(?:\bi am|\bi'm|(?<![а-я])я)\s+¤\d{1,2}\s*(?:,|—|and i'm|and i am|и я)\s*(?:(?:a|an|the|just|simple|"
+        r"(?:\bi am|\bi'm|(?<![а-я])я)\s+¤\d{1,2}+\s*(?:,|—|and i'm|and i am|и я)\s*(?:(?:a|an|the|just|simple|"
         r"regular|просто|обычн[а-я]+)\s+)*(" + _EN_ROLE + "|" + _RU_ROLE + r")(?![a-zа-я])"
     ),  # «я игрок 4, мирный»
     re.compile(
@@ -144,15 +144,15 @@ _CHECK_CUE = re.compile(
     r"(?:^|[.!?,;:—]\s*)checked\s*[:—]?\s*¤|(?:^|[.!?]\s*)(?:check|checks|проверка|проверки)\s*[:—]|"
     r"(?<![а-я])я\s+(?:[а-я]+\s+){0,3}провер[а-я]*|^\s*провер[а-я]*|проверен[а-я]*\s+мною|(?<![а-я])мо[яий][а-я]*\s+"
     r"(?:[а-я]+\s+)?провер(?:к|ок)|(?<![а-я])проверк[аи]\s+на|\bi found\s+¤|(?<![а-я])я\s+(?:[а-я]+\s+)?нашел\s+¤|"
-    r"по моей проверке|(?<![а-я])мо[йи]\s+результат[а-я]*|(?<![а-я])проверил[а]?\s+¤|¤\d{1,2}ᵃ\s+провер(?:ил|ял)|"
-    r"(?<![а-я])(?:по)?смотрел[а]?\s+(?:ночью\s+)?¤\d{1,2}ᵃ|"
+    r"по моей проверке|(?<![а-я])мо[йи]\s+результат[а-я]*|(?<![а-я])проверил[а]?\s+¤|¤\d{1,2}+ᵃ\s+провер(?:ил|ял)|"
+    r"(?<![а-я])(?:по)?смотрел[а]?\s+(?:ночью\s+)?¤\d{1,2}+ᵃ|"
     r"(?<![а-я])(?:перв|втор|трет|последн|ночн)[а-я]*\s+проверк"
 )
 _CHECK_NOT_MINE = re.compile(
     r"\b(?:he|she|sheriff|¤\d+),?\s+(?:checked|found)\b|\bchecked by\b|\ba checked\b|"
     r"\bchecked (?:him|her|it)\b(?<!i checked him)"
     r"|\b(?:our|your|the|their)\s+sheriff\b(?:(?!\bi\b)[^.]){0,24}\bchecked\b"
-    r"|¤\d{1,2}'s\s+check\b|¤\d{1,2}(?!ᵃ)\s+(?:[а-я]+\s+){0,2}?провер(?:ил|ял)[аи]?(?![а-я])"
+    r"|¤\d{1,2}+'s\s+check\b|¤\d{1,2}+(?!ᵃ)\s+(?:[а-я]+\s+){0,2}?провер(?:ил|ял)[аи]?(?![а-я])"
     r"|(?<![а-я])(?:он|она|шериф)\s+(?:[а-я]+\s+){0,2}проверил|(?<![а-я])(?:наш|ваш|этот)\s+шериф[^.]{0,24}проверил"
 )
 
@@ -164,7 +164,7 @@ def reported_checks(sentence: str) -> set[int]:
     for m in _CHECK_NOT_MINE.finditer(sentence):
         end = next((c.start() for c in CLAUSE.finditer(sentence) if c.start() >= m.end()), len(sentence))
         start = sentence.rfind(",", 0, m.start()) if m.group(0).startswith("a checked") else m.start()
-        seats |= {int(n) for n in re.findall(r"¤(\d{1,2})", sentence[max(start, 0) : end])}
+        seats |= {int(n) for n in re.findall(r"¤(\d{1,2}+)", sentence[max(start, 0) : end])}
     return seats
 
 
@@ -259,10 +259,10 @@ def read_checks(sentences: list[str], sheriff_claimed: bool) -> list[tuple[int, 
                     found.append((int(seat), _colour(word)))  # not «красная проверка от третьего»
         if _CHECK_CUE.search(sentence) or sheriff_claimed:
             for m in _LIST_COLOURED.finditer(sentence):  # "4, 5: both red by my checks"
-                listed = re.findall(r"¤(\d{1,2})", m.group(1))
+                listed = re.findall(r"¤(\d{1,2}+)", m.group(1))
                 found += [(int(seat), _colour(m.group(2))) for seat in listed]
         for m in _PRONOUN_CHECK.finditer(sentence):
-            before = re.findall(r"¤(\d{1,2})", sentence[: m.start()])
+            before = re.findall(r"¤(\d{1,2}+)", sentence[: m.start()])
             if before and not guarded(sentence, m.start(), m.end()):
                 found.append((int(before[-1]), _colour(m.group(1) or m.group(2))))
     return list(dict.fromkeys(found))

@@ -58,14 +58,15 @@ _FALLBACK: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
         re.compile(
             r"\b(?:dead|died|killed|shot|eliminated|lynched|rip|gone|passed|removed|voted out|no longer|buried|"
             r"passed away|rest in peace)\b|(?<![а-я])(?:мертв[а-я]*|умер[а-я]*|убит[а-я]*|убили|застрелили|отстреляли|"
-            r"отстрелили|заголосовали|выбыл[а-я]*|погиб[а-я]*|помянем|покойн[а-я]*|сняли|ушел|ушла|ушли|уход(?:а|ом|е)?|"
+            r"отстрелили|заголосовали|выбыл[а-я]*|погиб[а-я]*|помянем|покойн[а-я]*|скончал[а-я]*|сняли|ушел|ушла|ушли|"
             r"смерт[а-я]*|гибел[а-я]*|труп|покинул[а-я]*|царство небесное|светлая память)(?![а-я])"
         ),
         re.compile(
-            r"\b(?:tonight|will|gonna|going|want|wants|try|tries|survived|saved|healed|almost|nearly|who|goes|still|"
+            r"\b(?:tonight|will|gonna|going|want|wants|try|tries|survived|saved|healed|almost|nearly|who|goes|still|vote|"
+            r"voting|"
             r"pretending|alive|"
             r"our shot|the shot)\b|"
-            r"(?<![а-я])(?:сегодня|буд[а-я]*|хоч[а-я]*|хотят|попроб[а-я]*|выжил[а-я]*|спас[а-я]*|вылечил[а-я]*|"
+            r"(?<![а-я])(?:сегодня|голосую|голосуем|голос|буд[а-я]*|хоч[а-я]*|хотят|попроб[а-я]*|выжил[а-я]*|спас[а-я]*|вылечил[а-я]*|"
             r"чуть|кто)(?![а-я])"
         ),
     ),
@@ -88,10 +89,10 @@ _FALLBACK: dict[str, tuple[re.Pattern[str], re.Pattern[str] | None]] = {
 
 
 # a clause that is a seat alone, set off by a comma or a dash: "number 7", «седьмой номер»
-_APPOSITION = re.compile(r"\s*(?:—\s*)?¤\d{1,2}ᵃ?(?:\s+номер)?\s*[.!]*\s*")
+_APPOSITION = re.compile(r"\s*(?:—\s*)?¤\d{1,2}+ᵃ?(?:\s+номер)?\s*[.!]*\s*")
 _HEDGE_ASIDE = re.compile(
     r",\s*(?:похоже|кажется|скорее всего|наверное|возможно|по-моему|по ощущениям|i think|probably|maybe|perhaps|"
-    r"i guess|i believe|i feel|most likely|clearly|obviously)\s*,"
+    r"i guess|i believe|i feel|most likely|clearly|obviously|sadly|unfortunately|к сожалению|увы)\s*,"
 )
 
 
@@ -109,7 +110,7 @@ def read_fallback(sentence: str) -> list[tuple[str, int]]:
     for chunk in _CHUNKS.split(sentence):
         start = sentence.find(chunk, start)
         end = start + len(chunk)
-        seats = [int(n) for n in re.findall(r"¤(\d{1,2})", chunk)]
+        seats = [int(n) for n in re.findall(r"¤(\d{1,2}+)", chunk)]
         kinds = [] if _NEGATION.search(chunk) or any(c < end for c in cues) else _kinds(chunk)
         if seats and _APPOSITION.fullmatch(chunk):
             out += [(kind, seat) for kind in before for seat in seats]  # a seat alone names the clause before's

@@ -10,7 +10,9 @@ from functools import lru_cache
 from arena.research.speech_reader.seats import OBJECT
 
 CONDITIONAL = re.compile(  # a conditional: not the speaker's statement ("если что", "just in case", is none)
-    r"\b(?:if|would)\b|(?<![а-я])(?:бы(?!\s+ни(?![а-я]))|будь|если(?!\s+что(?![а-я])))(?![а-я])|"
+    r"\b(?:if(?! you ask me| you want my opinion| i'm honest| i am honest)|"
+    r"would(?! like| love| say| argue| suggest| point))\b|"
+    r"(?<![а-я])(?:бы(?!\s+ни(?![а-я]))|будь|если(?!\s+что(?![а-я])|\s+хотите знать|\s+честно|\s+коротко))(?![а-я])|"
     r"\b(?:was|were)\s+(?:going to|gonna|about to)\b|\bwanted to\b|(?<![а-я])(?:собирал(?:ся|ась)|хотел[а]?)(?![а-я])"
 )
 REPORTED = re.compile(  # another seat's words reported (the game's or the host's words are the record)
@@ -19,7 +21,7 @@ REPORTED = re.compile(  # another seat's words reported (the game's or the host'
     r"believes)\b|"
     r"\b(?:said|say)\s+(?:that\s+)?i\b|(?<!\bi )(?<!\bas i )(?<!\bi've )(?<!\bi have )\bsaid\b(?!,)|\bi thought\b|"
     r"(?<!я )(?<!как )(?<!я уже )сказал[а]?(?![а-я])|"
-    r"(?:¤\d{1,2}|\bhe|\bshe|\bthey)\s+(?:is\s+|are\s+|was\s+)?claiming\b|"
+    r"(?:¤\d{1,2}+|\bhe|\bshe|\bthey)\s+(?:is\s+|are\s+|was\s+)?claiming\b|"
     r"(?<![а-я])(?:говорит|говорят|утверждает|утверждают|заявляет|заявляется|заявился|называет|называют|считает|"
     r"считают|думает|думают|думал[аи]?|считал[аи]?)(?![а-я])|\b(?:people|everyone|everybody|they|others)\s+(?:say|think)\b|"
     r"(?<![а-я])(?:говорил|сказал)[а-я]*,?\s+что(?![а-я])"
@@ -49,12 +51,12 @@ NEGATED_BEFORE = re.compile(
 QUESTION = re.compile(
     r"^\s*(?:(?:so|and|but|then|а|и|так|ну)\s*,?\s*)?(?:is|are|was|were|do|does|did|who|why|what|how|can|could|"
     r"should|will|would|have|has|кто|почему|зачем|что|как|разве|неужели|может)\b[^.!]*\?\s*$"
-    r"|^[^.!]*(?<![а-я])ли(?![а-я])[^.!]*\?\s*$|^\s*¤\d{1,2}ᵃ?\s+(?:черн[а-я]*|мафи[а-я]*|black|mafia)\s*\?\s*$"
+    r"|^[^.!]*(?<![а-я])ли(?![а-я])[^.!]*\?\s*$|^\s*¤\d{1,2}+ᵃ?\s+(?:черн[а-я]*|мафи[а-я]*|black|mafia)\s*\?\s*$"
 )
 _SUBJECT = re.compile(
     r"\b(?P<me>i|i'm|i'll|i've|i'd|we|we'll|let's|everyone|everybody|all|guys|town|my|me)\b|(?<![а-я])(?P<ru_me>я|мы|"
     r"давайте|все|мой|моя|мне|меня)(?![а-я])|\b(?P<they>he|she|they)\b|(?<![а-я])(?P<ru_they>он|она|они)(?![а-я])|"
-    r"(?<!for )(?<!against )(?<!with )(?<!за )(?<!против )(?P<seat>¤\d{1,2})(?!ᵃ)"
+    r"(?<!for )(?<!against )(?<!with )(?<!за )(?<!против )(?P<seat>¤\d{1,2}+)(?!ᵃ)"
 )
 
 
@@ -105,7 +107,7 @@ def split_sentences(text: str) -> list[str]:
     previous: set[str] = set()
     text = _ASKED_AND_ANSWERED.sub(r"\1: ", text)
     for sentence in (s for s in _SENTENCES.split(text) if s.strip()):
-        seats = set(re.findall(r"¤\d{1,2}", sentence))
+        seats = set(re.findall(r"¤\d{1,2}+", sentence))
         if not seats and len(previous) == 1:
             seat = next(iter(previous))
             sentence = _PRONOUN.sub(seat, _THAT.sub(seat + " is suspicious", sentence))

@@ -24,6 +24,9 @@ from arena.research.speech_reader.statement import ACCUSE, ALIVE, CHECK, DEAD, K
 _SIMPLE = {kind: m.PATTERNS[kind] for kind in KINDS for m in (votes, deaths, accusations) if kind in m.PATTERNS}
 
 
+_DOUBTED = re.compile(
+    r",\s*(?:(?:but|or)\s+)?maybe not\b|,\s*or not\b|(?<![а-я])(?:а\s+)?может,?\s+и\s+нет(?![а-я])|,\s*или нет(?![а-я])"
+)
 _ASKS = re.compile(r"\s*(?:(?:or|или)\b[^,;:—.!?]*)?\?")  # the statement is asked ("vote for 5?", «врёт или нет?»)
 # a death or a vote denied inside the construction («пятого не убили»); "didn't survive" states a death
 _DENIED = re.compile(
@@ -46,6 +49,8 @@ def _read(text: str) -> tuple[Statement, ...]:
     reported = [reported_checks(sentence) for sentence in sentences]
     for kind, patterns in _SIMPLE.items():
         for sentence, reports in zip(sentences, reported, strict=True):
+            if "¤" not in sentence:
+                continue  # every construction names a seat
             for pattern in patterns:
                 for m in pattern.finditer(sentence):
                     if NEGATED_BEFORE.search(sentence[: m.start()]) or NEGATED_AFTER.match(sentence[m.end() :]):
@@ -56,6 +61,8 @@ def _read(text: str) -> tuple[Statement, ...]:
                         continue  # "is seat 5 mafia?" asks, it does not say
                     if kind in (DEAD, VOTE) and _DENIED.search(m[0]):
                         continue
+                    if kind != ALIVE and _DOUBTED.search(sentence[m.end() :]):
+                        continue  # "maybe 6 is mafia, maybe not"
                     if kind != ALIVE and _ASKS.match(sentence[m.end() :]):
                         continue  # "vote for 5?": the clause asks
                     if kind == VOTE and third_person(sentence, m.start(m.lastindex or 0)) and not _FIRST.search(m[0]):
@@ -69,7 +76,7 @@ def _read(text: str) -> tuple[Statement, ...]:
     for sentence in sentences:
         found += [Statement(DEAD, int(n)) for m in deaths.PRESUPPOSED.finditer(sentence) for n in m.groups() if n]
     for sentence, reports in zip(sentences, reported, strict=True):
-        for kind, seat in read_fallback(sentence):
+        for kind, seat in read_fallback(sentence) if not _DOUBTED.search(sentence) else []:
             if kind == ACCUSE and (seat in reports or seat in checked):
                 continue
             found.append(Statement(kind, seat))

@@ -151,11 +151,11 @@ def normalise(text: str) -> str:
 
 
 # ----- patterns ---------------------------------------------------------------------------------------------------
-S = r"¤(\d{1,2})ᵃ?"  # a seat token, captured
+S = r"¤(\d{1,2}+)ᵃ?"  # a seat token, captured (its digits whole: "¤12" is never "¤1")
 # what may stand between the seats of a list: commas, "and"/"or", hedges ("¤10 и, возможно, ¤1"). One token at a time,
 # each starting with a different character, so a failed match backtracks in linear time (nested optional spaces did not)
 _SEP = (
     r"(?:[\s,]|(?:and|or|possibly|maybe|probably|perhaps|likely|then)\b|"
     r"(?<![а-я])(?:и|или|возможно|наверное|может быть|скорее всего|потом|затем)(?![а-я]))++"
 )
-L = r"(¤\d{1,2}ᵃ?(?:" + _SEP + r"¤\d{1,2}ᵃ?){0,11}+)"  # one seat or a list ("¤7 and ¤9"), captured
+L = r"(¤\d{1,2}+ᵃ?(?:" + _SEP + r"¤\d{1,2}+ᵃ?){0,11}+)"  # one seat or a list ("¤7 and ¤9"), captured

@@ -22,7 +22,9 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         re.compile(r"\b(?:put|cast|give)\s+my vote\s+(?:on|against|for|to)\s+" + S),
         re.compile(r"\bvote with me\s+(?:against|for|on)\s+" + S),
         re.compile(
-            r"\blet'?s\s+(?:vote\s+(?:out\s+|for\s+|against\s+)?|eliminate\s+|kick out\s+|remove\s+|get rid of\s+)" + S
+            r"\blet'?s\s+(?:vote\s+(?:out\s+|for\s+|against\s+)?|eliminate\s+|kick out\s+|remove\s+|get rid of\s+)"
+            + S
+            + r"(?!\s+(?:tonight|at night)\b)"
         ),
         re.compile(r"\b(?:everyone|all|anyone)\s+who\s+trusts?\s+me\s+votes?\s+(?:for|against)\s+" + S),
         re.compile(r"(?:^|[.!?;,]\s*|\band\s+)vote\s+(?:for\s+|against\s+|out\s+)?" + S),
@@ -54,7 +56,7 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
         ),
         re.compile(
             r"(?<![а-я])(?:итоговый\s+|мой\s+|свой\s+)?голос(?:\s+мой)?\s*(?:(?:—|:|-)\s*(?:в|за|против)?\s*|"
-            r"(?:в|за|против)\s+|(?=¤\d{1,2}(?!ᵃ)))" + S  # «голос шестого»: seat 6's vote, not the speaker's
+            r"(?:в|за|против)\s+|(?=¤\d{1,2}+(?!ᵃ)))" + S  # «голос шестого»: seat 6's vote, not the speaker's
         ),
         re.compile(r"(?<![а-я])(?:кидаю|отдаю|ставлю|отдам)\s+(?:свой\s+|мой\s+)?голос\s+(?:в|за|на|против)\s+" + S),
         re.compile(r"(?<![а-я])за\s+" + S + r"\s+(?:[а-я]+\s+)?(?:про|за)?голос(?:ую|уем|уйте|уют|овать)(?![а-я])"),
@@ -116,7 +118,7 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
     ALIVE: (
         re.compile(
             r"(?:^|[.!?;,—]\s*)(?:(?:hey|ok|okay|so|well|now|and|then|эй|так|ну|итак|теперь|а|и)\s*,?\s*)?"
-            r"((?:¤\d{1,2}(?:\s+(?:and|и)\s+¤\d{1,2}){0,11}+\s*(?:[,—:;]|(?=\s+(?:please|пожалуйста)\b))\s*){1,12}+)"
+            r"((?:¤\d{1,2}+(?:\s+(?:and|и)\s+¤\d{1,2}+){0,11}+\s*(?:[,—:;]|(?=\s+(?:please|пожалуйста)\b))\s*){1,12}+)"
             r"(?!\s*(?:это\s+|the\s+)?(?:черн|красн|мафи|дон|шериф|доктор|мирн|маньяк|black|red|mafia))"
             r"(?!\s*(?:you're|you are|ты|вы)\s+(?:\w+\s+)?(?:black|mafia|the don|a liar|lying|suspects|черн|мафи|"
             r"дон|лжец|вр|подозреваем))"
@@ -135,7 +137,7 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             + S
             + r"|(?<![а-я])вопрос[а-я]*\s+(?:(?:к|для)\s+"
             + S
-            + r"|¤(\d{1,2})(?!ᵃ))"  # «вопрос восьмому»; «вопрос пятого» is seat 5's question
+            + r"|¤(\d{1,2}+)(?!ᵃ))"  # «вопрос восьмому»; «вопрос пятого» is seat 5's question
             + r"|\bi (?:want|would like|'d like) to ask\s+"
             + S
         ),
@@ -151,7 +153,9 @@ PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
             r"(?:знать|услышать|понять|спросить),?\s+что\s+(?:думает|скажет|считает)\s+" + S
         ),
         re.compile(
-            r"\b(?:i want|i'd like|i ask|i need|i'd ask)\s+" + S + r"\s+to\s+(?:explain|speak|answer|tell|talk|"
+            r"\b(?:i want|i'd like|i ask|i need|i'd ask|i request that|i ask that|request that)\s+"
+            + S
+            + r"\s+(?:to\s+)?(?:explain|speak|answer|tell|talk|"
             r"defend|justify|comment|say)"
         ),
         re.compile(
