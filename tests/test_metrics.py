@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from handbuilt import ROLES, HandLog
 
 from arena.engine import Event, EventType, Phase, Vis
 from arena.players.base import ModelCall
@@ -24,15 +25,11 @@ from arena.research.metrics import measure, rates
 from arena.transcript import SeatCounters
 
 E = EventType
-ROLES = {1: "civilian", 2: "civilian", 3: "don", 4: "sheriff", 5: "civilian", 6: "mafia", 7: "civilian",
-         8: "mafia", 9: "civilian", 10: "civilian"}  # fmt: skip
 
 
 def build() -> GameData:
-    events: list[Event] = []
-
-    def ev(t: EventType, day: int, phase: Phase = Phase.DAY, vis: Vis = Vis.PUBLIC, **kw: Any) -> None:
-        events.append(Event(seq=len(events), day=day, phase=phase, type=t, vis=vis, **kw))
+    log = HandLog()
+    ev = log.ev
 
     def vote(day: int, voter: int, target: int, value: str = "yes") -> None:
         ev(E.VOTE_CAST, day, seat=voter, target=target, value=value)
@@ -73,11 +70,7 @@ def build() -> GameData:
     ev(E.PHASE_STARTED, 2, Phase.NIGHT, value="night")
     ev(E.GAME_ENDED, 3, Phase.END, value="town", text="test")
     call = ModelCall(seat=1, request_kind="vote", prompt_tokens=100, completion_tokens=20, cost_usd=0.01)
-    return GameData(
-        path="hand", game_id="hand", rules="fiim", seed=0, configs=dict.fromkeys(ROLES, "x"), roles=ROLES,
-        winner="town", days=2, events=events, counters={1: SeatCounters(decisions=10)}, calls=[call],
-        transcript=None,  # type: ignore[arg-type]
-    )  # fmt: skip
+    return log.game(counters={1: SeatCounters(decisions=10)}, calls=[call])
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import os
 import signal
 import subprocess
 import sys
-import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,24 +15,15 @@ import pytest
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="needs POSIX signals")
 
 
-def test_sigint_stops_a_game_started_with_sigint_ignored(tmp_path: Path) -> None:
+def test_sigint_stops_a_game_started_with_sigint_ignored(tmp_path: Path, interrupt: Callable[..., str]) -> None:
     out = tmp_path / "out"
     command = [sys.executable, "-m", "arena.cli", "play", "--seed", "3", "--quiet", "--out", str(out)]
     command += ["--delay", "0.05"]
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))  # fmt: skip
-    try:
-        for _ in range(2400):  # until the game is under way (a condition; 2 min bounds a hang on a busy machine)
-            files = list(out.glob("*.jsonl"))
-            if (files and files[0].read_text(encoding="utf-8").count("\n") >= 20) or child.poll() is not None:
-                break
-            time.sleep(0.05)
-        assert child.poll() is None, "the game ended before it could be interrupted"
-        child.send_signal(signal.SIGINT)
-        _, stderr = child.communicate(timeout=120)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-    assert child.returncode == 130, stderr
-    assert "interrupted; the game is saved. Continue it with: arena resume" in stderr
+
+    def under_way() -> bool:
+        files = list(out.glob("*.jsonl"))
+        return bool(files) and files[0].read_text(encoding="utf-8").count("\n") >= 20
+
+    interrupt(child, under_way)

@@ -210,6 +210,15 @@ def test_a_wrong_token_opens_nothing(tmp_path: Path) -> None:
     assert code == 0 and end["status"] == "over"
 
 
+def _resume_to_the_end(path: Path) -> None:
+    """`arena resume` with the agent running this time: the game plays to an end that verifies."""
+    resumed = Arena(["resume", str(path), "--quiet"])
+    _, end = play_seat(resumed.address())
+    code, _ = resumed.finish()
+    assert code == 0 and end["status"] == "over", "".join(resumed.errors)
+    assert _verify(path).returncode == 0
+
+
 def test_an_agent_that_never_connects_stops_the_game_saved_then_resume_plays_it(tmp_path: Path) -> None:
     """Nothing is played on defaults for a program that is not there: the game stops before the first move, saved,
     and `arena resume` (the agent running this time) plays it to an end that verifies."""
@@ -224,11 +233,7 @@ def test_an_agent_that_never_connects_stops_the_game_saved_then_resume_plays_it(
     records = [json.loads(line) for line in path.read_text().splitlines()]
     assert [r["kind"] for r in records[1:]] == ["stop"] and records[-1]["seat"] == SEAT
     assert _verify(path).returncode == 3  # unfinished: saved, nothing played
-    resumed = Arena(["resume", str(path), "--quiet"])
-    _turns, end = play_seat(resumed.address())
-    code, _out = resumed.finish()
-    assert code == 0 and end["status"] == "over", "".join(resumed.errors)
-    assert _verify(path).returncode == 0
+    _resume_to_the_end(path)
 
 
 def test_an_agent_that_goes_away_mid_game_stops_it_saved_then_resume_plays_it(tmp_path: Path) -> None:
@@ -246,11 +251,7 @@ def test_an_agent_that_goes_away_mid_game_stops_it_saved_then_resume_plays_it(tm
     assert [r["outcome"] for r in records if r.get("kind") == "exchange"][-1] == "undelivered"
     assert records[-1]["kind"] == "stop" and records[-1]["seat"] == SEAT
     assert _verify(path).returncode == 3  # unfinished, every record checked
-    resumed = Arena(["resume", str(path), "--quiet"])
-    _, end = play_seat(resumed.address())
-    code, _ = resumed.finish()
-    assert code == 0 and end["status"] == "over", "".join(resumed.errors)
-    assert _verify(path).returncode == 0
+    _resume_to_the_end(path)
 
 
 def test_the_reference_clients_play_full_games(tmp_path: Path) -> None:

@@ -15,22 +15,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.engine import Event, EventType, Phase, Vis
+from handbuilt import ROLES, HandLog
+
+from arena.engine import EventType, Phase, Vis
 from arena.research.corpus import GameData
 from arena.research.leaks import leaks
 from arena.research.metrics import measure, rates
 from arena.research.speech_action import speeches
 
 E = EventType
-ROLES = {1: "civilian", 2: "civilian", 3: "don", 4: "sheriff", 5: "civilian", 6: "mafia", 7: "civilian",
-         8: "mafia", 9: "civilian", 10: "civilian"}  # fmt: skip
 
 
 def build() -> GameData:
-    events: list[Event] = []
-
-    def ev(t: EventType, day: int, phase: Phase = Phase.DAY, vis: Vis = Vis.PUBLIC, **kw: Any) -> None:
-        events.append(Event(seq=len(events), day=day, phase=phase, type=t, vis=vis, **kw))
+    log = HandLog()
+    ev = log.ev
 
     def say(day: int, seat: int, text: str, **kw: Any) -> None:
         ev(E.SPEECH, day, seat=seat, text=text, value="regular", **kw)
@@ -60,11 +58,7 @@ def build() -> GameData:
     say(2, 9, "Я шериф, проверил пятого — красный.")
     say(2, 3, "I am the don.")
     ev(E.GAME_ENDED, 2, Phase.END, value="town", text="test")
-    return GameData(
-        path="hand", game_id="hand", rules="fiim", seed=0, configs=dict.fromkeys(ROLES, "x"), roles=ROLES,
-        winner="town", days=2, events=events, counters={}, calls=[],
-        transcript=None,  # type: ignore[arg-type]
-    )  # fmt: skip
+    return log.game()
 
 
 def _verdicts() -> dict[tuple[int, int], list[tuple[str, bool | None, bool]]]:

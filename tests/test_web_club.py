@@ -47,6 +47,14 @@ def browser() -> Iterator[Any]:
         chromium.close()
 
 
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[Live]:
+    """A live `arena serve` with the defaults, stopped at the end of the test."""
+    running = Live(tmp_path)
+    yield running
+    running.stop()
+
+
 def _seated(live: Live, humans: dict[int, str], seed: int, gate: Gate | None = None, **options: Any) -> Table:
     """A fiim table with `humans` (seat -> "human"), heuristic bots elsewhere, its pace held by `gate`."""
     seats = {s: resolve_agent(humans.get(s, "bot:heuristic")) for s in range(1, 11)}
@@ -146,22 +154,18 @@ def _decided(table: Table, seat: int) -> Any:
 
 
 # ----- the nomination is switched off when you do what the hint says -------------------------------------------------
-def test_typing_a_nomination_then_clicking_that_seat_as_the_hint_says_keeps_it(browser: Any, tmp_path: Path) -> None:
-    live = Live(tmp_path)
-    try:
-        table, url = _speech_turn(live, 1, seed=5)
-        page = browser.new_page(viewport=DESKTOP)
-        page.goto(url)
-        page.locator("#speech").type("Good evening. I nominate 3")
-        page.locator("#heard").filter(has_text="#3").wait_for()
-        page.click("#ring button.seat[data-seat='3']")  # "click a seat on the table to nominate it"
-        assert page.input_value("#nominate") == "3"
-        page.click("#send")
-        decided = _decided(table, 1)
-        assert decided.op == "decide" and decided.decision.nominate == (3,), decided
-        page.close()
-    finally:
-        live.stop()
+def test_typing_a_nomination_then_clicking_that_seat_as_the_hint_says_keeps_it(browser: Any, live: Live) -> None:
+    table, url = _speech_turn(live, 1, seed=5)
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(url)
+    page.locator("#speech").type("Good evening. I nominate 3")
+    page.locator("#heard").filter(has_text="#3").wait_for()
+    page.click("#ring button.seat[data-seat='3']")  # "click a seat on the table to nominate it"
+    assert page.input_value("#nominate") == "3"
+    page.click("#send")
+    decided = _decided(table, 1)
+    assert decided.op == "decide" and decided.decision.nominate == (3,), decided
+    page.close()
 
 
 # ----- the spoken minute bound typed speeches; the nomination at the end was lost ------------------------------------
@@ -204,21 +208,17 @@ def test_the_speech_allowance_is_the_word_budget_at_typing_speed_and_the_clock_s
 
 
 # ----- Low: after a reload the typed speech was lost -----------------------------------------------------------------
-def test_a_reload_keeps_the_typed_speech_and_nomination(browser: Any, tmp_path: Path) -> None:
-    live = Live(tmp_path)
-    try:
-        _, url = _speech_turn(live, 1, seed=5)
-        page = browser.new_page(viewport=DESKTOP)
-        page.goto(url)
-        page.locator("#speech").type("Seat six voted oddly yesterday")
-        page.select_option("#nominate", "6")
-        page.reload()
-        page.locator("#speech").wait_for()
-        assert page.input_value("#speech") == "Seat six voted oddly yesterday"
-        assert page.input_value("#nominate") == "6"
-        page.close()
-    finally:
-        live.stop()
+def test_a_reload_keeps_the_typed_speech_and_nomination(browser: Any, live: Live) -> None:
+    _, url = _speech_turn(live, 1, seed=5)
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(url)
+    page.locator("#speech").type("Seat six voted oddly yesterday")
+    page.select_option("#nominate", "6")
+    page.reload()
+    page.locator("#speech").wait_for()
+    assert page.input_value("#speech") == "Seat six voted oddly yesterday"
+    assert page.input_value("#nominate") == "6"
+    page.close()
 
 
 # ----- no lobby: the game started before the people arrived ---------------------------------------------------------
@@ -315,10 +315,18 @@ def test_a_person_picks_a_free_seat_with_the_join_link(tmp_path: Path) -> None:
         client.__exit__(None, None, None)
 
 
+def _answer_pending(client: Any, token: str, state: dict[str, Any]) -> None:
+    """The seat's pending decision answered as the page would."""
+    from test_web import _answer
+
+    pending = state["pending"]
+    answer = {"type": "decide", "ask": pending["ask"], "answer": _answer(pending["form"])}
+    client.post(f"/api/decide/{token}", json=answer)
+
+
 # ----- a judge ------------------------------------------------------------------------------------------------------
 def test_the_judges_foul_removal_pause_and_extra_time_are_recorded_verified_and_replayed(tmp_path: Path) -> None:
     from fastapi.testclient import TestClient
-    from test_web import _answer
 
     from arena.engine import EventType, Game, view
     from arena.transcript import load, verify
@@ -338,14 +346,7 @@ def test_the_judges_foul_removal_pause_and_extra_time_are_recorded_verified_and_
         deadline = time.monotonic() + 60
         while state["pending"] is None or state["pending"]["form"]["kind"] != "speech":
             if state["pending"] is not None:  # a night decision first: answered as the page would
-                client.post(
-                    f"/api/decide/{mine}",
-                    json={
-                        "type": "decide",
-                        "ask": state["pending"]["ask"],
-                        "answer": _answer(state["pending"]["form"]),
-                    },
-                )
+                _answer_pending(client, mine, state)
             assert time.monotonic() < deadline
             state = client.get(f"/api/state/{mine}").json()
         before = state["pending"]["left_s"]
@@ -371,14 +372,7 @@ def test_the_judges_foul_removal_pause_and_extra_time_are_recorded_verified_and_
                 break
             state = client.get(f"/api/state/{mine}").json()
             if state["pending"] is not None:
-                client.post(
-                    f"/api/decide/{mine}",
-                    json={
-                        "type": "decide",
-                        "ask": state["pending"]["ask"],
-                        "answer": _answer(state["pending"]["form"]),
-                    },
-                )
+                _answer_pending(client, mine, state)
             time.sleep(0.005)
         assert table.over
         # after the end: the judge's score sheet (extra points, the best player), then the sheet is closed

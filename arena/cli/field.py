@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from arena.cli.options import fail
+from arena.cli.options import fail, no_research, preflight_configs
 
 if TYPE_CHECKING:
     from arena.field.definition import FieldVersion
@@ -34,7 +34,7 @@ def need_research(command: str) -> None:
         import numpy  # noqa: F401
         import scipy  # noqa: F401
     except ImportError as exc:
-        fail(f"{command} needs the research extra: pip install 'mafia-arena[research]' ({exc})")
+        no_research(command, exc)
 
 
 def _load(name: str, *, behaviour: bool) -> FieldVersion:
@@ -253,7 +253,7 @@ def place_entrant(
         for line in plan_lines(field, who.label, games, until_width, cap):
             typer.echo(line)
         return
-    specs = _preflight(t)
+    specs = preflight_configs(t)
     t = t.model_copy(update={"configs": [c.model_copy(update={"spec": specs[c.label]}) for c in t.configs]})
 
     def play(plans: list[GamePlan]) -> None:
@@ -283,26 +283,6 @@ def plan_lines(field: Any, label: str, games: int | None, width: float | None, c
                   f"pilot's spread needs, at most {2 * cap} games")  # fmt: skip
     return [f"{label} on {field.name} ({f.rules.preset}; members {members}): {design}; the members take turns, "
             f"member d mod {len(field.members)} on deal d", IDENTIFIES.format(field=field.name)]  # fmt: skip
-
-
-def _preflight(t: Any) -> dict[str, Any]:
-    """Probe the entrant once if it is a model (server up, key accepted), as a tournament does before it starts."""
-    import asyncio
-
-    from arena.agents import AgentError
-
-    specs: dict[str, Any] = {c.label: c.spec for c in [*t.configs, t.filler]}
-    models = {label: spec for label, spec in specs.items() if spec.kind == "llm"}
-    if not models:
-        return specs
-    from arena.llm.preflight import preflight
-
-    labels = list(models)
-    try:
-        probed = asyncio.run(preflight(dict(enumerate(models.values()))))
-    except AgentError as exc:
-        fail(str(exc))
-    return {**specs, **{labels[i]: spec for i, spec in probed.items()}}
 
 
 def summary(data: dict[str, Any]) -> list[str]:

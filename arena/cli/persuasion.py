@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from arena.cli.options import need_transcripts, no_research
+
 if TYPE_CHECKING:
     from arena.research.persuasion import Asker, Item, Outcome, Plan
 
@@ -44,15 +46,11 @@ def persuasion(
     if factual not in ("reask", "recorded"):
         typer.echo("error: --factual is reask or recorded", err=True)
         raise typer.Exit(BAD_INPUT)
-    if not folder.is_dir():
-        typer.echo(f"error: {folder}: not a folder of transcripts", err=True)
-        raise typer.Exit(BAD_INPUT)
+    need_transcripts(folder)
     try:
         from arena.research.persuasion import PersuasionError, load_items, plan, sample
     except ImportError as exc:
-        typer.echo(f"error: arena persuasion needs the research extra: pip install 'mafia-arena[research]' ({exc})",
-                   err=True)  # fmt: skip
-        raise typer.Exit(BAD_INPUT) from None
+        no_research("arena persuasion", exc)
     try:
         items = sample(load_items(folder), sample_n, seed)
     except PersuasionError as exc:

@@ -14,6 +14,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from arena.cli.options import need_transcripts, no_research
+
 BAD_INPUT = 2
 Progress = Callable[[str, int, int], None]
 
@@ -51,15 +53,11 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """Write report.md, report.html (self-contained) and games/seats/days/decisions CSVs for a folder."""
-        if not folder.is_dir():
-            typer.echo(f"error: {folder}: not a folder of transcripts", err=True)
-            raise typer.Exit(BAD_INPUT)
+        need_transcripts(folder)
         try:
             from arena.research.report import ReportError, build, points_sections, write
         except ImportError as exc:
-            typer.echo(f"error: arena report needs the research extra: pip install 'mafia-arena[research]' ({exc})",
-                       err=True)  # fmt: skip
-            raise typer.Exit(BAD_INPUT) from None
+            no_research("arena report", exc)
         system = None
         if scoring is not None:
             from arena.scoring import ScoringError, load_system

@@ -211,12 +211,13 @@ def register(app: typer.Typer) -> None:
             _statistics(t, detect)
             return
         assert folder is not None
+        from arena.cli.options import preflight_configs
         from arena.tournament.run import RunOptions
 
         options = RunOptions(out=folder, jobs=jobs, budget=cap, estimate=estimate, progress=not no_progress,
                              executor_name=executor, delay=delay)  # fmt: skip
         cluster = _Cluster(scheduler, tls, shared_out, games_per_task)
-        _run(t, plans, _preflight(t), options, console, processes=processes, cluster=cluster)
+        _run(t, plans, preflight_configs(t), options, console, processes=processes, cluster=cluster)
 
 
 def _statistics(t: Tournament, detect: float | None) -> None:
@@ -228,25 +229,6 @@ def _statistics(t: Tournament, detect: float | None) -> None:
         return
     typer.echo("\n".join(schedule_lines([c.label for c in t.configs], t.filler.label, t.rules, t.file.games,
                                          t.seed, t.file.schedule, detect)))  # fmt: skip
-
-
-def _preflight(t: Tournament) -> dict[str, AgentSpec]:
-    """Probe each LLM configuration once (server up, key accepted) and record the model it reports."""
-    import asyncio
-
-    from arena.agents import AgentError
-
-    specs = {c.label: c.spec for c in [*t.configs, t.filler]}
-    if not any(spec.kind == "llm" for spec in specs.values()):
-        return specs
-    from arena.llm.preflight import preflight
-
-    labels = list(specs)
-    try:
-        probed = asyncio.run(preflight(dict(enumerate(specs.values()))))
-    except AgentError as exc:
-        fail(str(exc))
-    return {labels[i]: spec for i, spec in probed.items()}
 
 
 class _Cluster(NamedTuple):
@@ -266,8 +248,9 @@ def _run(
     processes: int | None,
     cluster: _Cluster,
 ) -> None:
+    from arena.tournament.display import standings_table
     from arena.tournament.executors import Executor, LocalExecutor
-    from arena.tournament.run import run_tournament, standings_table
+    from arena.tournament.run import run_tournament
     from arena.tournament.standings import standings
 
     count = min(os.cpu_count() or 1, options.jobs) if processes is None else processes

@@ -5,16 +5,23 @@ held to it before it plays a counted game.
 beside random legal seats, straight on the engine. At every request it asks the seat (its own `view`, nothing more)
 and checks the answer: it is an `Answer` whose decision the engine accepts, or one the engine refuses with a stable
 code (counted, and the rule's default taken, as the orchestrator would after its re-asks); it comes within
-`time_limit_s`; the seat raises nothing but `PlayerError` (a seat that says it failed). Anything else is a problem,
-named with its game, seat, role and request. The report is data: counts and problems, no sentences to parse.
+`time_limit_s` (or the seat's own `time_limit`, when shorter); the seat raises nothing but `PlayerError` (a seat
+that says it failed). A `PlayerError` that got no answer at all (`reached` False: the model, or the remote program,
+is not there) is a problem too, and ends that game, as the orchestrator stops a game there. Anything else is a
+problem, named with its game, seat, role and request. The report is data: counts and problems, no sentences to parse.
+
+`make(seat, seed)` returns the seat, or an awaitable of it: a seat that needs the event loop to start (the remote
+seat's `ProgramSeat`, which starts its table and its program) is made by an async factory. A seat with a
+`finish(game)` (a program that must hear the game is over) is told when its game ends, then closed.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 from arena.engine import Game, IllegalDecision, Role, RuleSet, view
 from arena.players.base import Answer, Player, PlayerError
@@ -23,6 +30,15 @@ from arena.players.bots import RandomBot
 __all__ = ["ContractReport", "Problem", "check_seat"]
 
 MAX_DECISIONS = 20_000  # a game that asks more has not ended: a problem of the engine, not the seat
+
+Make = Callable[[int, int], Player | Awaitable[Player]]  # (seat, seed) -> the seat under test
+
+
+@runtime_checkable
+class Finishes(Protocol):
+    """A seat that must be told its game ended (the remote seat's program hears `over`)."""
+
+    def finish(self, game: Game) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -33,7 +49,7 @@ class Problem:
     seat: int
     role: str
     request: str  # the request's kind
-    code: str  # "timeout", "not_an_answer", "raised", "refused_without_code", "no_end"
+    code: str  # "timeout", "not_an_answer", "raised", "unreachable", "refused_without_code", "no_end"
     detail: str = ""  # the exception's type, for a person reading the report
 
 
@@ -55,7 +71,7 @@ class ContractReport:
 
 
 def check_seat(
-    make: Callable[[int, int], Player],
+    make: Make,
     rules: RuleSet,
     *,
     games_per_role: int = 1,
@@ -67,7 +83,7 @@ def check_seat(
 
 
 async def _check(
-    make: Callable[[int, int], Player], rules: RuleSet, games_per_role: int, seed: int, time_limit_s: float
+    make: Make, rules: RuleSet, games_per_role: int, seed: int, time_limit_s: float
 ) -> ContractReport:
     report = ContractReport()
     roles = sorted({role for role in Game(rules, seed).roles[1:]}, key=lambda r: r.value)
@@ -84,13 +100,17 @@ async def _check(
 
 
 async def _play(
-    game: Game, seat: int, role: Role, make: Callable[[int, int], Player], limit: float, report: ContractReport
+    game: Game, seat: int, role: Role, make: Make, limit: float, report: ContractReport
 ) -> None:
     """One game with the tested seat at `seat`; every other seat random and legal."""
-    players = {s: (make(s, game.seed) if s == seat else RandomBot(s, game.seed)) for s in game.seats()}
+    made = make(seat, game.seed)
+    tested = made if isinstance(made, Player) else await made
+    players = {s: (tested if s == seat else RandomBot(s, game.seed)) for s in game.seats()}
     report.games += 1
     try:
         await _turns(game, seat, role, players, limit, report)
+        if game.over and isinstance(tested, Finishes):
+            tested.finish(game)
     finally:
         for player in players.values():
             await player.close()
@@ -116,6 +136,8 @@ async def _turns(
             problem = await _ask(game, players[seat], request.kind.value, role, limit, report)
             if problem is not None:
                 report.problems.append(problem)
+                if problem.code == "unreachable":
+                    return  # no answer at all: the orchestrator stops the game here, and so does the check
             if game.request_for(seat) is not None:  # refused or failed: the rule's default, as after the re-asks
                 game.apply_default(seat, "the contract check: the seat's answer was not taken")
 
@@ -132,11 +154,14 @@ async def _ask(
     def broke(code: str, detail: str = "") -> Problem:
         return Problem(game.seed, seat, role.value, kind, code, detail)
 
+    own = player.time_limit(request)
     try:
-        answer = await asyncio.wait_for(player.decide(view(game, seat), request), limit)
+        answer = await asyncio.wait_for(player.decide(view(game, seat), request), min(limit, own or limit))
     except TimeoutError:
         return broke("timeout")
-    except PlayerError:
+    except PlayerError as exc:
+        if not exc.reached:
+            return broke("unreachable", type(exc).__name__)
         report.failed += 1
         return None
     except Exception as exc:

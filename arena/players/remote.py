@@ -12,18 +12,28 @@ decision is not sent again, like a person's). A turn the program never fetched b
 gone: that is no answer at all, as from a model that cannot be reached, so the orchestrator stops the game
 (`RemoteGone`, `GameStopped`), saved and resumable, instead of playing it on defaults. Every turn, answered or not,
 is written as an `Exchange` record through the table, which `arena verify` checks.
+
+`ProgramSeat` is a remote seat with a table and a program of its own, for one game: the seat contract check
+(`arena.players.contract`) holds an agent program to the contract through it, over the real protocol.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
 import time
+from collections.abc import Sequence
 
 from arena.agents import AgentSpec
-from arena.engine import Observation, Request
+from arena.engine import Game, Observation, Request, RuleSet
 from arena.players.base import TIMEOUT_PREFIX, Answer, Player, PlayerError
 from arena.remote.protocol import Exchange
-from arena.remote.server import RemoteTable, SeatLine
+from arena.remote.server import TOKEN_ENV, RemoteError, RemoteTable, SeatLine
+
+URL_ENV = "ARENA_REMOTE_URL"  # the table's URL, in a program's environment (its token: TOKEN_ENV)
+LINGER_S = 5.0  # how long a program has to fetch the end of its game
+EXIT_S = 10.0  # then how long it has to exit before it is killed
 
 
 class RemoteGone(PlayerError):
@@ -100,3 +110,56 @@ class RemotePlayer(Player):
 def build_remote_player(spec: AgentSpec, seat: int, *, table: RemoteTable) -> RemotePlayer:
     """The remote seat of `seat` on `table` (which gives it its token, unless it has one already, and serves it)."""
     return RemotePlayer(seat, table.lines.get(seat) or table.seat(seat), table)
+
+
+class ProgramSeat(Player):
+    """A remote seat with its own table and program, for one game. `await ProgramSeat.start(seat, rules, command)`
+    starts the table on 127.0.0.1 and the program, `command` with `{url}`, `{token}` and `{seat}` filled in (its
+    environment also holds `ARENA_REMOTE_URL` and `ARENA_REMOTE_TOKEN_<seat>`); `finish(game)` tells the program the
+    game is over; `close` stops the table (a program still polling hears `stopped`) and waits for the program to
+    exit (`returncode`), killing it after `EXIT_S`. `arena play` serves its remote seats on one table instead."""
+
+    def __init__(self, seat: int, table: RemoteTable, process: subprocess.Popen[bytes]) -> None:
+        self.seat = seat
+        self.table = table
+        self.remote = RemotePlayer(seat, table.lines[seat], table)
+        self.process = process
+        self.returncode: int | None = None
+
+    @classmethod
+    async def start(
+        cls, seat: int, rules: RuleSet, command: Sequence[str], *, deadline_s: float | None = 30.0, lang: str = "en"
+    ) -> ProgramSeat:
+        table = RemoteTable(rules, lang=lang, deadline_s=deadline_s)
+        token = table.seat(seat).token
+        argv = [part.replace("{url}", table.url).replace("{token}", token).replace("{seat}", str(seat))
+                for part in command]  # fmt: skip
+        environment = {**os.environ, URL_ENV: table.url, TOKEN_ENV.format(seat=seat): token}
+        await table.start()
+        try:  # a plain child waited for in a thread: with asyncio's (3.11) the check stalled now and then in tests
+            process = subprocess.Popen(argv, env=environment, stdin=subprocess.DEVNULL)
+        except (OSError, IndexError) as exc:
+            await table.stop()
+            why = exc.strerror if isinstance(exc, OSError) else "no command"
+            raise RemoteError(f"the agent program of seat {seat} cannot start: {why} ({' '.join(command)})") from None
+        return cls(seat, table, process)
+
+    def time_limit(self, request: Request) -> float | None:
+        return self.remote.time_limit(request)
+
+    async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
+        return await self.remote.decide(observation, request, problem)
+
+    def finish(self, game: Game) -> None:
+        """The game is over: the program's next poll gets `over` (its own view of the end, as from `arena play`)."""
+        self.table.finish(game)
+
+    async def close(self) -> None:
+        if self.table.lines[self.seat].final is not None:
+            await self.table.linger(LINGER_S)
+        await self.table.stop()
+        try:
+            self.returncode = await asyncio.to_thread(self.process.wait, EXIT_S)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.returncode = await asyncio.to_thread(self.process.wait)

@@ -259,6 +259,16 @@ class BotAsker:
 UNKNOWN = object()  # an outcome the replay could not reach
 
 
+def _refused(apply: Callable[[int, Decision], object], seat: int, decision: Decision, session: Session) -> bool:
+    """Whether the engine refuses `decision` (checked or submitted by `apply`); the session notes its code."""
+    try:
+        apply(seat, decision)
+    except IllegalDecision as exc:
+        session.note = f"refused by the engine: {exc.code}"
+        return True
+    return False
+
+
 async def _probe(game: Game, seat: int, asker: Asker, session: Session) -> dict[int, float] | None:
     request = game.request_for(seat)
     if request is None or request.kind is not Kind.PROBE:
@@ -267,10 +277,7 @@ async def _probe(game: Game, seat: int, asker: Asker, session: Session) -> dict[
     if asked.decision is None or len(asked.decision.beliefs) != len(request.options):
         session.note = asked.note or "no probe in the answer"
         return None
-    try:
-        game.check(seat, asked.decision)
-    except IllegalDecision as exc:
-        session.note = f"refused by the engine: {exc.code}"
+    if _refused(game.check, seat, asked.decision, session):
         return None
     return dict(zip(request.options, asked.decision.beliefs, strict=True))
 
@@ -295,10 +302,7 @@ async def _vote(game: Game, seat: int, rest: list[Input], asker: Asker, session:
             if asked.decision is None:
                 session.note = asked.note or "no answer"
                 return UNKNOWN
-            try:
-                game.submit(seat, asked.decision)
-            except IllegalDecision as exc:
-                session.note = f"refused by the engine: {exc.code}"
+            if _refused(game.submit, seat, asked.decision, session):
                 return UNKNOWN
             continue
         while i < len(rest) and rest[i].seat == seat and rest[i].op in ("decide", "reject", "default"):

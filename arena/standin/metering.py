@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import accumulate
-from typing import Any
+from typing import Any, TypeVar
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
@@ -205,7 +205,18 @@ def _cached_prefix(previous: _Prompt, current: _Prompt) -> int:
     return current.totals[i] + _common_of(before[i], now[i])
 
 
+T = TypeVar("T")
 _KEPT = 32  # prompts remembered per conversation start: a prefix cache holds many conversations at once
+
+
+def _keep(recent: list[T], item: T, where: int) -> None:
+    """`item` in place of `recent[where]` (its own conversation, one turn on), or beside the others (-1), the
+    `_KEPT` latest kept."""
+    if where >= 0:
+        recent[where] = item
+    else:
+        recent.append(item)
+        del recent[:-_KEPT]
 
 
 def _remember(recent: list[_Prompt], prompt: _Prompt, shared_with: dict[int, int]) -> int:
@@ -225,11 +236,7 @@ def _remember(recent: list[_Prompt], prompt: _Prompt, shared_with: dict[int, int
             best = shared
             if shared == previous.totals[-1]:  # the whole earlier prompt: the same conversation
                 where = index
-    if where >= 0:
-        recent[where] = prompt
-    else:
-        recent.append(prompt)
-        del recent[:-_KEPT]
+    _keep(recent, prompt, where)
     return best
 
 
@@ -248,11 +255,7 @@ def _remember_schematised(recent: list[_Schematised], entry: _Schematised, share
             best = shared
             if shared == previous.total:
                 where = index
-    if where >= 0:
-        recent[where] = entry
-    else:
-        recent.append(entry)
-        del recent[:-_KEPT]
+    _keep(recent, entry, where)
     return best
 
 

@@ -15,7 +15,8 @@ machine (a process pool) or a Dask cluster (mutual TLS only), resumable, with a 
 | `dask_local.py` | a Dask cluster on this machine: scheduler and worker processes on 127.0.0.1 |
 | `tls.py` | the cluster's mutual TLS: temporary or `arena cluster-certs` credentials, tls:// only |
 | `received.py` | a result from a cluster checked (chain, plan, replay) before it is written or counted |
-| `run.py` | the driver: skip finished games, resume started ones, the budget, progress, the manifest |
+| `run.py` | the driver: finished games skipped, started ones resumed, the budget, a game counted once, the manifest |
+| `display.py` | what a person sees of a run: the progress bar and live standings (it only observes) |
 | `standings.py` | win rates per configuration and side with Wilson intervals |
 | `manifest.py` | `tournament.json` |
 | `programmatic.py` | the Python API's `arena.tournament(file, ...)`: this package, called, runs a tournament file |

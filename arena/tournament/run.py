@@ -1,5 +1,7 @@
-"""The tournament driver: skip finished games, resume started ones, start the rest while the budget allows, show
-progress and live standings, and write `tournament.json` at the start and the end.
+"""The tournament driver: skip finished games, resume started ones, start the rest while the budget allows, and
+write `tournament.json` at the start and the end. `Driver` holds the rules of what starts and what counts, with no
+console; `run_tournament` feeds it the executor's messages, and a `RunDisplay` (display.py) shows progress and live
+standings, observing only.
 
 Games are handed to the executor one at a time, at most `jobs` in flight. Before each start the driver checks the
 budget: the spend of the finished games, plus the estimate for every game in flight, plus the estimate of the next
@@ -13,27 +15,24 @@ table as an uninterrupted run.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console, Group
-from rich.live import Live
-from rich.markup import escape
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.table import Column, Table
+from rich.console import Console
 
 from arena.agents import AgentSpec
 from arena.safe_write import PRIVATE, write_file
 from arena.tournament import manifest
 from arena.tournament.cost import Estimate
+from arena.tournament.display import RunDisplay
 from arena.tournament.executors import Executor
 from arena.tournament.model import Tournament, TournamentError
 from arena.tournament.play import GameResult, GameTask, differences, provider_of, result_of
 from arena.tournament.schedule import GamePlan
-from arena.tournament.standings import Standing, as_json, standings
+from arena.tournament.standings import as_json, standings
 from arena.transcript import TranscriptError, load, utc_now
 
 
@@ -116,28 +115,6 @@ def scan(
     return done, todo
 
 
-def standings_table(rows: Sequence[Standing], title: str = "standings") -> Table:
-    table = Table(title=title, title_justify="left")
-    table.add_column("config")
-    table.add_column("games", justify="right")
-    table.add_column("win rate (95% CI)", justify="right")
-    sides = sorted({side for row in rows for side in row.sides})
-    for side in sides:
-        table.add_column(side, justify="right")
-    for row in rows:
-        r = row.overall.row()
-        cells = [row.label, str(r["games"]), f"{r['rate']:.2f} ({r['low']:.2f}-{r['high']:.2f})"]
-        for side in sides:
-            record = row.sides.get(side)
-            if record is None or not record.games:
-                cells.append("-")
-                continue
-            s = record.row()
-            cells.append(f"{s['rate']:.2f} ({s['low']:.2f}-{s['high']:.2f}) n={s['games']}")
-        table.add_row(*cells)
-    return table
-
-
 def _manifest_data(
     t: Tournament, plans: Sequence[GamePlan], state: RunState, options: RunOptions, status: str, started: str
 ) -> dict[str, Any]:
@@ -196,6 +173,108 @@ def _providers(task: GameTask) -> set[str]:
     return {provider_of(AgentSpec.model_validate(data)) for data in task.seats.values()} - {""}
 
 
+class Taken(Enum):
+    """What `Driver.take` did with a result."""
+
+    COUNTED = "counted"  # complete, or an error: counted once, its cost spent
+    AGAIN = "again"  # a second answer for a game already counted (or finished on disk): never counted twice
+    PAUSED = "paused"  # saved and resumable, never counted; its provider was paused already
+    PAUSES = "pauses"  # the same, and the first of its provider: the provider's other games wait
+
+
+@dataclass
+class Driver:
+    """The run's rules, with no console: which game starts next (`admit`) and which result counts (`take`).
+
+    The budget: a game starts only if the spend of the finished games, plus the estimate of every game in flight,
+    plus its own estimate stays within the cap; a finished game's cost replaces its estimate. A game with no estimate
+    (`per_game` 0: no calibration, or a configuration that is not estimated) commits nothing until its cost is
+    known, so the cap then holds only what has been spent. Once the budget refuses a game, nothing more starts; the
+    games in flight finish. A game counts once: a second result for it (a retry, a resumed game reported again,
+    a cluster's answer that came twice) is dropped; a paused game counts never and holds its provider's games back.
+    """
+
+    state: RunState
+    games: Sequence[int]  # every planned game
+    queue: list[int]  # the games to start, in order
+    providers: dict[int, set[str]]  # game -> the providers of its seats
+    per_game: Sequence[float]  # game -> estimated cost in USD
+    budget: float | None = None
+    jobs: int = 8
+    in_flight: set[int] = field(default_factory=set)
+
+    def adopt(self, running: set[int]) -> None:
+        """Games already running (a cluster's, taken over by a restarted driver): in flight, not started again."""
+        self.queue = [i for i in self.queue if i not in running]
+        self.in_flight.update(running)
+
+    def admit(self) -> int | None:
+        """The game to start next, now in flight; None while none may start (jobs full, every game left waits for a
+        paused provider, the budget refused one, or none is left)."""
+        state = self.state
+        if not self.queue or len(self.in_flight) >= self.jobs or state.stop_reason:
+            return None
+        startable = [i for i in self.queue if not self.providers[i] & state.paused.keys()]
+        if not startable:
+            return None
+        index = startable[0]
+        if self.budget is not None:
+            committed = state.spent + sum(self.per_game[i] for i in self.in_flight)
+            if committed + self.per_game[index] > self.budget:
+                state.stop_reason = (
+                    f"budget: ${state.spent:.4f} spent, ${committed - state.spent:.4f} estimated for the "
+                    f"{len(self.in_flight)} running game(s), and the next game's estimate of "
+                    f"${self.per_game[index]:.4f} would pass the cap of ${self.budget:g}"
+                )
+                return None
+        self.queue.remove(index)
+        self.in_flight.add(index)
+        return index
+
+    def started(self, index: int) -> None:
+        self.state.running.add(index)
+
+    def take(self, result: GameResult) -> Taken:
+        """Count `result`, unless its game was counted already or it paused."""
+        state = self.state
+        self.in_flight.discard(result.index)
+        state.running.discard(result.index)
+        if result.index in state.results:
+            return Taken.AGAIN
+        if result.status == "paused":
+            state.paused_games[result.index] = result
+            if result.provider in state.paused:
+                return Taken.PAUSED
+            state.paused[result.provider] = result.error or "its model gave no answer"
+            return Taken.PAUSES
+        state.results[result.index] = result
+        state.spent += result.cost_usd
+        if result.status != "complete":
+            state.errors += 1
+        return Taken.COUNTED
+
+    def finish(self) -> str:
+        """Once nothing is in flight: the run's status, with why it stopped in `state.stop_reason`."""
+        state = self.state
+        if state.paused:
+            held = sum(1 for i in self.queue if self.providers[i] & state.paused.keys())
+            state.stop_reason = (
+                f"paused: {len(state.paused_games)} game(s) stopped because a model gave no answer ("
+                + "; ".join(f"{p}: {why}" for p, why in state.paused.items())
+                + f"), and {held} game(s) of the same provider(s) were not started; none of them is counted; fix it, "
+                "then run the same command again to resume them"
+                + (f"; also {state.stop_reason}" if state.stop_reason else "")
+            )
+            return "paused"
+        if state.stop_reason:
+            return "stopped"
+        if any(i not in state.results for i in self.games):
+            state.stop_reason = "some games did not finish"
+            return "incomplete"
+        state.stop_reason = "all games played"
+        return "complete"
+
+
 def run_tournament(
     t: Tournament,
     plans: Sequence[GamePlan],
@@ -207,124 +286,46 @@ def run_tournament(
     """Play every game of `plans` not finished yet; returns the final state (the manifest is written)."""
     out = options.out
     out.mkdir(parents=True, exist_ok=True)
-    console = console or Console(highlight=False)
     started = utc_now()
     state = RunState()
     done, todo = scan(out, plans, lambda plan: task_for(t, plan, specs, out))
     state.results.update(done)
     state.spent = sum(r.cost_usd for r in done.values())
     manifest.write(out, _manifest_data(t, plans, state, options, "running", started))
-    per_game = options.estimate.per_game if options.estimate else [0.0] * len(plans)
     by_index = {plan.index: plan for plan in plans}
-    queue = list(todo)
-    progress = Progress(  # folding columns: a narrow terminal wraps the words, nothing is cut (80 columns cut "0:00:…")
-        TextColumn("[bold]{task.description}", table_column=Column(overflow="fold")),
-        BarColumn(bar_width=20),
-        TextColumn(
-            "{task.completed}/{task.total} done · {task.fields[running]} running · {task.fields[left]} left"
-            " · ${task.fields[spent]:.4f}{task.fields[budget]} · {task.fields[errors]} errors",
-            table_column=Column(overflow="fold"),
-        ),
-        TimeElapsedColumn(table_column=Column(no_wrap=True, min_width=7)),
-        TimeRemainingColumn(table_column=Column(no_wrap=True, min_width=7)),
-        console=console,
-        transient=False,
+    tasks_of = {i: task_for(t, by_index[i], specs, out, options.delay) for i in todo}
+    driver = Driver(
+        state,
+        games=list(by_index),
+        queue=list(todo),
+        providers={i: _providers(task) for i, task in tasks_of.items()},
+        per_game=options.estimate.per_game if options.estimate else [0.0] * len(plans),
+        budget=options.budget,
+        jobs=options.jobs,
     )
-    bar = progress.add_task(t.file.name, total=len(plans), completed=len(done), running=0, left=len(queue),
-                            spent=state.spent, errors=0,
-                            budget=f" of ${options.budget:g}" if options.budget is not None else "")  # fmt: skip
-
-    def view() -> Group:
-        winners = {i: r.winner for i, r in state.results.items() if r.status == "complete"}
-        return Group(progress, standings_table(standings(plans, winners, [c.label for c in t.configs])))
-
-    live = Live(view(), console=console, refresh_per_second=4, transient=False) if options.progress else None
+    display = RunDisplay(console or Console(highlight=False), state, t.file.name, plans, [c.label for c in t.configs],
+                         left=len(todo), budget=options.budget, live=options.progress)  # fmt: skip
     executor = make_executor()
-    tasks_of = {i: task_for(t, by_index[i], specs, out, options.delay) for i in queue}
-    in_flight: set[int] = set()
     adopt = getattr(executor, "adopt", None)  # a restarted driver takes over the games still running on a cluster
-    if adopt is not None and queue:
-        running = adopt({i: tasks_of[i] for i in queue})
-        queue = [i for i in queue if i not in running]
-        in_flight.update(running)
-    last_view = 0.0
+    if adopt is not None and driver.queue:
+        driver.adopt(set(adopt({i: tasks_of[i] for i in driver.queue})))
     status = "complete"
     try:
-        if live is not None:
-            live.start()
+        display.start()
         for _ in range(10_000_000):  # bounded: every round starts, finishes or waits for a game
-            while queue and len(in_flight) < options.jobs and not state.stop_reason:
-                startable = [i for i in queue if not _providers(tasks_of[i]) & state.paused.keys()]
-                if not startable:  # every game left uses a paused provider: none is started
-                    break
-                index = startable[0]
-                if options.budget is not None:
-                    committed = state.spent + sum(per_game[i] for i in in_flight)
-                    if committed + per_game[index] > options.budget:
-                        state.stop_reason = (
-                            f"budget: ${state.spent:.4f} spent, ${committed - state.spent:.4f} estimated for the "
-                            f"{len(in_flight)} running game(s), and the next game's estimate of ${per_game[index]:.4f} "
-                            f"would pass the cap of ${options.budget:g}"
-                        )
-                        break
-                queue.remove(index)
+            while (index := driver.admit()) is not None:
                 executor.submit(tasks_of[index])
-                in_flight.add(index)
-            if not in_flight:
+            if not driver.in_flight:
                 break
             for kind, payload in executor.poll(0.2):
                 if kind == "started":
-                    state.running.add(payload)
-                    continue
-                if kind == "note":  # e.g. a cluster's result that was refused, and the game played again
-                    console.print(f"[yellow]note:[/] {escape(str(payload))}")
-                    continue
-                result: GameResult = payload
-                in_flight.discard(result.index)
-                state.running.discard(result.index)
-                if result.index in state.results:  # a second answer for a game already counted: never counted twice
-                    continue
-                if result.text is not None:
-                    _write_streamed(out / manifest.game_file(result.index), result.text)
-                    result.text = None
-                if result.status == "paused":  # saved and resumable: never counted; its provider's games wait
-                    state.paused_games[result.index] = result
-                    if result.provider not in state.paused:
-                        state.paused[result.provider] = result.error or "its model gave no answer"
-                        console.print(
-                            f"[yellow]paused:[/] {escape(result.provider)}: game {result.index + 1} stopped "
-                            f"({escape(result.error or '')}); its games are neither counted nor started; run the same "
-                            "command again to resume them"
-                        )
-                    continue
-                state.results[result.index] = result
-                state.spent += result.cost_usd
-                if result.status != "complete":
-                    state.errors += 1
-            finished = sum(1 for r in state.results.values())
-            progress.update(bar, completed=finished, running=len(in_flight), left=len(queue), spent=state.spent,
-                            errors=state.errors)  # fmt: skip
-            now = time.monotonic()
-            if live is not None and now - last_view > 0.25:
-                live.update(view())
-                last_view = now
-        if state.paused:
-            status = "paused"
-            held = sum(1 for i in queue if _providers(tasks_of[i]) & state.paused.keys())
-            state.stop_reason = (
-                f"paused: {len(state.paused_games)} game(s) stopped because a model gave no answer ("
-                + "; ".join(f"{p}: {why}" for p, why in state.paused.items())
-                + f"), and {held} game(s) of the same provider(s) were not started; none of them is counted; fix it, "
-                "then run the same command again to resume them"
-                + (f"; also {state.stop_reason}" if state.stop_reason else "")
-            )
-        elif state.stop_reason:
-            status = "stopped"
-        elif any(by_index[i].index not in state.results for i in by_index):
-            status = "incomplete"
-            state.stop_reason = "some games did not finish"
-        else:
-            state.stop_reason = "all games played"
+                    driver.started(payload)
+                elif kind == "note":  # e.g. a cluster's result that was refused, and the game played again
+                    display.note(str(payload))
+                else:
+                    _take(driver, display, payload, out)
+            display.update(in_flight=len(driver.in_flight), left=len(driver.queue))
+        status = driver.finish()
         executor.close()
     except KeyboardInterrupt:
         status = "interrupted"
@@ -332,13 +333,18 @@ def run_tournament(
         executor.close(cancel=True)
         raise
     finally:
-        if live is not None:
-            live.update(view())
-            live.stop()
-            if not console.is_terminal:
-                console.line()  # Live ends its last frame without a newline off a terminal ("┘200/200 games")
+        display.stop()
         manifest.write(out, _manifest_data(t, plans, state, options, status, started))
     return state
+
+
+def _take(driver: Driver, display: RunDisplay, result: GameResult, out: Path) -> None:
+    """A game's result: its streamed transcript written (unless it was counted already), then counted or not."""
+    if result.index not in driver.state.results and result.text is not None:
+        _write_streamed(out / manifest.game_file(result.index), result.text)
+        result.text = None
+    if driver.take(result) is Taken.PAUSES:
+        display.paused(result)
 
 
 def _write_streamed(path: Path, text: str) -> None:

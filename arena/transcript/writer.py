@@ -176,10 +176,7 @@ class TranscriptWriter:
         except FileExistsError:
             raise TranscriptError(f"{path} already exists; a transcript is never overwritten") from None
         handle = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
-        header = cls._signed(header, sign_key)
-        writer = cls(handle, path, header, fsync=fsync, sign_key=sign_key)
-        writer._write(header.model_dump_json())
-        return writer
+        return cls._begin(handle, path, header, sign_key, fsync=fsync)
 
     @classmethod
     def to_stream(
@@ -190,8 +187,22 @@ class TranscriptWriter:
         clock: Callable[[], str] = utc_now,
         sign_key: bytes | None = None,
     ) -> TranscriptWriter:
+        return cls._begin(stream, None, header, sign_key, clock=clock)
+
+    @classmethod
+    def _begin(
+        cls,
+        handle: IO[str],
+        path: Path | None,
+        header: Header,
+        sign_key: bytes | None,
+        *,
+        fsync: bool = False,
+        clock: Callable[[], str] = utc_now,
+    ) -> TranscriptWriter:
+        """A new transcript on `handle`: its header written first (marked signed when there is a key)."""
         header = cls._signed(header, sign_key)
-        writer = cls(stream, None, header, clock=clock, sign_key=sign_key)
+        writer = cls(handle, path, header, fsync=fsync, clock=clock, sign_key=sign_key)
         writer._write(header.model_dump_json())
         return writer
 

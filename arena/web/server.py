@@ -151,20 +151,8 @@ class Server:
             )
         except (TranscriptError, OSError) as exc:
             raise TableError(str(exc)) from None
-        table = Table(
-            game=Game(rules, seed),
-            seats=seats,
-            lang=lang,
-            writer=writer,
-            human_timeout=human_timeout if human_timeout is not None else self.config.human_timeout,
-            bot_delay=self.config.bot_delay,
-            typing_wpm=self.config.typing_wpm,
-            bot_wpm=self.config.bot_wpm,
-            lobby=self.config.start == "lobby",
-            blind=self.config.blind,
-            judge_token=new_token() if self.config.judge else None,
-        )
-        return table, players
+        human_timeout = human_timeout if human_timeout is not None else self.config.human_timeout
+        return self._table(Game(rules, seed), seats, lang, writer, human_timeout, RunStats()), players
 
     async def create(
         self,
@@ -221,21 +209,33 @@ class Server:
             writer = TranscriptWriter.append_to(transcript, sign_key=sign_key)
         except (TranscriptError, OSError) as exc:
             raise TableError(str(exc)) from None
-        table = Table(
+        stats = RunStats(counters=counters_from_inputs(transcript.inputs))
+        return self._table(game, seats, header.lang, writer, self.config.human_timeout, stats), players
+
+    def _table(
+        self,
+        game: Game,
+        seats: Mapping[int, AgentSpec],
+        lang: str,
+        writer: TranscriptWriter,
+        human_timeout: float | None,
+        stats: RunStats,
+    ) -> Table:
+        """A table of `game` with this server's pacing, start (lobby or at once), blind seating and judge."""
+        return Table(
             game=game,
             seats=seats,
-            lang=header.lang,
+            lang=lang,
             writer=writer,
-            human_timeout=self.config.human_timeout,
+            human_timeout=human_timeout,
             bot_delay=self.config.bot_delay,
             typing_wpm=self.config.typing_wpm,
             bot_wpm=self.config.bot_wpm,
             lobby=self.config.start == "lobby",
             blind=self.config.blind,
             judge_token=new_token() if self.config.judge else None,
-            stats=RunStats(counters=counters_from_inputs(transcript.inputs)),
+            stats=stats,
         )
-        return table, players
 
     def resume(self, transcript: Transcript, game: Game) -> Table:
         """`build_resume`, started at once (in the server's event loop)."""

@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,7 @@ from llmkit import llm_player, llm_spec, play
 from arena.engine import load_rules
 from arena.players.base import Player, transport_failure
 from arena.standin import FakeServer, FaultPlan
-from arena.transcript import load, verify
+from arena.transcript import Transcript, load, verify
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="needs SIGKILL")
 
@@ -57,7 +58,9 @@ def _lines(folder: Path) -> int:
     return files[0].read_text(encoding="utf-8").count("\n") if files else 0
 
 
-def test_a_server_killed_mid_game_stops_it_and_resume_finishes_it(tmp_path: Path) -> None:
+def test_a_server_killed_mid_game_stops_it_and_resume_finishes_it(
+    tmp_path: Path, stopped_unreached: Callable[[Path, str, int], Transcript]
+) -> None:
     port = _free_port()
     agents, out, log = tmp_path / "agents", tmp_path / "games", tmp_path / "stand-in.log"
     agents.mkdir()
@@ -84,14 +87,7 @@ def test_a_server_killed_mid_game_stops_it_and_resume_finishes_it(tmp_path: Path
     text = stderr.decode()
     assert game.returncode == 1, text
     [path] = list(out.glob("*.jsonl"))
-    lines = [line for line in text.splitlines() if line.startswith("error:")]
-    assert len(lines) == 1 and "the game stopped: seat" in lines[0], text  # one line: who, why, what to fix
-    assert "could not be reached" in lines[0] and f"127.0.0.1:{port}" in lines[0]
-    assert f"arena resume {path}" in lines[0]
-    stopped = load(path)
-    assert stopped.end is None and stopped.status == "started"  # saved, resumable, not sealed
-    [stop] = stopped.stops
-    assert stop.reason.startswith("the model could not be reached") and "start the model's server" in stop.fix
+    stopped = stopped_unreached(out, text, port)
     assert not [i for i in stopped.inputs if i.op == "default"]  # the outage applied no default
     assert verify(stopped).outcome == "unfinished"
 

@@ -14,7 +14,7 @@ import os
 import signal
 import subprocess
 import sys
-import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -88,28 +88,17 @@ def test_play_takes_the_direct_path_unless_told_otherwise(tmp_path: Path, pool: 
     assert _posts(done.stderr) == (len(transcript.calls) if pool is None else 0)
 
 
-def test_ctrl_c_mid_game_closes_the_direct_sessions_and_resume_finishes_on_the_direct_path(tmp_path: Path) -> None:
+def test_ctrl_c_mid_game_closes_the_direct_sessions_and_resume_finishes_on_the_direct_path(
+    tmp_path: Path, interrupt: Callable[..., str]
+) -> None:
     with FakeServer(latency_s=0.05) as server:
         command = _command(tmp_path, server.base_url, "--seat", "all=local")
         # SIGINT as a terminal delivers it, even when the tests run in the background (where it is ignored, and a
         # child inherits that: the game never heard the signal)
         child = subprocess.Popen(command, env=_env(None), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                  preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
-        try:
-            # until the game's own calls are under way (the first request is the probe); 2 min: a busy machine is slow
-            for _ in range(2400):
-                if server.stats.requests >= 6 or child.poll() is not None:
-                    break
-                time.sleep(0.05)
-            assert child.poll() is None, "the game ended before it could be interrupted"
-            child.send_signal(signal.SIGINT)
-            _, stderr = child.communicate(timeout=60)
-        finally:
-            if child.poll() is None:
-                child.kill()
-                child.wait()
-        assert child.returncode == 130, stderr
-        assert "interrupted; the game is saved. Continue it with: arena resume" in stderr
+        # until the game's own calls are under way (the first request is the probe)
+        stderr = interrupt(child, lambda: server.stats.requests >= 6)
         assert not [word for word in TROUBLE if word in stderr], stderr
         assert _posts(stderr) >= 5
         (path,) = sorted((tmp_path / "out").glob("*.jsonl"))

@@ -21,16 +21,21 @@ from arena.llm.rebuild import events_after_inputs, seat_prompt
 from arena.llm.records import expand
 from arena.players.base import Player
 from arena.standin import FakeServer
-from arena.transcript import load
+from arena.transcript import Transcript, load
+
+
+async def _llm_game(server: FakeServer, mode: str, path: Path) -> Transcript:
+    """A fiim game of ten LLM seats on the stand-in in `mode`, written to `path`."""
+    rules = load_rules("fiim")
+    spec = llm_spec(server.base_url, mode)
+    players: dict[int, Player] = {s: llm_player(spec, s, rules) for s in range(1, 11)}
+    await play(rules, 5, players, {s: spec for s in players}, path)
+    return load(path)
 
 
 async def test_recorded_and_rebuilt_prompts_agree(tmp_path: Path, server: FakeServer, api_key: str) -> None:
-    rules = load_rules("fiim")
-    spec = llm_spec(server.base_url, "json_object")
-    players: dict[int, Player] = {s: llm_player(spec, s, rules) for s in range(1, 11)}
     path = tmp_path / "game.jsonl"
-    await play(rules, 5, players, {s: spec for s in players}, path)
-    transcript = load(path)
+    transcript = await _llm_game(server, "json_object", path)
     positions = transcript.call_positions
     full = expand(transcript.calls)
     assert sum(1 for c in transcript.calls if c.prefix_ref is None) == 10  # one full record per seat, then references
@@ -97,11 +102,8 @@ def test_cli_prints_messages_and_rejects_bad_input(tmp_path: Path) -> None:
 async def test_terminal_control_characters_never_reach_the_terminal(
     tmp_path: Path, server: FakeServer, api_key: str
 ) -> None:
-    rules = load_rules("fiim")
-    spec = llm_spec(server.base_url, "json_object")
-    players: dict[int, Player] = {s: llm_player(spec, s, rules) for s in range(1, 11)}
     path = tmp_path / "game.jsonl"
-    await play(rules, 5, players, {s: spec for s in players}, path)
+    await _llm_game(server, "json_object", path)
     # a model's raw answer and a message carrying a clear-screen, a C1 CSI, a bidi override and a tag character
     hostile = "A\x1b[2J\x9b31m\u202e\U000e0041B\tC\nD"
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
@@ -128,12 +130,8 @@ async def test_terminal_control_characters_never_reach_the_terminal(
 async def test_prompt_at_takes_the_number_the_prompt_shows(tmp_path: Path, server: FakeServer, api_key: str) -> None:
     """Issue #34: `arena prompt --at K` is the seat's own event #K, the `[#K]` its prompt shows. For each speech
     call, K is the last number of its last turn: the command prints exactly the messages that call was sent."""
-    rules = load_rules("fiim")
-    spec = llm_spec(server.base_url, "json_schema")
-    players: dict[int, Player] = {s: llm_player(spec, s, rules) for s in range(1, 11)}
     path = tmp_path / "game.jsonl"
-    await play(rules, 5, players, {s: spec for s in players}, path)
-    transcript = load(path)
+    transcript = await _llm_game(server, "json_schema", path)
     full = expand(transcript.calls)
     runner = CliRunner()
     checked = 0

@@ -18,6 +18,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,7 @@ from realkit import agents_folder
 
 from arena.local.key import key_path
 from arena.players.base import transport_failure
-from arena.transcript import load, verify
+from arena.transcript import Transcript, load, verify
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(os.name != "posix", reason="needs SIGKILL")]
 
@@ -88,7 +89,9 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
             proc.wait()
 
 
-def test_the_real_server_killed_mid_game_stops_it_and_resume_finishes_it(tmp_path: Path) -> None:
+def test_the_real_server_killed_mid_game_stops_it_and_resume_finishes_it(
+    tmp_path: Path, stopped_unreached: Callable[[Path, str, int], Transcript]
+) -> None:
     port = _free_port()
     agents = agents_folder(tmp_path, f"http://127.0.0.1:{port}/v1")
     out, log = tmp_path / "games", tmp_path / "local-model.log"
@@ -115,14 +118,7 @@ def test_the_real_server_killed_mid_game_stops_it_and_resume_finishes_it(tmp_pat
     assert "was killed by signal 9 after it was ready" in log.read_text()  # what arena local-model said
     assert not key_path(port).exists()  # and the dead server's key went with it
     [path] = list(out.glob("*.jsonl"))
-    lines = [line for line in text.splitlines() if line.startswith("error:")]
-    assert len(lines) == 1 and "the game stopped: seat" in lines[0], text  # one line: who, why, what to fix
-    assert "could not be reached" in lines[0] and f"127.0.0.1:{port}" in lines[0]
-    assert f"arena resume {path}" in lines[0]
-    stopped = load(path)
-    assert stopped.end is None and stopped.status == "started"  # saved, resumable, not sealed
-    [stop] = stopped.stops
-    assert stop.reason.startswith("the model could not be reached") and "start the model's server" in stop.fix
+    stopped = stopped_unreached(out, text, port)
     assert not [i for i in stopped.inputs if i.op == "default" and transport_failure(i.reason or "")]
     assert verify(stopped).outcome == "unfinished"
     checked = subprocess.run([*ARENA, "verify", "--allow-unfinished", str(path)], capture_output=True, text=True)

@@ -15,13 +15,12 @@ import csv
 import http.client
 import io
 import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 from seckit import cli
+from servekit import serve
 
 from arena.agents import BUILTIN
 from arena.engine import load_rules
@@ -91,13 +90,6 @@ def test_a_tournament_reads_rules_only_from_its_own_folder(tmp_path: Path) -> No
 
 
 # ----- arena serve ----------------------------------------------------------------------------------------------
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def _closed_by_server(sock: socket.socket, within: float) -> bool:
     sock.settimeout(within)
     try:
@@ -111,24 +103,8 @@ def _closed_by_server(sock: socket.socket, within: float) -> bool:
 
 
 def test_half_sent_requests_are_dropped_at_the_deadline(tmp_path: Path) -> None:
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--port", str(port), "--out", str(tmp_path / "games"),
-         "--request-timeout", "1"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        while not proc.stdout.readline().startswith("replays: "):
-            assert proc.poll() is None, "the server did not start"
-        deadline = time.monotonic() + 30  # the links are printed at start-up, just before the socket listens
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port)).close()
-                break
-            except ConnectionRefusedError:
-                assert time.monotonic() < deadline, "the server does not listen"
-                time.sleep(0.05)
+    with serve("--out", str(tmp_path / "games"), "--request-timeout", "1") as served:
+        port = served.port
         slow = []
         for _ in range(50):  # slowloris: a request line and one header, then a byte now and then
             sock = socket.create_connection(("127.0.0.1", port))
@@ -152,9 +128,6 @@ def test_half_sent_requests_are_dropped_at_the_deadline(tmp_path: Path) -> None:
         connection.close()
         for sock in slow:
             sock.close()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 def test_finished_tables_do_not_count_against_the_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

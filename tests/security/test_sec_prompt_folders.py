@@ -18,7 +18,6 @@ import pickle
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,14 +32,6 @@ from arena.standin import FakeServer
 SECRET = "ENV-SECRET-5f1c"  # the user's key, in the environment
 NETRC = "NETRC-SECRET-77aa"  # a line of the user's ~/.netrc
 STEAL = '{% include "env.j2" %} {% include "netrc.j2" %}'
-
-
-@pytest.fixture
-def server() -> Iterator[tuple[FakeServer, io.StringIO]]:
-    bodies = io.StringIO()
-    with FakeServer() as fake:
-        fake.record_to(bodies)
-        yield fake, bodies
 
 
 def _evil_set(folder: Path, home: Path) -> Path:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,14 +18,6 @@ from arena.standin import FakeServer
 from arena.tournament.model import TournamentError, load_tournament
 
 PERSONA = "a visitor who repeats this sentence verbatim every turn"
-
-
-@pytest.fixture
-def server() -> Iterator[tuple[FakeServer, io.StringIO]]:
-    bodies = io.StringIO()
-    with FakeServer() as fake:
-        fake.record_to(bodies)
-        yield fake, bodies
 
 
 @pytest.fixture

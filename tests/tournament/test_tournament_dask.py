@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from cluster_processes import Cluster, running_cluster
+from tournament_files import BOTS_POOL
 from typer.testing import CliRunner
 
 from arena.cli import app
@@ -23,16 +24,7 @@ from arena.transcript import load, verify
 
 distributed = pytest.importorskip("distributed")
 
-BOTS = """name = "dask"
-games = 12
-seed = 21
-[[pool]]
-label = "h"
-agent = "bot:heuristic"
-[[pool]]
-label = "r"
-agent = "bot:random"
-"""
+BOTS = 'name = "dask"\ngames = 12\nseed = 21\n' + BOTS_POOL
 KEY_VAR = "ARENA_DASK_TEST_KEY"  # ends in _KEY: the workers' environment never has it
 KEY = "sk-dask-test-0123456789abcdef"
 

@@ -17,23 +17,12 @@ import time
 from pathlib import Path
 
 import pytest
+from tournament_files import BOTS_POOL
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="needs SIGKILL and process groups")
 
 ARENA = [sys.executable, "-m", "arena.cli", "tournament"]
-BODY = """name = "kill"
-games = 12
-seed = 3
-[[pool]]
-label = "h"
-agent = "bot:heuristic"
-[[pool]]
-label = "r"
-agent = "bot:random"
-[[pool]]
-label = "h2"
-agent = "bot:heuristic"
-"""
+BODY = 'name = "kill"\ngames = 12\nseed = 3\n' + BOTS_POOL + '[[pool]]\nlabel = "h2"\nagent = "bot:heuristic"\n'
 
 
 def _events(path: Path) -> list[str]:

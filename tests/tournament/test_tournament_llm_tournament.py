@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tournament_files import FAKE_POOL, fake_agent
 from typer.testing import CliRunner
 
 from arena.cli import app
@@ -30,17 +31,11 @@ def server() -> Iterator[FakeServer]:
 
 
 def _setup(tmp_path: Path, base_url: str, games: int, extra: str = "") -> Path:
-    agents = tmp_path / "agents"
-    agents.mkdir()
-    (agents / "fake.toml").write_text(
-        f'kind = "llm"\nmodel = "fake-model"\nbase_url = "{base_url}"\n{PRICES}{extra}'
-    )
+    fake_agent(tmp_path, base_url, PRICES + extra)
     spec = tmp_path / "t.toml"
     spec.write_text(
         # one seat per configuration, as these costs were measured (whole sides put seven model seats in a game)
-        f'name = "llm"\ngames = {games}\nseed = 5\nfiller = "bot:heuristic"\nschedule = "seats"\n'
-        '[[pool]]\nlabel = "cold"\nagent = "fake"\ntemperature = 0.1\n'
-        '[[pool]]\nlabel = "hot"\nagent = "fake"\ntemperature = 1.4\n'
+        f'name = "llm"\ngames = {games}\nseed = 5\nfiller = "bot:heuristic"\nschedule = "seats"\n{FAKE_POOL}'
         '[[pool]]\nlabel = "bot"\nagent = "bot:random"\n'
     )
     return spec

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tournament_files import FAKE_POOL, fake_agent
 from typer.testing import CliRunner
 
 from arena.cli import app
@@ -34,17 +35,9 @@ def _free_port() -> int:
 
 
 def _setup(tmp_path: Path, port: int) -> Path:
-    agents = tmp_path / "agents"
-    agents.mkdir()
-    (agents / "fake.toml").write_text(
-        f'kind = "llm"\nmodel = "fake-model"\nbase_url = "http://127.0.0.1:{port}/v1"\nfree = true\nretries = 1\n'
-    )
+    fake_agent(tmp_path, f"http://127.0.0.1:{port}/v1", "free = true\nretries = 1\n")
     spec = tmp_path / "t.toml"
-    spec.write_text(
-        f'name = "outage"\ngames = {GAMES}\nseed = 9\nfiller = "bot:heuristic"\n'
-        '[[pool]]\nlabel = "cold"\nagent = "fake"\ntemperature = 0.1\n'
-        '[[pool]]\nlabel = "hot"\nagent = "fake"\ntemperature = 1.4\n'
-    )
+    spec.write_text(f'name = "outage"\ngames = {GAMES}\nseed = 9\nfiller = "bot:heuristic"\n{FAKE_POOL}')
     return spec
 
 

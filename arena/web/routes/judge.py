@@ -10,35 +10,29 @@ after the end the judge gives the last of them and closes the sheet, which write
 
 from __future__ import annotations
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 
-from arena.web.guard import TooLarge, loads, read_body, token_ok
+from arena.web.guard import TooLarge, loads, read_body
 from arena.web.routes.site import Site
-from arena.web.table import SPECTATOR, Table
+from arena.web.table import SPECTATOR
 
 ACTIONS = ("foul", "remove", "pause", "resume", "extra_time", "award", "close")
 
 
 def add_routes(app: FastAPI, site: Site) -> None:
     """`/judge/{token}`, `/api/judge-state/{token}`, `/api/judge/{token}`."""
-    server, page, lang_of = site.server, site.page, site.lang_of
-
-    def judged(token: str) -> Table:
-        table = server.lookup_role(token, "judge") if token_ok(token) else None
-        if table is None:
-            raise HTTPException(status_code=404, detail="unknown link")
-        return table
+    page, lang_of = site.page, site.lang_of
 
     @app.get("/judge/{token}", response_class=HTMLResponse)
     async def judge_page(token: str, request: Request) -> HTMLResponse:
-        table = judged(token)
+        table = site.role_or_404(token, "judge")
         lang = lang_of(request, table.lang)
         return page("judge.html", lang, {"mode": "judge", "token": token, "lang": lang, "players": table.game.n})
 
     @app.get("/api/judge-state/{token}")
     async def judge_state(token: str, request: Request) -> JSONResponse:
-        table = judged(token)
+        table = site.role_or_404(token, "judge")
         data = table.state(SPECTATOR, lang_of(request, table.lang))
         data["judge"] = {
             "living": list(table.game.living()),
@@ -51,7 +45,7 @@ def add_routes(app: FastAPI, site: Site) -> None:
 
     @app.post("/api/judge/{token}")
     async def judge_action(token: str, request: Request) -> JSONResponse:
-        table = judged(token)
+        table = site.role_or_404(token, "judge")
         try:
             body = loads(await read_body(request))
         except (TooLarge, ValueError):

@@ -11,10 +11,10 @@ from __future__ import annotations
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 
-from arena.web.guard import TooLarge, loads, read_body, token_ok
+from arena.web.guard import TooLarge, loads, read_body
 from arena.web.routes.site import Site
 from arena.web.server import links
-from arena.web.table import SPECTATOR, Table
+from arena.web.table import SPECTATOR
 
 
 def add_routes(app: FastAPI, site: Site) -> None:
@@ -22,22 +22,16 @@ def add_routes(app: FastAPI, site: Site) -> None:
     `/api/start/{token}/{table}`."""
     server, config, page, lang_of = site.server, site.config, site.page, site.lang_of
 
-    def joinable(token: str) -> Table:
-        table = server.lookup_role(token, "join") if token_ok(token) else None
-        if table is None:
-            raise HTTPException(status_code=404, detail="unknown link")
-        return table
-
     @app.get("/join/{token}", response_class=HTMLResponse)
     async def join_page(token: str, request: Request) -> HTMLResponse:
-        table = joinable(token)
+        table = site.role_or_404(token, "join")
         lang = lang_of(request, table.lang)
         boot = {"mode": "join", "token": token, "lang": lang, "free": table.free_seats(), "started": table.started}
         return page("join.html", lang, boot)
 
     @app.post("/api/join/{token}")
     async def join(token: str, request: Request) -> JSONResponse:
-        table = joinable(token)
+        table = site.role_or_404(token, "join")
         try:
             body = loads(await read_body(request))
             seat = body["seat"] if isinstance(body, dict) else None

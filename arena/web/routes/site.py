@@ -52,6 +52,13 @@ class Site:
             raise HTTPException(status_code=404, detail="unknown link")
         return found
 
+    def role_or_404(self, token: str, role: str) -> Table:
+        """The table whose `role` link (`judge`, `join`) `token` is."""
+        table = self.server.lookup_role(token, role) if token_ok(token) else None
+        if table is None:
+            raise HTTPException(status_code=404, detail="unknown link")
+        return table
+
     def admin_or_404(self, token: str) -> None:
         if not (token_ok(token) and self.server.is_admin(token)):
             raise HTTPException(status_code=404, detail="unknown link")
