@@ -19,7 +19,7 @@ from typing import Any
 
 from arena.standin import FakeServer, FaultPlan, tokens
 from arena.standin.server import _State
-from arena.standin.transport import HttpRequest
+from arena.standin.transport import Gate, HttpRequest, HttpServer, Reply
 
 BODY = json.dumps(
     {
@@ -271,9 +271,10 @@ def test_the_cached_token_figures_are_those_of_the_plain_definition() -> None:
 
 
 def test_the_stand_in_records_its_peak_of_requests_in_flight() -> None:
-    """Five requests sent at once on five connections are held together (the latency), then two one after the
-    other: the peak stays five, in `stats` and from `GET /stats` (a bench reads it from another process)."""
-    with FakeServer(latency_s=0.5) as server:
+    """Five requests sent at once on five connections are held together (by the gate, until all five are in: no
+    latency to outlast on a busy machine), then two one after the other: the peak stays five, in `stats` and from
+    `GET /stats` (a bench reads it from another process)."""
+    with FakeServer(hold_until=5) as server:
         socks = [_connect(server) for _ in range(5)]
         for sock in socks:
             sock.sendall(_post())
@@ -288,3 +289,19 @@ def test_the_stand_in_records_its_peak_of_requests_in_flight() -> None:
             sock.close()
         assert server.stats.peak_in_flight == 5 and server.stats.requests == 7
     assert status == 200 and json.loads(body)["peak_in_flight"] == 5
+
+
+def test_a_gate_the_client_never_fills_lets_its_replies_go_and_the_peak_says_so() -> None:
+    """The gate waits for an event, not a time; if the event never comes, its replies still go (after `give_up_s`),
+    so a test that expected more requests at once fails on its count instead of hanging."""
+    server = HttpServer(lambda request: Reply(200, b"{}"), gate=Gate(at=3, give_up_s=0.2))
+    server.start()
+    try:
+        sock = socket.create_connection(server.address)
+        sock.settimeout(10)
+        sock.sendall(_post())
+        assert _read_response(sock, bytearray())[0] == 200
+        sock.close()
+        assert server.peak_in_flight == 1 and server.gate.at == 0 and server.gate.held == []
+    finally:
+        server.stop()

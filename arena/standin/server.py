@@ -29,7 +29,7 @@ import jiter
 from arena.standin.answers import canonical, schema_of, stable_options, valid_answer
 from arena.standin.faults import FaultPlan
 from arena.standin.metering import Meter, ServerStats
-from arena.standin.transport import HttpRequest, HttpServer, Reply
+from arena.standin.transport import Gate, HttpRequest, HttpServer, Reply
 
 _NOT_FOUND = b'{"error": {"message": "not found"}}'
 
@@ -255,9 +255,12 @@ class FakeServer:
         port: int = 0,
         salt: str = "",
         vary: bool = False,
+        hold_until: int = 0,
     ) -> None:
+        """`hold_until = N`: no reply goes until N requests are in flight at once (then none is held; see `Gate`)."""
         self._state = _State(latency_s, plan or FaultPlan(), model_suffix, salt, vary)
-        self._http = HttpServer(self._state.handle, "127.0.0.1", port)  # bound now: a taken port fails here
+        gate = Gate(hold_until)
+        self._http = HttpServer(self._state.handle, "127.0.0.1", port, gate)  # bound now: a taken port fails here
         self._state.http = self._http
 
     @property

@@ -187,6 +187,11 @@ class _Connection(asyncio.Protocol):
         server = self.server
         server.in_flight += 1
         server.peak_in_flight = max(server.peak_in_flight, server.in_flight)
+        if server.gate.holds(self, reply, server.in_flight, self.loop):
+            return
+        self.schedule(reply)
+
+    def schedule(self, reply: Reply) -> None:
         due = self.arrived + reply.delay_s
         if due > self.loop.time():
             self.pending = self.loop.call_at(due, self._send, reply)
@@ -261,11 +266,45 @@ class _Connection(asyncio.Protocol):
             self.transport.write(data)
 
 
+class Gate:
+    """Holds every reply until `at` requests are in flight at once, then lets them all go and holds no more.
+
+    A test that must see its client keep N requests open together waits for that event instead of trusting a
+    latency to be long enough on a busy machine. `at = 0` holds nothing. If the client never gets there, the
+    replies go after `give_up_s`, so the test fails on its count instead of hanging."""
+
+    def __init__(self, at: int = 0, give_up_s: float = 30.0) -> None:
+        self.at = at
+        self.give_up_s = give_up_s
+        self.held: list[tuple[_Connection, Reply]] = []
+        self._timer: asyncio.TimerHandle | None = None
+
+    def holds(self, conn: _Connection, reply: Reply, in_flight: int, loop: asyncio.AbstractEventLoop) -> bool:
+        if self.at <= 0:
+            return False
+        self.held.append((conn, reply))
+        if in_flight >= self.at:
+            self.open()
+        elif self._timer is None:
+            self._timer = loop.call_later(self.give_up_s, self.open)
+        return True
+
+    def open(self) -> None:
+        self.at = 0
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        held, self.held = self.held, []
+        for conn, reply in held:
+            conn.schedule(reply)
+
+
 class HttpServer:
     """Serves `handler` on `host:port` (bound now); run it with `serve()` on a loop, or `start()` in a thread."""
 
-    def __init__(self, handler: Handler, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, handler: Handler, host: str = "127.0.0.1", port: int = 0, gate: Gate | None = None) -> None:
         self.handler = handler
+        self.gate = gate or Gate()
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         try:
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
