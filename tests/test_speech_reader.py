@@ -23,6 +23,7 @@ SETS = (
     "fourth",
     "blind_dev",
     "blind_test",
+    "blind_test2",
     "probe1",
     "probe2",
     "probe3",
@@ -45,6 +46,9 @@ FLOORS = {
     ("blind_dev",): (0.97, 0.95),
     # written blind, measured once unseen at 0.900/0.684; the development set of the sixth revision since (0.968/0.909)
     ("blind_test",): (0.95, 0.89),
+    # written blind by another author, measured once unseen on the sixth revision at 0.961/0.686: its floor holds the
+    # reader's level on unseen text (a revision on it makes it a development set, and needs the next blind set)
+    ("blind_test2",): (0.95, 0.67),
     ("probe1", "probe2", "probe3", "probe4", "probe5", "probe6", "probe7"): (0.97, 0.95),
     ("probe8",): (0.97, 0.90),  # held out from the sixth revision: 1.000/0.692 as written, 1.000/0.923 after it
     # written during the sixth revision, each revised on: 1.000/0.984, 1.000/0.941, 0.983/1.000, 1.000/1.000,
