@@ -231,10 +231,9 @@ def test_a_provider_limit_holds_across_the_cluster(
     tmp_path: Path, cluster: Cluster, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """8 games on two workers would send dozens of requests at once (a vote round alone is several per game); with
-    `max_concurrent_requests = 3` the stand-in never holds more than 3, and it does hold 3 (its gate holds the first
-    replies until 3 are in flight: an event, not a latency that must outlast the workers' start on a busy machine)."""
+    `max_concurrent_requests = 3` the stand-in never holds more than 3, and it does hold 3."""
     monkeypatch.setenv(KEY_VAR, KEY)
-    with FakeServer(latency_s=0.05, hold_until=3) as server:
+    with FakeServer(latency_s=0.05) as server:
         spec, agents = _llm(tmp_path, server.base_url, 8, extra="max_concurrent_requests = 3\n")
         code, output = invoke(str(spec), "--agents-dir", str(agents), "--out", str(tmp_path / "o"),
                               *on_cluster(cluster), "--jobs", "8", "--games-per-task", "1")  # fmt: skip
