@@ -11,14 +11,14 @@ import pytest
 from llmkit import FAST, llm_player, llm_spec
 
 from arena.agents import AgentError, AgentSpec
-from arena.engine import Decision, Game, Kind, Request, load_rules, view
+from arena.engine import Decision, Failed, Failure, Game, Kind, Request, load_rules, view
 from arena.llm.client import CallResult, ClientSettings, TransportFailure
 from arena.llm.modes import Completion
 from arena.llm.preflight import preflight, probe_with
 from arena.llm.seat import TRANSPORT
 from arena.llm.settings import client_settings
 from arena.llm.usage import Usage
-from arena.orchestrator import TIMEOUT_PREFIX, run_game
+from arena.orchestrator import run_game
 from arena.players.base import Player
 from arena.players.bots import RandomBot
 from arena.standin import FakeServer, FaultPlan
@@ -94,7 +94,7 @@ async def test_the_decision_time_limit_still_leaves_a_record(tmp_path: Path, api
     assert first.error is not None and "time limit ran out" in first.error
     assert 350 <= first.latency_ms < 4000  # the 0.4 s limit, not the server's 5 s (room for a loaded machine)
     rejected = [i for i in transcript.inputs if i.seat == seat and i.op in ("reject", "default")]
-    assert rejected and rejected[0].reason.startswith(TIMEOUT_PREFIX)
+    assert rejected and rejected[0].failed == Failed(Failure.TIMEOUT, 400, reached=False)  # its model's silence
     assert transcript.calls[1].seat == seat and transcript.calls[1].error is None  # the re-ask was answered
 
 
