@@ -58,7 +58,6 @@ from inspect_ai.util import JSONSchema
 
 from arena.agents import AgentSpec, resolve_agent
 from arena.engine import Game, Kind, Observation, Request, Role, RuleSet, load_rules
-from arena.llm.budget import max_tokens_for
 from arena.llm.conversation import Conversation, Message
 from arena.llm.modes import Completion, Mode
 from arena.llm.seat import ConversationSeat
@@ -107,9 +106,8 @@ class InspectSeat(ConversationSeat):
 
     def __init__(self, seat: int, model: Model, conversation: Conversation, lang: str = "en",
                  attempts: int = MAX_REASKS + 1) -> None:  # fmt: skip
-        super().__init__(seat, conversation)
+        super().__init__(seat, conversation, lang=lang)
         self.model = model
-        self.lang = lang
         self.attempts = attempts  # per decision, as the orchestrator asks
         self._attempt = 0
 
@@ -117,7 +115,7 @@ class InspectSeat(ConversationSeat):
         self._attempt = 1 if problem is None else self._attempt + 1  # a re-ask always carries its problem
         turn = self.conversation.turn(observation, request, self.asked(problem))
         messages = self.conversation.request_messages(turn)
-        max_tokens = max_tokens_for(request, None, self.lang)
+        max_tokens = self.max_tokens(request)
         schema = ResponseSchema(name=turn.name, json_schema=JSONSchema.model_validate(turn.schema), strict=True)
         started = time.perf_counter()
         try:
