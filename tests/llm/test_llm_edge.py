@@ -33,7 +33,7 @@ def _first_request(seed: int = 1) -> tuple[Game, Request]:
 
 
 async def test_preflight_retries_429_5xx_and_timeouts(api_key: str) -> None:
-    plan = FaultPlan(hang_s=1.0).add("rate_limit", PROBE, 1).add("server_error", PROBE, 2).add("timeout", PROBE, 3)
+    plan = FaultPlan(hang_s=1.0).in_turn(PROBE, "rate_limit", "server_error", "timeout")
     with FakeServer(plan=plan) as server:
         spec = AgentSpec(name="busy", kind="llm", model="fake-model", base_url=server.base_url, timeout_s=0.3)
         settings = client_settings(spec)

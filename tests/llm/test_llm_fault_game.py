@@ -21,19 +21,12 @@ from arena.transcript import load, verify
 
 PLAN = (
     FaultPlan(hang_s=1.0)
-    .add("rate_limit", "black_message_decision", 1)
-    .add("server_error", "black_message_decision", 2)
-    .add("timeout", "speech_decision", 1)
-    .add("bad_body", "speech_decision", 2)
-    .add("bad_json", "speech_decision", 3)
-    .add("wrong_schema", "speech_decision", 4)
-    .add("overlong", "speech_decision", 5)
-    .add("refusal", "speech_decision", 6)
-    .add("empty", "speech_decision", 7)
-    .add("cut_off", "speech_decision", 8)
-    .add("illegal_target", "shoot_decision", 1)
-    .add("illegal_target", "vote_decision", 1)
-    .add("refusal", "vote_decision", 2)
+    .in_turn("black_message_decision", "rate_limit", "server_error")
+    .in_turn(
+        "speech_decision", "timeout", "bad_body", "bad_json", "wrong_schema", "overlong", "refusal", "empty", "cut_off"
+    )
+    .in_turn("shoot_decision", "illegal_target")
+    .in_turn("vote_decision", "illegal_target", "refusal")
 )
 
 
