@@ -7,6 +7,11 @@
   `Observation.renumbered` used before: the same fields, audience and order, at every view of every seat of random
   games of every preset, and never the game's own event.
 - A tournament worker's warm-up loads the prompt set its seats load (one compile per worker, not two).
+- The prompt sets' sandbox (`arena/prompts.py`: attributes read inline where the sandbox's verdict is known, a
+  template's macros called without Jinja's argument handling) against the plain `DataSandbox` with Jinja's own code
+  generator: every turn, role prompt, system prompt and summary of random games of every preset, in both
+  languages and both schema styles, is the same text; what the sandbox refuses is still refused after the fast
+  paths are warm, and an attribute that only some instances of a type hold reads as the plain sandbox reads it.
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ import dataclasses
 import random
 import unicodedata
 
+import jinja2
 import pytest
+from jinja2.sandbox import SecurityError
 
 from arena.engine import PRESETS, Game, IllegalDecision, load_rules, view
 from arena.engine.events import Event
@@ -144,3 +151,102 @@ def test_a_workers_warm_up_compiles_the_prompt_set_its_seats_load() -> None:
     seat = build_llm_player(spec, 3, rules=load_rules("fiim"))
     assert load_prompt_set.cache_info().misses == warmed.misses == 1  # no second load, so no second compile
     assert seat.conversation.prompts is load_prompt_set("default", "en")  # type: ignore[attr-defined]
+
+
+def _plain_set(lang: str) -> object:
+    """The shipped set rendered by the plain sandbox (`arena.sandbox.DataSandbox`, Jinja's code generator and
+    macro calls, no remembered verdicts), with the same loader, options and filters."""
+    from arena.prompts import ENV_OPTIONS, load_prompt_set
+    from arena.sandbox import DataSandbox
+
+    fast = load_prompt_set("default", lang)
+    env = DataSandbox(loader=fast.env.loader, **ENV_OPTIONS)
+    env.filters.update(fast.env.filters)
+    return dataclasses.replace(fast, env=env)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_the_prompt_sets_sandbox_renders_what_the_plain_sandbox_renders(preset: str, lang: str) -> None:
+    from arena.llm.conversation import Conversation
+    from arena.prompts import load_prompt_set
+
+    rules = load_rules(preset)
+    fast, plain = load_prompt_set("default", lang), _plain_set(lang)
+    compared = 0
+    for seed, style in ((0, "per_request"), (1, "stable")):
+        game = Game(rules, seed)
+        rng = random.Random(seed)
+        seats = {
+            s: (Conversation(fast, rules, s, schema_style=style), Conversation(plain, rules, s, schema_style=style))  # type: ignore[arg-type]
+            for s in range(1, rules.players + 1)
+        }
+        assert all(a.messages == b.messages for a, b in seats.values())  # the system prompts
+        while not game.over:
+            request = game.pending()[0]
+            obs = view(game, request.seat)
+            a, b = seats[request.seat]
+            problem = "seat 3 is not a candidate" if rng.random() < 0.1 else None
+            turn_a, turn_b = a.turn(obs, request, problem), b.turn(obs, request, problem)
+            assert turn_a.user == turn_b.user
+            if rng.random() < 0.1:  # a compaction's summary of what the seat was shown
+                seen = obs.as_seen()
+                assert a._summary(seen, a.shown, 1) == b._summary(seen, b.shown, 1)
+            answer = Conversation.answer_messages('{"reasoning": "x"}')
+            a.commit(turn_a, answer)
+            b.commit(turn_b, answer)
+            compared += 1
+            try:
+                game.submit(request.seat, random_decision(rng, request))
+            except IllegalDecision as exc:
+                game.apply_default(request.seat, exc.reason)
+    assert compared > 100
+    assert fast.env._fast.get("type")  # type: ignore[attr-defined]  # the events' reads took the inline path
+
+
+@dataclasses.dataclass(frozen=True)
+class _Record:  # a record with a method, and a field its __init__ does not set
+    seq: int
+    later: int = dataclasses.field(init=False)
+
+    def method(self) -> str:
+        return "called"
+
+
+class _Loose:  # an attribute held by some instances only
+    def __init__(self, **fields: object) -> None:
+        self.__dict__.update(fields)
+
+
+def test_the_inline_reads_refuse_and_miss_as_the_plain_sandbox_does() -> None:
+    from arena.prompts import load_prompt_set
+
+    fast, plain = load_prompt_set("default", "en").env, _plain_set("en").env  # type: ignore[attr-defined]
+    event = Game(load_rules("fiim"), 0).events[-1]
+    probes: list[tuple[str, dict[str, object]]] = [
+        ("{{ e.seq }} {{ e.text }}", {"e": event}),
+        ("{{ e.model_dump }}", {"e": event}),  # a record's method: refused however often its fields were read
+        ("{{ e.model_dump() }}", {"e": event}),
+        ("{{ e.__class__ }}", {"e": event}),
+        ("{{ r.seq }}{{ r.method() }}", {"r": _Record(1)}),
+        ("{{ r.later }}", {"r": _Record(1)}),  # never set: a missing attribute, not an inline read
+        ("{{ o.x }}", {"o": _Loose(x=1)}),
+        ("{{ o.x }}", {"o": _Loose()}),  # the same type without it: undefined, as in the plain sandbox
+        ("{{ s.upper() }} {{ '{0}'.format(s) }}", {"s": "ab"}),
+        ("{{ 'a{0.__class__}'.format(1) }}", {}),
+        ("{{ items.append(3) }}", {"items": [1]}),
+        ("{% for x in xs %}{{ loop.index0 }}{{ loop.last }}{% endfor %}", {"xs": [1, 2]}),
+        ("{% set ns = namespace(a=1) %}{{ ns.a }}{{ ns.b }}", {}),
+    ]
+    for _ in range(3):  # the later rounds read through the remembered verdicts and the inline path
+        for source, context in probes:
+            outcomes = []
+            for env in (fast, plain):
+                try:
+                    outcomes.append(("ok", env.from_string(source).render(**context)))
+                except (SecurityError, jinja2.UndefinedError, AttributeError) as exc:
+                    outcomes.append(("refused", type(exc).__name__))
+            assert outcomes[0] == outcomes[1], source
+    assert _Record not in fast._fast.get("later", set())
+    assert _Loose not in fast._fast.get("x", set())
+    assert all(not callable(getattr(event, name)) for name, kinds in fast._fast.items() if Event in kinds)
