@@ -95,7 +95,7 @@ async def test_the_decision_time_limit_still_leaves_a_record(tmp_path: Path, api
     assert first.error is not None and "time limit ran out" in first.error
     assert 1900 <= first.latency_ms < 29_000  # the 2 s limit, not the server's 30 s (room for a loaded machine)
     rejected = [i for i in transcript.inputs if i.seat == seat and i.op in ("reject", "default")]
-    assert rejected and rejected[0].failed == Failed(Failure.TIMEOUT, 400, reached=False)  # its model's silence
+    assert rejected and rejected[0].failed == Failed(Failure.TIMEOUT, 2000, reached=False)  # its model's silence
     assert transcript.calls[1].seat == seat and transcript.calls[1].error is None  # the re-ask was answered
 
 
