@@ -379,6 +379,17 @@ class PromptSet:
         return template in self.templates
 
 
+# how a prompt set's templates render (beside its sandbox, loader and filters)
+ENV_OPTIONS: dict[str, Any] = {
+    "undefined": jinja2.StrictUndefined,
+    "autoescape": False,  # plain text for models; player text goes through `quote`
+    "trim_blocks": True,
+    "lstrip_blocks": True,
+    "keep_trailing_newline": False,
+    "auto_reload": False,  # templates are read once per process; no stat() per render
+}
+
+
 @lru_cache(maxsize=32)
 def load_prompt_set(prompt_set: str = "default", lang: str = "en") -> PromptSet:
     """Load (once per process) and check a prompt set: shipped or vouched for (`set_folder`), its language folder
@@ -395,15 +406,7 @@ def load_prompt_set(prompt_set: str = "default", lang: str = "en") -> PromptSet:
         raise PromptError(f"prompt set {prompt_set!r} ({lang}) lacks {', '.join(missing)} in {directory}")
     # sandboxed: a prompt set may come from anyone (a shared folder); no attribute walk reaches Python internals,
     # and no method of a record is called (`arena.sandbox`); `include`/`import` find only the texts read above
-    env = _Sandbox(
-        loader=jinja2.DictLoader(sources),
-        undefined=jinja2.StrictUndefined,
-        autoescape=False,  # plain text for models; player text goes through `quote`
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=False,
-        auto_reload=False,  # templates are read once per process; no stat() per render
-    )
+    env = _Sandbox(loader=jinja2.DictLoader(sources), **ENV_OPTIONS)
     env.filters["quote"] = quote
     env.filters["seats"] = _seats
     env.filters["flagged"] = lambda text: bool(flags(text))

@@ -167,19 +167,11 @@ def test_a_workers_warm_up_compiles_the_prompt_set_its_seats_load() -> None:
 def _plain_set(lang: str) -> object:
     """The shipped set rendered by the plain sandbox (`arena.sandbox.DataSandbox`, Jinja's code generator and
     macro calls, no remembered verdicts), with the same loader, options and filters."""
-    from arena.prompts import load_prompt_set
+    from arena.prompts import ENV_OPTIONS, load_prompt_set
     from arena.sandbox import DataSandbox
 
     fast = load_prompt_set("default", lang)
-    env = DataSandbox(
-        loader=fast.env.loader,
-        undefined=jinja2.StrictUndefined,
-        autoescape=False,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=False,
-        auto_reload=False,
-    )
+    env = DataSandbox(loader=fast.env.loader, **ENV_OPTIONS)
     env.filters.update(fast.env.filters)
     return dataclasses.replace(fast, env=env)
 

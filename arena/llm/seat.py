@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from arena.engine import Request
+from arena.engine import Failure, Request
 from arena.engine.text import reasoning_cap
 from arena.llm.answer import UnusableAnswer, read_completion
 from arena.llm.budget import max_tokens_for
@@ -31,7 +31,10 @@ OFF_LOOP_CHARS = 16 * 1024  # a longer answer is read in a worker thread: the lo
 
 
 class NoUsableAnswer(PlayerError):
-    """The model gave nothing the seat can turn into a Decision; the message says why, `calls` what was tried."""
+    """The model gave nothing the seat can turn into a Decision; the message says why, `calls` what was tried. An
+    attempt it ends is `malformed` when the model answered (`reached`), an `error` when it did not."""
+
+    code = Failure.MALFORMED
 
 
 def fix_for(error: str, status: int | None, *, overflow: bool = False, where: str = "") -> str:

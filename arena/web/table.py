@@ -38,7 +38,7 @@ from arena.engine import (
 from arena.human.form import Form, FormError, build_form, decision_from, forbidden_phrases
 from arena.orchestrator import GameStopped, RunStats, run_game
 from arena.pacing import NightPacer
-from arena.players.base import Answer, Failure, Player, failure
+from arena.players.base import Answer, Player
 from arena.safe_write import write_file
 from arena.transcript import TranscriptWriter
 from arena.web.state import LogWriter, end_json, god_json, observation_json, speech_seconds
@@ -117,7 +117,8 @@ class WebSeat(Player):
         return None
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
-        if problem and failure(problem).code is Failure.TIMEOUT and self._timed_out == request:
+        # `_timed_out` is this request only while its time is up (an answer clears it): this re-ask follows it
+        if problem is not None and self._timed_out == request:
             raise TimeoutError(self._limit)  # the seat's time is up for this decision: straight on to the default
         try:
             decision = await self.table.ask(self.seat, observation, request, problem)
