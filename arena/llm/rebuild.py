@@ -22,8 +22,8 @@ from arena.llm.compaction import Budget
 from arena.llm.conversation import Conversation, Message
 from arena.llm.modes import Mode
 from arena.llm.records import Expansion
-from arena.llm.seat import TRANSPORT, UNUSABLE, ConversationSeat
-from arena.players.base import ModelCall
+from arena.llm.seat import TRANSPORT, UNREACHABLE, UNUSABLE, ConversationSeat
+from arena.players.base import TIMEOUT_PREFIX, ModelCall
 from arena.prompts import load_prompt_set
 from arena.transcript import Transcript
 from arena.trust import allowed_prompt_set
@@ -302,6 +302,7 @@ class Compactions(NamedTuple):
     unchecked: list[str]
 
 
+ABANDONED = "timeout: the decision's time limit ran out"  # a call cut by its decision's limit (seat.abandon)
 MAX_PROBLEMS = 20  # the check stops there: a file with more is altered anyway
 
 
@@ -338,9 +339,10 @@ def check_compactions(
             attempts[item.seat] = attempts.get(item.seat, 0) + 1
         if item.op == "reject":
             refused.setdefault(item.seat, set()).add(ConversationSeat.clean_problem(item.reason))
-    for call in calls:  # an unusable answer is re-asked with its reason before any input records it, and a game
-        if (call.error or "").startswith(UNUSABLE):  # stopped in that batch never writes that input
-            refused.setdefault(call.seat, set()).add((call.error or "")[len(UNUSABLE) :])
+    for call in calls:  # a seat's own failure is re-asked with its reason before any input records it, and a game
+        own = _own_failure(call)  # stopped in that batch never writes that input (its last attempt got no answer)
+        if own is not None:
+            refused.setdefault(call.seat, set()).add(own)
     done: dict[tuple[object, ...], SeatPrompt | str] = {}
     rebuilds: dict[int, int] = {}
     for index in wanted:
@@ -349,7 +351,7 @@ def check_compactions(
         call = calls[index]
         seat = call.seat
         what = "compacted call" if call.compaction else "first call"
-        if call.reask is not None and call.reask not in refused.get(seat, set()):
+        if call.reask is not None and call.reask not in refused.get(seat, set()) and not _cut_reask(transcript, index):
             if not _stopped_reask(transcript, index):
                 problems.append(f"{what} {index} (seat {seat}): its re-ask repeats no recorded refusal")
                 continue
@@ -379,6 +381,30 @@ def check_compactions(
             notes.append(f"{what} {index} (seat {seat}): rebuilt exactly, although the header names another prompt set")
     listed = [f"calls {_numbers(indices)} not rebuilt: {why}" for why, indices in unchecked.items()]
     return Compactions(problems, notes, listed)
+
+
+def _own_failure(call: ModelCall) -> str | None:
+    """The refusal a seat's next attempt repeats after this call failed on its own (before the engine saw any
+    answer): an unusable answer's reason, or, for a call that got no answer (its last HTTP try, not one retried),
+    the seat's "the model could not be reached" with the transport's reason (`ConversationSeat.fail_transport`)."""
+    error = call.error or ""
+    if error.startswith(UNUSABLE):
+        return error[len(UNUSABLE) :]
+    if error.startswith(TRANSPORT) and "; retrying in " not in error:
+        return f"{UNREACHABLE}: {error[len(TRANSPORT) :]}"
+    return None
+
+
+def _cut_reask(transcript: Transcript, index: int) -> bool:
+    """Call `index` re-asks a decision whose earlier attempt its time limit cut (the orchestrator's "no answer
+    within N s", on no input when the game then stopped there): an earlier call of its seat at the same point was
+    abandoned so (`ConversationSeat.abandon`)."""
+    calls, positions = transcript.calls, transcript.call_positions
+    call = calls[index]
+    if not (call.reask or "").startswith(TIMEOUT_PREFIX):
+        return False
+    return any(calls[j].seat == call.seat and positions[j] == positions[index]
+               and (calls[j].error or "").startswith(ABANDONED) for j in range(index))  # fmt: skip
 
 
 def _stopped_reask(transcript: Transcript, index: int) -> bool:
