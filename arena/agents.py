@@ -194,24 +194,9 @@ def check_ready(spec: AgentSpec) -> None:
         api_key_for(spec)
 
 
-def _fields_message(exc: ValidationError, source: str) -> str:
-    """One line per bad field, in the same shape as the rules' errors (`invalid rules in ...:`)."""
-    lines = [f"invalid agent in {source}:"]
-    for e in exc.errors():
-        loc = ".".join(str(p) for p in e["loc"]) or "(top level)"
-        msg = e["msg"]
-        if e["type"] == "extra_forbidden":
-            msg = f"unknown field (allowed here: {', '.join(AgentSpec.model_fields)})"
-        ctx = e.get("ctx") or {}
-        if "expected" in ctx:
-            msg = f"{msg} (allowed: {ctx['expected']})"
-        got = e.get("input")
-        # never echo what may be a pasted key: the key-variable field and unknown fields (e.g. `api_key = "sk-..."`)
-        secret = loc == "api_key_env" or e["type"] == "extra_forbidden"
-        if not secret and not isinstance(got, (dict, list)):
-            msg = f"{msg}; got {got!r}"
-        lines.append(f"  {loc}: {msg}")
-    return "\n".join(lines)
+def _secret(where: str, error_type: str) -> bool:
+    """Never echo what may be a pasted key: the key-variable field and unknown fields (e.g. `api_key = "sk-..."`)."""
+    return where == "api_key_env" or error_type == "extra_forbidden"
 
 
 @dataclass(frozen=True)
@@ -376,7 +361,7 @@ def needs_trust(spec: AgentSpec) -> str | None:
 def load_agent_file(path: Path, name: str | None = None) -> AgentSpec:
     """The spec defined by one file (its stem is the name unless it sets `name`); AgentError naming the file."""
     name = name or path.stem
-    from arena.safe_read import UnsafeFile, load_toml, read_text
+    from arena.safe_read import UnsafeFile, field_errors, load_toml, read_text
 
     try:  # a hostile file (huge, binary, nested) is one clear message
         data = load_toml(read_text(path, 1024 * 1024))
@@ -387,7 +372,8 @@ def load_agent_file(path: Path, name: str | None = None) -> AgentSpec:
     try:
         return AgentSpec.model_validate(data)
     except ValidationError as exc:
-        raise AgentError(_fields_message(exc, str(path))) from None
+        heading = f"invalid agent in {path}:"
+        raise AgentError(field_errors(exc, heading, lambda _: list(AgentSpec.model_fields), _secret)) from None
 
 
 def priced(spec: AgentSpec) -> bool:

@@ -35,8 +35,9 @@ import concurrent.futures
 import math
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from inspect_ai import Task, task
@@ -58,7 +59,6 @@ from inspect_ai.util import JSONSchema
 
 from arena.agents import AgentSpec, resolve_agent
 from arena.engine import Game, Kind, Observation, Request, Role, RuleSet, load_rules
-from arena.llm.budget import max_tokens_for
 from arena.llm.conversation import Conversation, Message
 from arena.llm.modes import Completion, Mode
 from arena.llm.seat import ConversationSeat
@@ -107,9 +107,8 @@ class InspectSeat(ConversationSeat):
 
     def __init__(self, seat: int, model: Model, conversation: Conversation, lang: str = "en",
                  attempts: int = MAX_REASKS + 1) -> None:  # fmt: skip
-        super().__init__(seat, conversation)
+        super().__init__(seat, conversation, lang=lang)
         self.model = model
-        self.lang = lang
         self.attempts = attempts  # per decision, as the orchestrator asks
         self._attempt = 0
 
@@ -117,7 +116,7 @@ class InspectSeat(ConversationSeat):
         self._attempt = 1 if problem is None else self._attempt + 1  # a re-ask always carries its problem
         turn = self.conversation.turn(observation, request, self.asked(problem))
         messages = self.conversation.request_messages(turn)
-        max_tokens = max_tokens_for(request, None, self.lang)
+        max_tokens = self.max_tokens(request)
         schema = ResponseSchema(name=turn.name, json_schema=JSONSchema.model_validate(turn.schema), strict=True)
         started = time.perf_counter()
         try:
@@ -366,7 +365,7 @@ def _score_of(path: str, mine: list[int]) -> tuple[dict[str, float], dict[str, f
     scores = {
         "won": counts["won"] / len(mine),  # the share of its seats whose side won
         "drawn": counts["drawn"],
-        **{name: _ratio(counts, num, den) for name, (num, den) in RATIOS.items()},
+        **{name: _ratio(counts, r.numerator, r.denominator) for name, r in RATIOS.items()},
     }
     return scores, counts
 
@@ -375,17 +374,51 @@ def _ratio(counts: dict[str, float], numerator: str, denominator: str) -> float:
     return counts[numerator] / counts[denominator] if counts[denominator] > 0 else math.nan
 
 
-# the ratio scores: per sample, and pooled over samples (a ratio of sums) by the metrics below
+class Ratio(NamedTuple):
+    numerator: str  # of the sample's counts
+    denominator: str
+    meaning: str  # what the metric measures (its metric type's docstring)
+
+
+# the ratio scores: per sample, and pooled over samples (a ratio of sums) by the metric of the same name
 RATIOS = {
-    "town_win_rate": ("town_won", "town"),
-    "mafia_win_rate": ("mafia_won", "mafia"),
-    "invalid_action_rate": ("invalid", "reached"),
-    "first_answer_invalid_rate": ("first_invalid", "reached"),
-    "transport_failure_rate": ("transport", "decisions"),
-    "probe_brier": ("probe_score_sum", "probe_requested"),
-    "probe_answered_rate": ("probe_given", "probe_requested"),
-    "probe_auc": ("auc_concordant", "auc_pairs"),
-}
+    "town_win_rate": Ratio(
+        "town_won", "town",
+        "Share of the evaluated town seats whose side won; a draw is not a win (see `drawn`).",
+    ),
+    "mafia_win_rate": Ratio(
+        "mafia_won", "mafia",
+        "Share of the evaluated black seats whose side won; a draw is not a win.",
+    ),
+    "invalid_action_rate": Ratio(
+        "invalid", "reached",
+        "Share of the decisions the model was reached for that it never answered legally (the rule's default was "
+        "applied): a rate in [0, 1]. Decisions lost to a timeout or a connection error are not counted here.",
+    ),
+    "first_answer_invalid_rate": Ratio(
+        "first_invalid", "reached",
+        "Share of those decisions whose first answer was refused (re-asked, or never legal).",
+    ),
+    "transport_failure_rate": Ratio(
+        "transport", "decisions",
+        "Share of all decisions in which an attempt failed in transport (timeout, connection error) and a re-ask "
+        "reached the model (a decision never reached stops the game: the sample is an error).",
+    ),
+    "probe_brier": Ratio(
+        "probe_score_sum", "probe_requested",
+        "Brier score of the belief probes over every probability asked for, a missing one scored 1 (the worst).",
+    ),
+    "probe_answered_rate": Ratio(
+        "probe_given", "probe_requested",
+        "Share of the probabilities asked for that the model gave.",
+    ),
+    "probe_auc": Ratio(
+        "auc_concordant", "auc_pairs",
+        "Rank AUC of the probes the model answered: of the (black, red) target pairs of each, the share in which the "
+        "black target was rated higher (a tie counts a half). A missing probe is missing, not misordered: NaN when the "
+        "model answered none (see `probe_answered_rate`).",
+    ),
+}  # fmt: skip
 
 
 def _counts(scores: list[SampleScore]) -> list[tuple[object, dict[str, float]]]:
@@ -424,66 +457,22 @@ def pooled(rows: list[tuple[object, dict[str, float]]], numerator: str, denomina
     return r, math.sqrt(var) if math.isfinite(var) else math.nan
 
 
-def _ratio_metric(name: str) -> Metric:
-    numerator, denominator = RATIOS[name]
+def _ratio_metric(name: str) -> Callable[[], Metric]:
+    """The Inspect metric `name` of `RATIOS`: the ratio of sums over the samples, with its clustered error."""
+    numerator, denominator, meaning = RATIOS[name]
 
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
-        value, se = pooled(_counts(scores), numerator, denominator)
-        return {name: value, f"{name}_stderr": se}
+    def ratio_metric() -> Metric:
+        def compute(scores: list[SampleScore]) -> dict[str, float]:
+            value, se = pooled(_counts(scores), numerator, denominator)
+            return {name: value, f"{name}_stderr": se}
 
-    return compute
+        return compute
 
-
-@metric
-def town_win_rate() -> Metric:
-    """Share of the evaluated town seats whose side won; a draw is not a win (see `drawn`)."""
-    return _ratio_metric("town_win_rate")
-
-
-@metric
-def mafia_win_rate() -> Metric:
-    """Share of the evaluated black seats whose side won; a draw is not a win."""
-    return _ratio_metric("mafia_win_rate")
+    ratio_metric.__doc__ = meaning
+    return metric(name=name)(ratio_metric)
 
 
-@metric
-def invalid_action_rate() -> Metric:
-    """Share of the decisions the model was reached for that it never answered legally (the rule's default was
-    applied): a rate in [0, 1]. Decisions lost to a timeout or a connection error are not counted here."""
-    return _ratio_metric("invalid_action_rate")
-
-
-@metric
-def first_answer_invalid_rate() -> Metric:
-    """Share of those decisions whose first answer was refused (re-asked, or never legal)."""
-    return _ratio_metric("first_answer_invalid_rate")
-
-
-@metric
-def transport_failure_rate() -> Metric:
-    """Share of all decisions in which an attempt failed in transport (timeout, connection error) and a re-ask
-    reached the model (a decision never reached stops the game: the sample is an error)."""
-    return _ratio_metric("transport_failure_rate")
-
-
-@metric
-def probe_brier() -> Metric:
-    """Brier score of the belief probes over every probability asked for, a missing one scored 1 (the worst)."""
-    return _ratio_metric("probe_brier")
-
-
-@metric
-def probe_answered_rate() -> Metric:
-    """Share of the probabilities asked for that the model gave."""
-    return _ratio_metric("probe_answered_rate")
-
-
-@metric
-def probe_auc() -> Metric:
-    """Rank AUC of the probes the model answered: of the (black, red) target pairs of each, the share in which the
-    black target was rated higher (a tie counts a half). A missing probe is missing, not misordered: NaN when the
-    model answered none (see `probe_answered_rate`)."""
-    return _ratio_metric("probe_auc")
+RATIO_METRICS = {name: _ratio_metric(name) for name in RATIOS}
 
 
 @metric
@@ -506,10 +495,9 @@ def clustered_stderr() -> Metric:
 
 
 METRICS: list[Any] = [
-    town_win_rate(), mafia_win_rate(), invalid_action_rate(), first_answer_invalid_rate(), transport_failure_rate(),
-    probe_brier(), probe_answered_rate(), probe_auc(),
+    *(make() for make in RATIO_METRICS.values()),
     {"won": [mean(), clustered_stderr()], "drawn": [mean(), clustered_stderr()]},
-]  # fmt: skip
+]
 
 
 @scorer(metrics=METRICS)

@@ -13,8 +13,7 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
-from arena.engine import Event, EventType, Game, RuleSet
-from arena.players.base import Failure, failure
+from arena.engine import Event, EventType, Failure, Game, RuleSet
 from arena.render import labels, phrasebook
 from arena.render.console import STYLES
 from arena.render.phrases import Span, clean, phrase, result_text
@@ -23,7 +22,7 @@ from arena.render.phrases import Span, clean, phrase, result_text
 def timed_out(event: Event) -> bool:
     """A re-ask or a default whose reason is the seat's time limit, not a refused answer."""
     failed = event.type in (EventType.ACTION_REJECTED, EventType.DEFAULT_APPLIED)
-    return failed and failure(event.value).code is Failure.TIMEOUT
+    return failed and event.code == Failure.TIMEOUT
 
 
 def fold_timeouts(events: Sequence[Event]) -> list[Event]:
@@ -44,8 +43,7 @@ def fold_timeouts(events: Sequence[Event]) -> list[Event]:
 def timeout_text(event: Event) -> str:
     """`#3: no answer within 120 s; the rule's default applies` (or `...; asked again` for a re-ask)."""
     after = "the rule's default applies" if event.type is EventType.DEFAULT_APPLIED else "asked again"
-    seconds = failure(event.value).seconds
-    within = f" within {seconds:g} s" if seconds is not None else ""
+    within = f" within {event.count / 1000:g} s" if event.count is not None else ""  # the limit, in ms
     return f"#{event.seat}: no answer{within} (time is up); {after}"
 
 

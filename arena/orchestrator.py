@@ -26,18 +26,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from arena.engine import JUDGE_OPS, Decision, Event, Game, IllegalDecision, Input, Request, view
+from arena.engine import JUDGE_OPS, Decision, Event, Failed, Failure, Game, IllegalDecision, Input, Request, view
 from arena.engine.text import scrubbed
 from arena.players.base import (
     ERROR_PREFIX,
     TIMEOUT_PREFIX,
     TRANSPORT_PREFIX,
     Answer,
-    Failure,
     ModelCall,
     Player,
     PlayerError,
-    failure,
 )
 from arena.transcript import SeatCounters, TranscriptError, TranscriptWriter
 
@@ -92,15 +90,25 @@ class GameStopped(Exception):
         self.stop = stop
 
 
+@dataclass(frozen=True)
+class FailedAttempt:
+    """One failed attempt: its reason in words (recorded, and shown to the seat on the re-ask), as data (recorded),
+    and in the words a stop says."""
+
+    reason: str
+    data: Failed
+    why: str = ""
+
+
 @dataclass
 class _Outcome:
-    """One seat's final word on one request: a legal decision, or the reason the default applies, or (`stop`) the
-    reason the game stops instead."""
+    """One seat's final word on one request: a legal decision, or the failed attempt after which the default
+    applies, or (`stop`) the reason the game stops instead."""
 
     decision: Decision | None
-    rejects: list[str]
+    rejects: list[FailedAttempt]
     calls: list[ModelCall]
-    default_reason: str = ""
+    default: FailedAttempt | None = None
     stop: Stop | None = None
 
 
@@ -149,10 +157,11 @@ class _Runner:
         player = self.players[seat]
         count = self.counters(seat)
         timeout = self.timeouts.get(seat, self.timeout_s)
-        rejects: list[str] = []
+        rejects: list[FailedAttempt] = []
         calls: list[ModelCall] = []
         problem: str | None = None
         fix = ""
+        failed = FailedAttempt("", Failed(Failure.ERROR))  # each failed attempt sets its own
         for attempt in range(self.max_reasks + 1):
             own = player.time_limit(request)  # e.g. a person's speech: the rules' time binds (rechecked per attempt)
             if own is not None and (timeout is None or own < timeout):
@@ -163,8 +172,6 @@ class _Runner:
             started = time.perf_counter()
             self.stats.engine_s += started - mark
             answer: Answer | None = None
-            reason = ""
-            reached = True  # whether this attempt got an answer from the seat's model (a bot or person: always)
             try:
                 async with asyncio.timeout(timeout):  # no extra task, so a bot's time is measured exactly
                     answer = await player.decide(observation, request, problem)
@@ -175,16 +182,19 @@ class _Runner:
                 limit = timeout if timeout is not None else (own_limit or 0.0)
                 reason = f"{TIMEOUT_PREFIX} {limit:g} s"
                 calls.extend(player.abandoned_calls())  # a call cut short still belongs in the transcript
-                reached = not player.model_seat
+                # a model seat's silence is its model's (a transport failure); a bot's or a person's is its own
+                failed = FailedAttempt(
+                    reason, Failed(Failure.TIMEOUT, round(limit * 1000), not player.model_seat), reason
+                )
                 fix = f"its model did not answer within {limit:g} s: raise --timeout (or the agent's timeout_s)"
             except Exception as exc:  # a broken seat must not stop the game
                 count.errors += 1
-                reason = scrubbed(f"{ERROR_PREFIX} {type(exc).__name__}: {exc}")  # recorded: writable text
+                failed = failed_attempt(exc)
                 if isinstance(exc, PlayerError):  # the calls of a failed attempt still belong in the transcript
                     calls.extend(exc.calls)
-                    reached, fix = exc.reached, exc.fix
+                    fix = exc.fix
                     if exc.final:  # a re-ask would be refused the same way: the default (or the stop) at once
-                        return self._final(seat, rejects, calls, reason, reached, fix)
+                        return self._final(seat, rejects, calls, failed, fix)
             finally:
                 count.player_s += time.perf_counter() - started
             if answer is not None:
@@ -195,25 +205,26 @@ class _Runner:
                     decision = self.game.check(seat, answer.decision)
                 except IllegalDecision as exc:
                     count.invalid += 1
-                    reason = exc.reason
+                    failed = FailedAttempt(exc.reason, exc.failed())
                 else:
                     return _Outcome(decision, rejects, calls)
                 finally:
                     self.stats.engine_s += time.perf_counter() - mark
             if attempt == self.max_reasks:
-                return self._final(seat, rejects, calls, reason, reached, fix)
-            rejects.append(reason)
-            problem = reason
+                return self._final(seat, rejects, calls, failed, fix)
+            rejects.append(failed)
+            problem = failed.reason
         raise AssertionError("unreachable")  # pragma: no cover
 
     @staticmethod
-    def _final(seat: int, rejects: list[str], calls: list[ModelCall], reason: str, reached: bool, fix: str) -> _Outcome:
+    def _final(
+        seat: int, rejects: list[FailedAttempt], calls: list[ModelCall], failed: FailedAttempt, fix: str
+    ) -> _Outcome:
         """The decision's end after its last failed attempt: the default with that attempt's reason, or, when the
         attempt got no answer from the seat's model, the stop."""
-        if reached:
-            return _Outcome(None, rejects, calls, default_reason=reason)
-        why = reason.removeprefix(f"{ERROR_PREFIX} ").removeprefix("NoUsableAnswer: ")
-        return _Outcome(None, rejects, calls, default_reason=reason, stop=Stop(seat, why, fix))
+        if failed.data.reached:
+            return _Outcome(None, rejects, calls, default=failed)
+        return _Outcome(None, rejects, calls, default=failed, stop=Stop(seat, failed.why, fix))
 
     async def ask_all(self, batch: Sequence[Request]) -> list[_Outcome]:
         """Ask a batch concurrently. A seat that stops the game (a KeyboardInterrupt such as a human's closed
@@ -249,29 +260,30 @@ class _Runner:
         """Feed one seat's outcome to the engine and log it; called in seat order once the batch is in."""
         game, out = self.game, self.transcript
         count = self.counters(seat)
-        decision, reason = outcome.decision, outcome.default_reason
+        decision, failed = outcome.decision, outcome.default
         if out is not None:
             for call in outcome.calls:
                 problem = self.record_call(out, call)
                 if problem is not None and decision is not None:  # the answer cannot be kept: refused, not taken
-                    decision, reason = None, f"{ERROR_PREFIX} {problem}"
+                    decision, failed = None, FailedAttempt(f"{ERROR_PREFIX} {problem}", Failed(Failure.ERROR))
         for call in outcome.calls:
             count.prompt_tokens += call.prompt_tokens
             count.cached_tokens += call.cached_tokens
         mark = time.perf_counter()
         records: list[Input] = []
-        for refusal in outcome.rejects:  # not `reason`: that is the default's, the failure that ended the attempts
-            game.reject(seat, refusal)
-            records.append(Input(op="reject", seat=seat, reason=refusal))
+        for refusal in outcome.rejects:  # not `failed`: that is the default's, the failure that ended the attempts
+            game.reject(seat, refusal.reason, refusal.data)
+            records.append(_input("reject", seat, refusal))
         if decision is not None:
             try:
                 game.submit(seat, decision)
                 records.append(Input(op="decide", seat=seat, decision=decision))
             except IllegalDecision as exc:  # checked a moment ago; kept so a surprise never stops the game
-                decision, reason = None, exc.reason
+                decision, failed = None, FailedAttempt(exc.reason, exc.failed())
         if decision is None:
-            game.apply_default(seat, reason)
-            records.append(Input(op="default", seat=seat, reason=reason))
+            assert failed is not None  # an outcome without a decision has the failed attempt that ended it
+            game.apply_default(seat, failed.reason, failed.data)  # R9.7: the rule's default
+            records.append(_input("default", seat, failed))
             count.defaults += 1
         self.stats.engine_s += time.perf_counter() - mark
         count.decisions += 1
@@ -352,6 +364,25 @@ class _Runner:
             self.flush()
 
 
+def failed_attempt(exc: Exception) -> FailedAttempt:
+    """A player's exception as a failed attempt: its code is the exception's (`PlayerError.code`: a model's
+    unreadable answer is `malformed`), `error` when its model was not reached or it is no PlayerError."""
+    named = f"{type(exc).__name__}: {exc}"
+    reason = scrubbed(f"{ERROR_PREFIX} {named}")  # recorded: writable text
+    if not isinstance(exc, PlayerError):
+        return FailedAttempt(reason, Failed(Failure.ERROR), scrubbed(named))
+    code = exc.code if exc.reached else Failure.ERROR
+    why = scrubbed(str(exc) if exc.code is Failure.MALFORMED else named)  # a model seat's own words, unnamed
+    return FailedAttempt(reason, Failed(code, reached=exc.reached), why)
+
+
+def _input(op: str, seat: int, attempt: FailedAttempt) -> Input:
+    """A reject or default input: the failed attempt in words and as data."""
+    failed = attempt.data
+    return Input(op=op, seat=seat, reason=attempt.reason, code=failed.code, limit_ms=failed.limit_ms,
+                 reached=failed.reached, rule=failed.rule)  # fmt: skip
+
+
 def _scrubbed_data(value: Any) -> Any:
     """Recorded data with every string's surrogate code points replaced (see `arena.engine.text.scrubbed`)."""
     if isinstance(value, str):
@@ -364,7 +395,7 @@ def _scrubbed_data(value: Any) -> Any:
 
 
 def counters_from_inputs(inputs: list[Input], calls: Sequence[ModelCall] = ()) -> dict[int, SeatCounters]:
-    """Rebuild the per-seat counters from recorded inputs (resume), reading the failure kind from the reason, and
+    """Rebuild the per-seat counters from recorded inputs (resume), the failure kind from each input's code, and
     the token counts from the recorded calls."""
     out: dict[int, SeatCounters] = {}
     for call in calls:
@@ -379,7 +410,7 @@ def counters_from_inputs(inputs: list[Input], calls: Sequence[ModelCall] = ()) -
         if item.op == "decide":
             count.decisions += 1
             continue
-        failed = failure(item.reason).code
+        failed = item.code
         if failed is Failure.TIMEOUT:
             count.timeouts += 1
         elif failed is Failure.REFUSED:

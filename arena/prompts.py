@@ -18,6 +18,7 @@ read the data of the records they are given and call none of their methods (pyda
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import hashlib
 import os
@@ -26,14 +27,17 @@ import stat
 from collections import defaultdict
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
+from enum import Enum
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import jinja2
-from jinja2 import Template
-from jinja2.runtime import Context, Macro
+from jinja2 import Template, nodes
+from jinja2.compiler import CodeGenerator, Frame
+from jinja2.runtime import Context, LoopContext, Macro
 from jinja2.sandbox import ImmutableSandboxedEnvironment
+from pydantic import BaseModel
 
 from arena.agents import AgentSpec
 from arena.engine import Role, RuleSet
@@ -41,7 +45,7 @@ from arena.llm.injection import flags, quote
 from arena.llm.schema import ranges
 from arena.resources import prompts_root, vouched_prompt_folder
 from arena.resources import shipped_set_dir as _shipped
-from arena.sandbox import DataSandbox
+from arena.sandbox import PLAIN, DataSandbox
 
 PROMPTS_DIR = prompts_root()
 LANGUAGES = ("en", "ru")
@@ -56,6 +60,50 @@ REQUIRED = ("system.j2", "turn.j2", "events.j2", "repair.j2", *(f"role_{r.value}
 _FORMATS = frozenset({"format", "format_map"})
 
 
+def _always_has(kind: type, attr: str) -> bool:
+    """Whether every instance of `kind` has `attr` where plain attribute access finds it, so reading it never
+    raises AttributeError: a method of a plain value or a loop's property (on the class itself), a loop's counters,
+    an enum member's value or name, a field that a dataclass's `__init__` always sets, a pydantic model's field
+    (every model here is validated, so it holds each of them)."""
+    if kind in PLAIN:
+        return any(attr in base.__dict__ for base in kind.__mro__)
+    if kind is LoopContext:
+        return attr in ("index0", "depth0") or isinstance(LoopContext.__dict__.get(attr), property)
+    if issubclass(kind, Enum):
+        return attr in ("value", "name")
+    if dataclasses.is_dataclass(kind):
+        return any(f.name == attr and f.init for f in dataclasses.fields(kind))
+    if issubclass(kind, BaseModel):
+        return attr in kind.model_fields
+    return False
+
+
+class _CodeGenerator(CodeGenerator):
+    """Jinja's code generator, with `x.attr` read inline where the sandbox's verdict is already known: the generated
+    code is `(t.attr if type(t := x) in S else environment.getattr(t, "attr"))`, where S is the live set of the
+    types whose `attr` the sandbox judged safe and every instance has (`_Sandbox.fast`). The same value as
+    `environment.getattr` gives for them (the attribute), without a Python call per read; every other read, and
+    the first of each type, takes the sandbox's path. Never `format`/`format_map` (the sandbox wraps str.format)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._fast_names: dict[str, str] = {}  # attribute -> the module global holding its set of types
+
+    def visit_Getattr(self, node: nodes.Getattr, frame: Frame) -> None:
+        if self.environment.is_async or node.attr in _FORMATS or not node.attr.isidentifier():
+            super().visit_Getattr(node, frame)
+            return
+        fast = self._fast_names.setdefault(node.attr, f"t_fa_{len(self._fast_names)}")
+        self.write(f"(t_fa.{node.attr} if type(t_fa := ")  # the condition runs first: `x` evaluated once
+        self.visit(node.node, frame)
+        self.write(f") in {fast} else environment.getattr(t_fa, {node.attr!r}))")
+
+    def visit_Template(self, node: nodes.Template, frame: Frame | None = None) -> None:
+        super().visit_Template(node, frame)
+        for attr, fast in self._fast_names.items():  # module globals, read when a render runs
+            self.writeline(f"{fast} = environment.fast({attr!r})")
+
+
 class _Sandbox(DataSandbox):
     """The package's sandbox (`arena.sandbox`: the immutable sandbox, and no method of a record called) with its
     attribute verdicts remembered. Jinja decides whether `obj.attr` is safe from the attribute's name and the
@@ -63,11 +111,18 @@ class _Sandbox(DataSandbox):
     verdict is cached per (type, name): the same checks, made once per process instead of on each of the hundreds
     of attribute reads of every turn (a third of a tournament client's CPU before)."""
 
+    code_generator_class = _CodeGenerator
+
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self._verdicts: dict[tuple[type, str], bool] = {}
         self._safe: dict[type, set[str]] = {}  # per type, the names judged safe (never `format`/`format_map`)
+        self._fast: dict[str, set[type]] = {}  # per name, the types judged safe that always have it (`fast`)
         self._templates: dict[tuple[str, str | None], Template] = {}
+
+    def fast(self, attr: str) -> set[type]:
+        """The live set of types whose `attr` generated code reads inline (`_CodeGenerator`)."""
+        return self._fast.setdefault(attr, set())
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         # an attribute already judged safe on this type is read directly; `format`/`format_map` always take the
@@ -87,6 +142,8 @@ class _Sandbox(DataSandbox):
             verdict = self._verdicts[key] = super().is_safe_attribute(obj, attr, value)
             if verdict and attr not in _FORMATS:
                 self._safe.setdefault(type(obj), set()).add(attr)
+                if _always_has(type(obj), attr):
+                    self.fast(attr).add(type(obj))
         return verdict
 
     # The three below are Jinja's per-render bookkeeping, made cheaper without changing what a template may do or
@@ -99,7 +156,13 @@ class _Sandbox(DataSandbox):
             kwargs.pop("_block_vars", None)
             kwargs.pop("_loop_vars", None)
             try:
-                return __obj(*args, **kwargs)
+                if kwargs or len(args) != __obj._argument_count or __obj.caller or __obj.catch_varargs:
+                    return __obj(*args, **kwargs)
+                # every argument given by position, none special: what Macro.__call__ would pass its function
+                # (`_invoke`, with the macro's own autoescape: no eval context is handed to it here)
+                if __obj._environment.is_async or __obj._default_autoescape:
+                    return __obj._invoke(list(args), __obj._default_autoescape)
+                return __obj._func(*args)
             except StopIteration:  # as Context.call words it
                 return __context.environment.undefined(
                     "value was undefined because a callable raised a StopIteration exception"
@@ -316,6 +379,17 @@ class PromptSet:
         return template in self.templates
 
 
+# how a prompt set's templates render (beside its sandbox, loader and filters)
+ENV_OPTIONS: dict[str, Any] = {
+    "undefined": jinja2.StrictUndefined,
+    "autoescape": False,  # plain text for models; player text goes through `quote`
+    "trim_blocks": True,
+    "lstrip_blocks": True,
+    "keep_trailing_newline": False,
+    "auto_reload": False,  # templates are read once per process; no stat() per render
+}
+
+
 @lru_cache(maxsize=32)
 def load_prompt_set(prompt_set: str = "default", lang: str = "en") -> PromptSet:
     """Load (once per process) and check a prompt set: shipped or vouched for (`set_folder`), its language folder
@@ -332,15 +406,7 @@ def load_prompt_set(prompt_set: str = "default", lang: str = "en") -> PromptSet:
         raise PromptError(f"prompt set {prompt_set!r} ({lang}) lacks {', '.join(missing)} in {directory}")
     # sandboxed: a prompt set may come from anyone (a shared folder); no attribute walk reaches Python internals,
     # and no method of a record is called (`arena.sandbox`); `include`/`import` find only the texts read above
-    env = _Sandbox(
-        loader=jinja2.DictLoader(sources),
-        undefined=jinja2.StrictUndefined,
-        autoescape=False,  # plain text for models; player text goes through `quote`
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=False,
-        auto_reload=False,  # templates are read once per process; no stat() per render
-    )
+    env = _Sandbox(loader=jinja2.DictLoader(sources), **ENV_OPTIONS)
     env.filters["quote"] = quote
     env.filters["seats"] = _seats
     env.filters["flagged"] = lambda text: bool(flags(text))

@@ -4,6 +4,7 @@
 Why a module of its own: every command that reads a small text file must turn a bad one (too big, a device, not
 UTF-8, nested thousands deep, a YAML alias bomb) into one clear message instead of a traceback or an exhausted
 machine. The callers wrap `UnsafeFile` in their own error type and name the file; the message says only what is wrong.
+Data that reads but does not validate is worded one line a field (`field_errors`), the rules' and agents' alike.
 """
 
 from __future__ import annotations
@@ -12,10 +13,14 @@ import errno
 import os
 import stat
 import tomllib
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import yaml
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 MAX_TEXT_BYTES = 4 * 1024 * 1024  # a rules or scenario file is a few kilobytes
 
@@ -105,3 +110,33 @@ def load_toml(text: str) -> dict[str, Any]:
         raise UnsafeFile(f"not valid TOML: {exc}") from None
     except RecursionError:
         raise UnsafeFile("nested too deeply") from None
+
+
+def _never(where: str, error_type: str) -> bool:
+    return False
+
+
+def field_errors(
+    exc: ValidationError,
+    heading: str,
+    allowed_at: Callable[[tuple[int | str, ...]], Sequence[str]],
+    secret: Callable[[str, str], bool] = _never,
+) -> str:
+    """A file's data that did not validate, as `heading` and one line per bad field: where, what is wrong, the
+    choices (the fields allowed beside an unknown one, from `allowed_at(loc)`) and what was given, unless
+    `secret(where, error type)` says it may be a pasted key. The rules' and the agents' errors read alike."""
+    lines = [heading]
+    for e in exc.errors():
+        loc = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        msg = e["msg"]
+        if e["type"] == "extra_forbidden":
+            allowed = allowed_at(tuple(e["loc"]))
+            msg = "unknown field" + (f" (allowed here: {', '.join(allowed)})" if allowed else "")
+        ctx = e.get("ctx") or {}
+        if "expected" in ctx:
+            msg = f"{msg} (allowed: {ctx['expected']})"
+        got = e.get("input")
+        if not secret(loc, e["type"]) and not isinstance(got, (dict, list)):
+            msg = f"{msg}; got {got!r}"
+        lines.append(f"  {loc}: {msg}")
+    return "\n".join(lines)

@@ -36,14 +36,14 @@ from arena.llm.preflight import preflight
 from arena.orchestrator import RunStats, run_game
 from arena.players.base import Answer, Player
 from arena.players.llm import build_llm_player
+from arena.players.wrapper import Wrapper
 
 
-class Tap(Player):
+class Tap(Wrapper):
     """Passes decisions through and notes each call's day, for the per-seat-per-day figures."""
 
     def __init__(self, inner: Player, log: list[tuple[int, int, int, int, int]]) -> None:
-        self.inner = inner
-        self.seat = inner.seat
+        super().__init__(inner)
         self.log = log  # (seat, day, prompt tokens, completion tokens, cached tokens)
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
@@ -53,9 +53,6 @@ class Tap(Player):
                 (self.seat, observation.day, call.prompt_tokens, call.completion_tokens, call.cached_tokens)
             )
         return answer
-
-    async def close(self) -> None:
-        await self.inner.close()
 
 
 @dataclass

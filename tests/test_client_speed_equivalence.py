@@ -7,20 +7,38 @@
   `Observation.renumbered` used before: the same fields, audience and order, at every view of every seat of random
   games of every preset, and never the game's own event.
 - A tournament worker's warm-up loads the prompt set its seats load (one compile per worker, not two).
+- The prompt sets' sandbox (`arena/prompts.py`: attributes read inline where the sandbox's verdict is known, a
+  template's macros called without Jinja's argument handling) against the plain `DataSandbox` with Jinja's own code
+  generator: every turn, role prompt, system prompt and summary of random games of every preset, in both
+  languages and both schema styles, is the same text; what the sandbox refuses is still refused after the fast
+  paths are warm, and an attribute that only some instances of a type hold reads as the plain sandbox reads it.
+- The JSON encoders built once (the request body's `direct._json` and its keys, the chain's `canonical`, a plain
+  record's `model_dump_json`, the answer's surrogate check) against `json.dumps` with the same settings, which builds
+  the same encoder per call: the same text, or the same error, for random nested values (any character, lone
+  surrogates, floats with NaN and infinities, huge integers, non-string keys, enums, tuples, cycles).
+  A plain record's fields of exactly a scalar type are their own JSON value (`record._jsonable`): every event of
+  random games of every preset dumps as with the full conversion.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 import unicodedata
+from enum import Enum, IntEnum, StrEnum
+from typing import Any
 
+import jinja2
 import pytest
+from jinja2.sandbox import SecurityError
 
 from arena.engine import PRESETS, Game, IllegalDecision, load_rules, view
+from arena.engine import record as plain_record
 from arena.engine.events import Event
-from arena.llm import injection
+from arena.llm import answer, direct, injection
 from arena.players.random_policy import random_decision
+from arena.transcript import chain
 
 
 def _fold_slow(text: str) -> str:
@@ -144,3 +162,238 @@ def test_a_workers_warm_up_compiles_the_prompt_set_its_seats_load() -> None:
     seat = build_llm_player(spec, 3, rules=load_rules("fiim"))
     assert load_prompt_set.cache_info().misses == warmed.misses == 1  # no second load, so no second compile
     assert seat.conversation.prompts is load_prompt_set("default", "en")  # type: ignore[attr-defined]
+
+
+def _plain_set(lang: str) -> object:
+    """The shipped set rendered by the plain sandbox (`arena.sandbox.DataSandbox`, Jinja's code generator and
+    macro calls, no remembered verdicts), with the same loader, options and filters."""
+    from arena.prompts import ENV_OPTIONS, load_prompt_set
+    from arena.sandbox import DataSandbox
+
+    fast = load_prompt_set("default", lang)
+    env = DataSandbox(loader=fast.env.loader, **ENV_OPTIONS)
+    env.filters.update(fast.env.filters)
+    return dataclasses.replace(fast, env=env)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_the_prompt_sets_sandbox_renders_what_the_plain_sandbox_renders(preset: str, lang: str) -> None:
+    from arena.llm.conversation import Conversation
+    from arena.prompts import load_prompt_set
+
+    rules = load_rules(preset)
+    fast, plain = load_prompt_set("default", lang), _plain_set(lang)
+    compared = 0
+    for seed, style in ((0, "per_request"), (1, "stable")):
+        game = Game(rules, seed)
+        rng = random.Random(seed)
+        seats = {
+            s: (Conversation(fast, rules, s, schema_style=style), Conversation(plain, rules, s, schema_style=style))  # type: ignore[arg-type]
+            for s in range(1, rules.players + 1)
+        }
+        assert all(a.messages == b.messages for a, b in seats.values())  # the system prompts
+        while not game.over:
+            request = game.pending()[0]
+            obs = view(game, request.seat)
+            a, b = seats[request.seat]
+            problem = "seat 3 is not a candidate" if rng.random() < 0.1 else None
+            turn_a, turn_b = a.turn(obs, request, problem), b.turn(obs, request, problem)
+            assert turn_a.user == turn_b.user
+            if rng.random() < 0.1:  # a compaction's summary of what the seat was shown
+                seen = obs.as_seen()
+                assert a._summary(seen, a.shown, 1) == b._summary(seen, b.shown, 1)
+            answer = Conversation.answer_messages('{"reasoning": "x"}')
+            a.commit(turn_a, answer)
+            b.commit(turn_b, answer)
+            compared += 1
+            try:
+                game.submit(request.seat, random_decision(rng, request))
+            except IllegalDecision as exc:
+                game.apply_default(request.seat, exc.reason)
+    assert compared > 100
+    assert fast.env._fast.get("type")  # type: ignore[attr-defined]  # the events' reads took the inline path
+
+
+@dataclasses.dataclass(frozen=True)
+class _Record:  # a record with a method, and a field its __init__ does not set
+    seq: int
+    later: int = dataclasses.field(init=False)
+
+    def method(self) -> str:
+        return "called"
+
+
+class _Loose:  # an attribute held by some instances only
+    def __init__(self, **fields: object) -> None:
+        self.__dict__.update(fields)
+
+
+def test_the_inline_reads_refuse_and_miss_as_the_plain_sandbox_does() -> None:
+    from arena.prompts import load_prompt_set
+
+    fast, plain = load_prompt_set("default", "en").env, _plain_set("en").env  # type: ignore[attr-defined]
+    event = Game(load_rules("fiim"), 0).events[-1]
+    probes: list[tuple[str, dict[str, object]]] = [
+        ("{{ e.seq }} {{ e.text }}", {"e": event}),
+        ("{{ e.model_dump }}", {"e": event}),  # a record's method: refused however often its fields were read
+        ("{{ e.model_dump() }}", {"e": event}),
+        ("{{ e.__class__ }}", {"e": event}),
+        ("{{ r.seq }}{{ r.method() }}", {"r": _Record(1)}),
+        ("{{ r.later }}", {"r": _Record(1)}),  # never set: a missing attribute, not an inline read
+        ("{{ o.x }}", {"o": _Loose(x=1)}),
+        ("{{ o.x }}", {"o": _Loose()}),  # the same type without it: undefined, as in the plain sandbox
+        ("{{ s.upper() }} {{ '{0}'.format(s) }}", {"s": "ab"}),
+        ("{{ 'a{0.__class__}'.format(1) }}", {}),
+        ("{{ items.append(3) }}", {"items": [1]}),
+        ("{% for x in xs %}{{ loop.index0 }}{{ loop.last }}{% endfor %}", {"xs": [1, 2]}),
+        ("{% set ns = namespace(a=1) %}{{ ns.a }}{{ ns.b }}", {}),
+    ]
+    for _ in range(3):  # the later rounds read through the remembered verdicts and the inline path
+        for source, context in probes:
+            outcomes = []
+            for env in (fast, plain):
+                try:
+                    outcomes.append(("ok", env.from_string(source).render(**context)))
+                except (SecurityError, jinja2.UndefinedError, AttributeError) as exc:
+                    outcomes.append(("refused", type(exc).__name__))
+            assert outcomes[0] == outcomes[1], source
+    assert _Record not in fast._fast.get("later", set())
+    assert _Loose not in fast._fast.get("x", set())
+    assert all(not callable(getattr(event, name)) for name, kinds in fast._fast.items() if Event in kinds)
+
+
+class _Colour(StrEnum):
+    RED = "red"
+
+
+class _Rank(IntEnum):
+    ONE = 1
+
+
+class _Plain(Enum):
+    A = "a"
+
+
+_CHARS = [
+    "a",
+    "Z",
+    " ",
+    '"',
+    "\\",
+    "\n",
+    "\t",
+    "\x00",
+    "\x1f",
+    "\x7f",
+    "é",
+    "Ж",
+    "𝔸",
+    "\u2028",
+    "\ufeff",
+    "\ud800",
+    "\udfff",
+]
+_SCALARS: list[Any] = [0, -1, 2**70, True, False, None, 0.1, -0.0, 1e16, 1e-7, 1.5e300, float("nan"), float("inf"),
+                       -float("inf"), _Colour.RED, _Rank.ONE, _Plain.A, b"bytes", {1, 2}]  # fmt: skip
+
+
+def _value(rng: random.Random, depth: int = 0) -> Any:
+    pick = rng.random()
+    if depth < 4 and pick < 0.25:
+        keys: list[Any] = ["".join(rng.choices(_CHARS, k=rng.randint(0, 4))) for _ in range(rng.randint(0, 4))]
+        if rng.random() < 0.2:
+            keys.append(rng.choice([1, 2.5, True, None, _Colour.RED, (1, 2)]))
+        return {k: _value(rng, depth + 1) for k in keys}
+    if depth < 4 and pick < 0.45:
+        items = [_value(rng, depth + 1) for _ in range(rng.randint(0, 4))]
+        return tuple(items) if rng.random() < 0.3 else items
+    if pick < 0.75:
+        return "".join(rng.choices(_CHARS, k=rng.randint(0, 12)))
+    return rng.choice(_SCALARS)
+
+
+def _outcome(encode: Any, value: Any) -> tuple[str, str]:
+    try:
+        return "ok", encode(value)
+    except Exception as exc:  # the same error, type and words, as json.dumps gives
+        return type(exc).__name__, str(exc)
+
+
+_COMPACT = {"ensure_ascii": False, "separators": (",", ":")}
+_SORTED = {"sort_keys": True, "separators": (",", ":"), "ensure_ascii": False}
+_ENCODERS: list[tuple[Any, Any]] = [  # (the encoder built once, what it stands for)
+    (direct._json, lambda v: json.dumps(v, allow_nan=False, **_COMPACT)),
+    (chain.canonical, lambda v: json.dumps(v, **_SORTED).encode("utf-8")),
+    (plain_record._COMPACT.encode, lambda v: json.dumps(v, **_COMPACT)),
+    (answer._UNESCAPED.encode, lambda v: json.dumps(v, ensure_ascii=False)),
+]
+
+
+@pytest.mark.parametrize("index", range(len(_ENCODERS)))
+def test_encoders_built_once_write_what_json_dumps_writes(index: int) -> None:
+    encode, dumps = _ENCODERS[index]
+    rng = random.Random(index)
+    cyclic: list[Any] = [1]
+    cyclic.append(cyclic)
+    values = [_value(rng) for _ in range(3000)] + [cyclic, {"a": cyclic}, *_SCALARS]
+    errors = 0
+    for value in values:
+        want = _outcome(dumps, value)
+        assert _outcome(encode, value) == want, value
+        errors += want[0] != "ok"
+    assert 50 < errors < len(values) // 2  # the errors were exercised too, and most values encoded
+
+
+def test_a_bodys_keys_are_encoded_as_json_dumps_encodes_them() -> None:
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 5, 'é"\n': 1, "": None}
+    for _ in range(2):  # the second time from the keys' cache
+        assert direct.dumps(body) == json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _jsonable_full(value: Any, exclude_defaults: bool) -> Any:
+    """`record._jsonable` without its shortcut for exact scalars."""
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, tuple | list):
+        return [_jsonable_full(v, exclude_defaults) for v in value]
+    if isinstance(value, plain_record.PlainRecord):
+        return value.model_dump(mode="json", exclude_defaults=exclude_defaults)
+    dump = getattr(value, "model_dump", None)
+    if dump is not None:
+        return dump(mode="json", exclude_defaults=exclude_defaults)
+    return value
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_a_plain_records_scalars_dump_as_the_full_conversion_dumps_them(preset: str) -> None:
+    rules = load_rules(preset)
+    checked = 0
+    for seed in range(3):
+        game = Game(rules, seed)
+        rng = random.Random(seed)
+        while not game.over:
+            request = game.pending()[0]
+            records = [request]
+            try:
+                game.submit(request.seat, random_decision(rng, request))
+            except IllegalDecision as exc:
+                game.apply_default(request.seat, exc.reason)
+            records += game.events[-3:]
+            for record in records:
+                names, defaults = record._fields()
+                for exclude in (False, True):
+                    want = {
+                        name: _jsonable_full(getattr(record, name), exclude)
+                        for name in names
+                        if not (exclude and name in defaults and getattr(record, name) == defaults[name])
+                    }
+                    assert record.model_dump(mode="json", exclude_defaults=exclude) == want
+                    assert record.model_dump_json(exclude_defaults=exclude) == json.dumps(
+                        want, ensure_ascii=False, separators=(",", ":")
+                    )
+                    checked += 1
+    assert checked > 1000
+    for value in [*_SCALARS, 1, "x", 2.5, None, True]:  # an enum or a set is never taken for a scalar
+        got, want = plain_record._jsonable(value, False), _jsonable_full(value, False)
+        assert type(got) is type(want) and repr(got) == repr(want)  # (NaN is not equal to itself)

@@ -769,6 +769,12 @@ class Tracker:
         else:
             raise Violation(f"voted out after a {r.kind} round: {e}")
 
+    def unblocked(self, e: Event, act: str) -> None:
+        """A night act by a living seat the lover did not visit tonight (a visited seat does not act)."""
+        self.acting(e.seat, e)
+        if e.seat in self.night.blocked:
+            raise Violation(f"a blocked {act}: {e}")
+
     def night_event(self, e: Event) -> None:
         t = e.type
         n = self.night
@@ -786,9 +792,7 @@ class Tracker:
             if e.value not in ("disagreed", "lover"):
                 raise Violation(f"bad miss announcement {e}")
         elif t in (ET.DON_CHECK, ET.SHERIFF_CHECK):
-            self.acting(e.seat, e)
-            if e.seat in n.blocked:
-                raise Violation(f"a blocked seat checked: {e}")
+            self.unblocked(e, "seat checked")
             if e.target not in self.alive or e.target == e.seat:
                 raise Violation(f"bad check target {e}")
             target_role = self.roles[e.target or 0]
@@ -804,9 +808,7 @@ class Tracker:
                 raise Violation(f"sheriff shot under rules without it: {e}")
             n.sheriff_shot = e.target
         elif t is ET.MANIAC_KILL:
-            self.acting(e.seat, e)
-            if e.seat in n.blocked:
-                raise Violation(f"a blocked maniac killed: {e}")
+            self.unblocked(e, "maniac killed")
             n.maniac = e.target
         elif t is ET.VISIT:
             self.acting(e.seat, e)
@@ -816,9 +818,7 @@ class Tracker:
                 raise Violation(f"blocked seat {e.seat} was not visited ({n.visit})")
             n.blocked.add(e.seat or 0)
         elif t is ET.HEAL:
-            self.acting(e.seat, e)
-            if e.seat in n.blocked:
-                raise Violation(f"a blocked doctor healed: {e}")
+            self.unblocked(e, "doctor healed")
             n.heal = e.target
         elif t is ET.SAVE_RESULT:
             n.saved, n.save_result_seen = e.target, True

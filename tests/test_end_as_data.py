@@ -24,7 +24,8 @@ RENDERERS = ("arena/render", "arena/web", "arena/site", "arena/live.py", "arena/
 # pieces of the sentences the engine ended a game with before version 3, and of the orchestrator's failure reasons
 # (" removed" with its space: "seat 4 removed", not the departure code `removed`)
 SENTENCES = (" removed", "nobody leaving", "day vote", "night kill", "no answer within", "the player failed")
-PREFIXES = {"TIMEOUT_PREFIX", "ERROR_PREFIX", "TRANSPORT_PREFIX", "OWN_FAILURE", "UNREACHABLE", "NOT_REACHED"}
+PREFIXES = {"TIMEOUT_PREFIX", "ERROR_PREFIX", "TRANSPORT_PREFIX", "OWN_FAILURE", "OWN_PREFIX", "UNREACHABLE",
+            "NOT_REACHED"}  # fmt: skip
 READERS = {"startswith", "endswith", "removeprefix", "removesuffix", "partition", "split", "index", "find"}
 REGEX = {"compile", "match", "fullmatch", "search", "findall", "finditer", "sub", "subn", "split"}
 
@@ -58,9 +59,94 @@ def sentence_readers(source: str) -> list[str]:
     return found
 
 
+def _module(path: Path) -> str:
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+
+
+def reading_definitions(source: str) -> set[str]:
+    """The top-level functions, classes and constants of a module that read a sentence back: those whose own code
+    does (`sentence_readers`), and those that use one of them (a wrapper of a reader reads too)."""
+    tree = ast.parse(source)
+    names: dict[str, ast.stmt] = {}  # a class by its methods (`Class.method`): using a class calls none of them
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            names[node.name] = node
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                names[f"{node.name}.{getattr(item, 'name', '')}"] = item
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(target, ast.Name):
+                    names[target.id] = node
+    readers = {name for name, node in names.items() if sentence_readers(ast.unparse(node))}
+    while True:
+        users = {
+            name
+            for name, node in names.items()
+            if name not in readers and any(isinstance(n, ast.Name) and n.id in readers for n in ast.walk(node))
+        }
+        if not users:
+            return readers
+        readers |= users
+
+
+def _every_reader() -> set[tuple[str, str]]:
+    """(module, name) of every definition in `arena` that reads a sentence back."""
+    paths = sorted((ROOT / "arena").rglob("*.py"))
+    return {(_module(p), name) for p in paths for name in reading_definitions(p.read_text("utf-8"))}
+
+
+def imported_readers(source: str, readers: set[tuple[str, str]]) -> list[str]:
+    """What in `source` takes a sentence reader from another module: `from M import name`, or a method of a class
+    it imports (`Class.method(...)`)."""
+    tree = ast.parse(source)
+    found, imported = [], {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module is not None:
+            for alias in node.names:
+                imported[alias.asname or alias.name] = (node.module, alias.name)
+                if (node.module, alias.name) in readers:
+                    found.append(f"line {node.lineno}: imports {alias.name} from {node.module}, which reads a sentence")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in imported:
+            module, name = imported[node.value.id]
+            if (module, f"{name}.{node.attr}") in readers:
+                found.append(f"line {node.lineno}: uses {name}.{node.attr} of {module}, which reads a sentence")
+    return found
+
+
 def test_no_renderer_reads_a_sentence_back() -> None:
-    problems = [f"{p.relative_to(ROOT)} {what}" for p in _files() for what in sentence_readers(p.read_text("utf-8"))]
+    """Neither itself (a regex, a prefix test, a table keyed by sentences) nor through a function that does (the
+    reason's code was parsed from its words by `players.base.failure` before version 4)."""
+    readers = _every_reader()
+    problems = [
+        f"{p.relative_to(ROOT)} {what}"
+        for p in _files()
+        for what in [*sentence_readers(p.read_text("utf-8")), *imported_readers(p.read_text("utf-8"), readers)]
+    ]
     assert not problems, "a renderer reads an engine sentence back; word the code instead:\n" + "\n".join(problems)
+
+
+# the definitions in `arena` that may read a recorded sentence: the legacy reader's, and two that read words for
+# words, deciding nothing: the LLM seat shows its model the reason without the orchestrator's prefix (also to
+# rebuild a prompt), and an unused answer's call record keeps its own transport error
+ALLOWED_READERS = {
+    ("arena.transcript.legacy", "legacy_sentences_as_data"),
+    ("arena.transcript.legacy", "_ending"),
+    ("arena.transcript.legacy", "_failure"),
+    ("arena.transcript.legacy", "_V2_ENDINGS"),
+    ("arena.transcript.legacy", "_V2_REMOVED"),
+    ("arena.transcript.legacy", "_V2_IDLE"),
+    ("arena.llm.seat", "ConversationSeat.clean_problem"),
+    ("arena.orchestrator", "_Runner.unused"),
+}
+
+
+def test_old_sentences_are_read_in_one_place() -> None:
+    """The reader hands older files to `legacy_sentences_as_data`; nothing else in `arena` reads a sentence."""
+    assert _every_reader() == ALLOWED_READERS
+    reader = (ROOT / "arena" / "transcript" / "reader.py").read_text("utf-8")
+    assert reader.count("legacy_sentences_as_data(") == 1
 
 
 def test_the_check_finds_what_it_forbids() -> None:
@@ -73,6 +159,12 @@ END_REASONS = {"day vote": "дневное голосование"}
 def timed_out(value): return value.startswith(TIMEOUT_PREFIX)
 """
     assert len(sentence_readers(before)) == 3
+    # and through a reader elsewhere: version 3's live.py took the failure's code from players.base's parser
+    base = 'def failure(reason):\n    return "timeout" if reason.startswith(TIMEOUT_PREFIX) else "error"\n'
+    wrapper = "def timeout(reason):\n    return failure(reason) == 'timeout'\n"
+    assert reading_definitions(base + wrapper) == {"failure", "timeout"}
+    readers = {("arena.players.base", "failure")}
+    assert imported_readers("from arena.players.base import Failure, failure\n", readers) != []
     after = '_ENDINGS = {"day_vote": "day vote"}\ndef words(code): return _ENDINGS.get(code, code)\n'
     assert sentence_readers(after) == []
 

@@ -24,7 +24,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import GenerateConfig, ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import SampleScore, Score
 
-from arena.engine import Game, Kind, Request, Role, load_rules
+from arena.engine import Failed, Failure, Game, Kind, Request, Role, load_rules
 from arena.inspect_task import (
     METRICS,
     TASK_VERSION,
@@ -39,10 +39,9 @@ from arena.inspect_task import (
 )
 from arena.llm.conversation import Conversation
 from arena.llm.modes import Mode
-from arena.llm.seat import ConversationSeat
-from arena.players.base import ERROR_PREFIX, OWN_FAILURE
+from arena.llm.seat import ConversationSeat, NoUsableAnswer
+from arena.orchestrator import failed_attempt
 from arena.prompts import load_prompt_set
-from arena.research import tables
 from arena.standin import FakeServer, valid_answer
 from arena.transcript import load, verify
 
@@ -209,16 +208,16 @@ def test_a_missing_probe_is_missing_not_misordered() -> None:
     assert by_name["probe_answered_rate"] == pytest.approx(0.5) and by_name["probe_brier"] == pytest.approx(0.5)
 
 
-def test_the_failure_wording_the_report_parses_is_the_llm_seats() -> None:
-    """tables.attempt_failure tells an unreachable model (transport) from an unreadable answer (the model's) by the
-    LLM seat's own wording, as the orchestrator records it: pin it to the seat."""
+def test_the_failure_codes_the_report_counts_are_the_llm_seats() -> None:
+    """The report tells an unreachable model (an error, not reached: transport) from an unreadable answer (the
+    model's: malformed) by the codes the orchestrator records for the LLM seat's own failures: pin them to the seat."""
     rules = load_rules("fiim")
     conversation = Conversation(load_prompt_set("default", "en"), rules, 1, Mode.JSON_SCHEMA)
     seat = InspectSeat(1, get_model("mockllm/model"), conversation)  # the LLM seat of the task: a ConversationSeat
     exc = seat.fail_transport([], Request(seat=1, kind=Kind.PROBE, options=(2, 3)), "ConnectionError: reset", 1.0, 1)
-    assert tables.attempt_failure(f"{ERROR_PREFIX} {type(exc).__name__}: {exc}") == "error"
-    assert tables.attempt_failure(f"{ERROR_PREFIX} NoUsableAnswer: no JSON object found") == "malformed"
-    assert ConversationSeat.clean_problem(OWN_FAILURE + "x") == "x"
+    assert failed_attempt(exc).data == Failed(Failure.ERROR, reached=False)
+    assert failed_attempt(NoUsableAnswer("no JSON object found")).data == Failed(Failure.MALFORMED)
+    assert ConversationSeat.clean_problem(failed_attempt(NoUsableAnswer("no JSON")).reason) == "no JSON"
 
 
 def test_seat_choices() -> None:

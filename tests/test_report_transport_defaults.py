@@ -8,10 +8,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from arena.agents import AgentSpec, resolve_agent
 from arena.engine import Game, Observation, Request, load_rules
-from arena.orchestrator import run_game
-from arena.players.base import Answer, Player, PlayerError, transport_failure
+from arena.orchestrator import FailedAttempt, _Outcome, _Runner, run_game
+from arena.players.base import Answer, ModelCall, Player, PlayerError, transport_failure
 from arena.players.bots import HeuristicBot
 from arena.research.corpus import TRANSPORT_SHARE, load_folder, made_of_failures
 from arena.transcript import TranscriptWriter, load, make_header
@@ -31,9 +33,16 @@ class Unreachable(Player):
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
         if problem is None:
             self.asked += 1
-        if self.asked in self.failing:  # reached=True: the old behaviour, a default instead of a stop
-            raise PlayerError("the model could not be reached: connection error: refused", final=True)
+        if self.asked in self.failing:
+            raise PlayerError("the model could not be reached: connection error: refused", final=True, reached=False)
         return await self.bot.decide(observation, request, problem)
+
+
+def _old_final(
+    seat: int, rejects: list[FailedAttempt], calls: list[ModelCall], failed: FailedAttempt, fix: str
+) -> _Outcome:
+    """An older arena's end of a decision whose last attempt got no answer from the seat's model: the default."""
+    return _Outcome(None, rejects, calls, default=failed)
 
 
 def _game(folder: Path, seed: int, failing: set[int]) -> Path:
@@ -44,7 +53,9 @@ def _game(folder: Path, seed: int, failing: set[int]) -> Path:
     players[3] = Unreachable(3, seed, failing)
     path = folder / f"game-{seed}-{len(failing)}.jsonl"
     writer = TranscriptWriter.create(path, make_header(rules, seed, specs))
-    asyncio.run(run_game(Game(rules, seed), players, writer))
+    with pytest.MonkeyPatch.context() as patch:  # the old behaviour: the default, not the stop
+        patch.setattr(_Runner, "_final", staticmethod(_old_final))
+        asyncio.run(run_game(Game(rules, seed), players, writer))
     writer.close()
     return path
 
@@ -54,7 +65,7 @@ def test_a_game_made_of_transport_defaults_is_not_counted_and_is_listed(tmp_path
     healthy = _game(tmp_path, 2, set())
     transcript = load(failing)
     defaults = [i for i in transcript.inputs if i.seat == 3 and i.op == "default"]
-    assert defaults and all(transport_failure(i.reason) for i in defaults)
+    assert defaults and all(transport_failure(i) for i in defaults)
     decisions = sum(1 for i in transcript.inputs if i.seat == 3 and i.op in ("decide", "default"))
     assert len(defaults) > TRANSPORT_SHARE * decisions
     why = made_of_failures(transcript)

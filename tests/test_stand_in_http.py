@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.standin import FakeServer, FaultPlan, tokens
+from arena.standin.metering import message_text
 from arena.standin.server import _State
 from arena.standin.transport import Gate, HttpRequest, HttpServer, Reply
 
@@ -179,7 +180,8 @@ def test_the_server_process_records_bodies_and_stops_on_sigterm(tmp_path: Path) 
     assert [json.loads(line).encode() for line in record.read_text(encoding="utf-8").splitlines()] == [BODY]
 
 
-# The prefix cache as first written: compare each remembered prompt message by message, token by token.
+# The prefix cache as first written: compare each remembered prompt message by message, token by token (each
+# message's tokens as the stand-in reads them: `tokens(message_text(m))`).
 def _reference_shared(previous: list[tuple[str, ...]], current: list[tuple[str, ...]]) -> int:
     shared = 0
     for before, now in zip(previous, current, strict=False):
@@ -209,14 +211,6 @@ def _reference_remember(recent: list[list[tuple[str, ...]]], prompt: list[tuple[
         recent.append(prompt)
         del recent[:-32]
     return best
-
-
-def _reference_content(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    parts = [content if isinstance(content, str) else ""]
-    for call in message.get("tool_calls") or []:
-        parts.append(json.dumps(call.get("function", {}), sort_keys=True))
-    return " ".join(parts)
 
 
 def _bodies(rng: random.Random) -> list[dict[str, Any]]:
@@ -259,7 +253,7 @@ def test_the_cached_token_figures_are_those_of_the_plain_definition() -> None:
     for body in _bodies(random.Random(5)):
         raw = json.dumps(body).encode()
         reply = state.handle(HttpRequest(b"POST", b"/v1/chat/completions", [], raw, 0.0))
-        prompt = [(str(m.get("role", "")), *tokens(_reference_content(m))) for m in body["messages"]]
+        prompt = [(str(m.get("role", "")), *tokens(message_text(m))) for m in body["messages"]]
         key = json.dumps(body["messages"][:2], sort_keys=True)
         schema = tuple(tokens(json.dumps({"response_format": body["response_format"]}, sort_keys=True)))
         cached = _reference_remember(plain.setdefault(key, []), prompt)

@@ -13,7 +13,7 @@ from driving import until_asked
 from rich.console import Console
 from terminal_io import arena_on_a_pty, pipe, pty_pair, read_until
 
-from arena.engine import Game, Kind, Phase, Request, load_rules, view
+from arena.engine import Failed, Failure, Game, Kind, Phase, Request, load_rules, view
 from arena.human.form import build_form, spoken_nomination, vote_rule
 from arena.live import EventPrinter, status_line
 from arena.orchestrator import RunStats, run_game
@@ -216,7 +216,7 @@ def test_a_timeout_is_logged_once_as_a_timeout_not_as_a_refusal() -> None:
 def test_the_live_printer_still_shows_a_timed_out_reask_that_was_answered_later() -> None:
     game = Game(load_rules("fiim"), 3)
     request = until_asked(game, 1, Kind.SPEECH)
-    game.reject(1, "no answer within 5 s")
+    game.reject(1, "no answer within 5 s", Failed(Failure.TIMEOUT, 5000))  # the code, as the orchestrator records it
     game.submit(1, request.default)
     out = io.StringIO()
     printer = EventPrinter(Console(file=out, width=200, color_system=None), game.rules)

@@ -49,7 +49,7 @@ def test_round_trip(tmp_path: Path) -> None:
     path, game = _play(tmp_path)
     t = load(path)
     first = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
-    assert first["format"] == "mafia-arena-transcript" and first["version"] == VERSION == 3
+    assert first["format"] == "mafia-arena-transcript" and first["version"] == VERSION == 4
     assert stat.S_IMODE(path.stat().st_mode) == 0o600  # only its owner reads a transcript
     assert t.chain == "ok" and all('"hash":"' in line for line in path.read_text(encoding="utf-8").splitlines())
     assert t.header.seed == 4 and t.header.ruleset() == game.rules

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,14 @@ def _app(tmp_path: Path, human_timeout: float | None = 30.0) -> tuple[Server, Te
     config = ServeConfig(out_dir=tmp_path, human_timeout=human_timeout, bot_delay=0.0, start="now")
     server = Server(config)
     return server, TestClient(create_app(server))
+
+
+@contextmanager
+def _one_human(tmp_path: Path) -> Iterator[tuple[Server, TestClient, Table]]:
+    """The table most tests here read: seat 1 a person's, the others bots, seed 3, the client open."""
+    server, client = _app(tmp_path)
+    with client:
+        yield server, client, _table(client, server, (1,), seed=3, tmp_path=tmp_path)
 
 
 def _table(
@@ -178,9 +187,7 @@ def test_probes_from_the_page_stay_private_to_their_seat(tmp_path: Path) -> None
 
 
 def test_a_spectator_sees_only_public_events_and_no_god_view_before_the_end(tmp_path: Path) -> None:
-    server, client = _app(tmp_path)
-    with client:
-        table = _table(client, server, (1,), seed=3, tmp_path=tmp_path)
+    with _one_human(tmp_path) as (_, client, table):
         wait_until(lambda: table.asks.get(1) is not None)
         state = client.get(f"/api/state/{table.spectator_token}").json()
         public = dict(view(table.game, PUBLIC).numbered())  # numbered in the public sequence
@@ -210,9 +217,7 @@ def test_wrong_missing_and_foreign_tokens_are_refused(tmp_path: Path) -> None:
 
 
 def test_the_form_refuses_at_once_with_the_reason_and_the_seat_comes_from_the_token(tmp_path: Path) -> None:
-    server, client = _app(tmp_path)
-    with client:
-        table = _table(client, server, (1,), seed=3, tmp_path=tmp_path)
+    with _one_human(tmp_path) as (_, client, table):
         token = table.tokens[1]
         wait_until(lambda: table.asks.get(1) is not None)
         pending = client.get(f"/api/state/{token}").json()["pending"]
@@ -249,9 +254,7 @@ def _until_speech(client: TestClient, table: Table, token: str) -> dict[str, Any
 
 
 def test_an_illegal_nomination_is_refused_with_the_reason(tmp_path: Path) -> None:
-    server, client = _app(tmp_path)
-    with client:
-        table = _table(client, server, (1,), seed=3, tmp_path=tmp_path)
+    with _one_human(tmp_path) as (_, client, table):
         token = table.tokens[1]
         pending = _until_speech(client, table, token)
         legal = pending["form"]["nominate_options"]
@@ -309,9 +312,7 @@ def test_a_seat_link_opens_few_sockets_and_a_message_flood_is_cut_off(tmp_path: 
 
     from arena.web.routes.channel import MAX_SEAT_SOCKETS, MESSAGE_BURST
 
-    server, client = _app(tmp_path)
-    with client:
-        table = _table(client, server, (1,), seed=3, tmp_path=tmp_path)
+    with _one_human(tmp_path) as (_, client, table):
         token = table.tokens[1]
         with ExitStack() as stack:
             for _ in range(MAX_SEAT_SOCKETS):  # a few tabs are fine
@@ -402,9 +403,7 @@ def test_a_server_restart_keeps_every_decision_and_the_game_resumes(tmp_path: Pa
 
 
 def test_pages_are_escaped_and_locked_down(tmp_path: Path) -> None:
-    server, client = _app(tmp_path)
-    with client:
-        table = _table(client, server, (1,), seed=3, tmp_path=tmp_path)
+    with _one_human(tmp_path) as (_, client, table):
         page = client.get(f"/seat/{table.tokens[1]}?lang=ru")
         assert page.status_code == 200
         csp = page.headers["content-security-policy"]
@@ -488,9 +487,7 @@ def test_loopback_detection() -> None:
 
 
 def test_russian_pages_say_the_same_facts(tmp_path: Path) -> None:
-    server, client = _app(tmp_path)
-    with client:
-        table = _table(client, server, (1,), seed=3, tmp_path=tmp_path)
+    with _one_human(tmp_path) as (_, client, table):
         wait_until(lambda: table.asks.get(1) is not None)
         en = client.get(f"/api/state/{table.tokens[1]}").json()
         ru = client.get(f"/api/state/{table.tokens[1]}?lang=ru").json()
@@ -598,9 +595,7 @@ async def _post_chunked(app: Any, path: str, chunks: int, size: int) -> tuple[in
 
 
 def test_a_chunked_body_is_refused_past_the_limit_without_reading_the_rest(tmp_path: Path) -> None:
-    server, client = _app(tmp_path)
-    with client:
-        table = _table(client, server, (1,), seed=3, tmp_path=tmp_path)
+    with _one_human(tmp_path) as (server, client, table):
         assert client.portal is not None
         for path in (f"/api/decide/{table.tokens[1]}", f"/api/tables/{server.config.admin_token}"):
             status, read = client.portal.call(_post_chunked, client.app, path, 1000, 4096)  # 4 MB offered
@@ -609,10 +604,8 @@ def test_a_chunked_body_is_refused_past_the_limit_without_reading_the_rest(tmp_p
 
 
 def test_deeply_nested_json_is_refused_never_a_500_or_a_dead_socket(tmp_path: Path) -> None:
-    server, client = _app(tmp_path)
     nested = "[" * 5000 + "]" * 5000  # under MAX_MESSAGE, far past the JSON parser's recursion limit
-    with client:
-        table = _table(client, server, (1,), seed=3, tmp_path=tmp_path)
+    with _one_human(tmp_path) as (server, client, table):
         token = table.tokens[1]
         wait_until(lambda: table.asks.get(1) is not None)
         got = client.post(f"/api/decide/{token}", content=nested)

@@ -447,3 +447,59 @@ def test_a_bot_speech_is_paced_by_its_length_at_a_live_table() -> None:
     with concurrent.futures.ThreadPoolExecutor(1) as pool:  # a loop of its own (playwright's may run in this thread)
         pool.submit(asyncio.run, run()).result(60)
     assert waited == [30.0, 1.0, 1.0]
+
+
+# ----- a bot's or a model's clock at a live table counts its thinking only ------------------------------------------
+def test_a_paced_seat_keeps_its_own_clock_for_its_thinking_only() -> None:
+    """The pace a speech is shown at (a blinded table's typing speed can pass a minute) does not count against the
+    seat's limit; a seat that thinks past it raises TimeoutError(limit), as a person's seat does; a model seat stays a
+    model seat to the orchestrator, and its cut calls are handed on (so a dead model stops the game)."""
+    import asyncio
+    import concurrent.futures
+
+    from arena.engine import Decision, Game, Kind, Observation, Phase, Request, view
+    from arena.players.base import Answer, ModelCall, Player
+    from arena.web.table import Paced
+
+    class Model(Player):
+        model_seat = True
+
+        def __init__(self, hang: bool) -> None:
+            self.seat = 1
+            self.hang = hang
+
+        async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
+            if self.hang:
+                await asyncio.Event().wait()  # its server never answers
+            return Answer(decision=Decision(text="word " * 150))
+
+        def abandoned_calls(self) -> list[ModelCall]:
+            return [ModelCall(seat=1, request_kind="speech", error="transport: cut")]
+
+    slept: list[float] = []
+
+    async def pause(seconds: float) -> None:  # the pace, as long as it is, with the seat's clock long run out
+        slept.append(seconds)
+        await asyncio.sleep(0.2)
+
+    async def run() -> tuple[Answer, BaseException | None]:
+        game = Game(load_rules("fiim"), 5)
+        table = Table(game=game, seats={}, lang="en", bot_delay=1.0, bot_wpm=180.0)
+        table.pause = pause
+        obs = view(game, 1)
+        obs.phase = Phase.DAY
+        speech = Request(seat=1, kind=Kind.SPEECH, max_words=150, default=Decision())
+        answered = await Paced(Model(hang=False), table, 1.0, limit_s=0.05).decide(obs, speech)
+        hung = Paced(Model(hang=True), table, 1.0, limit_s=0.05)
+        assert hung.model_seat and hung.time_limit(speech) is None  # no orchestrator limit: its own clock
+        assert [c.error for c in hung.abandoned_calls()] == ["transport: cut"]
+        try:
+            await hung.decide(obs, speech)
+        except TimeoutError as exc:
+            return answered, exc
+        return answered, None
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # a loop of its own (playwright's may run in this thread)
+        answered, error = pool.submit(asyncio.run, run()).result(60)
+    assert answered.decision.text and slept == [50.0]  # 150 words at 180 wpm, past its 0.05 s: the answer stands
+    assert isinstance(error, TimeoutError) and error.args == (0.05,)

@@ -16,7 +16,7 @@ default, `apply_default`), until the game is decided. With every seat taking the
 draw
 """
 
-from arena.engine.decisions import Claim, Decision, IllegalDecision, Kind, Request, SpeechKind
+from arena.engine.decisions import Claim, Decision, Failed, Failure, IllegalDecision, Kind, Request, SpeechKind
 from arena.engine.events import Event, EventType, Phase, Vis
 from arena.engine.game import AWARDS, JUDGE_OPS, AwardKind, Game, Input
 from arena.engine.outcome import Outcome, Termination, Winner
@@ -35,6 +35,8 @@ __all__ = [
     "Decision",
     "Event",
     "EventType",
+    "Failed",
+    "Failure",
     "Game",
     "IllegalDecision",
     "Input",

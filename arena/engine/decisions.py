@@ -106,6 +106,34 @@ class IllegalDecision(ValueError):
         self.code = code
         self.reason = message
 
+    def failed(self) -> Failed:
+        """This refusal as a failed attempt's data (`Game.reject`, `Game.apply_default`)."""
+        return Failed(Failure.REFUSED, rule=self.code)
+
+
+class Failure(StrEnum):
+    """Why a seat's attempt did not settle its decision: it is asked again, and past the last attempt the rule's
+    default applies (R9.7). The stable code a reject or default input carries, and its `action_rejected` or
+    `default_applied` event; renderers word the code, never the reason's sentence."""
+
+    TIMEOUT = "timeout"  # no answer within the seat's time (`Failed.limit_ms`)
+    MALFORMED = "malformed"  # the seat's model answered, unreadably
+    ERROR = "error"  # the seat failed otherwise: its model was not reached (`Failed.reached`), or the player crashed
+    REFUSED = "refused"  # a readable answer the engine refused (`Failed.rule`: the IllegalDecision's code)
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """A failed attempt as data, beside the reason's words: its code; a time-out's limit in milliseconds;
+    `reached` False when a model seat's attempt got no answer from its model (a transport failure: unreachable,
+    refused by the server, or silent past the limit); a refusal's IllegalDecision code. The engine only records it:
+    what failed, and how, is the caller's (the orchestrator's) to say."""
+
+    code: Failure
+    limit_ms: int | None = None
+    reached: bool = True
+    rule: str | None = None
+
 
 def request_record(
     seat: int,

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from arena.engine.decisions import Decision, IllegalDecision, Kind, Request
+from arena.engine.decisions import Decision, Failed, Failure, IllegalDecision, Kind, Request
 from arena.engine.events import EVERY_SEAT, Event, EventType, Phase, Vis, audience_mask
 from arena.engine.flow import run
 from arena.engine.night import doomed
@@ -65,6 +65,23 @@ class Input(BaseModel):
     seconds: int = 0  # extra_time: the seconds the judge adds to the seat's clock
     award: AwardKind | None = None
     points: float = 0.0
+    # reject and default: the failed attempt as data (`Failed`; None from a caller that said nothing of it)
+    code: Failure | None = None
+    limit_ms: int | None = None
+    reached: bool = True
+    rule: str | None = None
+
+    @property
+    def failed(self) -> Failed | None:
+        """A reject's or default's failed attempt as data, if its caller recorded one."""
+        if self.code is None:
+            return None
+        return Failed(self.code, self.limit_ms, self.reached, self.rule)
+
+
+def _failed_input(op: str, seat: int, reason: str, failed: Failed) -> Input:
+    code, limit_ms, reached, rule = failed.code, failed.limit_ms, failed.reached, failed.rule
+    return Input(op=op, seat=seat, reason=reason, code=code, limit_ms=limit_ms, reached=reached, rule=rule)
 
 
 class Game:
@@ -74,8 +91,9 @@ class Game:
     # the rest takes the slow lookup, and the flow reads them at every step (5 % of the engine bench,
     # bench/README.md). A new attribute is listed here too.
     __slots__ = (
-        "_answers", "_at_once", "_awards", "_batch", "_budgets", "_default_fouls", "_first_seat", "_flow", "_in_flow",
-        "_inputs", "_notes", "_seconds", "alive", "alive_seats", "ascii_phrases", "black", "cancelled_days", "day",
+        "_answers", "_at_once", "_awards", "_batch", "_budgets", "_default_fouls", "_failed", "_first_seat", "_flow",
+        "_in_flow", "_inputs", "_notes", "_seconds", "alive", "alive_seats", "ascii_phrases", "black", "cancelled_days",
+        "day",
         "day1_vote_left", "deal_source", "doctor_last_heal", "doctor_saved", "doctor_self_heals", "events",
         "forbidden_phrases", "forfeit_pending", "foul_counts", "fouls", "idle_nights", "justified", "kill_order",
         "last_hidden", "leaving_today", "lost_vote", "lover_last_visit", "maniac_ally", "morning_deaths",
@@ -98,6 +116,7 @@ class Game:
         self._inputs: list[tuple[str, int, Decision | None, str]] = []  # kept light; `inputs` builds the models
         self._seconds: dict[int, int] = {}  # index in `_inputs` -> an extra_time's seconds
         self._awards: dict[int, tuple[AwardKind, float]] = {}  # index in `_inputs` -> an award's kind and points
+        self._failed: dict[int, Failed] = {}  # index in `_inputs` -> a reject's or default's failed attempt
         self.paused = False  # the judge has paused the live table
         self.day = 0
         self.phase = Phase.SETUP
@@ -151,7 +170,7 @@ class Game:
         # the driver
         self._batch: Batch = {}
         self._answers: Answers = {}
-        self._notes: list[tuple[int, EventType, str]] = []
+        self._notes: list[tuple[int, EventType, str, Failed | None]] = []
         self._default_fouls: list[int] = []
         self._at_once: dict[int, Callable[[Decision], None]] = {}  # seats whose answer the flow takes at once
         self._in_flow = False
@@ -183,11 +202,13 @@ class Game:
     @property
     def inputs(self) -> list[Input]:
         """Every input so far, in order: replaying them on a new Game with the same rules and seed rebuilds this one."""
-        seconds, awards = self._seconds, self._awards
+        seconds, awards, failed = self._seconds, self._awards, self._failed
         return [
-            Input(op=op, seat=seat, decision=d, reason=r, seconds=seconds.get(i, 0))
-            if i not in awards
-            else Input(op=op, seat=seat, reason=r, award=awards[i][0], points=awards[i][1])
+            Input(op=op, seat=seat, reason=r, award=awards[i][0], points=awards[i][1])
+            if i in awards
+            else _failed_input(op, seat, r, failed[i])
+            if i in failed
+            else Input(op=op, seat=seat, decision=d, reason=r, seconds=seconds.get(i, 0))
             for i, (op, seat, d, r) in enumerate(self._inputs)
         ]
 
@@ -303,17 +324,21 @@ class Game:
         """Validate without applying: what `submit` would accept. Raises IllegalDecision with the reason."""
         return validate(self, self._require_pending(seat), decision)
 
-    def reject(self, seat: int, reason: str) -> None:
-        """Record that `seat`'s answer was refused and asked again (the orchestrator's re-ask), as an event."""
+    def reject(self, seat: int, reason: str, failed: Failed | None = None) -> None:
+        """Record that `seat`'s attempt failed and is asked again (the orchestrator's re-ask, R9.7), as an event:
+        `reason` in words, `failed` as data (its code, a time-out's limit; `Failed`)."""
         self._require_pending(seat)
+        self._note_failed(failed)
         self._inputs.append(("reject", seat, None, reason))
-        self._notes.append((seat, EventType.ACTION_REJECTED, reason))
+        self._notes.append((seat, EventType.ACTION_REJECTED, reason, failed))
 
-    def apply_default(self, seat: int, reason: str) -> Decision:
-        """Apply the rule's default for `seat`'s pending request (after bounded re-asks or a timeout)."""
+    def apply_default(self, seat: int, reason: str, failed: Failed | None = None) -> Decision:
+        """Apply the rule's default for `seat`'s pending request (R9.7: after bounded re-asks or a timeout), with
+        the failed attempt that ended it: `reason` in words, `failed` as data."""
         request = self._require_pending(seat)
+        self._note_failed(failed)
         self._inputs.append(("default", seat, None, reason))
-        self._notes.append((seat, EventType.DEFAULT_APPLIED, reason))
+        self._notes.append((seat, EventType.DEFAULT_APPLIED, reason, failed))
         # R9.7: a probe never acts; and a decision made at night costs no foul, since a foul is public and, whenever
         # it were announced, it would name a seat that acts at night (a don, a sheriff, a black, ...)
         if self.rules.fouls.illegal_action_foul and request.kind is not Kind.PROBE and self.phase is not Phase.NIGHT:
@@ -321,6 +346,10 @@ class Game:
         self._answers[seat] = request.default
         self._answered(seat)
         return request.default
+
+    def _note_failed(self, failed: Failed | None) -> None:
+        if failed is not None:
+            self._failed[len(self._inputs)] = failed
 
     def foul(self, seat: int, reason: str = "judge") -> None:
         """The judge gives `seat` a foul (or warning). May forfeit a speech, cost the vote, or remove him."""
@@ -418,9 +447,9 @@ class Game:
                 assert item.decision is not None
                 self.submit(item.seat, item.decision)
             elif item.op == "reject":
-                self.reject(item.seat, item.reason)
+                self.reject(item.seat, item.reason, item.failed)
             elif item.op == "default":
-                self.apply_default(item.seat, item.reason)
+                self.apply_default(item.seat, item.reason, item.failed)
             elif item.op == "foul":
                 self.foul(item.seat, item.reason)
             elif item.op == "pause":
@@ -641,8 +670,11 @@ class Game:
         fouls = sorted(s for s in self._default_fouls if s == only or not only)
         self._notes = [n for n in self._notes if only and n[0] != only]
         self._default_fouls = [s for s in self._default_fouls if only and s != only]
-        for seat, type_, reason in notes:
-            self.emit(type_, Vis.SEATS, (seat,), seat=seat, value=reason)
+        for seat, type_, reason, failed in notes:
+            if failed is None:
+                self.emit(type_, Vis.SEATS, (seat,), seat=seat, value=reason)
+            else:  # the code and a time-out's limit, which the pages word (the input keeps the rest)
+                self.emit(type_, Vis.SEATS, (seat,), seat=seat, value=reason, code=failed.code, count=failed.limit_ms)
         for seat in fouls:
             if self.alive[seat]:
                 self.give_foul(seat, "illegal_action")

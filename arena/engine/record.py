@@ -16,10 +16,17 @@ from enum import Enum
 from typing import Any, Literal, Self
 
 _ADAPTERS: dict[type, Any] = {}
+# `json.dumps(..., ensure_ascii=False, separators=(",", ":"))` builds this very encoder on every call: built once
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 _FIELDS: dict[type, tuple[tuple[str, ...], dict[str, Any]]] = {}  # per class: field names, defaults
 
 
+_SCALARS = frozenset({int, str, float, bool, type(None)})  # exactly these types: their JSON value is themselves
+
+
 def _jsonable(value: Any, exclude_defaults: bool) -> Any:
+    if type(value) in _SCALARS:  # most fields (no enum, list, record or model among them)
+        return value
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, tuple | list):
@@ -71,9 +78,7 @@ class PlainRecord:
 
     def model_dump_json(self, *, exclude_defaults: bool = False) -> str:
         """Compact JSON, byte for byte what pydantic's `model_dump_json` gave for the same fields."""
-        return json.dumps(
-            self.model_dump(mode="json", exclude_defaults=exclude_defaults), ensure_ascii=False, separators=(",", ":")
-        )
+        return _COMPACT.encode(self.model_dump(mode="json", exclude_defaults=exclude_defaults))
 
     def model_copy(self, *, update: dict[str, Any] | None = None) -> Self:
         """A copy with some fields changed (no validation, as in pydantic)."""

@@ -238,24 +238,6 @@ def _fields_at(loc: tuple[int | str, ...]) -> list[str]:
     return list(model.model_fields)
 
 
-def _format_errors(err: ValidationError, source: str) -> str:
-    lines = [f"invalid rules in {source}:"]
-    for e in err.errors():
-        loc = ".".join(str(p) for p in e["loc"]) or "(top level)"
-        msg = e["msg"]
-        if e["type"] == "extra_forbidden":
-            allowed = _fields_at(tuple(e["loc"]))
-            msg = "unknown field" + (f" (allowed here: {', '.join(allowed)})" if allowed else "")
-        ctx = e.get("ctx") or {}
-        if "expected" in ctx:
-            msg = f"{msg} (allowed: {ctx['expected']})"
-        got = e.get("input")
-        if not isinstance(got, (dict, list)):
-            msg = f"{msg}; got {got!r}"
-        lines.append(f"  {loc}: {msg}")
-    return "\n".join(lines)
-
-
 def _deep_merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
     out = dict(base)
     for key, value in over.items():
@@ -335,4 +317,6 @@ def load_rules(
     try:
         return RuleSet.model_validate(data)
     except ValidationError as exc:
-        raise RulesError(_format_errors(exc, source)) from None
+        from arena.safe_read import field_errors
+
+        raise RulesError(field_errors(exc, f"invalid rules in {source}:", _fields_at)) from None

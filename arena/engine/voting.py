@@ -39,6 +39,14 @@ def _abort(g: GameState) -> None:
     g.emit(EventType.VOTE_CANCELLED, count=g.day)
 
 
+def _abort_if_cancelled(g: GameState) -> bool:
+    """R9.5: if a removal has cancelled today's vote, say so (`_abort`) and return True: the caller stops there."""
+    if _cancelled(g):
+        _abort(g)
+        return True
+    return False
+
+
 def _settle(g: GameState, reason: str | None = None) -> None:
     """R9.5a: today's vote is over with nobody leaving (R5.2, R5.3, R6.5, ...: `reason` says which)."""
     g.vote_settled = True
@@ -75,12 +83,17 @@ def _counts(tally: Tally, candidates: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def vote_round(g: GameState, candidates: list[int], round_kind: str) -> TallyFlow:
-    """One vote over `candidates` (R5.5–R5.10): one secret ballot each, or hands raised nominee by nominee."""
+    """One vote over `candidates` (R5.5–R5.10): one secret ballot each, or hands raised nominee by nominee. None
+    if a removal cancelled the vote meanwhile (R9.5), which it announces."""
     cands = tuple(candidates)
     g.emit(EventType.VOTING_STARTED, seats=cands, value=round_kind)
     if g.rules.voting.protocol == "ballot":
-        return (yield from ballot_round(g, cands))
-    return (yield from hands_round(g, cands, round_kind))
+        tally = yield from ballot_round(g, cands)
+    else:
+        tally = yield from hands_round(g, cands, round_kind)
+    if tally is None:
+        _abort(g)
+    return tally
 
 
 def ballot_round(g: GameState, cands: tuple[int, ...]) -> TallyFlow:
@@ -187,10 +200,12 @@ def _decided(g: GameState, tally: Tally, called: list[int], still: int) -> int:
 
 
 def yes_no_round(g: GameState, subject: str, candidate: int | None, candidates: tuple[int, ...]) -> YesFlow:
-    """Every voter answers yes or no at once: the lift vote, the acquittal re-vote, a lone nominee's threshold."""
+    """Every voter answers yes or no at once: the lift vote, the acquittal re-vote, a lone nominee's threshold. None
+    if a removal cancelled the vote meanwhile (R9.5), which it announces."""
     g.emit(EventType.VOTING_STARTED, seats=candidates, value=subject)
     answers = yield {s: _vote_request(s, subject, candidate, candidates) for s in _voters(g)}
     if _cancelled(g):
+        _abort(g)
         return None
     yes = [s for s in sorted(answers) if answers[s].vote and g.alive[s]]
     for s in sorted(answers):
@@ -231,8 +246,7 @@ def day_vote(g: GameState) -> Flow:
     otherwise a round (R5.5): a sole leader leaves (R5.8) under plurality or a majority of the votes cast (P13),
     after the club's justification (P18); a tie goes to §1.6 (R5.9). With nominations off, every living player is
     a candidate (P10)."""
-    if _cancelled(g):
-        _abort(g)
+    if _abort_if_cancelled(g):
         return
     candidates = [c for c in g.nominees if g.alive[c]] if g.rules.nominations.enabled else g.living()
     if not candidates:
@@ -243,7 +257,6 @@ def day_vote(g: GameState) -> Flow:
         return
     tally = yield from vote_round(g, candidates, "main")
     if tally is None:
-        _abort(g)
         return
     leaders, top = _leaders(candidates, tally)
     if top == 0:
@@ -274,7 +287,6 @@ def _single_nominee(g: GameState, nominee: int) -> Flow:
     living = len(g.living())
     yes = yield from yes_no_round(g, "threshold", nominee, (nominee,))
     if yes is None:
-        _abort(g)
         return
     g.emit(EventType.VOTES_COUNTED, seats=(nominee,), counts=(len(yes),))
     if len(yes) * 2 > living:
@@ -290,12 +302,10 @@ def _justification(g: GameState, leader: int, first_votes: int) -> Flow:
         return
     g.justified.add(leader)
     yield from one_speech(g, leader, SpeechKind.TIE, g.rules.speech.tie_s)
-    if _cancelled(g):
-        _abort(g)
+    if _abort_if_cancelled(g):
         return
     yes = yield from yes_no_round(g, "acquittal", leader, (leader,))
     if yes is None:
-        _abort(g)
         return
     g.emit(EventType.VOTES_COUNTED, seats=(leader,), counts=(len(yes),))
     if len(yes) < first_votes:
@@ -322,12 +332,10 @@ def _tie(g: GameState, tied: list[int]) -> Flow:
                     continue
                 g.justified.add(s)
             yield from one_speech(g, s, SpeechKind.TIE, g.rules.speech.tie_s)
-        if _cancelled(g):
-            _abort(g)
+        if _abort_if_cancelled(g):
             return
         tally = yield from vote_round(g, current, "revote")
         if tally is None:
-            _abort(g)
             return
         leaders, top = _leaders(current, tally)
         if top > 0 and len(leaders) == 1:
@@ -363,7 +371,6 @@ def _repeated_tie(g: GameState, tied: list[int]) -> Flow:
         return
     yes = yield from yes_no_round(g, "lift", None, tuple(tied))
     if yes is None:
-        _abort(g)
         return
     passed = len(yes) * 2 > living
     g.emit(EventType.LIFT_RESULT, seats=tuple(tied), count=len(yes), value="passed" if passed else "failed")

@@ -40,10 +40,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from arena.agents import BUILTIN, AgentSpec
 from arena.engine import Game, Role, RulesError, RuleSet, Team, load_rules
 from arena.engine.roles import base_team
+from arena.tournament.model import Label
 
 FIELDS_DIR = Path(__file__).parent / "fields"
 NAME = re.compile(r"^[a-z0-9][a-z0-9.-]{0,39}$")
-LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,23}$")
 
 
 class FieldError(ValueError):
@@ -80,18 +80,11 @@ class Member(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    label: str
+    label: Label
     agent: str
     noise: float | None = Field(None, gt=0, le=1)
     town: float
     mafia: float
-
-    @field_validator("label")
-    @classmethod
-    def _label(cls, value: str) -> str:
-        if not LABEL.match(value):
-            raise ValueError("must be 1-24 characters: letters, digits, and _ . + - (not first)")
-        return value
 
     @field_validator("agent")
     @classmethod

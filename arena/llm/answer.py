@@ -17,6 +17,8 @@ from arena.llm.extract import NoJSON, extract_object
 from arena.llm.modes import MAX_ANSWER_BYTES, Completion
 from arena.llm.schema import ShapeError, claim_problem, to_decision, to_decision_stable
 
+_UNESCAPED = json.JSONEncoder(ensure_ascii=False)  # `json.dumps(v, ensure_ascii=False)`, the encoder built once
+
 CLAIM_DROPPED = "claim dropped: "  # a call record's note when the answer's claim was dropped (the speech stands)
 
 
@@ -65,7 +67,7 @@ def read_completion(
     except NoJSON as exc:
         prefix = f"the answer was cut off at the token limit ({max_tokens}) and " if cut else ""
         raise UnusableAnswer(f"{prefix}{exc}") from None
-    bad = lone_surrogate(json.dumps(found.value, ensure_ascii=False))
+    bad = lone_surrogate(_UNESCAPED.encode(found.value))
     if bad is not None:  # `"\ud800"` in the JSON: no character, and no file or page could hold the answer
         raise UnusableAnswer(
             f"the JSON escapes {bad}, half of a surrogate pair, which is no character: write the text itself"

@@ -19,6 +19,7 @@ import base64
 import json
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -70,8 +71,19 @@ def _proxy_parts(proxy: str | None) -> tuple[str | None, dict[str, str] | None]:
     return urllib.parse.urlunsplit(bare), {"Proxy-Authorization": f"Basic {token}"}
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+# `json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)`, which builds this very encoder on
+# every call (a Python __init__ per call; a request's body made about eight of them): built once, the same bytes
+_json: Callable[[Any], str] = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_KEYS: dict[str, bytes] = {}  # a body's keys ("model", "messages", ...) as JSON, encoded once
+
+
+def _key(key: str) -> bytes:
+    found = _KEYS.get(key)
+    if found is None:
+        found = _json(key).encode()
+        if len(_KEYS) < 1024 and type(key) is str:  # a few names per provider; `extra_body` keys are the user's
+            _KEYS[key] = found
+    return found
 
 
 @lru_cache(maxsize=65536)  # a process's conversations resend each message on every later call of their seat
@@ -178,7 +190,7 @@ def dumps(body: dict[str, Any], history: History | None = None) -> bytes:
     chunks: list[bytes] = []
     for key, value in body.items():
         chunks.append(b"," if chunks else b"{")
-        chunks.append(_json(key).encode())
+        chunks.append(_key(key))
         chunks.append(b":")
         if key != "messages":
             chunks.append(_encoded(value))

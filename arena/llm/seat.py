@@ -12,9 +12,10 @@ from __future__ import annotations
 import asyncio
 import time
 
-from arena.engine import Request
+from arena.engine import Failure, Request
 from arena.engine.text import reasoning_cap
 from arena.llm.answer import UnusableAnswer, read_completion
+from arena.llm.budget import max_tokens_for
 from arena.llm.conversation import Conversation, Message, Turn
 from arena.llm.modes import Completion, capped
 from arena.llm.records import CallLog
@@ -30,7 +31,10 @@ OFF_LOOP_CHARS = 16 * 1024  # a longer answer is read in a worker thread: the lo
 
 
 class NoUsableAnswer(PlayerError):
-    """The model gave nothing the seat can turn into a Decision; the message says why, `calls` what was tried."""
+    """The model gave nothing the seat can turn into a Decision; the message says why, `calls` what was tried. An
+    attempt it ends is `malformed` when the model answered (`reached`), an `error` when it did not."""
+
+    code = Failure.MALFORMED
 
 
 def fix_for(error: str, status: int | None, *, overflow: bool = False, where: str = "") -> str:
@@ -61,9 +65,12 @@ class ConversationSeat(Player):
     """A seat whose decisions come from a chat model through an append-only `Conversation`."""
 
     model_seat = True
+    base_tokens: int | None = None  # the agent's `max_tokens` (an HTTP seat's); None: the built-in budgets
 
-    def __init__(self, seat: int, conversation: Conversation, *, prices: Prices | None = None) -> None:
+    def __init__(self, seat: int, conversation: Conversation, *, prices: Prices | None = None,
+                 lang: str = "en") -> None:  # fmt: skip
         self.seat = seat
+        self.lang = lang
         self.conversation = conversation
         self.mode = conversation.mode
         self.prices = prices or Prices()
@@ -78,6 +85,10 @@ class ConversationSeat(Player):
         if problem is not None and problem.startswith(OWN_PREFIX):
             return problem[len(OWN_PREFIX) :]
         return problem
+
+    def max_tokens(self, request: Request) -> int:
+        """The answer's token limit for this request, in the seat's language."""
+        return max_tokens_for(request, self.base_tokens, self.lang)
 
     def asked(self, problem: str | None) -> str | None:
         """Start a decision: the refusal it answers (None on a first ask), cleaned for the model and kept for every

@@ -9,6 +9,7 @@
 | `llm.py`, `langchain_seat.py` | the OpenAI-compatible and LangChain seats, on `arena/llm/` |
 | `remote.py` | a seat played by an external program over HTTP (docs/remote.md), through `arena.remote`; |
 | | `ProgramSeat`, one with its own table and program per game (the contract check's) |
+| `wrapper.py` | `Wrapper`: a seat passing another's decisions through, that seat to the orchestrator |
 | `delayed.py` | a seat that waits before each answer (the hidden `--delay`) |
 | `factory.py` | an `AgentSpec` to a `Player` (the model seats imported lazily) |
 | `contract.py` | `check_seat`: the seat contract (every role; each answer accepted or refused by code, in time), |

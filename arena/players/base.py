@@ -4,15 +4,14 @@ model calls that seats hand back with their decisions."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
-from enum import StrEnum
+from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from arena.engine import Decision, Observation, Request
+from arena.engine import Decision, Failure, Input, Observation, Request
 
-# How the orchestrator words a failed attempt in the `problem` of the re-ask and in the input's reason; seats and
-# verify recognise the two failures by these prefixes (here, where the orchestrator and the transcript both import).
+# How the orchestrator words a failed attempt in the `problem` of the re-ask and in the input's reason (words for
+# the seat and for people: what failed, as data, is the input's `code` and the rest of `Failed`, arena/engine)
 TIMEOUT_PREFIX = "no answer within"
 ERROR_PREFIX = "the player failed:"
 # How a model seat words an attempt that got no answer from its model (`PlayerError.reached` False): the message
@@ -25,51 +24,12 @@ TRANSPORT_PREFIX = "transport: "  # a call record's `error` when the call got no
 OWN_FAILURE = f"{ERROR_PREFIX} NoUsableAnswer: "
 
 
-class Failure(StrEnum):
-    """What an attempt that did not settle a decision failed on: the stable code of a recorded reason (an
-    `action_rejected` or `default_applied` event's `value`, a reject or default input's `reason`). `failure` is the
-    one reader of the orchestrator's wording above; a renderer words the code, never the sentence."""
-
-    TIMEOUT = "timeout"  # no answer within the seat's time
-    MALFORMED = "malformed"  # the seat's model answered, unreadably (the LLM seat's NoUsableAnswer)
-    ERROR = "error"  # the seat failed otherwise: its model could not be reached, or the player crashed
-    REFUSED = "refused"  # a readable answer the engine refused (its reason is the engine's own)
-
-
-@dataclass(frozen=True, slots=True)
-class FailedAttempt:
-    """A recorded reason as data: its `Failure` code and, for a time-out, the limit in seconds."""
-
-    code: Failure
-    seconds: float | None = None
-
-
-def failure(reason: str | None) -> FailedAttempt:
-    """A failed attempt's recorded reason, as the orchestrator worded it, read as its code (and time limit)."""
-    reason = reason or ""
-    if reason.startswith(TIMEOUT_PREFIX):  # "no answer within 120 s"
-        limit = reason[len(TIMEOUT_PREFIX) :].strip().removesuffix(" s").strip()
-        try:
-            return FailedAttempt(Failure.TIMEOUT, float(limit))
-        except ValueError:
-            return FailedAttempt(Failure.TIMEOUT)
-    if reason.startswith(OWN_FAILURE) and not reason[len(OWN_FAILURE) :].startswith(NOT_REACHED[0]):
-        return FailedAttempt(Failure.MALFORMED)
-    if reason.startswith(ERROR_PREFIX):
-        return FailedAttempt(Failure.ERROR)
-    return FailedAttempt(Failure.REFUSED)
-
-
-def transport_failure(reason: str) -> bool:
-    """True if a failed attempt's recorded reason says the seat got no answer from its model: its time limit ran out
-    with none, the model could not be reached, or the server refused the request. (A seat that answered badly, or
-    an answer the engine refused, is the model's own doing, not a transport failure.)"""
-    if reason.startswith(TIMEOUT_PREFIX):
-        return True
-    if not reason.startswith(ERROR_PREFIX):
-        return False
-    _, _, message = reason[len(ERROR_PREFIX) :].partition(": ")  # " NoUsableAnswer: the model could not be ..."
-    return message.startswith(NOT_REACHED)
+def transport_failure(item: Input) -> bool:
+    """True if a reject or default input's failed attempt got no answer from the seat's model: its time limit ran
+    out with none, the model could not be reached, or the server refused the request (`Failed.reached`). A seat
+    that answered badly, or an answer the engine refused, is the model's own doing, not a transport failure."""
+    failed = item.failed
+    return failed is not None and not failed.reached
 
 
 class ModelCall(BaseModel):
@@ -121,7 +81,10 @@ class PlayerError(RuntimeError):
     (`reached` False: the server could not be reached, refused the request, or said nothing within the time limit).
     Then the game stops before anything of that batch is applied, saved and resumable, with `fix` (one line: what
     to do about it): a result is never made of transport failures. `final`: the same request would fail the same way
-    (an HTTP 400), so it is not asked again."""
+    (an HTTP 400), so it is not asked again. `code`: how a failed attempt it ends is recorded when its model was
+    reached (a model's unreadable answer is `malformed`); one that was not is an `error`."""
+
+    code: ClassVar[Failure] = Failure.ERROR
 
     def __init__(
         self,

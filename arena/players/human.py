@@ -52,7 +52,7 @@ from arena.human.form import (
     word_count,
 )
 from arena.live import EventPrinter
-from arena.players.base import TIMEOUT_PREFIX, Answer, Player
+from arena.players.base import Answer, Player
 
 END_SPEECH = {"", "pass", "пас", "спасибо", "thanks", "thank you"}
 YES = {"y", "yes", "да", "д", "+"}
@@ -322,7 +322,7 @@ class HumanPlayer(Player):
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
         self.show(observation)
-        if problem and problem.startswith(TIMEOUT_PREFIX) and self._timed_out == request:
+        if problem is not None and self._timed_out == request:  # its time ran out (an answer clears it)
             self.note("(time is up: the rule's default applies)", "yellow")
             raise TimeoutError  # one time limit per decision: the re-asks of a timed-out one do not wait again
         if problem:

@@ -22,7 +22,6 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from arena.agents import AgentError, AgentSpec
 from arena.engine import Observation, Request, RuleSet
-from arena.llm.budget import max_tokens_for
 from arena.llm.compaction import Budget
 from arena.llm.conversation import Conversation, Message, Turn
 from arena.llm.modes import Completion, Mode
@@ -81,13 +80,12 @@ class LangChainPlayer(ConversationSeat):
         prices: Prices | None = None,
         lang: str = "en",
     ) -> None:
-        super().__init__(seat, conversation, prices=prices)
+        super().__init__(seat, conversation, prices=prices, lang=lang)
         self.model = model
-        self.lang = lang
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
         plain = self.conversation.turn(observation, request, self.asked(problem))
-        max_tokens = max_tokens_for(request, None, self.lang)
+        max_tokens = self.max_tokens(request)
         turn = self.conversation.fit(plain, observation, max_tokens)  # the budget, if the agent sets one
         compaction = "budget" if turn is not plain else None
         messages = self.conversation.request_messages(turn)

@@ -17,7 +17,6 @@ from dataclasses import replace
 
 from arena.agents import AgentSpec
 from arena.engine import Observation, Request, RuleSet
-from arena.llm.budget import max_tokens_for
 from arena.llm.client import CallResult, LLMClient
 from arena.llm.compaction import Budget
 from arena.llm.conversation import Conversation, Message, Turn
@@ -44,10 +43,9 @@ class LLMPlayer(ConversationSeat):
         base_tokens: int | None = None,
         lang: str = "en",
     ) -> None:
-        super().__init__(seat, conversation, prices=prices)
+        super().__init__(seat, conversation, prices=prices, lang=lang)
         self.client = client
         self.base_tokens = base_tokens
-        self.lang = lang
 
     @property
     def where(self) -> str:
@@ -62,7 +60,7 @@ class LLMPlayer(ConversationSeat):
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
         conversation = self.conversation
         turn = conversation.turn(observation, request, self.asked(problem))
-        max_tokens = max_tokens_for(request, self.base_tokens, self.lang)
+        max_tokens = self.max_tokens(request)
         fitted = conversation.fit(turn, observation, max_tokens)
         compaction = "budget" if fitted is not turn else None
         attempt = 0

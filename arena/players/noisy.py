@@ -15,15 +15,16 @@ from arena.players.base import Answer, Player
 from arena.players.bot_memory import ProbeOffset
 from arena.players.bots import decision_rng
 from arena.players.random_policy import random_decision
+from arena.players.wrapper import Wrapper
 
 SPOKEN = frozenset({Kind.SPEECH, Kind.BLACK_MESSAGE, Kind.PROBE})  # words and beliefs: never replaced
 
 
-class NoisyBot(Player):
+class NoisyBot(Wrapper):
     """`inner`'s decisions, each act replaced by a random legal one with probability `noise`."""
 
     def __init__(self, inner: Player, seat: int, seed: int, noise: float) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.seat = seat
         self.seed = seed
         self.noise = noise
@@ -38,6 +39,3 @@ class NoisyBot(Player):
         if rng.random() < self.noise:
             return Answer(decision=random_decision(rng, request))
         return answer
-
-    async def close(self) -> None:
-        await self.inner.close()

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 from arena.agents import AgentSpec
 from arena.engine import Game, Observation, Request, RuleSet
-from arena.players.base import TIMEOUT_PREFIX, Answer, Player, PlayerError
+from arena.players.base import Answer, Player, PlayerError
 from arena.remote.protocol import Exchange
 from arena.remote.server import TOKEN_ENV, RemoteError, RemoteTable, SeatLine
 
@@ -74,7 +74,7 @@ class RemotePlayer(Player):
         again = problem is not None and request == self._request
         attempt = self._attempt + 1 if again else 1
         self._request, self._attempt = request, attempt
-        if again and self._timed_out and problem is not None and problem.startswith(TIMEOUT_PREFIX):
+        if again and self._timed_out:  # this request's last attempt ran out of time (an answer clears it)
             # one time limit per decision: a timed-out turn is not sent again, the default follows
             self.table.write(Exchange(seat=self.seat, attempt=attempt, request_kind=request.kind.value,
                                       problem=problem, outcome="expired"))  # fmt: skip

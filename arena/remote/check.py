@@ -19,8 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.engine import Game, IllegalDecision, Input, Request, view
-from arena.players.base import ERROR_PREFIX, TIMEOUT_PREFIX
+from arena.engine import Failure, Game, IllegalDecision, Input, Request, view
 from arena.remote.protocol import AnswerError, Exchange, digest, read_answer, turn_body
 
 _TIMED = ("timeout", "undelivered", "expired", "cancelled")  # cancelled: cut by a time limit the turn did not state
@@ -146,11 +145,11 @@ class ExchangeCheck:
         if item.op == "decide":
             return f"a decision, but the exchange was {exchange.outcome}"
         if exchange.outcome == "unreadable":
-            if not (item.reason.startswith(ERROR_PREFIX) and (exchange.error or "") in item.reason):
+            if not (item.code in (Failure.ERROR, Failure.MALFORMED) and (exchange.error or "") in item.reason):
                 return f"the input's reason is not the unreadable answer's ({exchange.error})"
             return None
         if exchange.outcome in _TIMED:
-            return None if item.reason.startswith(TIMEOUT_PREFIX) else "a time-out, but the input says otherwise"
+            return None if item.code is Failure.TIMEOUT else "a time-out, but the input says otherwise"
         return f"an exchange {exchange.outcome} became an input"
 
     def at_end(self, game: Game) -> str | None:

@@ -365,16 +365,9 @@ def make_console(file: IO[str] | None = None, width: int | None = None, color: b
     )
 
 
-def render_text(
-    game: Game,
-    viewer: int,
-    calls: Sequence[ModelCall] = (),
-    inputs: Sequence[Input] = (),
-    options: StoryOptions = PLAIN,
-    *,
-    width: int = 160,
-) -> str:
-    """The same drawing as plain text (no colours), e.g. for tests and for piping."""
+def render_text(game: Game, viewer: int, options: StoryOptions = PLAIN, *, width: int = 160) -> str:
+    """The game alone (no model calls or inputs: `render` takes those) drawn as plain text, no colours: for tests and
+    pipes."""
     buffer = io.StringIO()
-    render(game, viewer, calls, inputs, options, console=make_console(buffer, width, color=False))
+    render(game, viewer, options=options, console=make_console(buffer, width, color=False))
     return buffer.getvalue()

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arena.engine import Event, EventType
-from arena.players.base import Failure, failure
+from arena.engine import Event, EventType, Failure
 from arena.render.phrases import Span, clean
 
 ROLES = {
@@ -305,11 +304,10 @@ def phrase(event: Event, sheriff_answer: str = "colour") -> list[Span]:
         return [_p(f"Голосование дня {event.count} отменено", "warn")]
     if t in (E.ACTION_REJECTED, E.DEFAULT_APPLIED):
         after = "применяется ответ по умолчанию" if t is E.DEFAULT_APPLIED else "вопрос задан снова"
-        failed = failure(value)
-        if failed.code is Failure.TIMEOUT:
-            within = f" за {failed.seconds:g} с" if failed.seconds is not None else ""
+        if event.code == Failure.TIMEOUT:
+            within = f" за {event.count / 1000:g} с" if event.count is not None else ""  # the limit, in ms
             return [_s(event.seat), _p(f": нет ответа{within} (время вышло); {after}", "warn")]
-        if failed.code in (Failure.ERROR, Failure.MALFORMED):
+        if event.code in (Failure.ERROR, Failure.MALFORMED):
             return [_s(event.seat), _p(f": игрок не смог ответить; {after}", "warn")]
         return [_p("ответ "), _s(event.seat), _p(f" не принят; {after}", "warn")]
     if t is E.PROBE:

@@ -39,11 +39,11 @@ def playthrough(transcript: Transcript) -> str:
     ]
     seen = 0
     for item in transcript.inputs:
-        seen = _events(game.events, seen, out, header.lang)
+        seen = _events(game.events, seen, out, header.lang, rules.night.sheriff_answer)
         request = game.request_for(item.seat) if item.op in ("decide", "reject", "default") else None
         game.replay([item])
         out.append(_input(item, request))
-    _events(game.events, seen, out, header.lang)
+    _events(game.events, seen, out, header.lang, rules.night.sheriff_answer)
     return "\n".join(out) + "\n"
 
 
@@ -73,13 +73,14 @@ def _seats(transcript: Transcript) -> list[str]:
     return [f"# seat {a}: {name}" if a == b else f"# seats {a}-{b}: {name}" for a, b, name in runs]
 
 
-def _events(events: list[Event], seen: int, out: list[str], lang: str) -> int:
-    """The events from `seen` on, one line each (a phase as a heading); returns where the next ones start."""
+def _events(events: list[Event], seen: int, out: list[str], lang: str, sheriff_answer: str) -> int:
+    """The events from `seen` on, one line each (a phase as a heading); returns where the next ones start.
+    `sheriff_answer` is the rules' question: a check's yes or no is worded by it."""
     for event in events[seen:]:
         if event.type is EventType.PHASE_STARTED:
             out += ["", f"== {'Day' if event.value == 'day' else 'Night'} {event.day} =="]
             continue
-        out.append(f"{_audience(event)}{text(event, lang)}")
+        out.append(f"{_audience(event)}{text(event, lang, sheriff_answer)}")
     return len(events)
 
 

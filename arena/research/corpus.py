@@ -103,7 +103,7 @@ def transport_defaults(t: Transcript) -> dict[int, tuple[int, int]]:
         if item.seat not in model_seats or item.op not in ("decide", "default"):
             continue
         failed, decisions = out.get(item.seat, (0, 0))
-        out[item.seat] = (failed + (item.op == "default" and transport_failure(item.reason)), decisions + 1)
+        out[item.seat] = (failed + (item.op == "default" and transport_failure(item)), decisions + 1)
     return out
 
 

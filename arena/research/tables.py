@@ -13,8 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, TextIO
 
-from arena.engine import JUDGE_OPS, Game, Request
-from arena.players.base import failure
+from arena.engine import JUDGE_OPS, Failure, Game, Request
 from arena.research.corpus import MAFIA, TOWN, GameData
 from arena.research.metrics import Counts, GameMetrics, rates
 
@@ -121,13 +120,6 @@ def day_rows(m: GameMetrics) -> list[Row]:
     ]
 
 
-def attempt_failure(reason: str) -> str:
-    """What an attempt that did not settle the decision failed on: `timeout`, `error` (the model could not be
-    reached, or the player crashed: not the model's doing), `malformed` (the model answered, unreadably) or
-    `refused` (a readable answer the engine refused): the reason's code (`arena.players.base.failure`)."""
-    return failure(reason).code.value
-
-
 @dataclass
 class _Pending:
     reasks: int = 0
@@ -170,15 +162,14 @@ def settled(g: GameData) -> list[tuple[Row, Request | None]]:
             continue
         request = game.request_for(item.seat)
         p = pending.setdefault(item.seat, _Pending())
-        if item.op == "reject" or (item.op == "default" and item.reason):
-            failure = attempt_failure(item.reason)
-            if failure == "timeout":
+        if item.op in ("reject", "default"):  # what the attempt failed on: its code (an error is not the model's)
+            if item.code is Failure.TIMEOUT:
                 p.timeouts += 1
-            elif failure == "error":
+            elif item.code is Failure.ERROR:
                 p.errors += 1
-            elif failure == "malformed":
+            elif item.code is Failure.MALFORMED:
                 p.malformed += 1
-            elif item.op == "reject":
+            elif item.op == "reject":  # refused by the engine (or a caller's re-ask that said nothing of it)
                 p.reasks += 1
         if item.op != "reject":
             out.append(

@@ -58,6 +58,12 @@ class FaultPlan:
         self.faults[(schema, nth)] = fault
         return self
 
+    def in_turn(self, schema: str, *faults: str) -> FaultPlan:
+        """The schema's first requests get `faults`, one each in order: the n-th request the n-th fault."""
+        for nth, fault in enumerate(faults, 1):
+            self.add(fault, schema, nth)
+        return self
+
     @classmethod
     def mixed(cls, mix: dict[str, float], seed: int = 0, hang_s: float = 2.0) -> FaultPlan:
         """A plan that draws each request's fault at random, with the chances in `mix` (together at most 1)."""

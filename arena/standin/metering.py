@@ -131,7 +131,7 @@ def _prompt_tokens(messages: list[dict[str, Any]]) -> list[tuple[str, ...]]:
     for message in messages:
         role, content = message.get("role", ""), message.get("content")
         if type(content) is not str or (len(message) > 2 and message.get("tool_calls")):
-            content = _content(message)
+            content = message_text(message)
         key = (role if type(role) is str else str(role), content)
         found = known(key)
         if found is None:
@@ -259,7 +259,8 @@ def _remember_schematised(recent: list[_Schematised], entry: _Schematised, share
     return best
 
 
-def _content(message: dict[str, Any]) -> str:
+def message_text(message: dict[str, Any]) -> str:
+    """What a message says, as counted: its text, then each tool call's function (name and arguments)."""
     content = message.get("content")
     parts = [content if isinstance(content, str) else ""]
     for call in message.get("tool_calls") or []:

@@ -28,9 +28,9 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from arena.agents import AgentError, AgentSpec, key_variable, resolve_agent
 from arena.engine import RulesError, RuleSet, load_rules
@@ -46,6 +46,17 @@ MANIFEST = "tournament.json"  # the output folder's record of the run (`manifest
 MAX_MANIFEST_BYTES = 256 * 1024 * 1024  # an index of games: large tournaments stay far below this
 
 
+def _short(value: str) -> str:
+    if not _LABEL.match(value):
+        raise ValueError("must be 1-24 characters: letters, digits, and _ . + - (not first)")
+    return value
+
+
+# A configuration's label, the seat's agent name in every transcript: a pool entry's, and a field member's (a field
+# placement plays its members as pool entries)
+Label = Annotated[str, AfterValidator(_short)]
+
+
 class TournamentError(ValueError):
     """A tournament that cannot run; the message names the file and the field."""
 
@@ -55,20 +66,13 @@ class PoolEntry(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    label: str
+    label: Label
     agent: str
     temperature: float | None = Field(None, ge=0, le=2)
     prompt_set: str | None = None
     persona: str | None = None
     language: Literal["en", "ru"] | None = None
     max_tokens: int | None = Field(None, ge=1)
-
-    @field_validator("label")
-    @classmethod
-    def _short(cls, value: str) -> str:
-        if not _LABEL.match(value):
-            raise ValueError("must be 1-24 characters: letters, digits, and _ . + - (not first)")
-        return value
 
     def overrides(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in OVERRIDES if getattr(self, name) is not None}
@@ -343,4 +347,3 @@ def load_tournament(
         raise TournamentError(f"{path}: pool: the label 'filler' is kept for the filler")
     filler = Config(label=label, agent=file.filler, spec=filler_spec.model_copy(update={"name": label}), filler=True)
     return Tournament(source=str(path), file=file, rules=rules, configs=configs, filler=filler)
-

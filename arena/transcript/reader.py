@@ -18,13 +18,14 @@ from typing import Any, BinaryIO
 
 from pydantic import BaseModel, ValidationError
 
-from arena.engine import Event, EventType, Input
+from arena.engine import Event, Input
 from arena.engine.record import PlainRecord
 from arena.engine.text import lone_surrogate
 from arena.players.base import ModelCall
 from arena.remote.protocol import Exchange
 from arena.safe_read import UnsafeFile, open_regular
 from arena.transcript.chain import check_link
+from arena.transcript.legacy import legacy_sentences_as_data
 from arena.transcript.records import (
     FORMAT,
     GENESIS,
@@ -37,6 +38,7 @@ from arena.transcript.records import (
     Stop,
     Transcript,
     TranscriptError,
+    model_seats,
 )
 
 
@@ -106,41 +108,6 @@ def _parse_header(first: str, source: str) -> tuple[Header, dict[str, Any]]:
         raise TranscriptError(f"{source}: bad header: {why}") from None
 
 
-# ----- older versions: the one place their sentences become data ----------------------------------------------------
-# Before version 3 the game's end was an English sentence: `game_ended`'s `text` and the end record's `reason`. They
-# are read here as the termination's code and its number (`arena.engine.Outcome`), as the engine records them now, so
-# an old file verifies against today's replay and every renderer words it from the code. A resumed old file keeps its
-# version and holds the new form after the resume: that passes through unchanged.
-_V2_ENDINGS = {"day vote": "day_vote", "night kill": "night_kill"}
-_V2_REMOVED = re.compile(r"seat (\d+) removed")
-_V2_IDLE = re.compile(r"(\d+) nights and the days between passed with nobody leaving")
-
-
-def _v2_ending(sentence: str) -> tuple[str, int | None, int | None] | None:
-    """A version-2 end sentence as (code, removed seat, idle nights); None for a text of no form the engine wrote."""
-    if sentence in _V2_ENDINGS:
-        return _V2_ENDINGS[sentence], None, None
-    if match := _V2_REMOVED.fullmatch(sentence):
-        return "removal", int(match[1]), None
-    if match := _V2_IDLE.fullmatch(sentence):
-        return "idle_rounds", None, int(match[1])
-    return None
-
-
-def _upgraded(record: BaseModel | PlainRecord) -> BaseModel | PlainRecord:
-    """A record of a version-2 (or 1) file in today's form: its game end as a code."""
-    if isinstance(record, Event) and record.type is EventType.GAME_ENDED and record.code is None and record.text:
-        ending = _v2_ending(record.text)
-        if ending is not None:
-            code, seat, count = ending
-            return record.model_copy(update={"code": code, "target": seat, "count": count, "text": None})
-    elif isinstance(record, End) and record.reason:
-        ending = _v2_ending(record.reason)
-        if ending is not None:
-            return record.model_copy(update={"reason": ending[0]})
-    return record
-
-
 def _errors(exc: ValidationError) -> str:
     return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'record'}: {e['msg']}" for e in exc.errors()[:3])
 
@@ -208,6 +175,7 @@ def read_stream(
     out = Transcript(path="", header=header)
     chained = header.version >= 2
     previous = GENESIS
+    models = model_seats(header.seats)  # the seats a model plays (an older file's time-outs: its model's silence)
     if chained:
         previous = check_link(out, 1, raw_header, GENESIS)
     good = first[3]
@@ -224,8 +192,8 @@ def read_stream(
             link = check_link(out, number, record, previous) if chained else ""
             kind = record.pop("kind")
             model = _RECORDS[kind].model_validate(record)
-            if header.version < 3:
-                model = _upgraded(model)
+            if header.version < VERSION:  # the one place an older file's sentences become data
+                model = legacy_sentences_as_data(model, header.version, models)
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
             if isinstance(exc, DuplicateKey | NotText):  # whole JSON, so not torn: crafted, even without its newline
                 raise TranscriptError(f"{source}: line {number} is not a valid record ({exc})", damaged=True) from None
@@ -257,6 +225,7 @@ def read_stream(
             out.call_positions.append(len(out.inputs))
         elif isinstance(model, Resume):
             out.resumes.append(model)
+            models = model_seats(model.seats)
             out.resume_positions.append(len(out.inputs))
             out.resume_calls.append(len(out.calls))
             out.resume_exchanges.append(len(out.exchanges))

@@ -7,6 +7,7 @@ The other parts of the package (`writer`, `reader`, `chain`, `verify`) read and 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any, Final, Literal
 
@@ -20,8 +21,10 @@ from arena.transcript.counters import SeatCounters, SeatTotals
 
 FORMAT: Final = "mafia-arena-transcript"
 # 2: every line carries `hash` (the chain); version-1 files are still read, with no chain to check. 3: the game's end
-# as data (`game_ended`'s `code`, the end record's `reason` a code); older files' end sentences are read as codes
-VERSION = 3
+# as data (`game_ended`'s `code`, the end record's `reason` a code). 4: a failed attempt as data (a reject or
+# default input's `code`, `limit_ms`, `reached`, `rule`; its event's `code` and `count`). Older files' sentences are
+# read as codes in one place (legacy.py)
+VERSION = 4
 GENESIS: Final = "0" * 64  # the "previous hash" of line 1
 MIB: Final = 1024 * 1024
 MAX_LINE_BYTES = 16 * MIB  # one record; a longer line is an error, read no further
@@ -51,6 +54,14 @@ class SeatEntry(BaseModel):
 
     seat: int
     agent: AgentSpec
+
+
+MODEL_KINDS: Final = ("llm", "langchain")  # the agent kinds whose decisions come from a model
+
+
+def model_seats(seats: Iterable[SeatEntry]) -> frozenset[int]:
+    """The seats of `seats` a model plays."""
+    return frozenset(entry.seat for entry in seats if entry.agent.kind in MODEL_KINDS)
 
 
 class Header(BaseModel):

@@ -14,12 +14,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from arena.engine import Event, Game, IllegalDecision, Input
-from arena.players.base import ERROR_PREFIX, TIMEOUT_PREFIX
+from arena.engine import Event, Failure, Game, IllegalDecision, Input
 from arena.remote.check import ExchangeCheck
 from arena.transcript.chain import signature
 from arena.transcript.figures import figures_problem
-from arena.transcript.records import SeatEntry, Transcript
+from arena.transcript.records import SeatEntry, Transcript, model_seats
 
 Outcome = Literal["complete", "unfinished", "aborted", "tampered"]
 
@@ -58,7 +57,6 @@ class _CallCheck:
     """
 
     def __init__(self, transcript: Transcript) -> None:
-        self.failures = (ERROR_PREFIX, TIMEOUT_PREFIX)
         self.calls = transcript.calls
         self.positions = transcript.call_positions
         self.models = self._models(transcript.header.seats)
@@ -68,7 +66,7 @@ class _CallCheck:
 
     @staticmethod
     def _models(seats: list[SeatEntry]) -> set[int]:
-        return {e.seat for e in seats if e.agent.kind in ("llm", "langchain")}
+        return set(model_seats(seats))
 
     def before_input(self, index: int) -> str | None:
         """Queue the answered calls written before input `index`; check each one's raw text against `parsed`."""
@@ -109,7 +107,7 @@ class _CallCheck:
         if item.op not in ("decide", "reject", "default"):
             return None
         queue = self.queue.setdefault(item.seat, [])
-        answered = item.op == "decide" or not item.reason.startswith(self.failures)
+        answered = item.op == "decide" or item.code in (Failure.REFUSED, None)  # an answer the engine refused
         if not answered:
             return None
         if not queue:

@@ -38,7 +38,8 @@ from arena.engine import (
 from arena.human.form import Form, FormError, build_form, decision_from, forbidden_phrases
 from arena.orchestrator import GameStopped, RunStats, run_game
 from arena.pacing import NightPacer
-from arena.players.base import Answer, Failure, Player, failure
+from arena.players.base import Answer, Player
+from arena.players.wrapper import Wrapper
 from arena.safe_write import write_file
 from arena.transcript import TranscriptWriter
 from arena.web.state import LogWriter, end_json, god_json, observation_json, speech_seconds
@@ -117,7 +118,8 @@ class WebSeat(Player):
         return None
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
-        if problem and failure(problem).code is Failure.TIMEOUT and self._timed_out == request:
+        # `_timed_out` is this request only while its time is up (an answer clears it): this re-ask follows it
+        if problem is not None and self._timed_out == request:
             raise TimeoutError(self._limit)  # the seat's time is up for this decision: straight on to the default
         try:
             decision = await self.table.ask(self.seat, observation, request, problem)
@@ -132,33 +134,56 @@ class WebSeat(Player):
         return Answer(decision=decision)
 
 
-class Paced(Player):
+# how long a bot or a model seat may think over one decision at a live table (the pacing after it and the judge's
+# pauses do not count: `Paced` keeps this clock itself)
+THINKING_LIMIT_S = 60.0
+
+
+class Paced(Wrapper):
     """A bot or model seat that also tells the table who speaks (a speech is a public turn) and waits a little by
     day, so people can follow the game. At night it answers at once: the table's night pacer holds each night
     wake-up to its slot, and the night's end to the last slot a full night has (`arena/pacing.py`), so a night
-    lasts the same whoever still lives and acts (a pause per decision told the table who still acts)."""
+    lasts the same whoever still lives and acts (a pause per decision told the table who still acts).
 
-    def __init__(self, inner: Player, table: Table, delay: float) -> None:
-        self.inner = inner
+    It keeps the seat's clock itself: only the inner seat's thinking counts against its limit (the table's, or the
+    seat's own if shorter), not a judge's pause nor the pace a speech is shown at, which at a blinded table's typing
+    speed can pass a minute. To the orchestrator it is the seat it wraps (`Wrapper`): a model seat whose time ran out
+    stops the game, and the calls cut short are written."""
+
+    def __init__(self, inner: Player, table: Table, delay: float, limit_s: float | None = THINKING_LIMIT_S) -> None:
+        super().__init__(inner)
         self.table = table
-        self.seat = inner.seat
         self.delay = delay
+        self.limit_s = limit_s
+
+    def time_limit(self, request: Request) -> float | None:
+        return None  # its own clock (`think`); a running out raises TimeoutError(limit), as a person's seat does
+
+    async def think(self, observation: Observation, request: Request, problem: str | None) -> Answer:
+        """The inner seat's answer within its limit; TimeoutError(limit) when the limit ran out."""
+        own = self.inner.time_limit(request)
+        limit = own if self.limit_s is None or (own is not None and own < self.limit_s) else self.limit_s
+        clock = asyncio.timeout(limit)
+        try:
+            async with clock:
+                return await self.inner.decide(observation, request, problem)
+        except TimeoutError:
+            if clock.expired() and limit is not None:
+                raise TimeoutError(limit) from None
+            raise
 
     async def decide(self, observation: Observation, request: Request, problem: str | None = None) -> Answer:
         self.table.speaking(self.seat, request)
         await self.table.unpaused()
+        answer = await self.think(observation, request, problem)
         if observation.phase is Phase.NIGHT:  # the table's night pacer holds the night (arena/pacing.py)
-            return await self.inner.decide(observation, request, problem)
-        answer = await self.inner.decide(observation, request, problem)
+            return answer
         if self.delay > 0 and request.kind is Kind.SPEECH:  # it takes the time it takes to say (blinded: to type)
             await self.table.pause(self.table.bot_pace(self.delay, answer.decision.text or ""))
         elif self.delay > 0:
             await self.table.pause(self.table.bot_wait(self.delay))
         await self.table.unpaused()  # nothing is said while the judge holds the table
         return answer
-
-    async def close(self) -> None:
-        await self.inner.close()
 
 
 @dataclass
@@ -713,7 +738,8 @@ class Table:
         return self.task
 
     async def _run(self, players: Mapping[int, Player]) -> None:
-        timeouts: dict[int, float | None] = dict.fromkeys(self.tokens)  # a person's limits: WebSeat.time_limit
+        # every seat keeps its own clock: a person's is WebSeat's, a bot's or a model's is Paced's (THINKING_LIMIT_S)
+        timeouts: dict[int, float | None] = dict.fromkeys(self.game.seats())
         timed = frozenset(s for s in self.game.seats() if s not in self.tokens)  # bots and models, not people
         self.pacer = NightPacer(self.rules, timed, self.bot_delay, self.clock, self.pause)
         try:
@@ -722,7 +748,7 @@ class Table:
                 self.game,
                 players,
                 self.writer,
-                timeout_s=60.0,
+                timeout_s=None,  # every seat keeps its own clock (above)
                 on_event=self.on_event,
                 timeouts=timeouts,
                 stats=self.stats,

@@ -101,7 +101,7 @@ def test_a_server_killed_mid_game_stops_it_and_resume_finishes_it(
     assert resumed.returncode == 0, resumed.stderr
     final = load(path)
     assert final.status == "complete" and len(final.stops) == 1 and len(final.resumes) == 1
-    assert not [i for i in final.inputs if i.op == "default" and transport_failure(i.reason)]
+    assert not [i for i in final.inputs if i.op == "default" and transport_failure(i)]
     verified = subprocess.run([*ARENA, "verify", str(path)], capture_output=True, text=True, cwd=tmp_path)
     assert verified.returncode == 0 and verified.stdout.startswith("OK"), verified.stderr
     last = json.loads(path.read_text(encoding="utf-8").splitlines()[-1])
@@ -125,5 +125,5 @@ async def test_a_brief_outage_is_retried_and_never_stops_the_game(tmp_path: Path
     assert game.over and transcript.status == "complete" and not transcript.stops
     failed = [c.error or "" for c in transcript.calls if (c.error or "").startswith("transport: ")]
     assert len(failed) == 4 and sum("HTTP 503" in e for e in failed) == 2
-    assert not [i for i in transcript.inputs if i.op == "default" and transport_failure(i.reason)]
+    assert not [i for i in transcript.inputs if i.op == "default" and transport_failure(i)]
     assert verify(transcript).outcome == "complete"

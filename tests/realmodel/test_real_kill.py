@@ -119,7 +119,7 @@ def test_the_real_server_killed_mid_game_stops_it_and_resume_finishes_it(
     assert not key_path(port).exists()  # and the dead server's key went with it
     [path] = list(out.glob("*.jsonl"))
     stopped = stopped_unreached(out, text, port)
-    assert not [i for i in stopped.inputs if i.op == "default" and transport_failure(i.reason or "")]
+    assert not [i for i in stopped.inputs if i.op == "default" and transport_failure(i)]
     assert verify(stopped).outcome == "unfinished"
     checked = subprocess.run([*ARENA, "verify", "--allow-unfinished", str(path)], capture_output=True, text=True)
     assert checked.returncode == 0, checked.stdout + checked.stderr
@@ -135,7 +135,7 @@ def test_the_real_server_killed_mid_game_stops_it_and_resume_finishes_it(
     assert resumed.returncode == 0, resumed.stderr
     final = load(path)
     assert final.status == "complete" and len(final.stops) == 1 and len(final.resumes) == 1
-    assert not [i for i in final.inputs if i.op == "default" and transport_failure(i.reason or "")]
+    assert not [i for i in final.inputs if i.op == "default" and transport_failure(i)]
     # after the restart no call failed to reach the server (a context overflow, compacted and retried, may happen)
     assert not [c for c in final.calls[final.resume_calls[0] :] if "connection error" in (c.error or "")]
     verified = subprocess.run([*ARENA, "verify", str(path)], capture_output=True, text=True, cwd=tmp_path)

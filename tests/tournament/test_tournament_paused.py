@@ -79,7 +79,7 @@ def test_a_provider_that_goes_away_pauses_its_games_and_a_new_run_resumes_them(
         if game["status"] == "paused":  # saved, resumable, the stop recorded, nothing applied for the outage
             stopped = load(path)
             assert stopped.end is None and stopped.stops
-            assert not [i for i in stopped.inputs if i.op == "default" and transport_failure(i.reason)]
+            assert not [i for i in stopped.inputs if i.op == "default" and transport_failure(i)]
         elif game["status"] == "not started":
             assert not path.exists()  # no new game of the paused provider was started
 
@@ -96,7 +96,7 @@ def test_a_provider_that_goes_away_pauses_its_games_and_a_new_run_resumes_them(
     for game in manifest["games"]:
         transcript = load(out / game["file"])
         assert verify(transcript).outcome == "complete"
-        assert not [i for i in transcript.inputs if i.op == "default" and transport_failure(i.reason)]
+        assert not [i for i in transcript.inputs if i.op == "default" and transport_failure(i)]
         resumed += bool(transcript.stops)
         assert len(transcript.resumes) == len(transcript.stops)  # each stop was resumed, nothing lost
     assert resumed >= 1

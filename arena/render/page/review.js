@@ -67,9 +67,14 @@
     return box;
   }
 
-  function seatsCard(v) {
+  function card(title, content) {  // a titled card of the side column
     var box = el("div", "card");
-    box.appendChild(el("h2", null, t(v.viewer === 0 ? "seats_god" : "seats_seat")));
+    box.appendChild(el("h2", null, title));
+    box.appendChild(content);
+    return box;
+  }
+
+  function seatsCard(v) {
     var table = el("table", "seats");
     var head = el("tr");
     var named = v.seats.some(function (s) { return s.name; });
@@ -87,13 +92,10 @@
       tr.appendChild(el("td", "fate", s.fate || ""));
       table.appendChild(tr);
     });
-    box.appendChild(table);
-    return box;
+    return card(t(v.viewer === 0 ? "seats_god" : "seats_seat"), table);
   }
 
   function timelineCard(v) {
-    var box = el("div", "card");
-    box.appendChild(el("h2", null, t("alive_title")));
     var table = el("table", "timeline");
     var head = el("tr");
     head.appendChild(el("th"));
@@ -123,21 +125,17 @@
       });
       table.appendChild(tr);
     });
-    box.appendChild(table);
-    return box;
+    return card(t("alive_title"), table);
   }
 
   function navCard(v) {
-    var box = el("div", "card");
-    box.appendChild(el("h2", null, t("chapters")));
     var nav = el("nav", "chapters");
     v.chapters.forEach(function (c) {
       var a = el("a", c.key.charAt(0) === "n" ? "night" : "", c.title);
       a.href = "#ch-" + c.key;
       nav.appendChild(a);
     });
-    box.appendChild(nav);
-    return box;
+    return card(t("chapters"), nav);
   }
 
   function line(v, item) {
