@@ -20,12 +20,16 @@ from arena.research.outcomes import roles_and_seats, table, town_rates
 from arena.research.power import power, schedule_power, seatings_to_matches
 from arena.research.ratings import (
     VARIANTS,
+    Comparison,
+    Fit,
     expected_covariances,
     fit,
     fit_sum,
     fit_theta,
     held_out,
     jackknife_covariance,
+    leverage_bias,
+    leverage_factors,
     penalised_fit,
     variant_design,
 )
@@ -145,6 +149,52 @@ def test_the_jackknife_covariance_is_the_spread_of_exact_leave_one_deal_out_refi
     assert len(set(np.bincount(clusters))) == 3  # clusters of three sizes
     assert np.allclose(np.diag(approx), np.diag(exact), rtol=0.03)  # one Newton step: within 3 % of the refits
     assert float(np.max(np.abs(approx - exact))) < 0.03 * float(np.max(np.diag(exact)))
+
+
+def test_the_leverage_correction_is_each_differences_variance_weighted_mean_of_one_minus_leverage() -> None:
+    """With every deal one game, CR3 divides game g's residual by 1 − h_g (h_g = w_g x_gᵀH⁻¹x_g) where it lost only
+    that share of its variance: its expected contribution v_g/(1 − h_g), v_g = (cᵀH⁻¹x_g)² w_g. The factor the
+    report scales a difference's jackknife variance by is Σ v_g / ((G − 1)/G · Σ v_g/(1 − h_g))."""
+    from arena.research.ratings import _hessian, _information
+
+    rng = np.random.default_rng(8)
+    games = [Match("fiim", tuple(rng.choice(list("abcdef"), 7)), tuple(rng.choice(list("abcdef"), 3)),
+                   bool(rng.random() < 0.45)) for _ in range(80)]  # fmt: skip
+    d = design(games)
+    theta = fit_theta(d)
+    clusters = np.arange(len(games))
+    ident = identify(d)
+    coefs = np.stack([ident.status(a).town.coef - ident.status(b).town.coef  # type: ignore[union-attr]
+                      for a, b in (("a", "b"), ("c", "f"))], axis=1)  # fmt: skip
+    _, w, _ = _information(d, theta)
+    h_inv = np.linalg.inv(_hessian(d, theta))
+    h = w * np.einsum("gk,kl,gl->g", d.x, h_inv, d.x)
+    v = (d.x @ h_inv @ coefs) ** 2 * w[:, None]
+    by_hand = v.sum(axis=0) / ((len(games) - 1) / len(games) * (v / (1 - h)[:, None]).sum(axis=0))
+    factors = leverage_factors(leverage_bias(d, theta, clusters), coefs)
+    assert np.allclose(factors, by_hand, rtol=1e-6)
+    assert factors.min() > 0.8 and factors.max() < 0.95  # 80 games, 11 parameters: (1 − 11/80)·80/79 = 0.87
+
+
+def test_the_report_scales_the_jackknife_by_its_leverage_bias_in_thin_designs_only() -> None:
+    """Every printed standard error is the jackknife's times √factor: about 0.92 with 8 configurations seated at
+    random in 100 games (15 parameters, a game's leverage about 0.15), 0.99 or more at 1,000 games."""
+    for games, low, high in ((100, 0.88, 0.95), (1000, 0.985, 1.0)):
+        rng = np.random.default_rng(games)
+        drawn = draw(world_for(8), SCHEDULES["mixed"]([f"c{i}" for i in range(8)], games, rng), rng)
+        f = fit(matches(drawn.records), boot=0)
+        for c in f.comparisons:
+            raw = math.sqrt(float(c_coef(f, c) @ f.covariance @ c_coef(f, c)))
+            assert low < c.se / raw < high, (games, c.se / raw)
+        for e in f.estimates.values():
+            raw = math.sqrt(float(e.quantity.coef @ f.covariance @ e.quantity.coef))
+            assert low < e.se / raw < high, (games, e.se / raw)
+
+
+def c_coef(f: Fit, c: Comparison) -> np.ndarray:
+    a, b = f.estimate(c.a, c.kind), f.estimate(c.b, c.kind)
+    assert a is not None and b is not None
+    return np.asarray(a.quantity.coef - b.quantity.coef)
 
 
 def test_the_block_bootstrap_moves_a_deal_as_one() -> None:

@@ -4,7 +4,8 @@ From the schedule's seatings alone (no results), the ratings' design matrix tell
 (`identify`). A difference is marked "better than" only when its simultaneous 95 % interval excludes zero, d ± q·se
 (the report's max-|t| control over every supported pairwise comparison, se from the deal-level jackknife), so the
 smallest difference detected with 80 % power is D = q·E[se] + z₀.₈·sd: E[se] the jackknife standard error the
-report will print, expected given the design (`ratings.expected_covariances`), sd the estimate's sampling standard
+report will print, expected given the design (`ratings.expected_covariances`, scaled as the report scales it by
+`ratings.leverage_factors`), sd the estimate's sampling standard
 deviation, and q the family's critical value computed as the report computes it (the expected jackknife
 correlation, t on deals − 1 degrees of freedom), over the family the report will judge (the differences whose
 configurations have enough games on each side, `ratings.Support`). Both are taken at a world where one
@@ -42,7 +43,7 @@ from arena.research.identify import (
     statements,
 )
 from arena.research.intervals import cluster_ids, simultaneous_critical
-from arena.research.ratings import expected_covariances, side_counts, support_of
+from arena.research.ratings import expected_covariances, leverage_bias, leverage_factors, side_counts, support_of
 from arena.research.records import Match, deal_keys
 
 Array = NDArray[np.float64]
@@ -129,12 +130,13 @@ def _figures(
     model, expected = expected_covariances(d, theta, clusters)
     sd = np.sqrt(np.clip(np.einsum("pj,pq,qj->j", coefs, model, coefs), 0, None))
     cov = coefs.T @ expected @ coefs
-    se = np.sqrt(np.clip(np.diag(cov), 0, None))
+    raw = np.sqrt(np.clip(np.diag(cov), 0, None))
+    se = raw * np.sqrt(leverage_factors(leverage_bias(d, theta, clusters), coefs))  # as the report scales them
     good = keep & (se > 1e-12)
     if not good.any():
         return math.nan, np.full(coefs.shape[1], math.nan)
     deals = int(clusters.max()) + 1
-    q = simultaneous_critical(cov[np.ix_(good, good)] / np.outer(se[good], se[good]), deals - 1, level=LEVEL,
+    q = simultaneous_critical(cov[np.ix_(good, good)] / np.outer(raw[good], raw[good]), deals - 1, level=LEVEL,
                               seed=seed)  # fmt: skip
     return q, q * se + float(stats.norm.ppf(POWER)) * sd
 
@@ -172,9 +174,9 @@ def power(games: Sequence[Match], pool: Sequence[str] | None = None, *, seed: in
         for _ in range(3):  # the information at a world where `first` is better by the figure itself
             _, moved = _figures(d, _world(d, first, kind, scale * middle), clusters, coefs, keep, seed)
             scale = float(moved[pair] / at_null[pair])
-        se = float(np.median(np.sqrt(np.clip(np.einsum("pj,pq,qj->j", coefs[:, mine],
-                                                       expected_covariances(d, null, clusters)[1],
-                                                       coefs[:, mine]), 0, None))))  # fmt: skip
+        raw = np.clip(np.einsum("pj,pq,qj->j", coefs[:, mine], expected_covariances(d, null, clusters)[1],
+                                coefs[:, mine]), 0, None)
+        se = float(np.median(np.sqrt(raw * leverage_factors(leverage_bias(d, null, clusters), coefs[:, mine]))))
         out.append(Detectable(kind, weight, len(mine), se, scale * middle, scale * worst))
     return Power(ident, len(games), q, int(keep.sum()), out, names, weak)
 

@@ -10,15 +10,17 @@ support firmly (`Support`: games on every side a quantity involves, and Kish's e
 interval. The fit maximises the likelihood with Firth's penalty (Jeffreys' prior: finite on one-sided records, the
 maximum likelihood estimate's first-order bias removed) and a weak Gaussian (σ = 10) by Newton's method, run for the
 point estimate and all bootstrap resamples at once; issue 18's N(0, 3²) decided a large part of a bots-sized gap
-under tournament seating. Standard errors come from the leave-one-deal-out jackknife (CR3): the games of a deal
-(or a game, when no deal repeats) leave together. Every interval is the estimate ± t(deals − 1)·se; issue 18's
-block-bootstrap percentile intervals covered 86 % at bots-sized gaps under whole sides with Firth's fit, where these
-cover 95 % (the bootstrap's standard deviation is still printed beside, with `boot` resamples). "Better than" is
-marked only when a simultaneous 95 % interval excludes zero, which keeps the chance of any false mark at 5 % however
-many configurations there are: d ± q·se, q the max-|t| quantile of the family of supported differences on
-deals − 1 degrees of freedom. The bootstrap's own max-|t| was tried first and measured 99–100 % joint coverage with
-few games a pairing (its resamples' one-sided records give it heavy tails) and 91 % under tournament seating;
-docs/ratings.md has both.
+under tournament seating. Standard errors come from the leave-one-deal-out jackknife (CR3): the games of a deal (or
+a game, when no deal repeats) leave together; each quantity's variance is scaled by its model variance over the
+jackknife's first-order expectation (`leverage_factors`), which removes CR3's overstatement of about 1/(1 −
+leverage) per deal (the thin designs' simultaneous intervals held 98–99 % without it). Every interval is the
+estimate ± t(deals − 1)·se; issue 18's block-bootstrap percentile intervals covered 86 % at bots-sized gaps under
+whole sides with Firth's fit, where these cover 95 % (the bootstrap's standard deviation is still printed beside,
+with `boot` resamples). "Better than" is marked only when a simultaneous 95 % interval excludes zero, which keeps
+the chance of any false mark at 5 % however many configurations there are: d ± q·se, q the max-|t| quantile of the
+family of supported differences on deals − 1 degrees of freedom. The bootstrap's own max-|t| was tried first and
+measured 99–100 % joint coverage with few games a pairing (its resamples' one-sided records give it heavy tails) and
+91 % under tournament seating; docs/ratings.md has both.
 
 The fitting pieces take a design matrix, weights and an offset, so a fit with some configurations' ratings held
 fixed (a reference field) is `penalised_fit` on the free columns with the fixed ones' contribution as the offset.
@@ -270,6 +272,42 @@ def expected_covariances(d: Design, theta: Array, clusters: NDArray[np.int64]) -
     return np.asarray(model, dtype=np.float64), np.asarray(expected * ((g - 1) / g) ** 2, dtype=np.float64)
 
 
+def leverage_bias(d: Design, theta: Array, clusters: NDArray[np.int64]) -> tuple[Array, Array]:
+    """(M, E): θ's model covariance H⁻¹XᵀWXH⁻¹ and the jackknife's expectation to first order when a deal's residuals
+    have the variance W_g − W_gX_gH⁻¹X_gᵀW_g that a fit leaves them,
+    E = (G − 1)/G Σ_g H⁻¹X_gᵀW_g(I − W_gX_gH⁻¹X_gᵀ)⁻ᵀX_gH⁻¹. A deletion refit (CR3) divides a deal's residuals by
+    I − (its leverage) where the variance they lost is only that much: each deal's contribution is overstated by about
+    1/(1 − h_g). (`expected_covariances` takes the residuals' variance as W_g, the dry run's older, larger figure.)"""
+    _, w, _ = _information(d, theta)
+    h_inv = np.linalg.inv(_hessian(d, theta))
+    model = h_inv @ ((d.x * w[:, None]).T @ d.x) @ h_inv
+    g = int(clusters.max()) + 1
+    expected = np.zeros((d.columns, d.columns))
+    members = np.argsort(clusters, kind="stable")
+    bounds = np.searchsorted(clusters[members], np.arange(g + 1))
+    sizes = np.diff(bounds)
+    for m in np.unique(sizes):
+        ids = np.flatnonzero(sizes == m)
+        rows = members[bounds[ids][:, None] + np.arange(m)[None, :]]
+        xg, wg = d.x[rows], w[rows]
+        b = np.einsum("pc,imc->ipm", h_inv, xg)  # H⁻¹X_gᵀ
+        a = np.eye(m)[None] - wg[:, :, None] * np.einsum("imc,icn->imn", xg, b)
+        left = np.einsum("ipm,im,inm->ipn", b, wg, np.linalg.inv(a))  # H⁻¹X_gᵀW_g(I − W_gX_gH⁻¹X_gᵀ)⁻ᵀ
+        expected += np.einsum("ipn,iqn->pq", left, b)
+    return np.asarray(model, dtype=np.float64), np.asarray(expected * (g - 1) / g, dtype=np.float64)
+
+
+def leverage_factors(bias: tuple[Array, Array], coefs: Array) -> Array:
+    """Per column c of `coefs`: cᵀMc / cᵀEc (`leverage_bias`), the contrast's variance-weighted mean of 1 − h_g over
+    deals, by which its jackknife variance is scaled to remove CR3's leverage bias; at most 1 (the correction only
+    removes an overstatement)."""
+    model, expected = bias
+    top = np.einsum("pj,pq,qj->j", coefs, model, coefs)
+    bottom = np.einsum("pj,pq,qj->j", coefs, expected, coefs)
+    ratio = np.divide(top, bottom, out=np.ones_like(top), where=bottom > 1e-12)
+    return np.asarray(np.clip(ratio, 0.0, 1.0), dtype=np.float64)
+
+
 def predict(d: Design, theta: Array) -> Array:
     """P(town wins) for each row of the design."""
     return np.asarray(expit(d.x @ theta), dtype=np.float64)
@@ -280,7 +318,7 @@ def predict(d: Design, theta: Array) -> Array:
 class Estimate:
     quantity: Quantity
     interval: Interval  # estimate ± t(deals − 1)·se; no interval (NaN bounds) when sparse
-    se: float  # the jackknife standard error
+    se: float  # the jackknife standard error, its leverage bias removed (`leverage_factors`)
     support: Support
     bootstrap_se: float = math.nan  # the block bootstrap's standard deviation, beside it (NaN without resamples)
 
@@ -297,7 +335,7 @@ class Comparison:
     a: str
     b: str
     interval: Interval
-    se: float  # the jackknife standard error
+    se: float  # the jackknife standard error, its leverage bias removed (`leverage_factors`)
     support: Support  # the fewest games and deals of either configuration on either side the quantity involves
     weight: float = 0.5  # the town skill's weight (combined: 0.5, or the identified combination's)
 
@@ -333,6 +371,12 @@ class Fit:
     critical: float = math.nan  # the simultaneous critical value (max-|t| quantile)
     counts: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)  # (config, side) -> (games, deals)
     condition: float = math.nan  # the information's condition number over the identified directions
+    bias: tuple[Array, Array] = field(default_factory=lambda: (np.empty((0, 0)), np.empty((0, 0))))  # leverage_bias
+
+    def variances(self, coefs: Array) -> Array:
+        """Each column's jackknife variance with CR3's leverage bias removed (`leverage_factors`)."""
+        raw = np.einsum("pj,pq,qj->j", coefs, self.covariance, coefs)
+        return np.asarray(np.clip(raw, 0, None) * leverage_factors(self.bias, coefs), dtype=np.float64)
 
     @property
     def design(self) -> Design:
@@ -351,10 +395,12 @@ class Fit:
         return sorted(self.design.configs, key=key)
 
 
-def _interval(coef: Array, theta: Array, covariance: Array, n: float, clusters: int) -> tuple[Interval, float]:
-    """The estimate ± t₍C−1₎ · its jackknife standard error, for C deals (and that standard error)."""
-    value = float(coef @ theta)
-    se = math.sqrt(max(float(coef @ covariance @ coef), 0.0))
+def _interval(coef: Array, f: Fit, n: float) -> tuple[Interval, float]:
+    """The estimate ± t₍C−1₎ · its standard error (the jackknife's, leverage bias removed), for C deals (and that
+    standard error)."""
+    value = float(coef @ f.theta)
+    se = math.sqrt(float(f.variances(coef[:, None])[0]))
+    clusters = f.clusters
     half = t_quantile(clusters, LEVEL) * se if clusters > 1 else math.nan
     return Interval(value, value - half, value + half, n, clusters), se
 
@@ -465,7 +511,7 @@ def fit(games: Sequence[Match], *, boot: int = 200, seed: int = 0) -> Fit:
         draws = np.empty((0, len(theta)))
     counts = side_counts(d, clusters)
     out = Fit(ident, theta, draws, n_clusters, jackknife_covariance(d, theta, clusters), counts=counts,
-              condition=condition_number(d, theta, ident.null))  # fmt: skip
+              condition=condition_number(d, theta, ident.null), bias=leverage_bias(d, theta, clusters))  # fmt: skip
     quantities = ident.quantities()
     held = support_of(d, theta, clusters, counts, [((q.config,), q.kind, q.coef) for q in quantities])
     quantities, held = _firm_combinations(d, theta, clusters, counts, quantities, held)
@@ -474,7 +520,7 @@ def fit(games: Sequence[Match], *, boot: int = 200, seed: int = 0) -> Fit:
         return float(np.std(draws @ coef, ddof=1)) if len(draws) > 1 else math.nan
 
     for q, support in zip(quantities, held, strict=True):
-        iv, se = _interval(q.coef, theta, out.covariance, _games_behind(d, q), n_clusters)
+        iv, se = _interval(q.coef, out, _games_behind(d, q))
         if support.sparse:  # too few games behind it for any large-sample interval to hold: none is printed
             iv = Interval(iv.value, math.nan, math.nan, iv.n, iv.clusters)
         out.estimates[(q.config, q.kind)] = Estimate(q, iv, se, support, spread(q.coef))
@@ -483,7 +529,7 @@ def fit(games: Sequence[Match], *, boot: int = 200, seed: int = 0) -> Fit:
         if side is None:
             out.side[rules] = None
             continue
-        iv, se = _interval(side.coef, theta, out.covariance, float(len(d.y)), n_clusters)
+        iv, se = _interval(side.coef, out, float(len(d.y)))
         (games_eff,), (deals_eff,) = kish(influence_shares(d, theta, side.coef[:, None]), clusters)
         support = Support(len(d.y), n_clusters, float(games_eff), float(deals_eff))
         if thin:  # the side term rests on every skill: with one of them sparse, no interval of it holds
@@ -517,9 +563,10 @@ def compare(f: Fit, clusters: NDArray[np.int64], level: float = LEVEL) -> tuple[
     coefs = np.stack([p[3] for p in pairs], axis=1)
     diffs = f.theta @ coefs
     cov = coefs.T @ f.covariance @ coefs
-    se = np.sqrt(np.clip(np.diag(cov), 0, None))
+    raw = np.sqrt(np.clip(np.diag(cov), 0, None))
+    se = np.sqrt(f.variances(coefs))  # the correlation is the jackknife's: the correction scales each difference
     ok = (se > 1e-12) & np.asarray([not s.sparse for s in held])
-    corr = cov[np.ix_(ok, ok)] / np.outer(se[ok], se[ok])
+    corr = cov[np.ix_(ok, ok)] / np.outer(raw[ok], raw[ok])
     q = simultaneous_critical(corr, f.clusters - 1, level=level)
     out = []
     for j, ((kind, a, b, _, weight), support) in enumerate(zip(pairs, held, strict=True)):

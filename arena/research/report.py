@@ -179,8 +179,9 @@ def _ratings_lines(r: Report) -> list[str]:
     lines += ["", (f"Side-aware Bradley–Terry (docs/ratings.md): only what the design identifies, fitted with "
                    "Firth's penalty (Jeffreys' prior) and a weak Gaussian (σ = "
                    f"{PRIOR_SD:g}); 95 % intervals: the estimate ± t on {f.clusters - 1} degrees of freedom times "
-                   f"its leave-one-deal-out jackknife standard error ({f.clusters} deals; the games of a deal leave "
-                   "together; `ratings.csv` gives the block bootstrap's standard deviation beside it, "
+                   "its leave-one-deal-out jackknife standard error, leverage bias removed "
+                   f"({f.clusters} deals; the games of a deal leave together; `ratings.csv` gives the block "
+                   "bootstrap's standard deviation beside it, "
                    f"{r.boot} resamples). Skills are centred over the configurations that played the "
                    "side. A configuration's games on a side are those in which it held a seat of that side. "
                    "`sparse`: too few games behind the estimate (see **What these games identify**); its value is "
@@ -208,8 +209,8 @@ def _comparison_lines(r: Report) -> list[str]:
     marked = [c for c in f.comparisons if c.better]
     judged = [c for c in f.comparisons if not c.sparse]
     lines = [(f"{len(judged)} pairwise differences, each with a **simultaneous** 95 % interval (max-|t| over "
-              f"all of them on the deal-level jackknife's standard errors, critical value {f.critical:.2f} instead of "
-              "1.96): the chance that any interval "
+              "all of them on the deal-level jackknife's standard errors, leverage bias removed, critical value "
+              f"{f.critical:.2f} instead of 1.96): the chance that any interval "
               "misses its true difference, and so of any false \"better\", is at most 5 %.")]  # fmt: skip
     if len(judged) < len(f.comparisons):
         lines[0] += (f" {len(f.comparisons) - len(judged)} more rest on too few games (fewer than "
