@@ -407,6 +407,18 @@ async def _add(server: Any, seats: dict[int, Any]) -> Table:
     return server.add(*server.build(load_rules("fiim"), seats, seed=5))
 
 
+def _day_table(pause: Any) -> tuple[Table, Any, Any]:
+    """A live table at Day (bot delay 1 s, 180 wpm) whose pauses go to `pause`, seat 1's view and a speech request."""
+    from arena.engine import Decision, Game, Kind, Phase, Request, view
+
+    game = Game(load_rules("fiim"), 5)
+    table = Table(game=game, seats={}, lang="en", bot_delay=1.0, bot_wpm=180.0)
+    table.pause = pause
+    obs = view(game, 1)
+    obs.phase = Phase.DAY
+    return table, obs, Request(seat=1, kind=Kind.SPEECH, max_words=150, default=Decision())
+
+
 # ----- bot speeches went by in 1-1.5 s --------------------------------------------------------------------------------
 def test_a_bot_speech_is_paced_by_its_length_at_a_live_table() -> None:
     """A bot's speech appears after its words at --bot-wpm (180: a 90-word speech takes 30 s), never before the bot
@@ -414,7 +426,7 @@ def test_a_bot_speech_is_paced_by_its_length_at_a_live_table() -> None:
     import asyncio
     import concurrent.futures
 
-    from arena.engine import Decision, Game, Kind, Observation, Phase, Request, view
+    from arena.engine import Decision, Kind, Observation, Request
     from arena.players.base import Answer, Player
     from arena.web.table import Paced
 
@@ -432,12 +444,7 @@ def test_a_bot_speech_is_paced_by_its_length_at_a_live_table() -> None:
         waited.append(seconds)
 
     async def run() -> None:
-        game = Game(load_rules("fiim"), 5)
-        table = Table(game=game, seats={}, lang="en", bot_delay=1.0, bot_wpm=180.0)
-        table.pause = pause
-        obs = view(game, 1)
-        obs.phase = Phase.DAY
-        speech = Request(seat=1, kind=Kind.SPEECH, max_words=150, default=Decision())
+        table, obs, speech = _day_table(pause)
         vote = Request(seat=1, kind=Kind.VOTE, candidate=2, default=Decision(vote=False))
         await Paced(Says(" ".join(["word"] * 90)), table, 1.0).decide(obs, speech)
         await Paced(Says("Pass."), table, 1.0).decide(obs, speech)
@@ -457,7 +464,7 @@ def test_a_paced_seat_keeps_its_own_clock_for_its_thinking_only() -> None:
     import asyncio
     import concurrent.futures
 
-    from arena.engine import Decision, Game, Kind, Observation, Phase, Request, view
+    from arena.engine import Decision, Observation, Request
     from arena.players.base import Answer, ModelCall, Player
     from arena.web.table import Paced
 
@@ -483,12 +490,7 @@ def test_a_paced_seat_keeps_its_own_clock_for_its_thinking_only() -> None:
         await asyncio.sleep(0.2)
 
     async def run() -> tuple[Answer, BaseException | None]:
-        game = Game(load_rules("fiim"), 5)
-        table = Table(game=game, seats={}, lang="en", bot_delay=1.0, bot_wpm=180.0)
-        table.pause = pause
-        obs = view(game, 1)
-        obs.phase = Phase.DAY
-        speech = Request(seat=1, kind=Kind.SPEECH, max_words=150, default=Decision())
+        table, obs, speech = _day_table(pause)
         answered = await Paced(Model(hang=False), table, 1.0, limit_s=0.05).decide(obs, speech)
         hung = Paced(Model(hang=True), table, 1.0, limit_s=0.05)
         assert hung.model_seat and hung.time_limit(speech) is None  # no orchestrator limit: its own clock

@@ -248,28 +248,38 @@ def side_counts(d: Design, clusters: NDArray[np.int64]) -> dict[tuple[str, str],
     return out
 
 
+def _deal_terms(d: Design, theta: Array, clusters: NDArray[np.int64]) -> tuple[Array, int, list[tuple[Array, ...]]]:
+    """What both expectations below are made of: θ's model covariance H⁻¹XᵀWXH⁻¹, the number of deals G, and for
+    each deal size the deals' (W_g, B_g = H⁻¹X_gᵀ, (I − W_gX_gH⁻¹X_gᵀ)⁻¹), stacked."""
+    _, w, _ = _information(d, theta)
+    h_inv = np.linalg.inv(_hessian(d, theta))  # Firth's curvature does not depend on the results
+    model = h_inv @ ((d.x * w[:, None]).T @ d.x) @ h_inv
+    g = int(clusters.max()) + 1
+    members = np.argsort(clusters, kind="stable")
+    bounds = np.searchsorted(clusters[members], np.arange(g + 1))
+    sizes = np.diff(bounds)
+    blocks: list[tuple[Array, ...]] = []
+    for m in np.unique(sizes):
+        ids = np.flatnonzero(sizes == m)
+        rows = members[bounds[ids][:, None] + np.arange(m)[None, :]]
+        xg, wg = d.x[rows], w[rows]
+        b = np.einsum("pc,imc->ipm", h_inv, xg)  # H⁻¹X_gᵀ
+        a = np.eye(m)[None] - wg[:, :, None] * np.einsum("imc,icn->imn", xg, b)
+        blocks.append((wg, b, np.linalg.inv(a)))
+    return np.asarray(model, dtype=np.float64), g, blocks
+
+
 def expected_covariances(d: Design, theta: Array, clusters: NDArray[np.int64]) -> tuple[Array, Array]:
     """Before any result: θ's sampling covariance under the model at `theta` (H⁻¹ XᵀWX H⁻¹, H as in
     `jackknife_covariance`) and the expected value of the report's jackknife covariance given the design,
     ((G − 1)/G)² Σ_g A_g W_g A_gᵀ with A_g = H⁻¹X_gᵀ(I − W_g X_g H⁻¹X_gᵀ)⁻¹, the games of a deal taken as
     independent. The dry run's power figure uses both, so it is about the standard errors the report will print."""
-    _, w, _ = _information(d, theta)
-    h_inv = np.linalg.inv(_hessian(d, theta))  # Firth's curvature does not depend on the results
-    model = h_inv @ ((d.x * w[:, None]).T @ d.x) @ h_inv
-    g = int(clusters.max()) + 1
+    model, g, blocks = _deal_terms(d, theta, clusters)
     expected = np.zeros((d.columns, d.columns))
-    members = np.argsort(clusters, kind="stable")
-    bounds = np.searchsorted(clusters[members], np.arange(g + 1))
-    sizes = np.diff(bounds)
-    for m in np.unique(sizes):
-        ids = np.flatnonzero(sizes == m)
-        rows = members[bounds[ids][:, None] + np.arange(m)[None, :]]
-        xg, wg = d.x[rows], w[rows]
-        b = np.einsum("pc,imc->ipm", h_inv, xg)
-        a = np.eye(m)[None] - wg[:, :, None] * np.einsum("imc,icn->imn", xg, b)
-        big = np.einsum("ipm,imn->ipn", b, np.linalg.inv(a))  # A_g
+    for wg, b, inv_a in blocks:
+        big = np.einsum("ipm,imn->ipn", b, inv_a)  # A_g
         expected += np.einsum("ipm,im,iqm->pq", big, wg, big)
-    return np.asarray(model, dtype=np.float64), np.asarray(expected * ((g - 1) / g) ** 2, dtype=np.float64)
+    return model, np.asarray(expected * ((g - 1) / g) ** 2, dtype=np.float64)
 
 
 def leverage_bias(d: Design, theta: Array, clusters: NDArray[np.int64]) -> tuple[Array, Array]:
@@ -278,23 +288,12 @@ def leverage_bias(d: Design, theta: Array, clusters: NDArray[np.int64]) -> tuple
     E = (G − 1)/G Σ_g H⁻¹X_gᵀW_g(I − W_gX_gH⁻¹X_gᵀ)⁻ᵀX_gH⁻¹. A deletion refit (CR3) divides a deal's residuals by
     I − (its leverage) where the variance they lost is only that much: each deal's contribution is overstated by about
     1/(1 − h_g). (`expected_covariances` takes the residuals' variance as W_g, the dry run's older, larger figure.)"""
-    _, w, _ = _information(d, theta)
-    h_inv = np.linalg.inv(_hessian(d, theta))
-    model = h_inv @ ((d.x * w[:, None]).T @ d.x) @ h_inv
-    g = int(clusters.max()) + 1
+    model, g, blocks = _deal_terms(d, theta, clusters)
     expected = np.zeros((d.columns, d.columns))
-    members = np.argsort(clusters, kind="stable")
-    bounds = np.searchsorted(clusters[members], np.arange(g + 1))
-    sizes = np.diff(bounds)
-    for m in np.unique(sizes):
-        ids = np.flatnonzero(sizes == m)
-        rows = members[bounds[ids][:, None] + np.arange(m)[None, :]]
-        xg, wg = d.x[rows], w[rows]
-        b = np.einsum("pc,imc->ipm", h_inv, xg)  # H⁻¹X_gᵀ
-        a = np.eye(m)[None] - wg[:, :, None] * np.einsum("imc,icn->imn", xg, b)
-        left = np.einsum("ipm,im,inm->ipn", b, wg, np.linalg.inv(a))  # H⁻¹X_gᵀW_g(I − W_gX_gH⁻¹X_gᵀ)⁻ᵀ
+    for wg, b, inv_a in blocks:
+        left = np.einsum("ipm,im,inm->ipn", b, wg, inv_a)  # H⁻¹X_gᵀW_g(I − W_gX_gH⁻¹X_gᵀ)⁻ᵀ
         expected += np.einsum("ipn,iqn->pq", left, b)
-    return np.asarray(model, dtype=np.float64), np.asarray(expected * (g - 1) / g, dtype=np.float64)
+    return model, np.asarray(expected * (g - 1) / g, dtype=np.float64)
 
 
 def leverage_factors(bias: tuple[Array, Array], coefs: Array) -> Array:
