@@ -23,7 +23,7 @@ from arena.llm.conversation import Conversation, Message
 from arena.llm.modes import Mode
 from arena.llm.records import Expansion
 from arena.llm.seat import TRANSPORT, UNREACHABLE, UNUSABLE, ConversationSeat
-from arena.players.base import TIMEOUT_PREFIX, ModelCall
+from arena.players.base import ModelCall
 from arena.prompts import load_prompt_set
 from arena.transcript import Transcript
 from arena.trust import allowed_prompt_set
@@ -396,13 +396,11 @@ def _own_failure(call: ModelCall) -> str | None:
 
 
 def _cut_reask(transcript: Transcript, index: int) -> bool:
-    """Call `index` re-asks a decision whose earlier attempt its time limit cut (the orchestrator's "no answer
-    within N s", on no input when the game then stopped there): an earlier call of its seat at the same point was
-    abandoned so (`ConversationSeat.abandon`)."""
+    """Call `index` re-asks a decision whose earlier attempt its time limit cut (the orchestrator's time-out, on no
+    input when the game then stopped there): an earlier call of its seat at the same point was abandoned so
+    (`ConversationSeat.abandon`). The re-ask's words are not read: its rebuild must still give the messages sent."""
     calls, positions = transcript.calls, transcript.call_positions
     call = calls[index]
-    if not (call.reask or "").startswith(TIMEOUT_PREFIX):
-        return False
     return any(calls[j].seat == call.seat and positions[j] == positions[index]
                and (calls[j].error or "").startswith(ABANDONED) for j in range(index))  # fmt: skip
 
