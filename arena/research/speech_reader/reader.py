@@ -10,6 +10,7 @@ from arena.research.speech_reader import accusations, deaths, votes
 from arena.research.speech_reader.claims import ELLIPTIC, ROLE_WORDS, read_checks, read_roles, reported_checks
 from arena.research.speech_reader.fallback import read_fallback
 from arena.research.speech_reader.guards import (
+    CLAUSE,
     NEGATED_AFTER,
     NEGATED_BEFORE,
     QUESTION,
@@ -17,8 +18,20 @@ from arena.research.speech_reader.guards import (
     split_sentences,
     third_person,
 )
+from arena.research.speech_reader.learned import Model, read_learned, ruled_kinds
 from arena.research.speech_reader.seats import normalise
-from arena.research.speech_reader.statement import ACCUSE, ALIVE, CHECK, DEAD, KINDS, ROLE, TEAMMATE, VOTE, Statement
+from arena.research.speech_reader.statement import (
+    ACCUSE,
+    ALIVE,
+    CHECK,
+    DEAD,
+    KINDS,
+    ROLE,
+    TARGET,
+    TEAMMATE,
+    VOTE,
+    Statement,
+)
 
 # the constructions, kind by kind, in the order the reader has always tried them
 _SIMPLE = {kind: m.PATTERNS[kind] for kind in KINDS for m in (votes, deaths, accusations) if kind in m.PATTERNS}
@@ -37,7 +50,8 @@ _FIRST = re.compile(r"(?<![а-я])(?:про|за)?голосу(?:ю|ем)(?![а-
 
 
 @cache
-def _read(text: str) -> tuple[Statement, ...]:
+def read_rules(text: str) -> tuple[Statement, ...]:
+    """What the hand-written constructions read in `text` (the reader without its learned part)."""
     t = normalise(text)
     sentences = split_sentences(t)
     found: list[Statement] = []
@@ -83,6 +97,66 @@ def _read(text: str) -> tuple[Statement, ...]:
     mates = {s.seat for s in found if s.kind == TEAMMATE}
     found = [s for s in found if not (s.kind == ACCUSE and s.seat in mates)]  # "6 is our don": a teammate
     return tuple(dict.fromkeys(found))
+
+
+def merge(rules: tuple[Statement, ...], learned: list[tuple[str, int, str]]) -> tuple[Statement, ...]:
+    """The rules' statements and the model's, each once: roles, checks, then the rest; a seat checked or named a
+    teammate is no bare accusation, and a check the rules read keeps their colour."""
+    found = list(rules) + [Statement(kind, seat, value) for kind, seat, value in learned]
+    ruled = {s.seat for s in rules if s.kind == CHECK}
+    found = [s for s in found if not (s.kind == CHECK and s.seat in ruled and s not in rules)]
+    settled = {s.seat for s in found if s.kind in (CHECK, TEAMMATE)}
+    found = [s for s in found if not (s.kind == ACCUSE and s.seat in settled)]
+    order = {ROLE: 0, CHECK: 1}
+    return tuple(sorted(dict.fromkeys(found), key=lambda s: order.get(s.kind, 2)))
+
+
+# a negation before a vote or a night target in its clause ("don't shoot 6", "I'm not voting 6")
+_NEGATION = re.compile(
+    r"\b(?:not|don't|do not|never|won't|will not|can't|cannot|no)\b|(?<![а-я])(?:не|ни|нельзя)(?![а-я])"
+)
+_FROM_SEAT = re.compile(r"\b(?:from|by)\s+¤|(?<![а-я])от\s+¤")  # a check another seat made ("a red check from 3")
+
+
+def _owned(sentence: str, kind: str, start: int, end: int) -> bool:
+    """Whether the mention at sentence[start:end] may carry the speaker's own statement of `kind`: the rules'
+    guards (a condition, another's words, a belief denied, a question, a doubt), and for a vote or a target a
+    negation before it in its clause."""
+    if kind == ALIVE:
+        return True  # a question to a seat addresses it
+    if guarded(sentence, start, end) or QUESTION.match(sentence) or _DOUBTED.search(sentence[end:]):
+        return False
+    if _ASKS.match(sentence[end:]):
+        return False
+    if kind == CHECK:
+        return not _FROM_SEAT.search(sentence) and int(re.sub(r"\D", "", sentence[start:end])) not in reported_checks(
+            sentence
+        )
+    if kind in (VOTE, TARGET):
+        low = max((m.end() for m in CLAUSE.finditer(sentence, 0, start)), default=0)
+        return not _NEGATION.search(sentence, low, start)
+    return True
+
+
+def learned(text: str, rules: tuple[Statement, ...], model: Model | None = None) -> list[tuple[str, int, str]]:
+    """The model's statements (learned.py) that the rules' guards leave to the speaker: a seat's statement stands
+    when one of its mentions is not in a condition, another's words, a question or (a vote, a target) a negation."""
+    t = normalise(text)
+    sentences = split_sentences(t)
+    out = []
+    for kind, seat, value in read_learned(t, ruled_kinds([(s.kind, s.seat, s.value) for s in rules]), model):
+        token = re.compile(rf"¤{seat}(?!\d)ᵃ?")
+        if kind == ROLE or any(
+            _owned(sentence, kind, m.start(), m.end()) for sentence in sentences for m in token.finditer(sentence)
+        ):
+            out.append((kind, seat, value))
+    return out
+
+
+@cache
+def _read(text: str) -> tuple[Statement, ...]:
+    rules = read_rules(text)
+    return merge(rules, learned(text, rules))
 
 
 def read(text: str) -> tuple[Statement, ...]:
