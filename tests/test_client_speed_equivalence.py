@@ -18,6 +18,10 @@
   surrogates, floats with NaN and infinities, huge integers, non-string keys, enums, tuples, cycles).
   A plain record's fields of exactly a scalar type are their own JSON value (`record._jsonable`): every event of
   random games of every preset dumps as with the full conversion.
+- The moderator pattern's start guard (`injection._MODERATOR_STARTS`, a lookahead that skips the positions where no
+  alternative can start) against the plain alternation: each alternative alone finds the same match with and without
+  it, in texts built from random strings that alternative matches (`_sample`, from its parsed form), set among
+  fillers and the characters whose case folds are special.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import re
 import unicodedata
 from enum import Enum, IntEnum, StrEnum
 from typing import Any
@@ -397,3 +402,92 @@ def test_a_plain_records_scalars_dump_as_the_full_conversion_dumps_them(preset: 
     for value in [*_SCALARS, 1, "x", 2.5, None, True]:  # an enum or a set is never taken for a scalar
         got, want = plain_record._jsonable(value, False), _jsonable_full(value, False)
         assert type(got) is type(want) and repr(got) == repr(want)  # (NaN is not equal to itself)
+
+
+_SPACES = [" ", "\t", "\n", "\u00a0", "  "]
+_ODD_CASE = ["ſ", "K", "İ", "ı", "ᲀ", "ᲄ", "Ё", "ё", "ǅ", "ß", "ﬀ"]  # case folds sre treats specially
+
+
+def _in_set(ch: str, items: list[Any]) -> bool:
+    """Whether `ch` is in a parsed character set (`re._parser`'s IN items), case aside."""
+    from re import _constants as c
+
+    negate = bool(items) and items[0][0] is c.NEGATE
+    found = False
+    for op, av in items[1:] if negate else items:
+        if op is c.LITERAL:
+            found |= ord(ch) == av
+        elif op is c.RANGE:
+            found |= av[0] <= ord(ch) <= av[1]
+        elif op is c.CATEGORY:
+            found |= {
+                c.CATEGORY_DIGIT: ch.isdigit(),
+                c.CATEGORY_NOT_DIGIT: not ch.isdigit(),
+                c.CATEGORY_SPACE: ch.isspace(),
+                c.CATEGORY_NOT_SPACE: not ch.isspace(),
+                c.CATEGORY_WORD: ch.isalnum() or ch == "_",
+                c.CATEGORY_NOT_WORD: not (ch.isalnum() or ch == "_"),
+            }[av]
+    return found != negate
+
+
+def _sample(rng: random.Random, items: Any) -> str:
+    """A random string that the parsed pattern `items` matches, anchors aside (letters in random case)."""
+    from re import _constants as c
+
+    out = []
+    for op, av in items:
+        if op is c.LITERAL:
+            ch = chr(av)
+            out.append(ch.upper() if rng.random() < 0.3 else ch)
+        elif op is c.IN:
+            pool = [chr(av) for o, av in av if o is c.LITERAL] + ["a", "Z", "7", " ", "\n", "é", "ж", ".", "("]
+            rng.shuffle(pool)
+            out.append(next((ch for ch in pool if _in_set(ch, av)), "x"))
+        elif op is c.BRANCH:
+            out.append(_sample(rng, rng.choice(av[1])))
+        elif op is c.SUBPATTERN:
+            out.append(_sample(rng, av[3]))
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT):
+            low, high, body = av
+            out.extend(_sample(rng, body) for _ in range(rng.randint(low, min(high, low + 2))))
+        elif op is c.NOT_LITERAL:
+            out.append("x" if av != ord("x") else "y")
+        elif op is c.ANY:
+            out.append("q")
+    return "".join(out)
+
+
+def test_the_moderator_patterns_start_guard_hides_no_match() -> None:
+    """The lookahead in front of the moderator pattern (`_MODERATOR_STARTS`) only skips positions where no
+    alternative can match: each alternative alone, with and without it, finds the same match (or none) in texts
+    made of random strings that alternative matches (random case), set among random words, spaces, line breaks,
+    digits and the characters whose case folds are special; and the flag's pattern finds what the plain
+    alternation finds, in those texts and the attack texts."""
+    from re import _parser
+
+    flags = re.IGNORECASE | re.MULTILINE
+    rng = random.Random(39)
+    fillers = ["", " ", "\n", "x", "seat 3 ", ".", ":", "(", "[", "#", "7", "ж", "the ", "your ", *_SPACES, *_ODD_CASE]
+    texts = list(ATTACKS)
+    for alternative in injection._MODERATOR:
+        tree = _parser.parse(alternative, flags)
+        for _ in range(150):
+            parts = [_sample(rng, tree)] + [rng.choice(fillers) for _ in range(rng.randint(0, 4))]
+            rng.shuffle(parts)
+            texts.append("".join(parts))
+    for _ in range(1000):
+        texts.append("".join(rng.choice(ALPHABET + "".join(_ODD_CASE)) for _ in range(rng.randint(1, 40))))
+    for alternative in injection._MODERATOR:
+        plain = re.compile(alternative, flags)
+        guarded = re.compile(injection._MODERATOR_STARTS + "(?:" + alternative + ")", flags)
+        hits = 0
+        for text in texts:
+            want, got = plain.search(text), guarded.search(text)
+            assert (got and got.span()) == (want and want.span()), (alternative, text)
+            hits += want is not None
+        assert hits >= 60, alternative  # the alternative was exercised
+    whole = re.compile("|".join(injection._MODERATOR), flags)
+    moderator = dict(injection._FLAGS)["imitates_moderator"]
+    for text in texts:
+        assert bool(moderator.search(text)) == bool(whole.search(text)), text

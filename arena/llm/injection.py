@@ -97,8 +97,17 @@ _MODERATOR = (
     r"\byour\s+notes\s+of\s+the\s+game\b|\bthe\s+earlier\s+turns\s+were\s+condensed\b",
     r"\bваши\s+заметки\s+об\s+игре\b|\bпрежние\s+ходы\s+сжаты\b",
 )
+# Where a match of `_MODERATOR` can start: a line's start, a bracket, `#`, `№` or `(`, a word that starts with the
+# first letter of an English alternative (each opens with `\b`), or the first letter of a Russian one. A search tries
+# every position with every alternative, case-insensitively (about 50 us a speech, the flags' largest cost); this
+# lookahead fails most positions at one character. A superset of the starts, so the same verdicts: the equivalence
+# test checks each alternative with and without it. An alternative added above needs its first letter here.
+_MODERATOR_STARTS = r"(?=^|\n|[\[【〔⟦❲〚#№(]|\b[acghjlmnrstuwy]|[авджзкмнопсуэч])"
 _FLAGS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("imitates_moderator", re.compile("|".join(_MODERATOR), re.IGNORECASE | re.MULTILINE)),
+    (
+        "imitates_moderator",
+        re.compile(_MODERATOR_STARTS + "(?:" + "|".join(_MODERATOR) + ")", re.IGNORECASE | re.MULTILINE),
+    ),
     (
         "imitates_chat_turn",
         re.compile(
