@@ -14,6 +14,7 @@ from arena.research.speech_reader.guards import (
     NEGATED_AFTER,
     NEGATED_BEFORE,
     QUESTION,
+    REPORTED,
     guarded,
     split_sentences,
     third_person,
@@ -124,6 +125,8 @@ def _owned(sentence: str, kind: str, start: int, end: int) -> bool:
     negation before it in its clause."""
     if kind == ALIVE:
         return True  # a question to a seat addresses it
+    if REPORTED.match(sentence, end + len(sentence[end:]) - len(sentence[end:].lstrip(" ,"))):
+        return False  # "Seat 4 says he checked 9": seat 4 is the one reported, not what is read
     if guarded(sentence, start, end) or QUESTION.match(sentence) or _DOUBTED.search(sentence[end:]):
         return False
     if _ASKS.match(sentence[end:]):
