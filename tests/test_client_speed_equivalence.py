@@ -22,6 +22,11 @@
   alternative can start) against the plain alternation: each alternative alone finds the same match with and without
   it, in texts built from random strings that alternative matches (`_sample`, from its parsed form), set among
   fillers and the characters whose case folds are special.
+- The chain's hash of a transcript line from the values the line was encoded from (`writer._record`,
+  `chain.chain_hash_of`) against the line parsed back: every event and input of random games of every preset, and
+  call records, with random characters, nested values, NaN and infinities (parsed back, as pydantic writes them as
+  null), and a plain record that may hold a dict (parsed back); the C encoders called directly (without
+  `JSONEncoder.encode` building one per call) and the public encoder where there is none.
 """
 
 from __future__ import annotations
@@ -42,8 +47,11 @@ from arena.engine import PRESETS, Game, IllegalDecision, load_rules, view
 from arena.engine import record as plain_record
 from arena.engine.events import Event
 from arena.llm import answer, direct, injection
+from arena.players.base import ModelCall
 from arena.players.random_policy import random_decision
-from arena.transcript import chain
+from arena.transcript import chain, writer
+from arena.transcript.records import GENESIS
+from arena.transcript.writer import CUT_MARK
 
 
 def _fold_slow(text: str) -> str:
@@ -402,6 +410,120 @@ def test_a_plain_records_scalars_dump_as_the_full_conversion_dumps_them(preset: 
     for value in [*_SCALARS, 1, "x", 2.5, None, True]:  # an enum or a set is never taken for a scalar
         got, want = plain_record._jsonable(value, False), _jsonable_full(value, False)
         assert type(got) is type(want) and repr(got) == repr(want)  # (NaN is not equal to itself)
+
+
+def _chained(line: str, parsed: dict[str, Any] | None, previous: str) -> tuple[str, str]:
+    return _outcome(lambda _: chain.chain_hash_of(previous, line, parsed), None)
+
+
+def _chained_slow(line: str, previous: str) -> tuple[str, str]:
+    """What the writer hashed before: the line parsed back."""
+    return _outcome(lambda _: chain.chain_hash(previous, json.loads(line)), None)
+
+
+def _same_line_and_link(kind: str, record: Any, previous: str) -> str:
+    """`_record` gives `_line`'s line, and its values hash as the line parsed back does (or fail as it fails)."""
+    want = _outcome(lambda r: writer._line(kind, r), record)
+    got = _outcome(lambda r: writer._record(kind, r), record)
+    if want[0] != "ok":
+        assert got == want
+        return previous
+    line, parsed = writer._record(kind, record)
+    assert line == want[1]
+    link = _chained(line, parsed, previous)
+    assert link == _chained_slow(line, previous), line
+    return link[1] if link[0] == "ok" else previous
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_a_lines_hash_from_its_values_is_the_hash_of_the_line_parsed_back(preset: str) -> None:
+    """Every event and input of random games of every preset, and each event again with its text, count or value
+    swapped for random characters (escapes, line breaks, look-alikes, astral characters, lone surrogates) and each
+    input with random reasons and points (NaN, infinities, -0.0, 1e16): the same line, and the same link of the
+    chain (or the same error) as hashing the line parsed back."""
+    rules = load_rules(preset)
+    rng = random.Random(preset)
+    previous = GENESIS
+    checked = 0
+    for seed in range(3):
+        game = Game(rules, seed)
+        while not game.over:
+            request = game.pending()[0]
+            try:
+                game.submit(request.seat, random_decision(rng, request))
+            except IllegalDecision as exc:
+                game.apply_default(request.seat, exc.reason)
+        for event in game.events:
+            previous = _same_line_and_link("event", event, previous)
+            text = "".join(rng.choices(_CHARS, k=rng.randint(0, 40)))
+            odd = dataclasses.replace(event, text=text, value=text[:3] or None, count=rng.choice([None, 0, 2**70]))
+            previous = _same_line_and_link("event", odd, previous)
+            checked += 2
+        for item in game.inputs:
+            previous = _same_line_and_link("input", item, previous)
+            points = rng.choice([0.0, -0.0, 0.1, 1e16, 1e-7, float("nan"), float("inf"), -float("inf")])
+            reason = "".join(rng.choices(_CHARS, k=rng.randint(0, 20)))
+            odd_input = item.model_copy(update={"points": points, "reason": reason})
+            previous = _same_line_and_link("input", odd_input, previous)
+            checked += 2
+    assert checked > 500
+
+
+def test_a_call_records_hash_from_its_values_is_the_hash_of_the_line_parsed_back() -> None:
+    """Call records with random messages, parsed answers and timings (any character, nested values, floats with
+    NaN and infinities, huge integers, non-string keys inside, enums, tuples, sets, bytes) and a cut long message:
+    the same line and link as parsing the line back, or the same error."""
+    rng = random.Random(39)
+    previous = GENESIS
+    clean = [c for c in _CHARS if not 0xD800 <= ord(c) <= 0xDFFF]  # lone surrogates only in the nested values
+    errors = 0
+    for index in range(1500):
+        messages = [
+            {"role": rng.choice(["system", "user", "assistant"]), "content": "".join(rng.choices(clean, k=30))}
+            for _ in range(rng.randint(0, 3))
+        ]
+        if rng.random() < 0.3:
+            messages.append({"role": "user", "content": _value(rng), "name": _value(rng)})
+        parsed = {"".join(rng.choices(_CHARS, k=3)): _value(rng) for _ in range(rng.randint(0, 3))}
+        call = ModelCall(
+            seat=rng.randint(1, 10),
+            request_kind="vote",
+            messages=messages,
+            raw="".join(rng.choices(clean, k=rng.randint(0, 30))),
+            parsed=parsed if rng.random() < 0.8 else None,
+            latency_ms=rng.choice([0.0, 12.5, 1e16, 1e-7, float("nan"), float("inf")]),
+            cost_usd=rng.choice([0.0, 1.5e-05, 3e-7]),
+            timings={"prompt_n": rng.choice([1.0, float("nan"), -0.0])} if index % 3 == 0 else None,
+        )
+        before = previous
+        previous = _same_line_and_link("call", call, previous)
+        errors += previous == before
+    huge = ModelCall(seat=1, request_kind="speech", messages=[{"role": "user", "content": "é\n" * 6_000_000}])
+    line, parsed = writer._fitted(huge)
+    assert CUT_MARK.split("{")[0] in line
+    assert _chained(line, parsed, previous) == _chained_slow(line, previous)
+    assert 50 < errors < 1000  # both the values' path and the errors were exercised
+
+
+def test_a_plain_record_that_may_hold_a_dict_is_parsed_back() -> None:
+    """A dict's keys are what JSON turns (1 -> "1", sorted as text): a plain record with a field that may hold
+    one gives no values, so its line is parsed back for the chain."""
+
+    @dataclasses.dataclass(slots=True)
+    class Odd(plain_record.PlainRecord):
+        table: dict[int, int]
+
+    line, parsed = writer._record("odd", Odd({10: 1, 2: 2}))
+    assert parsed is None
+    assert chain.chain_hash_of(GENESIS, line, parsed) == chain.chain_hash(GENESIS, json.loads(line))
+    assert writer._record("event", Game(load_rules("classic"), 1).events[0])[1] is not None
+
+
+def test_without_the_c_encoder_the_values_path_uses_the_public_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where `json` has no C encoder, the line and the link come from `JSONEncoder.encode`: the same again."""
+    monkeypatch.setattr(chain, "_FINITE_C", None)
+    monkeypatch.setattr(writer, "_COMPACT_C", None)
+    test_a_lines_hash_from_its_values_is_the_hash_of_the_line_parsed_back("fiim")
 
 
 _SPACES = [" ", "\t", "\n", "\u00a0", "  "]

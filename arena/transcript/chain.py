@@ -10,7 +10,8 @@ import hashlib
 import hmac
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from arena.transcript.records import Transcript, TranscriptError
@@ -28,6 +29,33 @@ def canonical(record: Mapping[str, Any]) -> bytes:
 def chain_hash(previous: str, record: Mapping[str, Any]) -> str:
     """hex SHA-256(previous hash as ASCII hex + canonical(record))."""
     return hashlib.sha256(previous.encode("ascii") + canonical(record)).hexdigest()
+
+
+# `canonical` refusing NaN and the infinities, for the writer's values (below), which fall back to the parsed line
+# for them. Called as the C encoder that `JSONEncoder.encode` builds around every call (two Python calls and a new
+# encoder per line), with no check for cycles: the values were just encoded as the line, so they hold none.
+_CANONICAL_FINITE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+_FINITE_C: Callable[[Any, int], Sequence[str]] | None = (
+    c_make_encoder(None, _CANONICAL_FINITE.default, encode_basestring, None, ":", ",", True, False, False)
+    if c_make_encoder is not None
+    else None
+)
+
+
+def chain_hash_of(previous: str, line: str, values: Mapping[str, Any] | None) -> str:
+    """`chain_hash(previous, json.loads(line))`, from `values` when the writer has them: the record as the JSON
+    values its line was encoded from (string keys, lists), which is what parsing `line` gives back. Values holding
+    NaN or an infinity (which a pydantic line writes as null), or anything else the strict encoder refuses, and a
+    line without values, are parsed back as before."""
+    if values is not None:
+        try:
+            text = "".join(_FINITE_C(values, 0)) if _FINITE_C is not None else _CANONICAL_FINITE.encode(values)
+            body = text.encode("utf-8")
+        except (ValueError, TypeError, RecursionError):
+            pass
+        else:
+            return hashlib.sha256(previous.encode("ascii") + body).hexdigest()
+    return chain_hash(previous, json.loads(line))
 
 
 def signature(key: bytes, end_hash: str) -> str:

@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 import os
 import uuid
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import fields, replace
 from datetime import UTC, datetime
 from importlib import metadata
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import IO, Any, Final, Literal
 
@@ -26,7 +27,7 @@ from arena.engine.text import scrubbed
 from arena.players.base import ModelCall
 from arena.remote.protocol import Exchange
 from arena.safe_write import UnsafePath, open_append
-from arena.transcript.chain import chain_hash, signature
+from arena.transcript.chain import chain_hash_of, signature
 from arena.transcript.counters import SeatCounters, SeatTotals, call_totals
 from arena.transcript.records import (
     GENESIS,
@@ -97,18 +98,58 @@ def _line(kind: str, model: BaseModel | PlainRecord) -> str:
     return f'{{"kind":"{kind}"' + ("," + body[1:] if body != "{}" else "}")
 
 
+_COMPACT: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # a plain record's `model_dump_json`
+# `_COMPACT.encode` as the C encoder it builds per call, without its check for cycles: for a plain record of no dict
+# field, whose JSON values `_jsonable` builds afresh from scalars, enums, tuples, lists and records (none holds a cycle)
+_COMPACT_C: Callable[[Any, int], Sequence[str]] | None = (
+    c_make_encoder(None, _COMPACT.default, encode_basestring, None, ":", ",", False, False, True)
+    if c_make_encoder is not None
+    else None
+)
+_PLAIN_JSON: dict[type, bool] = {}  # per plain record class: no field that may hold a dict (whose keys JSON turns)
+
+
+def _plain_json(cls: type[PlainRecord]) -> bool:
+    found = _PLAIN_JSON.get(cls)
+    if found is None:
+        kinds = " ".join(str(f.type) for f in fields(cls))  # type: ignore[arg-type]
+        found = _PLAIN_JSON[cls] = not any(word in kinds for word in ("dict", "Mapping", "Any", "object"))
+    return found
+
+
+def _record(kind: str, model: BaseModel | PlainRecord) -> tuple[str, dict[str, Any] | None]:
+    """`_line(kind, model)`, and the record as JSON values, what parsing that line gives back (for the chain's
+    hash, without the parse): a plain record's dump is the very dict its line is encoded from; a pydantic model's
+    JSON-mode dump has the same values (string keys; NaN and infinities, which its line writes as null, send the
+    chain back to parsing the line). None: parse the line (a plain record with a field that may hold a dict, whose
+    keys its dump leaves as they are)."""
+    if isinstance(model, PlainRecord):
+        values = model.model_dump(mode="json", exclude_defaults=True)
+        if _plain_json(type(model)):
+            body = "".join(_COMPACT_C(values, 0)) if _COMPACT_C is not None else _COMPACT.encode(values)
+            parsed: dict[str, Any] | None = {"kind": kind, **values}
+        else:
+            body, parsed = _COMPACT.encode(values), None  # what `model_dump_json` returns, built from `values`
+    else:
+        body = model.model_dump_json(exclude_defaults=True)
+        parsed = {"kind": kind, **model.model_dump(mode="json", exclude_defaults=True)}
+    return f'{{"kind":"{kind}"' + ("," + body[1:] if body != "{}" else "}"), parsed
+
+
 CUT_MARK: Final = "…[cut by the transcript writer: {n:,} more characters]"
 
 
-def _fitted(call: ModelCall) -> str:
-    """A call record's line, under the line limit: its longest message texts are cut, with a marker saying how
-    much was left out, until it fits. Messages are what a call was sent, for audit; `raw`, `parsed` and the
-    counts, which verify checks, are never cut (the client caps an answer at 256 KiB)."""
-    line = _line("call", call)
+def _fitted(call: ModelCall) -> tuple[str, dict[str, Any] | None]:
+    """A call record's line and its values (`_record`), under the line limit: its longest message texts are cut,
+    with a marker saying how much was left out, until it fits. Messages are what a call was sent, for audit; `raw`,
+    `parsed` and the counts, which verify checks, are never cut (the client caps an answer at 256 KiB)."""
+    line, parsed = _record("call", call)
     budget = MAX_LINE_BYTES - 4096  # room for the hash, the signature and the markers
+    if len(line) * 4 <= budget:  # UTF-8 takes at most 4 bytes a character: it fits, without encoding it to count
+        return line, parsed
     excess = len(line.encode("utf-8")) - budget
     if excess <= 0:
-        return line
+        return line, parsed
     messages = [dict(m) for m in call.messages]
     texts = [
         (len(str(m["content"]).encode("utf-8")), i) for i, m in enumerate(messages) if isinstance(m.get("content"), str)
@@ -123,7 +164,7 @@ def _fitted(call: ModelCall) -> str:
         cut = kept + CUT_MARK.format(n=len(content) - len(kept))
         messages[index]["content"] = cut
         excess -= size - len(cut.encode("utf-8"))
-    return _line("call", call.model_copy(update={"messages": messages}))
+    return _record("call", call.model_copy(update={"messages": messages}))
 
 
 class TranscriptWriter:
@@ -236,7 +277,7 @@ class TranscriptWriter:
         writer.totals = call_totals(transcript.calls)
         return writer
 
-    def _write(self, line: str, *, seal: bool = False) -> None:
+    def _write(self, line: str, *, seal: bool = False, parsed: dict[str, Any] | None = None) -> None:
         # a line the reader would refuse is never written: the chain and the file stay as they were (resumable)
         if len(line) * 4 + 200 > MAX_LINE_BYTES and len(line.encode("utf-8")) + 200 > MAX_LINE_BYTES:
             kind = line[9:30].split('"')[0] if line.startswith('{"kind":"') else "header"
@@ -245,7 +286,7 @@ class TranscriptWriter:
                 "limit; it was not written (the file holds every record before it)"
             )
         if self._chained:  # hash what a reader will parse, so both sides hash the same canonical form
-            digest = chain_hash(self.last_hash, json.loads(line))
+            digest = chain_hash_of(self.last_hash, line, parsed)  # `parsed`: the line's values (`_record`)
             extra = f',"hash":"{digest}"'
             if seal and self._sign_key is not None:
                 extra += f',"sig":"{signature(self._sign_key, digest)}"'
@@ -257,15 +298,18 @@ class TranscriptWriter:
             os.fsync(self._handle.fileno())
 
     def event(self, event: Event) -> None:
-        self._write(_line("event", event))
+        line, parsed = _record("event", event)
+        self._write(line, parsed=parsed)
         self.events_written += 1
 
     def input(self, item: Input) -> None:
-        self._write(_line("input", item))
+        line, parsed = _record("input", item)
+        self._write(line, parsed=parsed)
         self.inputs_written += 1
 
     def call(self, call: ModelCall) -> None:
-        self._write(_fitted(call))
+        line, parsed = _fitted(call)
+        self._write(line, parsed=parsed)
         totals = self.totals.get(call.seat)
         if totals is None:
             totals = self.totals[call.seat] = SeatTotals()
