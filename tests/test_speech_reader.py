@@ -20,6 +20,7 @@ from arena.research.speech_reader.learned import ROLE_CLASSES, SEAT_CLASSES, com
 from arena.research.speech_reader.reader import read_rules
 
 CORPUS = Path(__file__).parent / "speech_corpus"
+UNSEEN = "blind_test4"  # never in the learned part's training (bench/speech_reader_train.py AUTHORS)
 SETS = (
     "dev",
     "heldout",
@@ -29,6 +30,7 @@ SETS = (
     "blind_test",
     "blind_test2",
     "blind_test3",
+    "blind_test4",
     "probe1",
     "probe2",
     "probe3",
@@ -59,6 +61,9 @@ FLOORS = {
     # written blind by a third author, measured once unseen on the seventh revision at 0.916/0.791; training text of
     # the learned part since. Unseen, held out of the training: 0.907/0.802 (bench/speech_reader_train.py)
     ("blind_test3",): (0.95, 0.95),
+    # written blind by a fifth author and never trained on: the committed reader's figure for unseen text, measured
+    # once at 0.910/0.809 (eighth revision, 67620c9); issue 37's 0.9 / 0.8 on text nobody developed the reader on
+    (UNSEEN,): (0.9, 0.8),
     ("probe1", "probe2", "probe3", "probe4", "probe5", "probe6", "probe7"): (0.97, 0.95),
     ("probe8",): (0.97, 0.95),  # held out from the sixth revision: 1.000/0.692 as written, 1.000/0.923 after it
     # written during the sixth revision, each revised on
@@ -112,7 +117,9 @@ def test_precision_and_recall_on_the_labelled_corpus() -> None:
         print(f"  {kind:8} precision {tp / max(got, 1):.3f}  recall {tp / max(want, 1):.3f}  ({want} labelled)")
     precision, recall, *_ = _score(rows)
     print(f"  all      precision {precision:.3f}  recall {recall:.3f}")
-    assert precision >= 0.9 and recall >= 0.8  # issue 37's acceptance, over the whole corpus
+    assert precision >= 0.9 and recall >= 0.8  # issue 37's acceptance, over the whole corpus (mostly trained on)
+    unseen = _score([row for row in rows if row[0] == UNSEEN])
+    print(f"  unseen   {UNSEEN}: precision {unseen[0]:.3f}  recall {unseen[1]:.3f}  (never trained or developed on)")
     for names, (p_floor, r_floor) in FLOORS.items():
         p, r, *_ = _score([row for row in rows if row[0] in names])
         assert p >= p_floor and r >= r_floor, (names, p, r)

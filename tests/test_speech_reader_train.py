@@ -47,3 +47,10 @@ def test_the_threshold_is_the_lowest_reaching_the_precision(bench: ModuleType) -
     assert bench.threshold(scored, 0.75, "seat") == 0.7  # 3 of 4 at 0.7
     assert bench.threshold(scored, 0.9, "seat") == 0.9
     assert bench.threshold(scored, 0.5, "role") == 1.0  # no role read: nothing is read
+
+
+def test_the_unseen_set_stays_out_of_the_training(bench: ModuleType) -> None:
+    # blind_test4's figure is the committed reader's measure on unseen text only while no author trains on it
+    trained = {name for names in bench.AUTHORS.values() for name in names}
+    corpus = {path.stem for path in bench.CORPUS.glob("*.yaml")}
+    assert corpus - trained == {"blind_test4"}, corpus - trained
