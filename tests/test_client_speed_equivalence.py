@@ -338,7 +338,7 @@ _SORTED = {"sort_keys": True, "separators": (",", ":"), "ensure_ascii": False}
 _ENCODERS: list[tuple[Any, Any]] = [  # (the encoder built once, what it stands for)
     (direct._json, lambda v: json.dumps(v, allow_nan=False, **_COMPACT)),
     (chain.canonical, lambda v: json.dumps(v, **_SORTED).encode("utf-8")),
-    (plain_record._COMPACT.encode, lambda v: json.dumps(v, **_COMPACT)),
+    (plain_record.COMPACT_JSON.encode, lambda v: json.dumps(v, **_COMPACT)),
     (answer._UNESCAPED.encode, lambda v: json.dumps(v, ensure_ascii=False)),
 ]
 

@@ -17,7 +17,7 @@ from typing import Any, Literal, Self
 
 _ADAPTERS: dict[type, Any] = {}
 # `json.dumps(..., ensure_ascii=False, separators=(",", ":"))` builds this very encoder on every call: built once
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+COMPACT_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # a record's compact JSON (the writer too)
 _FIELDS: dict[type, tuple[tuple[str, ...], dict[str, Any]]] = {}  # per class: field names, defaults
 
 
@@ -78,7 +78,7 @@ class PlainRecord:
 
     def model_dump_json(self, *, exclude_defaults: bool = False) -> str:
         """Compact JSON, byte for byte what pydantic's `model_dump_json` gave for the same fields."""
-        return _COMPACT.encode(self.model_dump(mode="json", exclude_defaults=exclude_defaults))
+        return COMPACT_JSON.encode(self.model_dump(mode="json", exclude_defaults=exclude_defaults))
 
     def model_copy(self, *, update: dict[str, Any] | None = None) -> Self:
         """A copy with some fields changed (no validation, as in pydantic)."""

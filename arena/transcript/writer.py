@@ -7,7 +7,6 @@ never writes a line the reader would refuse (over the line limit; a call record'
 
 from __future__ import annotations
 
-import json
 import os
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -22,7 +21,7 @@ from pydantic import BaseModel
 
 from arena.agents import AgentSpec
 from arena.engine import Event, Game, Input, Role, RuleSet
-from arena.engine.record import PlainRecord
+from arena.engine.record import COMPACT_JSON, PlainRecord
 from arena.engine.text import scrubbed
 from arena.players.base import ModelCall
 from arena.remote.protocol import Exchange
@@ -94,15 +93,19 @@ def default_path(out_dir: Path, header: Header) -> Path:
 
 
 def _line(kind: str, model: BaseModel | PlainRecord) -> str:
-    body = model.model_dump_json(exclude_defaults=True)
+    return _joined(kind, model.model_dump_json(exclude_defaults=True))
+
+
+def _joined(kind: str, body: str) -> str:
+    """A record's line: `kind` first, then the fields of its JSON `body`."""
     return f'{{"kind":"{kind}"' + ("," + body[1:] if body != "{}" else "}")
 
 
-_COMPACT: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # a plain record's `model_dump_json`
-# `_COMPACT.encode` as the C encoder it builds per call, without its check for cycles: for a plain record of no dict
-# field, whose JSON values `_jsonable` builds afresh from scalars, enums, tuples, lists and records (none holds a cycle)
+# `COMPACT_JSON.encode` (a plain record's `model_dump_json`) as the C encoder it builds per call, without its check
+# for cycles: for a plain record of no dict field, whose JSON values `_jsonable` builds afresh from scalars, enums,
+# tuples, lists and records (none holds a cycle)
 _COMPACT_C: Callable[[Any, int], Sequence[str]] | None = (
-    c_make_encoder(None, _COMPACT.default, encode_basestring, None, ":", ",", False, False, True)
+    c_make_encoder(None, COMPACT_JSON.default, encode_basestring, None, ":", ",", False, False, True)
     if c_make_encoder is not None
     else None
 )
@@ -126,14 +129,14 @@ def _record(kind: str, model: BaseModel | PlainRecord) -> tuple[str, dict[str, A
     if isinstance(model, PlainRecord):
         values = model.model_dump(mode="json", exclude_defaults=True)
         if _plain_json(type(model)):
-            body = "".join(_COMPACT_C(values, 0)) if _COMPACT_C is not None else _COMPACT.encode(values)
+            body = "".join(_COMPACT_C(values, 0)) if _COMPACT_C is not None else COMPACT_JSON.encode(values)
             parsed: dict[str, Any] | None = {"kind": kind, **values}
         else:
-            body, parsed = _COMPACT.encode(values), None  # what `model_dump_json` returns, built from `values`
+            body, parsed = COMPACT_JSON.encode(values), None  # what `model_dump_json` returns, built from `values`
     else:
         body = model.model_dump_json(exclude_defaults=True)
         parsed = {"kind": kind, **model.model_dump(mode="json", exclude_defaults=True)}
-    return f'{{"kind":"{kind}"' + ("," + body[1:] if body != "{}" else "}"), parsed
+    return _joined(kind, body), parsed
 
 
 CUT_MARK: Final = "…[cut by the transcript writer: {n:,} more characters]"
