@@ -1,7 +1,7 @@
 """The tournament bench's client CPU per call against an older commit's, on the same machine in the same hour.
 
 Why this exists: a 2-core host's speed drifts by a quarter between hours (the same commit measured 0.65 ms of client
-CPU per call on 30 Nov and 0.75 to 0.90 ms on 6 Dec), so a figure in milliseconds compares hosts as much as code.
+CPU per call on 30 Nov and 0.73 to 0.90 ms on 6 Dec), so a figure in milliseconds compares hosts as much as code.
 Waves of the two trees alternated, each after a rest, compare the code:
 
     python bench/tournament_against.py --reference 200e3d0            # 30 Nov's commit (issue #39's 0.65 ms)
