@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # aiohttp is imported when the first DirectPost opens its ses
     import aiohttp
     import yarl
 
+from arena.llm import wire
 from arena.llm.body import MAX_BODY_BYTES, parse_body, read_bounded
 from arena.llm.pool import MAX_CONNECTIONS
 
@@ -217,6 +218,7 @@ class DirectPost:
         self._proxy, self._proxy_headers = _proxy_parts(proxy_for(self.url))  # read once, as the SDK's client does
         self._session: aiohttp.ClientSession | None = None
         self._url: yarl.URL | None = None
+        self._wire: wire.Pool | None = None  # the connections without a proxy (`wire.py`)
 
     def _open(self) -> aiohttp.ClientSession:
         if self._session is None:
@@ -237,34 +239,49 @@ class DirectPost:
     async def post(self, body: dict[str, Any], history: History | None = None) -> dict[str, Any]:
         """One attempt: the parsed JSON body of a 2xx answer, or the SDK's exception for what went wrong. `history`:
         the calling seat's encoder of its messages (`History`)."""
-        import aiohttp
-
-        try:
-            session = self._open()
-            url = self._url if self._url is not None else self.url
-            async with session.post(
-                url, data=dumps(body, history), proxy=self._proxy, proxy_headers=self._proxy_headers
-            ) as response:
-                length = response.content_length
-                if length is not None and length <= MAX_BODY_BYTES and "Content-Encoding" not in response.headers:
-                    raw = await response.read()  # the length is the bound: aiohttp reads exactly that, in one piece
-                else:  # chunked or compressed: counted as it arrives, AnswerTooLarge past the bound
-                    raw = await read_bounded(response.content.iter_any())
-                status = response.status
-                reply_headers = list(response.headers.items())
-        except TimeoutError as exc:  # aiohttp's socket timeouts are TimeoutErrors
-            raise openai.APITimeoutError(request=self._request()) from exc
-        except aiohttp.ClientError as exc:
-            raise openai.APIConnectionError(request=self._request()) from exc
+        data = dumps(body, history)
+        if self._proxy is None:
+            if self._wire is None:
+                self._wire = wire.Pool(self.url, self.headers, self._timeout_s)
+            try:
+                status, reply_headers, raw = await self._wire.post(data)
+            except TimeoutError as exc:
+                raise openai.APITimeoutError(request=self._request()) from exc
+            except OSError as exc:  # WireError is a ConnectionError
+                raise openai.APIConnectionError(request=self._request()) from exc
+        else:
+            status, reply_headers, raw = await self._post_via_proxy(data)
         if not 200 <= status < 300:
             failed = httpx2.Response(status, headers=reply_headers, content=raw, request=self._request())
             raise self._client._make_status_error_from_response(failed)
         return parse_body(raw)  # broken or too deeply nested: JSONDecodeError; JSON but not an object: {}
 
+    async def _post_via_proxy(self, data: bytes) -> tuple[int, list[tuple[str, str]], bytes]:
+        """One POST on the aiohttp session, through the proxy."""
+        import aiohttp
+
+        try:
+            session = self._open()
+            url = self._url if self._url is not None else self.url
+            async with session.post(url, data=data, proxy=self._proxy, proxy_headers=self._proxy_headers) as response:
+                length = response.content_length
+                if length is not None and length <= MAX_BODY_BYTES and "Content-Encoding" not in response.headers:
+                    raw = await response.read()  # the length is the bound: aiohttp reads exactly that, in one piece
+                else:  # chunked or compressed: counted as it arrives, AnswerTooLarge past the bound
+                    raw = await read_bounded(response.content.iter_any())
+                return response.status, list(response.headers.items()), raw
+        except TimeoutError as exc:  # aiohttp's socket timeouts are TimeoutErrors
+            raise openai.APITimeoutError(request=self._request()) from exc
+        except aiohttp.ClientError as exc:
+            raise openai.APIConnectionError(request=self._request()) from exc
+
     def _request(self) -> httpx2.Request:
         return httpx2.Request("POST", self.url)
 
     async def close(self) -> None:
+        if self._wire is not None:
+            await self._wire.close()
+            self._wire = None
         if self._session is not None:
             await self._session.close()
             self._session = None
