@@ -25,7 +25,7 @@ import ssl
 import urllib.parse
 import zlib
 from collections import deque
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import httptools
 
@@ -110,8 +110,7 @@ class _Connection(asyncio.Protocol):
     # asyncio's protocol
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's is not an asyncio.Transport subclass
 
     def data_received(self, data: bytes) -> None:
         if self._answer is None:  # nothing was asked: the connection is out of step
