@@ -7,7 +7,9 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
+import ssl
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import openai
@@ -290,3 +292,34 @@ async def test_the_direct_path_turns_wire_failures_into_the_sdks_types() -> None
                 await client.close()
         if error is openai.RateLimitError:
             assert caught.value.response.headers["retry-after-ms"] == "250"
+
+
+async def test_tls_is_verified_and_a_trusted_server_is_read(tmp_path: Path) -> None:
+    """An https URL is spoken over TLS with the certificate checked: a self-signed server is refused; the same server
+    trusted (its certificate as the authority) answers through the same connection code."""
+    from arena.tournament.tls import make_credentials
+
+    cert, key = make_credentials(tmp_path)
+    served = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    served.load_cert_chain(cert, key)
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(_framed())
+        await writer.drain()
+
+    server = await asyncio.start_server(handler, "127.0.0.1", 0, ssl=served)
+    url = f"https://127.0.0.1:{server.sockets[0].getsockname()[1]}/v1/chat/completions"
+    try:
+        with pytest.raises(WireError, match="CERTIFICATE_VERIFY_FAILED"):
+            await _posts(url)
+        pool = Pool(url, {}, timeout_s=5.0)
+        trusted = ssl.create_default_context(cafile=str(cert))
+        trusted.check_hostname = False  # the test certificate names the cluster, not 127.0.0.1
+        pool._ssl = trusted
+        try:
+            assert (await pool.post(b"{}")).body == BODY
+        finally:
+            await pool.close()
+    finally:
+        server.close()
