@@ -1,4 +1,5 @@
-"""The tournament's thin path to an OpenAI-compatible server: one JSON POST per call on an aiohttp session.
+"""The tournament's thin path to an OpenAI-compatible server: one JSON POST per call on the process's own keep-alive
+connections to the provider (`wire.py`), or on an aiohttp session when a proxy is set.
 
 Profiled at 32 games on one event loop, the SDK's request machinery (options, headers and URL objects per request,
 an httpx-shaped request wrapped around aiohttp, the response model built field by field) was about a quarter of the
@@ -10,7 +11,8 @@ unchanged), a timeout is `APITimeoutError`, a lost connection `APIConnectionErro
 `json.JSONDecodeError`, as through the SDK, and a body is read with the same bound (`body.py`). Only plain API-key
 clients take this path (`usable`). A proxy is taken from the environment as the SDK's httpx takes it (HTTP(S)_PROXY,
 ALL_PROXY, NO_PROXY, via `urllib.request`), never with aiohttp's `trust_env`, which would also read ~/.netrc
-credentials into the API host's Authorization header.
+credentials into the API host's Authorization header. Without a proxy the POST goes out on `wire.Pool`'s connections
+(aiohttp's request machinery was a quarter of a tournament client's CPU per call; `wire.py` says what they keep).
 """
 
 from __future__ import annotations

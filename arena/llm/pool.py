@@ -7,7 +7,8 @@ the walk became 44 % of the client's CPU, so the games were CPU-bound long befor
 connector keeps idle connections in a per-host queue (constant work per request); the SDK ships it as
 `DefaultAioHttpClient` (extra `openai[aiohttp]`). A tournament worker switches it on for its event loop with
 `use_aiohttp()`, and then goes one step further by default: the calls skip the SDK's request machinery and are sent
-as plain JSON POSTs on an aiohttp session (`direct.py`). ARENA_HTTP_POOL=aiohttp keeps the SDK over aiohttp's pool,
+as plain JSON POSTs on the process's own keep-alive connections (`direct.py`, `wire.py`; an aiohttp session through
+a proxy). ARENA_HTTP_POOL=aiohttp keeps the SDK over aiohttp's pool,
 =httpx the SDK's own pool, for comparisons. A single game (`arena play`, `arena resume`) switches it on at the start
 of its game's loop as well; the recorded-cassette tests keep the SDK default.
 """
