@@ -248,6 +248,20 @@ def test_no_empty_card_is_shown_at_game_over_on_a_phone(
     assert not page.errors, page.errors
 
 
+@pytest.mark.parametrize("watch", [False, True], ids=["seat", "spectators"])
+def test_the_winner_is_named_by_the_header_and_the_end_card_not_again_by_the_status_line(
+    browser: Any, table: Table, finished: Game, watch: bool
+) -> None:
+    first = table.watch_state if watch else table.seat_state
+    end = _over(first, finished, "en")
+    end["winner_label"] = "the zebra side"
+    page = _open(browser, table, first, watch=watch)
+    page.push(end)
+    expect(page.page.locator("#phase")).to_contain_text("the zebra side")
+    expect(page.page.locator("#status")).to_have_text("Game over")
+    assert not page.errors, page.errors
+
+
 def test_no_empty_card_in_a_replays_seat_view_on_a_phone(browser: Any, table: Table) -> None:
     page = browser.new_page(viewport={"width": PHONE[0], "height": PHONE[1]})
     page.goto(table.links["replays"])

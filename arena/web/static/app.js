@@ -332,7 +332,7 @@
     st.className = "status";
     delete st.dataset.over;
     if (state.over) {
-      st.textContent = t("game_over") + (state.winner ? " · " + t("winner") + ": " + (state.winner_label || state.winner) : "");
+      st.textContent = t("game_over");  // the winner is the header's line and the end card's title, not a third time
       st.dataset.over = "1";
     } else if (state.pending) {
       const form = state.pending.form;
