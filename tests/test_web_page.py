@@ -232,16 +232,24 @@ EMPTY_CARDS = """() => [...document.querySelectorAll('section.card')]
   .map((c) => c.id || c.className)"""
 
 
+def _at_game_over(
+    browser: Any, table: Table, finished: Game, watch: bool, lang: str, size: tuple[int, int], **change: Any
+) -> Page:
+    """A seat's or the spectators' page shown the end of `finished` (with `change` to the state)."""
+    first = table.watch_state if watch else table.seat_state
+    end = {**_over(first, finished, lang), **change}
+    if watch:
+        end["god"] = web_state.god_json(finished, web_state.LogWriter(finished.rules, lang))
+    page = _open(browser, table, first, lang=lang, size=size, watch=watch)
+    page.push(end)
+    return page
+
+
 @pytest.mark.parametrize("watch", [False, True], ids=["seat", "spectators"])
 def test_no_empty_card_is_shown_at_game_over_on_a_phone(
     browser: Any, table: Table, finished: Game, watch: bool
 ) -> None:
-    first = table.watch_state if watch else table.seat_state
-    end = _over(first, finished, "ru")
-    if watch:
-        end["god"] = web_state.god_json(finished, web_state.LogWriter(finished.rules, "ru"))
-    page = _open(browser, table, first, lang="ru", size=PHONE, watch=watch)
-    page.push(end)
+    page = _at_game_over(browser, table, finished, watch, "ru", PHONE)
     assert page.page.evaluate(EMPTY_CARDS) == []
     wide = page.page.evaluate("Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)")
     assert wide <= PHONE[0]
@@ -252,11 +260,7 @@ def test_no_empty_card_is_shown_at_game_over_on_a_phone(
 def test_the_winner_is_named_by_the_header_and_the_end_card_not_again_by_the_status_line(
     browser: Any, table: Table, finished: Game, watch: bool
 ) -> None:
-    first = table.watch_state if watch else table.seat_state
-    end = _over(first, finished, "en")
-    end["winner_label"] = "the zebra side"
-    page = _open(browser, table, first, watch=watch)
-    page.push(end)
+    page = _at_game_over(browser, table, finished, watch, "en", DESKTOP, winner_label="the zebra side")
     expect(page.page.locator("#phase")).to_contain_text("the zebra side")
     expect(page.page.locator("#status")).to_have_text("Game over")
     assert not page.errors, page.errors
