@@ -11,8 +11,8 @@ What it keeps from the session it replaces:
   and the same body bytes, to the URL the user chose; a redirect is never followed (a 3xx is the SDK's status error),
   so the key goes nowhere else;
 - the timeouts: `timeout_s` to connect (with TLS) and at most `timeout_s` between two reads of an answer;
-- the answer in any framing (Content-Length, chunked, or until the server closes), gzip or deflate, its body read
-  up to `MAX_BODY_BYTES` (decompressed) and `AnswerTooLarge` past it;
+- the answer in any framing (Content-Length, chunked, or until the server closes; an interim 1xx skipped), gzip or
+  deflate, its body read up to `MAX_BODY_BYTES` (decompressed) and `AnswerTooLarge` past it;
 - at most `MAX_CONNECTIONS` connections open at once; an idle one the server closed is never reused.
 Failures are `WireTimeout` (a TimeoutError) and `WireError` (a ConnectionError), which `direct.py` turns into the
 SDK's types. A connection left mid-answer (an error, a cancelled call) is closed, never reused.
@@ -74,12 +74,15 @@ class _Connection(asyncio.Protocol):
     def send(self, request: bytes) -> asyncio.Future[Answer]:
         assert self.transport is not None and self._answer is None
         answer = self._answer = self._loop.create_future()
-        self._headers, self._chunks, self._size = [], [], 0
-        self._headers_done, self._framed, self._decoder = False, True, None
+        self._new_message()
         self.transport.write(request)
         self._last_read = self._loop.time()
         self._timer = self._loop.call_at(self._last_read + self._pool.timeout_s, self._check_read)
         return answer
+
+    def _new_message(self) -> None:
+        self._headers, self._chunks, self._size = [], [], 0
+        self._headers_done, self._framed, self._decoder = False, True, None
 
     def _check_read(self) -> None:
         # one timer per exchange, moved on lazily: a read after it was set only postpones the check
@@ -172,6 +175,9 @@ class _Connection(asyncio.Protocol):
         self._finish()
 
     def _finish(self) -> None:
+        if 100 <= self._parser.get_status_code() < 200:  # an interim answer (100 Continue): the real one follows
+            self._new_message()
+            return
         if self._decoder is not None and not self._decoder.eof:
             self._fail(WireError("the compressed answer ended early"))
             return

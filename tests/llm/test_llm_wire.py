@@ -100,7 +100,7 @@ async def test_keep_alive_answers_share_one_connection_and_the_request_is_whole(
     assert b"\r\nAuthorization: Bearer sk-wire-test" in head and b"\r\nContent-Length: 7" in head
 
 
-@pytest.mark.parametrize("framing", ["chunked", "until-close", "gzip", "deflate"])
+@pytest.mark.parametrize("framing", ["chunked", "until-close", "gzip", "deflate", "after-100-continue"])
 async def test_every_framing_gives_the_same_body(framing: str) -> None:
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await server.request(reader)
@@ -112,6 +112,10 @@ async def test_every_framing_gives_the_same_body(framing: str) -> None:
             await writer.drain()
             writer.write(BODY[5:])
             writer.close()
+        elif framing == "after-100-continue":  # an interim answer nobody asked for, then the answer
+            writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+            await writer.drain()
+            writer.write(_framed())
         elif framing == "gzip":
             writer.write(_framed(gzip.compress(BODY), "Content-Encoding: gzip"))
         else:
