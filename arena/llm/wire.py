@@ -230,19 +230,27 @@ class Pool:
                     connection.transport.close()
                 self.forget(connection)
 
-    async def _connection(self) -> _Connection:
+    def _reuse(self) -> _Connection | None:
         while self._idle:
             connection = self._idle.pop()  # the latest used: the likeliest still open
             if connection.reusable:
                 return connection
-        while len(self._open) >= self.limit:
+        return None
+
+    async def _connection(self) -> _Connection:
+        reused = self._reuse()
+        while reused is None and len(self._open) >= self.limit:
             waiter = self.loop.create_future()
             self._waiting.append(waiter)
-            await waiter
-            while self._idle:
-                connection = self._idle.pop()
-                if connection.reusable:
-                    return connection
+            try:
+                await waiter
+            except asyncio.CancelledError:
+                if waiter.done() and not waiter.cancelled():  # woken, then cancelled: the turn goes to the next
+                    self._wake()
+                raise
+            reused = self._reuse()
+        if reused is not None:
+            return reused
         connection = _Connection(self)
         self._open.add(connection)
         try:
@@ -287,4 +295,8 @@ class Pool:
                 connection.transport.close()
         self._idle.clear()
         self._open.clear()
+        for waiter in self._waiting:  # a call still waiting for a connection gets none
+            if not waiter.done():
+                waiter.set_exception(WireError("the connections were closed"))
+        self._waiting.clear()
         await asyncio.sleep(0)  # the transports' connection_lost run

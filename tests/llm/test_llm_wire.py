@@ -10,6 +10,7 @@ import json
 import ssl
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import openai
@@ -192,7 +193,9 @@ async def test_a_closed_or_closing_connection_is_never_reused() -> None:
         try:
             for _ in range(3):
                 assert (await pool.post(b"{}")).body == BODY
-                await asyncio.sleep(0.2)  # the server's close reaches the client
+                async with asyncio.timeout(30):  # the connection closed by either side, however slow the machine
+                    while pool._open:
+                        await asyncio.sleep(0.01)
         finally:
             await pool.close()
     assert server.connections == 3
@@ -212,6 +215,36 @@ async def test_the_connection_limit_holds_and_waiting_calls_are_answered() -> No
         finally:
             await pool.close()
     assert [a.body for a in answers] == [BODY] * 7 and server.most_open == 2
+
+
+class _Busy:
+    """A connection in use, as the pool counts it."""
+
+    reusable = True
+    transport = None
+
+
+async def test_a_call_cancelled_as_its_turn_came_passes_the_turn_on() -> None:
+    pool = Pool("http://127.0.0.1:9/v1/chat/completions", {}, timeout_s=5.0, limit=1)
+    pool._open.add(_Busy())  # type: ignore[arg-type]  # the one connection allowed
+    first, second = asyncio.create_task(pool._connection()), asyncio.create_task(pool._connection())
+    await asyncio.sleep(0)  # both wait for a connection
+    freed = SimpleNamespace(reusable=True)
+    pool._idle.append(freed)  # type: ignore[arg-type]
+    pool._wake()  # the first's turn: then it is cancelled before it runs
+    first.cancel()
+    assert await asyncio.wait_for(second, 5) is freed
+    assert first.cancelled()
+
+
+async def test_a_call_waiting_for_a_connection_fails_when_the_pool_closes() -> None:
+    pool = Pool("http://127.0.0.1:9/v1/chat/completions", {}, timeout_s=5.0, limit=1)
+    pool._open.add(_Busy())  # type: ignore[arg-type]
+    waiting = asyncio.create_task(pool._connection())
+    await asyncio.sleep(0)
+    await pool.close()
+    with pytest.raises(WireError, match="closed"):
+        await asyncio.wait_for(waiting, 5)
 
 
 async def test_a_cancelled_call_closes_its_connection() -> None:
@@ -281,13 +314,14 @@ async def test_the_direct_path_turns_wire_failures_into_the_sdks_types() -> None
         writer.write(_framed(error, "retry-after-ms: 250", "Content-Type: application/json", status="429 Too Many"))
         await writer.drain()
 
-    expected: list[tuple[Handler, type[Exception]]] = [
-        (stall, openai.APITimeoutError), (drop, openai.APIConnectionError), (refuse, openai.RateLimitError),
+    expected: list[tuple[Handler, type[Exception], float]] = [
+        (stall, openai.APITimeoutError, 0.3), (drop, openai.APIConnectionError, 30.0),
+        (refuse, openai.RateLimitError, 30.0),
     ]  # fmt: skip
-    for handler, error in expected:
+    for handler, error, timeout_s in expected:  # only the stall waits out its timeout
         async with RawServer(handler) as server:
             client = openai.AsyncOpenAI(api_key="sk-wire-test", base_url=server.url.rsplit("/chat", 1)[0])
-            poster = DirectPost(client, 0.3)
+            poster = DirectPost(client, timeout_s)
             try:
                 with pytest.raises(error) as caught:
                     await poster.post({"model": "m", "messages": []})
