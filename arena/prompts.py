@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
 from pathlib import Path
+from types import BuiltinMethodType
 from typing import Any
 
 import jinja2
@@ -46,6 +47,7 @@ from arena.llm.schema import ranges
 from arena.resources import prompts_root, vouched_prompt_folder
 from arena.resources import shipped_set_dir as _shipped
 from arena.sandbox import PLAIN, DataSandbox
+from arena.template_speed import SYNC_FILTERS, Loop
 
 PROMPTS_DIR = prompts_root()
 LANGUAGES = ("en", "ru")
@@ -67,8 +69,8 @@ def _always_has(kind: type, attr: str) -> bool:
     (every model here is validated, so it holds each of them)."""
     if kind in PLAIN:
         return any(attr in base.__dict__ for base in kind.__mro__)
-    if kind is LoopContext:
-        return attr in ("index0", "depth0") or isinstance(LoopContext.__dict__.get(attr), property)
+    if issubclass(kind, LoopContext):
+        return attr in ("index0", "depth0") or any(isinstance(k.__dict__.get(attr), property) for k in kind.__mro__)
     if issubclass(kind, Enum):
         return attr in ("value", "name")
     if dataclasses.is_dataclass(kind):
@@ -102,6 +104,8 @@ class _CodeGenerator(CodeGenerator):
         super().visit_Template(node, frame)
         for attr, fast in self._fast_names.items():  # module globals, read when a render runs
             self.writeline(f"{fast} = environment.fast({attr!r})")
+        if not self.environment.is_async:  # the module's `for` loops make their `loop` of the environment's class
+            self.writeline("LoopContext = environment.loop_class")
 
 
 class _Sandbox(DataSandbox):
@@ -119,6 +123,7 @@ class _Sandbox(DataSandbox):
         self._safe: dict[type, set[str]] = {}  # per type, the names judged safe (never `format`/`format_map`)
         self._fast: dict[str, set[type]] = {}  # per name, the types judged safe that always have it (`fast`)
         self._templates: dict[tuple[str, str | None], Template] = {}
+        self.loop_class = Loop  # the `loop` of the templates' `for` (`_CodeGenerator`)
 
     def fast(self, attr: str) -> set[type]:
         """The live set of types whose `attr` generated code reads inline (`_CodeGenerator`)."""
@@ -150,24 +155,29 @@ class _Sandbox(DataSandbox):
     # what it renders: each turn renders a template that imports one, includes two and calls a macro per log line.
 
     def call(__self, __context: Context, __obj: Any, *args: Any, **kwargs: Any) -> Any:
-        """A template's own macro (the log line of each event) is called directly: it is never marked unsafe and
-        takes no context argument, so the sandbox's checks and the context's dispatch would only confirm that."""
-        if type(__obj) is Macro:
-            kwargs.pop("_block_vars", None)
-            kwargs.pop("_loop_vars", None)
-            try:
-                if kwargs or len(args) != __obj._argument_count or __obj.caller or __obj.catch_varargs:
-                    return __obj(*args, **kwargs)
-                # every argument given by position, none special: what Macro.__call__ would pass its function
-                # (`_invoke`, with the macro's own autoescape: no eval context is handed to it here)
-                if __obj._environment.is_async or __obj._default_autoescape:
-                    return __obj._invoke(list(args), __obj._default_autoescape)
-                return __obj._func(*args)
-            except StopIteration:  # as Context.call words it
-                return __context.environment.undefined(
-                    "value was undefined because a callable raised a StopIteration exception"
-                )
-        return super().call(__context, __obj, *args, **kwargs)
+        """A template's own macro (the log line of each event) and a built-in method (a name's `dict.get`) are
+        called directly. The sandbox's checks and the context's dispatch read attributes (`unsafe_callable`,
+        `alters_data`, `jinja_pass_arg`) that a macro never has and a built-in method cannot carry, so they would
+        only confirm the call; which method a template may reach at all was decided when it read the attribute."""
+        kind = type(__obj)
+        if kind is not Macro and kind is not BuiltinMethodType:
+            return super().call(__context, __obj, *args, **kwargs)
+        kwargs.pop("_block_vars", None)  # the context's bookkeeping, which Context.call drops too
+        kwargs.pop("_loop_vars", None)
+        try:
+            if kind is BuiltinMethodType:
+                return __obj(*args, **kwargs)
+            if kwargs or len(args) != __obj._argument_count or __obj.caller or __obj.catch_varargs:
+                return __obj(*args, **kwargs)
+            # every argument given by position, none special: what Macro.__call__ would pass its function
+            # (`_invoke`, with the macro's own autoescape: no eval context is handed to it here)
+            if __obj._environment.is_async or __obj._default_autoescape:
+                return __obj._invoke(list(args), __obj._default_autoescape)
+            return __obj._func(*args)
+        except StopIteration:  # as Context.call words it
+            return __context.environment.undefined(
+                "value was undefined because a callable raised a StopIteration exception"
+            )
 
     def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
         """A template's globals as one plain dict instead of Jinja's ChainMap over the environment's: every render
@@ -413,6 +423,7 @@ def load_prompt_set(prompt_set: str = "default", lang: str = "en") -> PromptSet:
     env.filters["brief"] = _brief
     env.filters["vote_runs"] = _vote_runs
     env.filters["ranges"] = lambda value: ranges(sorted(value))
+    env.filters.update(SYNC_FILTERS)  # Jinja's own, with their per-item work done once per use (template_speed.py)
     for name in sorted(sources):  # compile now: a syntax error names its file before a game,
         try:  # and no seat waits for a compile mid-game
             env.get_template(name)

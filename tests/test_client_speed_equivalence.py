@@ -12,6 +12,10 @@
   generator: every turn, role prompt, system prompt and summary of random games of every preset, in both
   languages and both schema styles, is the same text; what the sandbox refuses is still refused after the fast
   paths are warm, and an attribute that only some instances of a type hold reads as the plain sandbox reads it.
+- Jinja's per-item work done once (`arena/template_speed.py`: `select`/`reject` with the test looked up once, the
+  plain sync filters, `loop.last` from a list's length; built-in methods called directly by `_Sandbox.call`)
+  against Jinja's own in the plain sandbox: the same text or the same error for every form a template may use,
+  and every prompt of the random games above.
 - The JSON encoders built once (the request body's `direct._json` and its keys, the chain's `canonical`, a plain
   record's `model_dump_json`, the answer's surrogate check) against `json.dumps` with the same settings, which builds
   the same encoder per call: the same text, or the same error, for random nested values (any character, lone
@@ -178,14 +182,15 @@ def test_a_workers_warm_up_compiles_the_prompt_set_its_seats_load() -> None:
 
 
 def _plain_set(lang: str) -> object:
-    """The shipped set rendered by the plain sandbox (`arena.sandbox.DataSandbox`, Jinja's code generator and
-    macro calls, no remembered verdicts), with the same loader, options and filters."""
+    """The shipped set rendered by the plain sandbox (`arena.sandbox.DataSandbox`, Jinja's code generator, loop
+    variable, filters and calls, no remembered verdicts), with the same loader, options and the set's own filters."""
     from arena.prompts import ENV_OPTIONS, load_prompt_set
     from arena.sandbox import DataSandbox
+    from arena.template_speed import SYNC_FILTERS
 
     fast = load_prompt_set("default", lang)
     env = DataSandbox(loader=fast.env.loader, **ENV_OPTIONS)
-    env.filters.update(fast.env.filters)
+    env.filters.update({name: f for name, f in fast.env.filters.items() if name not in SYNC_FILTERS})
     return dataclasses.replace(fast, env=env)
 
 
@@ -274,6 +279,51 @@ def test_the_inline_reads_refuse_and_miss_as_the_plain_sandbox_does() -> None:
     assert _Record not in fast._fast.get("later", set())
     assert _Loose not in fast._fast.get("x", set())
     assert all(not callable(getattr(event, name)) for name, kinds in fast._fast.items() if Event in kinds)
+
+
+def test_jinjas_per_item_work_done_once_gives_what_jinja_gives() -> None:
+    """`select`/`reject` with the test looked up once, the plain sync filters, `loop.last` from a list's length and
+    built-in methods called directly (`arena/template_speed.py`, `_Sandbox.call`) against Jinja's own, in the
+    plain sandbox: the same text, or the same error, for every form a template may use."""
+    from arena.prompts import load_prompt_set
+
+    fast, plain = load_prompt_set("default", "en").env, _plain_set("en").env  # type: ignore[attr-defined]
+    assert fast.filters["select"] is not plain.filters["select"]  # the two really differ
+    assert fast.loop_class is not jinja2.runtime.LoopContext
+    seats = {"xs": [3, 1, 4, 1, 5], "own": [1, 5], "t": (2, 7), "d": {"a": 1, "b": 2}, "none": [], "s": "abc"}
+    probes = [
+        '{{ xs | select("in", own) | list }} {{ xs | reject("in", own) | list }}',
+        '{{ xs | select("odd") | list }}{{ xs | reject("even") | join(",") }}{{ xs | select | list }}',
+        '{{ [0, 1, "", "a", none] | select | list }}{{ [0, 1, "", "a", none] | reject | list }}',
+        '{{ xs | select("greaterthan", 2) | list }}{{ xs | select("equalto", 1) | first }}',
+        '{{ xs | select("divisibleby", 2) | list }}{{ none | select("odd") | list }}{{ t | reject("odd") | list }}',
+        '{{ ["a", 1, none] | select("string") | list }}',
+        '{{ ["x", "y"] | select("filter") | list }}',  # a test that is given the environment
+        '{{ xs | select("no such test") | list }}',
+        '{{ xs | select("in") | list }}',  # a test missing its argument
+        '{{ xs | unique | list }}{{ xs | sum }}{{ xs | map("string") | join("-") }}{{ xs | slice(2) | list }}',
+        '{% for s in xs %}{{ s }}{{ ", " if not loop.last }}{% endfor %}.',
+        '{% for s in t %}{{ loop.index0 }}{{ loop.last }}{{ loop.length }}{% endfor %}',
+        '{% for s in xs if s > 1 %}{{ s }}{{ loop.last }}{% endfor %}',  # a filtered loop: a generator
+        '{% for k in d %}{{ k }}{{ loop.last }}{% endfor %}{% for c in s %}{{ c }}{{ loop.last }}{% endfor %}',
+        '{% for s in none %}{{ loop.last }}{% else %}empty{% endfor %}',
+        '{% for s in xs %}{% for r in t %}{{ loop.last }}{{ loop.depth }}{% endfor %}{{ loop.last }}{% endfor %}',
+        '{% for s in xs | select("in", own) %}{{ s }}{{ loop.last }}{{ loop.revindex }}{% endfor %}',
+        "{{ d.get('a') }}{{ d.get('z', 'none') }}{{ s.startswith('a') }}{{ s.upper() }}{{ xs.index(4) }}",
+        "{% for s in xs %}{{ d.get(s | string, s) }}{% endfor %}",  # a built-in method called inside a loop
+        "{{ d.get() }}",  # a built-in method's own error
+        "{{ xs.pop() }}{{ d.clear() }}",  # still refused
+    ]
+    for _ in range(3):  # the later rounds with the sandbox's verdicts remembered
+        for source in probes:
+            outcomes = []
+            for env in (fast, plain):
+                try:
+                    outcomes.append(("ok", env.from_string(source).render(**seats)))
+                except Exception as exc:  # the same error, type and words
+                    outcomes.append((type(exc).__name__, str(exc)))
+            assert outcomes[0] == outcomes[1], source
+    assert seats["xs"] == [3, 1, 4, 1, 5] and seats["d"] == {"a": 1, "b": 2}
 
 
 class _Colour(StrEnum):

@@ -135,6 +135,7 @@ ROOMS: dict[str, Room] = {
     "arena.resources": Room(()),
     "arena.seeds": Room(()),
     "arena.sandbox": Room(()),
+    "arena.template_speed": Room(()),
     "arena.standin": Room(()),
     "arena.local": Room(()),
     "arena.agents": Room(_of("resources safe_read prompts local.key")),  # the local server's per-run key
@@ -151,7 +152,7 @@ ROOMS: dict[str, Room] = {
     ),
     "arena.render": Room(_of("engine players.base transcript agents scoring")),
     "arena.live": Room(_of("engine players.base render.phrases render.phrasebook render.labels render.console")),
-    "arena.prompts": Room(_of("engine agents trust resources sandbox llm.schema llm.injection")),
+    "arena.prompts": Room(_of("engine agents trust resources sandbox template_speed llm.schema llm.injection")),
     "arena.llm": Room(
         _of("engine players.base agents trust prompts transcript local.key"),
         never=_of("players.llm players.langchain_seat standin orchestrator"),
