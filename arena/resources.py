@@ -12,8 +12,11 @@ from pathlib import Path
 _SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")  # a shipped set's name: a plain folder name
 
 
+_CHECKOUT = Path(__file__).resolve().parent.parent  # resolved once: every seat of every game asks where prompts are
+
+
 def _data_folder(name: str) -> Path:
-    checkout = Path(__file__).resolve().parent.parent / name
+    checkout = _CHECKOUT / name
     if checkout.is_dir():
         return checkout
     for base in (sysconfig.get_path("data"), sys.prefix):

@@ -16,6 +16,7 @@
   plain sync filters, `loop.last` from a list's length; built-in methods called directly by `_Sandbox.call`)
   against Jinja's own in the plain sandbox: the same text or the same error for every form a template may use,
   and every prompt of the random games above.
+- A header's package version is read from the installed metadata once per process, and is what it gives.
 - The JSON encoders built once (the request body's `direct._json` and its keys, the chain's `canonical`, a plain
   record's `model_dump_json`, the answer's surrogate check) against `json.dumps` with the same settings, which builds
   the same encoder per call: the same text, or the same error, for random nested values (any character, lone
@@ -663,3 +664,23 @@ def test_the_moderator_patterns_start_guard_hides_no_match() -> None:
     moderator = dict(injection._FLAGS)["imitates_moderator"]
     for text in texts:
         assert bool(moderator.search(text)) == bool(whole.search(text)), text
+
+
+def test_a_headers_package_version_is_read_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each game's header names the package's version; the installed metadata is read for the first one only (it
+    was a hundredth of a tournament client's CPU), and it is the version that metadata gives."""
+    from importlib import metadata
+
+    reads: list[str] = []
+    real = metadata.version
+    monkeypatch.setattr(metadata, "version", lambda name: reads.append(name) or real(name))
+    writer.package_version.cache_clear()
+    try:
+        first = writer.package_version()
+        assert writer.package_version() == first and reads == ["mafia-arena"]
+        try:
+            assert first == real("mafia-arena")
+        except metadata.PackageNotFoundError:
+            assert first == writer.__version__
+    finally:
+        writer.package_version.cache_clear()

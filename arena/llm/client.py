@@ -23,7 +23,7 @@ import openai
 from openai.types.chat import ChatCompletion
 
 from arena.llm.body import AnswerTooLarge, parse_body, read_bounded
-from arena.llm.direct import DirectPost, History, remember, usable
+from arena.llm.direct import DirectPost, History, remember, unsent_http_client, usable
 from arena.llm.errors import Overflow, overflow_of, refused
 from arena.llm.grammar import compact_grammar
 from arena.llm.limits import limiter_for
@@ -174,17 +174,23 @@ class _SharedClients:
         key = (s.base_url, s.api_key, s.timeout_s, _loop_id())  # a pool belongs to one event loop
         client, poster, users = self._clients.get(key) or (None, None, 0)
         if client is None:
-            thin = direct()  # a tournament worker: plain JSON POSTs on aiohttp (direct.py), the SDK for the rest
-            client = openai.AsyncOpenAI(
-                api_key=s.api_key,  # None: the SDK reads OPENAI_API_KEY
-                base_url=s.base_url,  # None: the SDK reads OPENAI_BASE_URL
-                timeout=s.timeout_s,
-                max_retries=0,  # the one retry layer is ours (retry.py)
-                http_client=None if thin else http_client(s.timeout_s),  # aiohttp's pool in a tournament (pool.py)
-            )
+            thin = direct()  # a tournament worker: plain JSON POSTs of its own (direct.py), the SDK for the rest
+            client = self._client(s, unsent_http_client() if thin else http_client(s.timeout_s))
             poster = DirectPost(client, s.timeout_s) if thin and usable(client) else None
+            if thin and poster is None:  # the SDK sends this provider's requests after all, on its own default
+                client = self._client(s, None)  # transport (SOCKS too); the first client never opened anything
         self._clients[key] = (client, poster, users + 1)
         return client, poster
+
+    @staticmethod
+    def _client(s: ClientSettings, http: Any) -> openai.AsyncOpenAI:
+        return openai.AsyncOpenAI(
+            api_key=s.api_key,  # None: the SDK reads OPENAI_API_KEY
+            base_url=s.base_url,  # None: the SDK reads OPENAI_BASE_URL
+            timeout=s.timeout_s,
+            max_retries=0,  # the one retry layer is ours (retry.py)
+            http_client=http,  # None: the SDK's own; aiohttp's pool in a tournament (pool.py); or one that never sends
+        )
 
     async def release(self, client: openai.AsyncOpenAI) -> None:
         poster = None

@@ -37,6 +37,21 @@ from arena.llm.body import MAX_BODY_BYTES, parse_body, read_bounded
 from arena.llm.pool import MAX_CONNECTIONS
 
 
+class _NeverSends(httpx2.AsyncBaseTransport):
+    """The transport of an SDK client whose requests `DirectPost` sends: it sends none."""
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        raise RuntimeError("this SDK client's requests go out through arena.llm.direct, never through its transport")
+
+
+def unsent_http_client() -> httpx2.AsyncClient:
+    """The `http_client` of an SDK client built for this path, which reads the client's URL, headers and error
+    types but sends its requests itself. The SDK's default would load the CA bundle into a TLS context that no
+    request ever uses (a thirtieth of a second of CPU for every tournament worker's wave); this one has no
+    transport of its own and reads no proxy settings."""
+    return httpx2.AsyncClient(transport=_NeverSends(), trust_env=False)
+
+
 def usable(client: openai.AsyncOpenAI) -> bool:
     """True for a client whose requests this path can send as the SDK would: a static key, no custom auth hooks,
     and no proxy but an HTTP(S) one (aiohttp speaks no SOCKS)."""

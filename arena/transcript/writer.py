@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import fields, replace
 from datetime import UTC, datetime
+from functools import cache
 from importlib import metadata
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from pathlib import Path
@@ -47,7 +48,9 @@ def utc_now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+@cache
 def package_version() -> str:
+    """This process's version of the package (read once: the code running does not change with the install)."""
     try:
         return metadata.version("mafia-arena")
     except metadata.PackageNotFoundError:

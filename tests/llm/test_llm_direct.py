@@ -240,3 +240,40 @@ def test_the_direct_path_reads_an_answer_in_any_framing(framing: str) -> None:
             await runner.cleanup()
 
     assert asyncio.run(scenario()) == ANSWER
+
+
+def test_the_direct_paths_sdk_client_builds_no_tls_context_and_sends_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The SDK client of a direct path lends its URL, headers and error types only: it is built without a transport
+    of its own (no CA bundle loaded), and a request sent through it by mistake goes nowhere. Where the direct path
+    cannot be taken (`usable`: a SOCKS proxy, a key provider), the SDK gets a client with its own transport again."""
+    import ssl
+
+    from arena.llm import client as client_module
+
+    built: list[object] = []
+    real = ssl.create_default_context
+    monkeypatch.setattr(ssl, "create_default_context", lambda *a, **k: built.append(a) or real(*a, **k))
+    for name in [n for n in __import__("os").environ if n.lower().endswith("_proxy")]:
+        monkeypatch.delenv(name)
+
+    async def acquire() -> tuple[Any, Any]:
+        use_aiohttp(True)
+        try:
+            settings = ClientSettings(model="m", base_url="http://127.0.0.1:9/v1", api_key="sk-test-key-123")
+            sdk, poster = client_module._SHARED.acquire(settings)
+            try:
+                if poster is not None:
+                    with pytest.raises(RuntimeError, match="never through its transport"):
+                        await sdk.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+                return sdk, poster
+            finally:
+                await client_module._SHARED.release(sdk)
+        finally:
+            use_aiohttp(False)
+
+    _, poster = asyncio.run(acquire())
+    assert poster is not None and built == []
+    monkeypatch.setattr(client_module, "usable", lambda client: False)  # e.g. a SOCKS proxy, or a key provider
+    sdk, poster = asyncio.run(acquire())
+    assert poster is None and len(built) == 1  # the SDK's own default transport, with its TLS context
+    assert type(sdk._client).__name__ == "AsyncHttpxClientWrapper"  # not aiohttp's, which speaks no SOCKS
