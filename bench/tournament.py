@@ -93,10 +93,12 @@ def _tournament(folder: Path, base_url: str, games: int, seed: int, limit: int =
 
 
 class PeakRSS:
-    """Samples the RSS of this process and its children until stopped."""
+    """Samples the RSS of this process and its children until stopped; `cpu_s` is this thread's own CPU so far
+    (the bench's work, in the driver's process, which `wave` takes out of the client's)."""
 
     def __init__(self) -> None:
         self.peak = 0
+        self.cpu_s = 0.0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -115,6 +117,7 @@ class PeakRSS:
                 with contextlib.suppress(psutil.Error):
                     total += process.memory_info().rss
             self.peak = max(self.peak, total)
+            self.cpu_s = time.thread_time()  # this thread's own CPU so far: the bench's work, not the client's
 
     def __enter__(self) -> PeakRSS:
         self._thread.start()
@@ -197,11 +200,15 @@ def wave(
         server_cpu = sum(server.cpu_times()[:2])
         cpu = _cpu() + _cluster_cpu(cluster)
         driver_cpu = sum(psutil.Process().cpu_times()[:2])
+        sampler_cpu = rss.cpu_s
         started = time.perf_counter()
         state = run_tournament(t, plans, specs, lambda: executor, options)
-    wall = time.perf_counter() - started
-    cpu = _cpu() + _cluster_cpu(cluster) - cpu - start_cpu
-    driver_cpu = sum(psutil.Process().cpu_times()[:2]) - driver_cpu
+        wall = time.perf_counter() - started
+        cpu = _cpu() + _cluster_cpu(cluster) - cpu - start_cpu
+        driver_cpu = sum(psutil.Process().cpu_times()[:2]) - driver_cpu
+        sampler_cpu = rss.cpu_s - sampler_cpu  # (to its last tick, a tenth of a second at most before now)
+    cpu -= sampler_cpu  # the RSS sampler is the bench's own work, in the driver process: printed apart
+    driver_cpu -= sampler_cpu
     server_cpu = sum(server.cpu_times()[:2]) - server_cpu
     done = [r for r in state.results.values() if r.status == "complete"]
     if total == n:  # one wave cannot end before its longest game
@@ -224,6 +231,7 @@ def wave(
         "stagger_ms": round(stagger * 1000, 1),
         "processes": count,
         "peak_rss_mb": round(rss.peak / 2**20, 1),
+        "sampler_cpu_s": round(sampler_cpu, 3),  # not in client_cpu_s: the bench's RSS sampler thread
         "client_cpu_s": round(cpu, 2),
         "start_cpu_s": round(start_cpu, 2),
         "driver_cpu_s": round(driver_cpu, 2),  # part of client_cpu_s: the driver process (schedule, manifest, RSS)
