@@ -64,7 +64,7 @@ from arena.tournament.dask_executor import DESERIALIZERS, Connection, DaskExecut
 from arena.tournament.dask_local import LocalProcesses
 from arena.tournament.executors import DEFAULT_STAGGER_S, Executor, LocalExecutor
 from arena.tournament.model import load_tournament
-from arena.tournament.play import GameResult
+from arena.tournament.play import GameResult, GameTask
 from arena.tournament.run import RunOptions, run_tournament
 from arena.tournament.schedule import make_schedule
 from arena.transcript import load
@@ -150,6 +150,33 @@ def _start_cpu(executor: LocalExecutor) -> float:
     return total
 
 
+class _Closing:
+    """The local executor, with the workers' CPU read just before they are told to stop: what they use after it
+    (their exit, the interpreter's teardown) is `exit_cpu` once they were reaped."""
+
+    def __init__(self, executor: LocalExecutor) -> None:
+        self.executor = executor
+        self.before_close = 0.0
+        self.children_at_close = 0.0
+
+    def submit(self, task: GameTask) -> None:
+        self.executor.submit(task)
+
+    def poll(self, timeout: float) -> list[Any]:
+        return self.executor.poll(timeout)
+
+    def close(self, *, cancel: bool = False) -> None:
+        self.before_close = _start_cpu(self.executor)  # the live workers' CPU so far
+        times = psutil.Process().cpu_times()
+        self.children_at_close = times.children_user + times.children_system
+        self.executor.close(cancel=cancel)
+
+    def exit_cpu(self) -> float:
+        times = psutil.Process().cpu_times()
+        reaped = times.children_user + times.children_system - self.children_at_close  # the workers, whole
+        return max(reaped - self.before_close, 0.0)
+
+
 def _cpu() -> float:
     me = psutil.Process()
     times = me.cpu_times()
@@ -201,13 +228,19 @@ def wave(
         cpu = _cpu() + _cluster_cpu(cluster)
         driver_cpu = sum(psutil.Process().cpu_times()[:2])
         sampler_cpu = rss.cpu_s
+        closing = _Closing(executor) if isinstance(executor, LocalExecutor) else None
         started = time.perf_counter()
-        state = run_tournament(t, plans, specs, lambda: executor, options)
+        state = run_tournament(t, plans, specs, lambda: closing or executor, options)
         wall = time.perf_counter() - started
         cpu = _cpu() + _cluster_cpu(cluster) - cpu - start_cpu
         driver_cpu = sum(psutil.Process().cpu_times()[:2]) - driver_cpu
         sampler_cpu = rss.cpu_s - sampler_cpu  # (to its last tick, a tenth of a second at most before now)
-    cpu -= sampler_cpu  # the RSS sampler is the bench's own work, in the driver process: printed apart
+    # taken out of the client's CPU and printed apart, as the workers' start is: the bench's RSS sampler (its own
+    # work, a thread of the driver's process), and the workers' exit after the last game (the interpreter's
+    # teardown, once per worker however long the tournament); `client_ms_per_call_all` keeps both
+    cpu_all = cpu
+    close_cpu = closing.exit_cpu() if closing is not None else 0.0
+    cpu -= sampler_cpu + close_cpu
     driver_cpu -= sampler_cpu
     server_cpu = sum(server.cpu_times()[:2]) - server_cpu
     done = [r for r in state.results.values() if r.status == "complete"]
@@ -232,12 +265,15 @@ def wave(
         "processes": count,
         "peak_rss_mb": round(rss.peak / 2**20, 1),
         "sampler_cpu_s": round(sampler_cpu, 3),  # not in client_cpu_s: the bench's RSS sampler thread
+        "exit_cpu_s": round(close_cpu, 3),  # not in client_cpu_s: the workers' exit after their last game
         "client_cpu_s": round(cpu, 2),
         "start_cpu_s": round(start_cpu, 2),
         "driver_cpu_s": round(driver_cpu, 2),  # part of client_cpu_s: the driver process (schedule, manifest, RSS)
         "server_cpu_s": round(server_cpu, 2),
         "calls": calls,
         "client_ms_per_call": round(cpu / calls * 1000, 3) if calls else 0.0,
+        # with the sampler and the workers' exit, as the bench counted before 6 Dec
+        "client_ms_per_call_all": round(cpu_all / calls * 1000, 3) if calls else 0.0,
         "server_ms_per_call": round(server_cpu / calls * 1000, 3) if calls else 0.0,
         "load_before": round(load_before, 2),
         # the round trip each call saw: above the server's latency by the time both sides waited for a core
