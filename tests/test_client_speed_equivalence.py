@@ -291,7 +291,8 @@ def test_jinjas_per_item_work_done_once_gives_what_jinja_gives() -> None:
     fast, plain = load_prompt_set("default", "en").env, _plain_set("en").env  # type: ignore[attr-defined]
     assert fast.filters["select"] is not plain.filters["select"]  # the two really differ
     assert fast.loop_class is not jinja2.runtime.LoopContext
-    seats = {"xs": [3, 1, 4, 1, 5], "own": [1, 5], "t": (2, 7), "d": {"a": 1, "b": 2}, "none": [], "s": "abc"}
+    seats = {"xs": [3, 1, 4, 1, 5], "own": [1, 5], "t": (2, 7), "d": {"a": 1, "b": 2}, "none": [], "s": "abc",
+             "rows": [{"k": 1}, {"k": 0}, {"k": 3}, {"k": 1}]}
     probes = [
         '{{ xs | select("in", own) | list }} {{ xs | reject("in", own) | list }}',
         '{{ xs | select("odd") | list }}{{ xs | reject("even") | join(",") }}{{ xs | select | list }}',
@@ -303,6 +304,9 @@ def test_jinjas_per_item_work_done_once_gives_what_jinja_gives() -> None:
         '{{ xs | select("no such test") | list }}',
         '{{ xs | select("in") | list }}',  # a test missing its argument
         '{{ xs | unique | list }}{{ xs | sum }}{{ xs | map("string") | join("-") }}{{ xs | slice(2) | list }}',
+        '{{ rows | selectattr("k") | list }}{{ rows | rejectattr("k", "odd") | list }}',
+        '{{ rows | map(attribute="k") | list }}{{ rows | sum(attribute="k") }}',
+        '{% for g in rows | groupby("k") %}{{ g.grouper }}:{{ g.list | length }};{% endfor %}{{ none | first }}',
         '{% for s in xs %}{{ s }}{{ ", " if not loop.last }}{% endfor %}.',
         '{% for s in t %}{{ loop.index0 }}{{ loop.last }}{{ loop.length }}{% endfor %}',
         '{% for s in xs if s > 1 %}{{ s }}{{ loop.last }}{% endfor %}',  # a filtered loop: a generator
