@@ -275,6 +275,9 @@ def wave(
         # with the sampler and the workers' exit, as the bench counted before 6 Dec
         "client_ms_per_call_all": round(cpu_all / calls * 1000, 3) if calls else 0.0,
         "server_ms_per_call": round(server_cpu / calls * 1000, 3) if calls else 0.0,
+        # the client's CPU per call in units of the stand-in's: the host's speed, which moves both by a tenth from
+        # one wave to the next here, mostly cancels out
+        "client_per_server_cpu": round(cpu / server_cpu, 3) if server_cpu > 0 else 0.0,
         "load_before": round(load_before, 2),
         # the round trip each call saw: above the server's latency by the time both sides waited for a core
         "mean_call_ms": round(sum(latencies) / len(latencies), 1) if latencies else 0.0,
