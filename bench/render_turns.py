@@ -9,9 +9,9 @@ the same seeded games in one process, the two ways in turn, measures the render'
     python bench/render_turns.py                 # 8 rounds of 3 games (fiim), CPU µs per turn each way
     python bench/render_turns.py --rounds 12 --games 5 --preset club
 
-A turn here is what a model seat's call renders (`Conversation.turn`: the seat's view, numbering, the new log lines
-and the decision), plus the game's own step between turns, the same both ways; both ways give the same text (checked
-before timing).
+A turn here is what a model seat's call renders (`Conversation.turn`: the seat's view from its last one on, as the
+orchestrator asks it, its numbering, the new log lines and the decision), plus the game's own step between turns, the
+same both ways; both ways give the same text (checked before timing).
 """
 
 from __future__ import annotations
@@ -56,11 +56,14 @@ def turns(prompts: PromptSet, preset: str, seed: int) -> list[str]:
     rules = load_rules(preset)
     game, rng = Game(rules, seed), random.Random(seed)
     seats = {s: Conversation(prompts, rules, s) for s in range(1, rules.players + 1)}
+    since = dict.fromkeys(seats, 0)  # each seat's view from its last one on, as the orchestrator asks it
     texts = []
     while not game.over:
         request = game.pending()[0]
         conversation = seats[request.seat]
-        turn = conversation.turn(view(game, request.seat), request, None)
+        observation = view(game, request.seat, since[request.seat])
+        since[request.seat] = observation.next_number
+        turn = conversation.turn(observation, request, None)
         conversation.commit(turn, Conversation.answer_messages('{"reasoning": "x"}'))
         texts.append(str(turn.user["content"]))
         try:
