@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -253,7 +254,7 @@ def test_the_direct_paths_sdk_client_builds_no_tls_context_and_sends_nothing(mon
     built: list[object] = []
     real = ssl.create_default_context
     monkeypatch.setattr(ssl, "create_default_context", lambda *a, **k: built.append(a) or real(*a, **k))
-    for name in [n for n in __import__("os").environ if n.lower().endswith("_proxy")]:
+    for name in [n for n in os.environ if n.lower().endswith("_proxy")]:
         monkeypatch.delenv(name)
 
     async def acquire() -> tuple[Any, Any]:
