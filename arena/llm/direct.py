@@ -9,10 +9,11 @@ with its key), to the same URL; the answer is the JSON body as a dict. Failures 
 error is built by the SDK client from the response (so `retry.py`, `limits.py` and `describe_error` read it
 unchanged), a timeout is `APITimeoutError`, a lost connection `APIConnectionError`, a body that is not JSON a
 `json.JSONDecodeError`, as through the SDK, and a body is read with the same bound (`body.py`). Only plain API-key
-clients take this path (`usable`). A proxy is taken from the environment as the SDK's httpx takes it (HTTP(S)_PROXY,
-ALL_PROXY, NO_PROXY, via `urllib.request`), never with aiohttp's `trust_env`, which would also read ~/.netrc
-credentials into the API host's Authorization header. Without a proxy the POST goes out on `wire.Pool`'s connections
-(aiohttp's request machinery was a quarter of a tournament client's CPU per call; `wire.py` says what they keep).
+clients with no credentials in the base URL take this path (`usable`). A proxy is taken from the environment as the
+SDK's httpx takes it (HTTP(S)_PROXY, ALL_PROXY, NO_PROXY, via `urllib.request`), never with aiohttp's `trust_env`,
+which would also read ~/.netrc credentials into the API host's Authorization header. Without a proxy the POST goes
+out on `wire.Pool`'s connections (aiohttp's request machinery was a quarter of a tournament client's CPU per call;
+`wire.py` says what they keep).
 """
 
 from __future__ import annotations
@@ -54,8 +55,11 @@ def unsent_http_client() -> httpx2.AsyncClient:
 
 def usable(client: openai.AsyncOpenAI) -> bool:
     """True for a client whose requests this path can send as the SDK would: a static key, no custom auth hooks,
-    and no proxy but an HTTP(S) one (aiohttp speaks no SOCKS)."""
+    no credentials in the base URL (httpx sends `user:password@` as Basic authorization in place of the key), and no
+    proxy but an HTTP(S) one (aiohttp speaks no SOCKS)."""
     if getattr(client, "_provider_runtime", None) is not None or getattr(client, "_api_key_provider", None) is not None:
+        return False
+    if "@" in urllib.parse.urlsplit(str(client.base_url)).netloc:
         return False
     proxy = proxy_for(str(client.base_url))
     return proxy is None or urllib.parse.urlsplit(proxy).scheme in ("http", "https")

@@ -5,6 +5,7 @@ same body bytes and headers to the same URL, the same Completion from the answer
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 from collections.abc import Awaitable, Callable
@@ -35,8 +36,9 @@ ANSWER = {
 SKIPPED_HEADERS = {"host", "content-length", "accept-encoding", "connection", "x-stainless-async"}
 
 
-async def _exchange(direct: bool, status: int = 200) -> tuple[bytes, dict[str, str], str, Any]:
-    """One call through the SDK (direct=False) or the direct path, to a server that keeps what it received."""
+async def _exchange(direct: bool, status: int = 200, userinfo: str = "") -> tuple[bytes, dict[str, str], str, Any]:
+    """One call through the SDK (direct=False) or the direct path, to a server that keeps what it received
+    (`userinfo`: credentials in the base URL, `user:password@`, with which the direct path is not taken)."""
     seen: dict[str, Any] = {}
 
     async def handler(request: web.Request) -> web.Response:
@@ -52,11 +54,11 @@ async def _exchange(direct: bool, status: int = 200) -> tuple[bytes, dict[str, s
     try:
         use_aiohttp(direct)
         settings = ClientSettings(
-            model="m", base_url=f"http://127.0.0.1:{port}/v1", api_key="sk-test-key-123", temperature=0.5,
+            model="m", base_url=f"http://{userinfo}127.0.0.1:{port}/v1", api_key="sk-test-key-123", temperature=0.5,
             retry=RetryPolicy(attempts=1), timeout_s=30.0,
         )  # fmt: skip
         client = LLMClient(settings)
-        assert (client._direct is not None) is direct
+        assert (client._direct is not None) is (direct and not userinfo)
         schema = {"type": "object", "properties": {"vote": {"type": "string", "enum": ["yes", "no"]}}}
         messages = [{"role": "system", "content": "Ты — игрок."}, {"role": "user", "content": "Vote: «yes» or no?"}]
         result = await client.complete(messages, mode=Mode.JSON_SCHEMA, name="vote_decision", schema=schema,
@@ -86,6 +88,18 @@ def test_the_direct_path_sends_the_sdks_bytes_and_reads_the_same_completion() ->
         sdk_completion.usage,
     )
     assert completion.usage.cached_tokens == 96
+
+
+def test_credentials_in_the_base_url_reach_the_server_as_the_sdk_sends_them() -> None:
+    """A base URL with `user:password@` (a server behind a proxy's basic auth): httpx, under the SDK, sends them as
+    Basic authorization in place of the key's Bearer. A tournament worker sends that too, not the key without them:
+    the direct path, which would drop them, is not taken for such a URL."""
+    userinfo = "ann:pa%40ss@"  # percent-encoded "@" in the password
+    _, sdk_headers, _, _ = asyncio.run(_exchange(direct=False, userinfo=userinfo))
+    _, headers, _, completion = asyncio.run(_exchange(direct=True, userinfo=userinfo))
+    assert sdk_headers["authorization"] == "Basic " + base64.b64encode(b"ann:pa@ss").decode()
+    assert headers["authorization"] == sdk_headers["authorization"]
+    assert completion.raw == '{"vote": "yes"}'
 
 
 def test_a_refusal_comes_back_as_the_sdks_error() -> None:
