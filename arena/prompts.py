@@ -123,7 +123,7 @@ class _Sandbox(DataSandbox):
         self._safe: dict[type, set[str]] = {}  # per type, the names judged safe (never `format`/`format_map`)
         self._fast: dict[str, set[type]] = {}  # per name, the types judged safe that always have it (`fast`)
         self._templates: dict[tuple[str, str | None], Template] = {}
-        self.loop_class = Loop  # the `loop` of the templates' `for` (`_CodeGenerator`)
+        self.loop_class: type[LoopContext] = Loop  # the `loop` of the templates' `for` (`_CodeGenerator`)
 
     def fast(self, attr: str) -> set[type]:
         """The live set of types whose `attr` generated code reads inline (`_CodeGenerator`)."""

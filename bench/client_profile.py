@@ -179,7 +179,7 @@ def main() -> None:
             spec = _tournament(folder, base_url, args.games)
             t = load_tournament(spec, folder / "agents")
             plans = make_schedule(
-                [c.label for c in t.configs], t.filler.label, t.rules, max(args.games, 1), t.file.seed
+                [c.label for c in t.configs], t.filler.label, t.rules, max(args.games, 1), t.seed
             )
             specs = {c.label: c.spec for c in [*t.configs, t.filler]}
             (folder / "out").mkdir()

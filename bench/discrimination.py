@@ -99,12 +99,12 @@ def main(argv: list[str] | None = None) -> int:
     for r in results:
         values = ", ".join(f"{k:g}: {_fmt(v.value)}" for k, v in r.values.items())
         e = r.effect
-        effect = f"{_fmt(e.value)} [{_fmt(e.low)}, {_fmt(e.high)}]"
+        shown = f"{_fmt(e.value)} [{_fmt(e.low)}, {_fmt(e.high)}]"
         needed = "–" if r.direction == 0 else (str(r.games_needed) if r.games_needed else f"> {r.searched}")
         order = "no plant moves it" if r.direction == 0 else ("yes" if r.right_order else "no")
         cov = " / ".join(_fmt(r.coverage[n]) for n in COVERAGE_GAMES)
         effect_cov = " / ".join(_fmt(r.effect_coverage[n]) for n in COVERAGE_GAMES)
-        print(f"| {r.metric} | {r.family} | {values} | {effect} | {order} | {needed} | {cov} | {effect_cov} | "
+        print(f"| {r.metric} | {r.family} | {values} | {shown} | {order} | {needed} | {cov} | {effect_cov} | "
               f"{'yes' if r.discriminating else 'no'} |")  # fmt: skip
     return 0
 

@@ -70,7 +70,8 @@ def _observation(game: Game, seat: int, since: int) -> tuple[str, int]:
             value = value.model_dump_json() if value is not None else None
         fields[field.name] = value
     upto = fields.get("next_number", fields.get("next_seq"))
-    return json.dumps(fields, default=str), int(upto)
+    assert isinstance(upto, int)  # every tree's Observation has one of the two
+    return json.dumps(fields, default=str), upto
 
 
 def play(rules: RuleSet, seed: int, digest: hashlib._Hash) -> int:

@@ -28,6 +28,7 @@ import time
 import urllib.request
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 from arena.agents import AgentSpec
 from arena.engine import Game, Observation, Request, load_rules
@@ -93,8 +94,8 @@ async def _one_game(base_url: str, seed: int, mode: str, schema: str) -> GameFig
         kind="llm",
         model="fake-model",
         base_url=base_url,
-        structured=mode,  # type: ignore[arg-type]
-        schema=schema,
+        structured=cast(Any, mode),  # one of the Literal's values, from the command line
+        schema_style=cast(Any, schema),
         prompt_cache_key=True,
     )
     await preflight({1: spec})  # as `arena play` does before a game: the probe call also warms the HTTP stack

@@ -21,6 +21,7 @@ import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         cache.write_bytes(pickle.dumps((stamp, effects)))
     print(f"{len(items)} speeches of {args.games} games, {len(effects)} (speech, listener, decision) pairs "
           f"measured in {time.perf_counter() - started:.0f} s")  # fmt: skip
-    by_speech: dict[str, list] = defaultdict(list)
+    by_speech: dict[str, list[Any]] = defaultdict(list)
     for e in effects:
         by_speech[f"{e.game}#{e.speech}"].append(e)
     truth = {(r.config, r.effect): r.interval.value for r in summarise(effects)}
@@ -67,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def coverage(items: list, by_speech: dict[str, list], truth: dict[tuple[str, str], float], size: int,
+def coverage(items: list[Any], by_speech: dict[str, list[Any]], truth: dict[tuple[str, str], float], size: int,
              draws: int) -> None:  # fmt: skip
     """Draw samples of `size` speeches as `arena persuasion --sample` does; count the intervals that hold."""
     import numpy as np

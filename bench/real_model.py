@@ -130,10 +130,18 @@ def cache_floor(base_url: str, t: Transcript) -> int:
     return floor
 
 
+@dataclass
+class _KindRow:
+    """One request kind's calls in the report."""
+
+    calls: int = 0
+    answered: int = 0  # an answer came back, usable or not
+    usable: int = 0
+    latency: list[float] = field(default_factory=list)  # seconds
+
+
 def report(games: list[tuple[Transcript, float]], floor: int | None = None) -> None:
-    kinds: dict[str, dict[str, list[float] | int]] = defaultdict(
-        lambda: {"calls": 0, "answered": 0, "usable": 0, "latency": []}
-    )
+    kinds: dict[str, _KindRow] = defaultdict(_KindRow)
     rejects: dict[str, int] = defaultdict(int)
     defaults: dict[str, int] = defaultdict(int)
     prompt = cached = evaluated = completion = 0
@@ -145,13 +153,10 @@ def report(games: list[tuple[Transcript, float]], floor: int | None = None) -> N
         largest: dict[int, int] = defaultdict(int)
         for c in t.calls:
             row = kinds[c.request_kind]
-            row["calls"] = int(row["calls"]) + 1
-            answered = c.parsed is not None or (c.error or "").startswith("unusable")
-            row["answered"] = int(row["answered"]) + answered
-            row["usable"] = int(row["usable"]) + (c.parsed is not None)
-            latency = row["latency"]
-            assert isinstance(latency, list)
-            latency.append(c.latency_ms / 1000)
+            row.calls += 1
+            row.answered += c.parsed is not None or (c.error or "").startswith("unusable")
+            row.usable += c.parsed is not None
+            row.latency.append(c.latency_ms / 1000)
             prompt += c.prompt_tokens
             cached += c.cached_tokens
             completion += c.completion_tokens
@@ -168,11 +173,9 @@ def report(games: list[tuple[Transcript, float]], floor: int | None = None) -> N
             game.replay([item])
     print(f"{'kind':<14}{'calls':>7}{'usable':>9}{'re-asks':>9}{'defaults':>10}{'median s':>10}{'p90 s':>8}")
     for kind, row in sorted(kinds.items()):
-        latency = row["latency"]
-        assert isinstance(latency, list)
-        answered = int(row["answered"])
-        usable = f"{int(row['usable']) / answered:.0%}" if answered else "-"
-        print(f"{kind:<14}{row['calls']:>7}{usable:>9}{rejects[kind]:>9}{defaults[kind]:>10}"
+        latency = row.latency
+        usable = f"{row.usable / row.answered:.0%}" if row.answered else "-"
+        print(f"{kind:<14}{row.calls:>7}{usable:>9}{rejects[kind]:>9}{defaults[kind]:>10}"
               f"{statistics.median(latency):>10.1f}{_pct(latency, 0.9):>8.1f}")  # fmt: skip
     walls = [w for _, w in games]
     print(f"\ntokens: prompt {prompt:,}, cached {cached:,} ({cached / max(prompt, 1):.0%}), evaluated {evaluated:,}, "

@@ -39,14 +39,17 @@ def _bot_lines(env: jinja2.Environment, rounds: int) -> tuple[float, int]:
 
 
 def main() -> None:
-    strict = {"undefined": jinja2.StrictUndefined}
-    for name, env in (("plain", jinja2.Environment(**strict)), ("sandbox", ImmutableSandboxedEnvironment(**strict))):
+    strict = jinja2.StrictUndefined
+    for name, env in (
+        ("plain", jinja2.Environment(undefined=strict)),
+        ("sandbox", ImmutableSandboxedEnvironment(undefined=strict)),
+    ):
         spent, count = _bot_lines(env, 200)
         print(f"{name:<8} bot line: {spent / count * 1e6:6.1f} µs per render ({count} renders)")
     prompts = load_prompt_set("default", "en")
-    plain = jinja2.Environment(loader=prompts.env.loader, trim_blocks=True, lstrip_blocks=True, **strict)
+    plain = jinja2.Environment(loader=prompts.env.loader, trim_blocks=True, lstrip_blocks=True, undefined=strict)
     plain.filters.update(prompts.env.filters)
-    context = {**rules_context(load_rules("fiim")), "seat": 1, "persona": None, "role": "civilian"}
+    context = {**rules_context(load_rules("fiim")), "stable": False, "kinds": []}  # as `Conversation` renders it
     for name, env in (("plain", plain), ("sandbox", prompts.env)):
         template = env.get_template("system.j2")
         started = time.perf_counter()

@@ -85,7 +85,8 @@ def load() -> list[Text]:
 
 
 def _matrix(texts: Sequence[Text], unit: str) -> tuple[csr_matrix, list[set[str]]]:
-    rows, cols, labels = [], [], []
+    cols: list[list[int]] = []
+    labels: list[set[str]] = []
     for t in texts:
         for u, idx, lab in t.examples:
             if u == unit:
@@ -93,8 +94,7 @@ def _matrix(texts: Sequence[Text], unit: str) -> tuple[csr_matrix, list[set[str]
                 labels.append(lab)
     indptr = np.cumsum([0, *(len(c) for c in cols)])
     flat = np.fromiter((i for c in cols for i in c), dtype=np.int64, count=int(indptr[-1]))
-    rows = csr_matrix((np.ones(len(flat)), flat, indptr), shape=(len(cols), 1 << BITS))
-    return rows, labels
+    return csr_matrix((np.ones(len(flat)), flat, indptr), shape=(len(cols), 1 << BITS)), labels
 
 
 def _fit(x: csr_matrix, y: np.ndarray, l2: float) -> np.ndarray:

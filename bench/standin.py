@@ -57,7 +57,7 @@ def record(games: int, out: Path) -> list[bytes]:
                 '[[pool]]\nlabel = "a"\nagent = "bench"\n[[pool]]\nlabel = "b"\nagent = "bench"\ntemperature = 0.5\n'
             )
             t = load_tournament(spec, folder / "agents")
-            plans = make_schedule([c.label for c in t.configs], t.filler.label, t.rules, games, t.file.seed)
+            plans = make_schedule([c.label for c in t.configs], t.filler.label, t.rules, games, t.seed)
             specs = {c.label: c.spec for c in [*t.configs, t.filler]}
             count = min(2, games)
             executor = LocalExecutor(count, -(-games // count), 0.004)

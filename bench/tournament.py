@@ -174,13 +174,13 @@ class _Closing:
     def exit_cpu(self) -> float:
         times = psutil.Process().cpu_times()
         reaped = times.children_user + times.children_system - self.children_at_close  # the workers, whole
-        return max(reaped - self.before_close, 0.0)
+        return max(float(reaped) - self.before_close, 0.0)
 
 
 def _cpu() -> float:
     me = psutil.Process()
     times = me.cpu_times()
-    return times.user + times.system + times.children_user + times.children_system
+    return float(times.user + times.system + times.children_user + times.children_system)
 
 
 def _cluster_cpu(cluster: LocalProcesses | None) -> float:
@@ -209,7 +209,7 @@ def wave(
     total = max(games, n)
     spec = _tournament(folder, base_url, total, seed=100 + n + total, limit=limit)
     t = load_tournament(spec, folder / "agents")
-    plans = make_schedule([c.label for c in t.configs], t.filler.label, t.rules, total, t.file.seed)
+    plans = make_schedule([c.label for c in t.configs], t.filler.label, t.rules, total, t.seed)
     specs = {c.label: c.spec for c in [*t.configs, t.filler]}
     count = max(1, min(processes, n))
     options = RunOptions(out=folder / f"out{n}", jobs=n, progress=False)
@@ -318,7 +318,7 @@ def cost_check(folder: Path, games: int, calibration: int, processes: int, salt:
     try:
         spec = _tournament(folder, base_url, games, seed=7)
         t = load_tournament(spec, folder / "agents")
-        plans = make_schedule([c.label for c in t.configs], t.filler.label, t.rules, games, t.file.seed)
+        plans = make_schedule([c.label for c in t.configs], t.filler.label, t.rules, games, t.seed)
         started = time.perf_counter()
         guess = estimate(t, plans, calibrate(t, plans, calibration), calibration)
         calibration_s = time.perf_counter() - started

@@ -26,7 +26,7 @@ from arena.web.app import create_app
 from arena.web.server import ServeConfig, Server
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from test_web import _answer  # the tests' simple legal answer to any form
+from test_web import _answer  # type: ignore[import-not-found]  # on sys.path above; the tests' simple legal answer to any form
 
 
 def one_game(seed: int, out: Path) -> tuple[float, list[float], list[int]]:
