@@ -183,7 +183,7 @@ class _SharedClients:
         return client, poster
 
     @staticmethod
-    def _client(s: ClientSettings, http: Any) -> openai.AsyncOpenAI:
+    def _client(s: ClientSettings, http: httpx2.AsyncClient | None) -> openai.AsyncOpenAI:
         return openai.AsyncOpenAI(
             api_key=s.api_key,  # None: the SDK reads OPENAI_API_KEY
             base_url=s.base_url,  # None: the SDK reads OPENAI_BASE_URL

@@ -18,7 +18,10 @@ from __future__ import annotations
 import asyncio
 import os
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported when aiohttp's client is made: a bot-only game never loads the HTTP stack
+    import httpx2
 
 _ENABLED: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
 _DIRECT: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
@@ -54,7 +57,7 @@ def available() -> bool:
     return True
 
 
-def http_client(timeout_s: float) -> Any | None:
+def http_client(timeout_s: float) -> httpx2.AsyncClient | None:
     """The `http_client` for a new AsyncOpenAI: aiohttp's when switched on, else None (the SDK's default)."""
     try:
         if asyncio.get_running_loop() not in _ENABLED:
