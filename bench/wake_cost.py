@@ -28,10 +28,10 @@ from typing import Any
 BENCH = Path(__file__).resolve().parent
 
 
-def one_run(games: int, latency: float, mode: str) -> dict[str, Any]:
-    """One `client_profile.py` run of `games` games at `latency`; its JSON line."""
+def one_run(games: int, latency: float, *, profiled: bool = False) -> dict[str, Any]:
+    """One `client_profile.py` run of `games` games at `latency` (`profiled`: under cProfile); its JSON line."""
     command = [sys.executable, str(BENCH / "client_profile.py"), "--games", str(games), "--latency", str(latency)]
-    command += ["--plain"] if mode == "plain" else ["--cprofile", "1"]
+    command += ["--cprofile", "1"] if profiled else ["--plain"]
     env = {**os.environ, "PYTHONPATH": str(BENCH.parent)}
     done = subprocess.run(command, cwd=BENCH.parent, env=env, capture_output=True, text=True, check=False)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
@@ -52,7 +52,7 @@ def main() -> None:
     ms: dict[float, list[float]] = {latency: [] for latency in latencies}
     for round_ in range(args.rounds):
         for latency in latencies if round_ % 2 == 0 else latencies[::-1]:
-            row = one_run(args.games, latency, "plain")
+            row = one_run(args.games, latency)
             ms[latency].append(row["ms_per_call"])
             print(json.dumps({"round": round_ + 1, "latency": latency, **row}), flush=True)
     at_once, waiting = (statistics.median(ms[latency]) for latency in latencies)
@@ -66,7 +66,7 @@ def main() -> None:
     if args.calls:
         for latency in latencies:
             key = "function_calls_per_call_at_once" if latency == 0 else "function_calls_per_call_waiting"
-            summary[key] = one_run(args.games, latency, "cprofile")["function_calls_per_call"]
+            summary[key] = one_run(args.games, latency, profiled=True)["function_calls_per_call"]
     print(json.dumps(summary))
 
 
